@@ -1,0 +1,78 @@
+# faultline - build, test, demo.
+#
+#   make          build ./faultline
+#   make check    install missing Debian packages, build, run every test
+#   make demo     install missing packages, build, run the demo job, plot it
+#
+# Packages come from the distribution (SPEC 13); `make deps` installs the
+# missing ones with apt-get when run as root on Debian.
+
+CC      ?= gcc
+PKGS     = liburing jansson numa
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread -fno-strict-aliasing
+CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -laio -lm -pthread
+TEST_LDLIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+
+BUILD   ?= build
+SRCS    := $(wildcard src/*.c)
+LIBOBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+
+# Debian packages behind each need: header or tool -> package.
+DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
+	   pkg-config fio python3-matplotlib
+
+.PHONY: all check demo deps unit e2e clean
+all: faultline
+
+faultline: $(BUILD)/main.o $(BUILD)/libfaultline.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/libfaultline.a: $(LIBOBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: src/%.c | $(BUILD)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libfaultline.a | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Isrc -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< \
+		$(BUILD)/libfaultline.a $(LDFLAGS) $(TEST_LDLIBS) $(LDLIBS)
+
+$(BUILD) $(BUILD)/tests:
+	mkdir -p $@
+
+-include $(wildcard $(BUILD)/*.d)
+
+# Install what is missing, only what is missing, only where we can.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+			echo "faultline needs:$$missing (install them, or run make as root on Debian)"; exit 1; \
+		fi; \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+unit: $(TESTS)
+	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+e2e: faultline
+	@fail=0; for t in tests/e2e/*.sh; do [ -e "$$t" ] || continue; \
+		echo "== $$t"; FAULTLINE=$(CURDIR)/faultline bash $$t || fail=1; done; exit $$fail
+
+check: deps
+	$(MAKE) faultline $(TESTS)
+	$(MAKE) unit
+	$(MAKE) e2e
+
+demo: deps
+	$(MAKE) faultline
+	./faultline --demo
+
+clean:
+	rm -rf $(BUILD) faultline

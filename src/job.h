@@ -1,0 +1,88 @@
+/*
+ * job.h - a resolved job: what the job file and command line asked for,
+ * with defaults applied and contradictions rejected.
+ *
+ * The parser (jobfile.c) produces these from the option table
+ * (options.c); after that a struct job is immutable for the whole run.
+ * Everything downstream (targets, engines, workers, writers) reads it.
+ */
+#ifndef FAULTLINE_JOB_H
+#define FAULTLINE_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rw_mode { RW_READ, RW_RANDREAD };
+enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
+enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
+enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
+enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
+enum dist_mode { DIST_RANDOM, DIST_ZIPF };
+enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
+
+/* Longest job name kept (fio truncates similarly); longer is an error. */
+#define JOB_NAME_MAX 128
+
+struct job {
+	char name[JOB_NAME_MAX];
+
+	/* Where the job was defined, for messages. */
+	char src_file[256];
+	int src_line;
+
+	/* Targets (SPEC 2, 4). */
+	char *filename;			/* raw "a:b:c", or NULL for scratch files */
+	char *directory;		/* scratch directory, NULL = cwd */
+	unsigned nrfiles;
+	uint64_t filesize;		/* 0 = size / nrfiles */
+	enum fst_mode file_service_type;
+	uint64_t size;			/* 0 = whole target */
+	unsigned size_pct;		/* size=N%: percent of each target, 0 = unused */
+	uint64_t offset;
+	uint64_t io_size;		/* 0 = one pass (or unlimited if time_based) */
+
+	/* Time, all in nanoseconds; 0 = not set. */
+	uint64_t runtime_ns;
+	uint64_t ramp_ns;
+	uint64_t startdelay_ns;
+	bool time_based;
+
+	/* The I/O. */
+	enum rw_mode rw;
+	uint64_t bs;
+	char ioengine[32];		/* canonical engine name, aliases resolved */
+	unsigned iodepth;
+	bool direct;
+	unsigned numjobs;
+	enum madv_mode madvise;
+	enum fadv_mode fadvise;
+	enum touch_mode touch;
+	uint64_t touch_stride;		/* touch=stride:N */
+	enum scan_mode scan;
+	uint64_t scan_chunk;
+	uint64_t randseed;
+	bool randseed_set;
+	enum dist_mode random_distribution;
+	double zipf_theta;
+	bool latency;
+
+	/* Placement. NULL = not set. */
+	char *cpus_allowed;
+	char *numa_cpu_nodes;
+	char *numa_mem_policy;
+
+	/* Memory and cache control (SPEC 5). */
+	uint64_t mem_limit;		/* 0 = none */
+	uint64_t reserve_mem;		/* 0 = none */
+	bool invalidate;
+	bool drop_caches;
+	bool prewarm;
+	bool cpu_probe;
+	bool stonewall;
+
+	/* fio options accepted because they change nothing here; kept so
+	 * --parse-only can show them. Bit per option, see options.c. */
+	uint32_t fio_noops;
+};
+
+#endif

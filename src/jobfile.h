@@ -1,0 +1,44 @@
+/*
+ * jobfile.h - fio-style job files and command-line jobs -> struct job.
+ *
+ * INI syntax, [global], k/m/g/t and time suffixes, ${VAR} from the
+ * environment, fio's $pagesize/$mb_memory/$ncpus and arithmetic. Every
+ * error names the file, line, option and value.
+ */
+#ifndef FAULTLINE_JOBFILE_H
+#define FAULTLINE_JOBFILE_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "job.h"
+
+struct joblist {
+	unsigned n;
+	struct job **jobs;
+};
+
+/* Parse a job file; jobs are appended to @jl. */
+int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e);
+/* Parse text already in memory (the embedded demo); @name is used in
+ * messages in place of a file name. */
+int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
+		       struct err *e);
+/*
+ * fio-style command-line jobs: "--name=x --rw=randread --bs=4k ...";
+ * options before the first --name go to a global section. @argv holds
+ * only job options (main has taken its own). Appended to @jl.
+ */
+int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e);
+
+/* Checks that need only the job (not its targets): bs=0, direct with
+ * mmap, ... Warnings (iodepth>1 on a sync engine) go to @warn. */
+int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e);
+
+/* --parse-only: the resolved job, one option per line, fio-style. */
+void job_print(FILE *f, const struct job *j);
+
+void joblist_free(struct joblist *jl);
+void job_free(struct job *j);
+
+#endif

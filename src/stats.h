@@ -1,0 +1,64 @@
+/*
+ * stats.h - per-thread counters, written by one worker, read by anyone.
+ *
+ * All of a run's counters live in one shared anonymous mapping created
+ * before any worker starts (stats_arena_create), so workers that run in a
+ * child process (mem_limit, SPEC 5) publish them to the parent's sampler
+ * exactly as threads do. Each worker's block starts on its own cache
+ * line; its hot counters share that line with nothing another thread
+ * writes.
+ */
+#ifndef FAULTLINE_STATS_H
+#define FAULTLINE_STATS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "histogram.h"
+
+#define CACHELINE 64
+
+/* Why a worker stopped early; 0 = it did not. */
+struct worker_error {
+	int code;			/* positive errno (EIO, ENXIO, EFAULT for SIGBUS...) */
+	uint64_t offset;		/* byte offset in the target */
+	unsigned target;		/* index into the job's targets */
+	char what[160];			/* "SIGBUS", "pread", "io_uring read", ... */
+};
+
+struct thread_stats {
+	/* Hot: written by the worker on every request. */
+	uint64_t ops;
+	uint64_t bytes;
+	uint64_t probe_units;		/* cpu_probe thread's work units */
+	uint64_t pad_hot[5];
+
+	/* Written once or rarely. */
+	pid_t tid __attribute__((aligned(CACHELINE)));
+	int running;			/* 1 while the worker loop runs */
+	int failed;
+	struct worker_error error;
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+
+	struct hist lat __attribute__((aligned(CACHELINE)));
+} __attribute__((aligned(CACHELINE)));
+
+#define STAT_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STAT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* Single-writer increment: no locked instruction. */
+static inline void stat_add(uint64_t *c, uint64_t v)
+{
+	STAT_STORE(c, STAT_LOAD(c) + v);
+}
+
+struct stats_arena {
+	unsigned n;
+	size_t bytes;
+	struct thread_stats *ts;	/* n entries, MAP_SHARED|MAP_ANONYMOUS */
+};
+
+int stats_arena_create(struct stats_arena *a, unsigned n);
+void stats_arena_destroy(struct stats_arena *a);
+
+#endif

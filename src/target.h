@@ -1,0 +1,63 @@
+/*
+ * target.h - what a job reads: regular files (created and laid out with
+ * real data when missing or short) and block devices (read-only).
+ *
+ * A target knows its size, its logical block size and the device the
+ * reads reach (st_dev for a file, st_rdev for a block device); devinfo.c
+ * turns that into the sysfs chain used for device telemetry.
+ */
+#ifndef FAULTLINE_TARGET_H
+#define FAULTLINE_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct target {
+	char *path;
+	int fd;			/* O_RDONLY, buffered */
+	int fd_direct;		/* O_RDONLY|O_DIRECT, or -1 when direct=0 */
+	bool is_blkdev;
+	uint64_t dev_size;	/* bytes in the file or device */
+	uint64_t base;		/* job offset= */
+	uint64_t len;		/* bytes of the region used, from base */
+	unsigned lbs;		/* logical block size (512 for files on most fs) */
+	dev_t dev;		/* device the reads reach: st_dev or st_rdev */
+	bool sparse;		/* fewer blocks allocated than its size */
+	void *map;		/* the mmap engine's mapping of [0, base+len), or NULL */
+	uint64_t map_len;
+};
+
+/* Hooks for progress and warnings while targets are prepared; both may
+ * be NULL. */
+struct target_hooks {
+	void (*warn)(void *arg, const char *msg);
+	void (*progress)(void *arg, const char *path, uint64_t done, uint64_t total);
+	void *arg;
+};
+
+/*
+ * Open @path for reading a region of @len bytes at @base (len 0 = to the
+ * end of the target). A regular file that is missing or shorter than
+ * base+len is created/extended with incompressible data (never
+ * fallocate/truncate); a longer one is left alone. @direct also opens an
+ * O_DIRECT descriptor. Rejects directories, unreadable targets, a region
+ * past the end of a block device, and (with @direct) a base or @bs not a
+ * multiple of the logical block size.
+ */
+int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
+		uint64_t bs, bool direct, const struct target_hooks *hooks,
+		struct err *e);
+void target_close(struct target *t);
+
+/* Drop the target's pages from the page cache: POSIX_FADV_DONTNEED on
+ * the region, and BLKFLSBUF for a block device where permitted. */
+int target_invalidate(struct target *t, struct err *e);
+
+/* Size of a target that already exists, without creating it: 0 and
+ * *size set, or -errno. Block devices via BLKGETSIZE64. */
+int target_probe_size(const char *path, uint64_t *size, struct err *e);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * worker.h - a running job and its workers.
+ *
+ * struct job_run is what a job becomes once its targets are open: the
+ * immutable struct job, its targets, the engine, and one struct worker
+ * per thread. Workers write only their own thread_stats; the sampler and
+ * the writers read those and nothing else of a worker.
+ */
+#ifndef FAULTLINE_WORKER_H
+#define FAULTLINE_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "err.h"
+#include "gen.h"
+#include "job.h"
+#include "stats.h"
+#include "target.h"
+
+struct worker {
+	struct job_run *jr;
+	unsigned id;			/* 0..numjobs-1 */
+	unsigned tfirst, tcount;	/* this worker's targets: jr->targets[tfirst..] */
+	struct thread_stats *st;
+	struct gen gen;
+	struct io_req *reqs;		/* iodepth slots */
+	uint8_t *bufs;			/* iodepth * bs, aligned, ENGINE_F_BUFFERS */
+	uint8_t *copybuf;		/* touch=copy destination, bs bytes */
+	void *engine_priv;
+	uint64_t sink;			/* touch results, so reads are not optimised out */
+	pthread_t thread;
+	bool started;
+};
+
+struct job_run {
+	const struct job *job;
+	unsigned index;			/* position in the run */
+	const struct engine_ops *ops;
+	unsigned ntargets;
+	struct target *targets;
+	struct gen_cursor *cursors;	/* ntargets, scan=shared */
+	unsigned nworkers;
+	struct worker *workers;
+	struct thread_stats *stats;	/* nworkers entries in the run's arena */
+	struct thread_stats *probe;	/* cpu_probe thread's entry, or NULL */
+	void *engine_priv;		/* job_setup's state */
+
+	/* Set by the run controller; read by workers. */
+	int *stop;			/* non-zero: stop at the next request */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0 = none */
+	uint64_t start_ns;
+	uint64_t ramp_end_ns;		/* 0 = no ramp */
+};
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Prepare a job: open (and lay out) its targets, check contradictions that
+ * need the targets (lbs, device end), build workers. Nothing runs yet. */
+int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
+		    struct thread_stats *stats, int *stop,
+		    const struct target_hooks *hooks, struct err *e);
+/* How many thread_stats slots a job needs (workers + cpu probe). */
+unsigned job_run_nstats(const struct job *job);
+/* Start the workers; they run until done, *stop, or the deadline. */
+int job_run_start(struct job_run *jr, struct err *e);
+/* Wait for every worker of the job. */
+void job_run_join(struct job_run *jr);
+void job_run_destroy(struct job_run *jr);
+
+#endif
