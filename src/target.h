@@ -25,13 +25,20 @@ struct target {
 	uint64_t len;		/* bytes of the region used, from base */
 	unsigned lbs;		/* logical block size (512 for files on most fs) */
 	dev_t dev;		/* device the reads reach: st_dev or st_rdev */
-	bool sparse;		/* fewer blocks allocated than its size */
+	bool sparse;		/* fewer blocks allocated than its size, or a hole or
+				 * unwritten extent in the region: reads do no I/O */
 	void *map;		/* the mmap engine's mapping of [0, base+len), or NULL */
 	uint64_t map_len;
+	uint64_t laid_out;	/* bytes target_open wrote to create/extend the file */
+	bool flush_denied;	/* last target_invalidate could not BLKFLSBUF
+				 * (no CAP_SYS_ADMIN): only fadvise was used */
 };
 
 /* Hooks for progress and warnings while targets are prepared; both may
- * be NULL. */
+ * be NULL. progress() reports bytes written of bytes to write while a
+ * file is laid out: once at 0, at most a few times a second, and once
+ * with done == total after the data is on disk. warn() gets a whole
+ * sentence starting "target: ". */
 struct target_hooks {
 	void (*warn)(void *arg, const char *msg);
 	void (*progress)(void *arg, const char *path, uint64_t done, uint64_t total);
@@ -46,6 +53,9 @@ struct target_hooks {
  * O_DIRECT descriptor. Rejects directories, unreadable targets, a region
  * past the end of a block device, and (with @direct) a base or @bs not a
  * multiple of the logical block size.
+ *
+ * On failure returns -errno with @e filled, leaves nothing open and
+ * removes a file it created; target_close() on it is then harmless.
  */
 int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 		uint64_t bs, bool direct, const struct target_hooks *hooks,
@@ -53,7 +63,10 @@ int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 void target_close(struct target *t);
 
 /* Drop the target's pages from the page cache: POSIX_FADV_DONTNEED on
- * the region, and BLKFLSBUF for a block device where permitted. */
+ * the region, and BLKFLSBUF for a block device where permitted. Without
+ * the privilege for BLKFLSBUF it still returns 0 and sets
+ * t->flush_denied, so the caller can warn once. Pages mapped by a live
+ * mapping (t->map, touched) are not dropped: invalidate before mapping. */
 int target_invalidate(struct target *t, struct err *e);
 
 /* Size of a target that already exists, without creating it: 0 and
