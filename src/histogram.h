@@ -67,16 +67,25 @@ uint64_t hist_bucket_low(unsigned b);
 uint64_t hist_bucket_high(unsigned b);
 
 /* Copy @src into @dst with relaxed loads (a consistent-enough snapshot of
- * a histogram another thread is writing). */
+ * a histogram another thread is writing); dst->n is the sum of the
+ * copied counts, so it always agrees with them. */
 void hist_snapshot(struct hist *dst, const struct hist *src);
 /* dst += src */
 void hist_merge(struct hist *dst, const struct hist *src);
-/* out = cur - prev, for an interval; min/max become the bounds of the
- * lowest and highest non-empty bucket of the difference. */
+/* out = cur - prev, for an interval (@prev an earlier snapshot of the
+ * same histogram); n is the sum of the count differences. The interval's
+ * true extremes are unknown, so min is the low bound of the lowest
+ * non-empty bucket of the difference, raised to cur->min when that lies
+ * in the bucket, and max the high bound of the highest, lowered to
+ * cur->max when that lies in the bucket: within one bucket (< 1 %) of
+ * the truth, exact when the interval set a new overall extreme. An empty
+ * difference has n 0, min UINT64_MAX, max 0. */
 void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev);
 
-/* Value at percentile @p (0..100): the midpoint of the bucket holding it,
- * clamped to [min, max]. 0 for an empty histogram. */
+/* Value at percentile @p (0..100): the sample of rank ceil(p/100 * n)
+ * (at least 1) is found in its bucket and the bucket's midpoint returned,
+ * clamped to [min, max]; ranks 1 and n return min and max. 0 for an
+ * empty histogram. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 

@@ -1,0 +1,335 @@
+/* test_histogram.c - bucket layout, precision, percentiles, merge, diff. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "histogram.h"
+
+/* Largest value that still has a bucket of its own size. */
+#define HIST_TOP ((1ull << (HIST_MAX_EXP + 1)) - 1)
+
+static uint64_t xs = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	xs ^= xs << 13;
+	xs ^= xs >> 7;
+	xs ^= xs << 17;
+	return xs;
+}
+
+static struct hist *hnew(void)
+{
+	struct hist *h = malloc(sizeof(*h));
+
+	assert_non_null(h);
+	hist_init(h);
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Buckets tile [0, HIST_TOP] without gaps or overlaps. */
+static void test_buckets_tile(void **state)
+{
+	(void)state;
+	assert_int_equal(hist_bucket_low(0), 0);
+	for (unsigned b = 0; b + 1 < HIST_BUCKETS; b++) {
+		assert_true(hist_bucket_low(b) <= hist_bucket_high(b));
+		assert_int_equal(hist_bucket_high(b) + 1, hist_bucket_low(b + 1));
+		assert_int_equal(hist_bucket(hist_bucket_low(b)), b);
+		assert_int_equal(hist_bucket(hist_bucket_high(b)), b);
+	}
+	assert_int_equal(hist_bucket_high(HIST_BUCKETS - 1), HIST_TOP);
+}
+
+/* Powers of two, their neighbours and HIST_SUB: right bucket, in range. */
+static void test_bucket_edges(void **state)
+{
+	(void)state;
+	for (uint64_t v = 0; v < 4 * HIST_SUB; v++) {
+		unsigned b = hist_bucket(v);
+
+		assert_true(hist_bucket_low(b) <= v && v <= hist_bucket_high(b));
+	}
+	assert_int_equal(hist_bucket(HIST_SUB - 1), HIST_SUB - 1);
+	assert_int_equal(hist_bucket(HIST_SUB), HIST_SUB);
+	assert_int_equal(hist_bucket(2 * HIST_SUB - 1), 2 * HIST_SUB - 1);
+	assert_int_equal(hist_bucket(2 * HIST_SUB), 2 * HIST_SUB);
+	for (unsigned k = 1; k < 64; k++) {
+		uint64_t p = 1ull << k;
+		uint64_t vs[3] = { p - 1, p, p + 1 };
+
+		for (unsigned i = 0; i < 3; i++) {
+			unsigned b = hist_bucket(vs[i]);
+
+			assert_true(b < HIST_BUCKETS);
+			if (vs[i] <= HIST_TOP)
+				assert_true(hist_bucket_low(b) <= vs[i] && vs[i] <= hist_bucket_high(b));
+			else
+				assert_int_equal(b, HIST_BUCKETS - 1);
+		}
+	}
+	assert_int_equal(hist_bucket(UINT64_MAX), HIST_BUCKETS - 1);
+	assert_int_equal(hist_bucket(HIST_TOP), HIST_BUCKETS - 1);
+	assert_int_equal(hist_bucket(HIST_TOP + 1), HIST_BUCKETS - 1);
+}
+
+/* Every bucket's midpoint is within 1 % of every value in it. */
+static void test_bucket_width(void **state)
+{
+	(void)state;
+	for (unsigned b = 1; b < HIST_BUCKETS; b++) {
+		double lo = (double)hist_bucket_low(b), hi = (double)hist_bucket_high(b);
+		double mid = lo + (double)((uint64_t)(hi - lo) / 2);
+
+		assert_true((mid - lo) / lo <= 0.01);
+		assert_true((hi - mid) / hi <= 0.01);
+	}
+}
+
+/* A median read back within 1 % for values swept over 1 ns .. 2^42 ns,
+ * with a smaller and a larger value so min/max clamping cannot help. */
+static void test_percentile_error_sweep(void **state)
+{
+	struct hist *h = hnew();
+
+	(void)state;
+	for (double v = 1; v <= (double)(1ull << 42); v *= 1.0137) {
+		for (int j = 0; j < 4; j++) {
+			uint64_t x = (uint64_t)v + (j ? rnd() % ((uint64_t)v / 50 + 1) : 0);
+			uint64_t got;
+			double err;
+
+			hist_init(h);
+			hist_add(h, x > 1 ? x - 1 : 0);
+			hist_add(h, x);
+			hist_add(h, x * 2 + 1);
+			got = hist_percentile(h, 50);
+			err = ((double)got - (double)x) / (double)x;
+			if (err < 0)
+				err = -err;
+			if (err > 0.01)
+				fail_msg("value %llu read back as %llu (%.3f %%)",
+					 (unsigned long long)x, (unsigned long long)got, err * 100);
+		}
+	}
+	free(h);
+}
+
+/* The answer lies in the bucket of the ceil(p/100*n)-th smallest sample. */
+static void test_percentile_rank(void **state)
+{
+	enum { N = 5000 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct hist *h = hnew();
+
+	(void)state;
+	for (unsigned i = 0; i < N; i++) {
+		/* log-uniform over 1 ns .. 2^40 ns */
+		v[i] = (rnd() >> (24 + rnd() % 40)) + 1;
+		hist_add(h, v[i]);
+	}
+	qsort(v, N, sizeof(*v), cmp_u64);
+	assert_int_equal(h->n, N);
+	assert_int_equal(h->min, v[0]);
+	assert_int_equal(h->max, v[N - 1]);
+	for (unsigned k = 0; k <= 1000; k++) {
+		double p = k / 10.0;
+		uint64_t rank = ((uint64_t)k * N + 999) / 1000;	/* ceil(p/100*N) */
+		uint64_t got = hist_percentile(h, p), want;
+		unsigned b;
+
+		if (rank < 1)
+			rank = 1;
+		want = v[rank - 1];
+		b = hist_bucket(want);
+		if (got < hist_bucket_low(b) || got > hist_bucket_high(b))
+			fail_msg("p%.1f: %llu not in the bucket of %llu", p,
+				 (unsigned long long)got, (unsigned long long)want);
+	}
+	assert_int_equal(hist_percentile(h, 0), v[0]);
+	assert_int_equal(hist_percentile(h, 100), v[N - 1]);
+	free(h);
+	free(v);
+}
+
+static void test_percentile_known(void **state)
+{
+	struct hist *h = hnew();
+
+	(void)state;
+	assert_int_equal(hist_percentile(h, 50), 0);
+	assert_true(hist_mean(h) == 0.0);
+	hist_add(h, 10);
+	hist_add(h, 20);
+	hist_add(h, 30);
+	hist_add(h, 40);
+	assert_int_equal(hist_percentile(h, 0), 10);
+	assert_int_equal(hist_percentile(h, 25), 10);
+	assert_int_equal(hist_percentile(h, 26), 20);
+	assert_int_equal(hist_percentile(h, 50), 20);
+	assert_int_equal(hist_percentile(h, 75), 30);
+	assert_int_equal(hist_percentile(h, 99), 40);
+	assert_int_equal(hist_percentile(h, 100), 40);
+	assert_true(hist_mean(h) == 25.0);
+
+	/* 1..1000: p7 is exactly the 70th sample (no 0.07*1000 rounding up) */
+	hist_init(h);
+	for (uint64_t i = 1; i <= 1000; i++)
+		hist_add(h, i);
+	assert_int_equal(hist_percentile(h, 7), 70);
+	assert_int_equal(hist_percentile(h, 50), 500);
+	assert_int_equal(hist_percentile(h, 99), 989);	/* bucket [988, 991] */
+	assert_int_equal(hist_percentile(h, 99.9), 997);	/* bucket [996, 999] */
+	/* 16.1 * 1000 / 100 = 161.00000000000003 in doubles: still rank 161 */
+	assert_int_equal(hist_percentile(h, 16.1), 161);
+	free(h);
+}
+
+static void test_merge(void **state)
+{
+	struct hist *a = hnew(), *b = hnew(), *all = hnew();
+
+	(void)state;
+	for (unsigned i = 0; i < 10000; i++) {
+		uint64_t v = rnd() >> (rnd() % 50 + 14);
+
+		hist_add(i % 3 ? a : b, v);
+		hist_add(all, v);
+	}
+	hist_merge(a, b);
+	assert_memory_equal(a, all, sizeof(*a));
+
+	/* merging an empty one changes nothing */
+	hist_init(b);
+	hist_merge(a, b);
+	assert_memory_equal(a, all, sizeof(*a));
+	free(a);
+	free(b);
+	free(all);
+}
+
+static void test_snapshot(void **state)
+{
+	struct hist *h = hnew(), *s = hnew();
+
+	(void)state;
+	for (unsigned i = 0; i < 1000; i++)
+		hist_add(h, rnd() >> 40);
+	hist_snapshot(s, h);
+	assert_memory_equal(s, h, sizeof(*h));
+	free(h);
+	free(s);
+}
+
+static void test_diff(void **state)
+{
+	struct hist *h = hnew(), *prev = hnew(), *cur = hnew(), *d = hnew(), *want = hnew();
+
+	(void)state;
+	hist_add(h, 5);
+	hist_add(h, 1000000);
+	hist_snapshot(prev, h);
+	hist_add(h, 300);
+	hist_add(h, 5000);
+	hist_add(want, 300);
+	hist_add(want, 5000);
+	hist_snapshot(cur, h);
+	hist_diff(d, cur, prev);
+	assert_memory_equal(d->count, want->count, sizeof(d->count));
+	assert_int_equal(d->n, 2);
+	assert_int_equal(d->sum, 5300);
+	/* bounds of the buckets: 300 is in [300, 301], 5000 in [4992, 5023];
+	 * the cumulative min 5 and max 1e6 are outside them */
+	assert_int_equal(d->min, 300);
+	assert_int_equal(d->max, 5023);
+	assert_int_equal(hist_percentile(d, 50), 300);
+	assert_int_equal(hist_percentile(d, 100), 5023);	/* = d->max */
+
+	/* a new overall max and min in the interval are exact */
+	hist_snapshot(prev, h);
+	hist_add(h, 2000000);
+	hist_add(h, 3);
+	hist_snapshot(cur, h);
+	hist_diff(d, cur, prev);
+	assert_int_equal(d->n, 2);
+	assert_int_equal(d->min, 3);
+	assert_int_equal(d->max, 2000000);
+	assert_int_equal(hist_percentile(d, 100), 2000000);
+
+	/* an empty interval */
+	hist_diff(d, cur, cur);
+	assert_int_equal(d->n, 0);
+	assert_int_equal(d->sum, 0);
+	assert_int_equal(d->min, UINT64_MAX);
+	assert_int_equal(d->max, 0);
+	assert_int_equal(hist_percentile(d, 99), 0);
+
+	/* diff against an empty histogram is the histogram itself */
+	hist_init(prev);
+	hist_diff(d, cur, prev);
+	assert_memory_equal(d->count, cur->count, sizeof(d->count));
+	assert_int_equal(d->n, cur->n);
+	assert_int_equal(d->min, cur->min);
+	assert_int_equal(d->max, cur->max);
+
+	/* a snapshot racing the writer: a count seen, its max not yet; the
+	 * bounds stay inside the buckets */
+	hist_init(prev);
+	hist_init(cur);
+	hist_add(cur, 5000);
+	cur->min = 6000;
+	cur->max = 4000;
+	hist_diff(d, cur, prev);
+	assert_int_equal(d->min, 4992);
+	assert_int_equal(d->max, 5023);
+	free(h);
+	free(prev);
+	free(cur);
+	free(d);
+	free(want);
+}
+
+static void test_overflow(void **state)
+{
+	struct hist *h = hnew();
+
+	(void)state;
+	hist_add(h, UINT64_MAX / 4);
+	hist_add(h, 0);
+	assert_int_equal(h->count[HIST_BUCKETS - 1], 1);
+	assert_int_equal(h->count[0], 1);
+	assert_int_equal(h->min, 0);
+	assert_int_equal(h->max, UINT64_MAX / 4);
+	assert_true(hist_percentile(h, 100) <= UINT64_MAX / 4);
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buckets_tile),
+		cmocka_unit_test(test_bucket_edges),
+		cmocka_unit_test(test_bucket_width),
+		cmocka_unit_test(test_percentile_error_sweep),
+		cmocka_unit_test(test_percentile_rank),
+		cmocka_unit_test(test_percentile_known),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_overflow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
