@@ -18,7 +18,19 @@ struct joblist {
 	struct job **jobs;
 };
 
-/* Parse a job file; jobs are appended to @jl. */
+/*
+ * Where the parse functions send warnings (iodepth>1 on a synchronous
+ * engine, KiB meaning 1000 as in fio, ...): one process-wide hook, set
+ * once by main before parsing; NULL (the default) drops them. A hook
+ * rather than a parameter so the three parse functions keep fio-like
+ * signatures; job_validate, called on its own, takes its own.
+ */
+void jobfile_set_warn(void (*warn)(const char *msg));
+
+/*
+ * Parse a job file; jobs are appended to @jl, all or none: on error @jl
+ * is left as it was. Each file starts with fresh globals.
+ */
 int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e);
 /* Parse text already in memory (the embedded demo); @name is used in
  * messages in place of a file name. */
@@ -32,13 +44,17 @@ int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
 int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e);
 
 /* Checks that need only the job (not its targets): bs=0, direct with
- * mmap, ... Warnings (iodepth>1 on a sync engine) go to @warn. */
+ * mmap, size missing for scratch files, ... Warnings (iodepth>1 on a
+ * sync engine) go to @warn (may be NULL). The parse functions already
+ * ran these, naming the line of each option. */
 int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e);
 
 /* --parse-only: the resolved job, one option per line, fio-style. */
 void job_print(FILE *f, const struct job *j);
 
+/* Frees every job and the array; @jl is empty afterwards. */
 void joblist_free(struct joblist *jl);
+/* Frees a job the parser allocated: its strings and the struct. */
 void job_free(struct job *j);
 
 #endif

@@ -1,0 +1,722 @@
+/*
+ * jobfile.c - fio job files and fio-style command-line jobs -> struct job.
+ *
+ * The syntax is fio's: [global] and [job] sections, key=value lines, ;
+ * and # comments, bare boolean keys, ${VAR} from the environment. Values
+ * go through the option table (options.c), which owns their meaning.
+ * What this file adds is where things are: each section remembers the
+ * line every option was set on, so an error names the file, the line,
+ * the option and its value, and a contradiction between two options
+ * names both lines.
+ *
+ * Options in [global] apply to the jobs after it: a job starts as a copy
+ * of the globals at its header. Several [global] sections accumulate, as
+ * in fio. Each file (and the command line) starts with fresh globals.
+ */
+#include "jobfile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "options.h"
+
+static void (*jobfile_warn)(const char *msg);
+
+void jobfile_set_warn(void (*warn)(const char *msg))
+{
+	jobfile_warn = warn;
+}
+
+/* A section being filled, and the line each option was last set on. */
+struct section {
+	struct job job;
+	int *line;		/* per option_table entry; 0 = not set here */
+	bool any;		/* an option was given in this section */
+};
+
+struct parser {
+	const char *file;	/* path, text name, or "command line" */
+	bool cli;
+	struct section global;
+	struct section cur;	/* the job being filled, when in_job */
+	struct section *sec;	/* where options go: &global, &cur or NULL */
+	bool in_job;
+	bool global_dirty;	/* [global] options no job has taken yet */
+	struct joblist out;	/* this file's jobs, handed over on success */
+};
+
+/* ------------------------------------------------------------------ */
+/* joblists */
+
+void job_free(struct job *j)
+{
+	if (!j)
+		return;
+	option_release(j);
+	free(j);
+}
+
+void joblist_free(struct joblist *jl)
+{
+	for (unsigned i = 0; i < jl->n; i++)
+		job_free(jl->jobs[i]);
+	free(jl->jobs);
+	jl->jobs = NULL;
+	jl->n = 0;
+}
+
+static int joblist_add(struct joblist *jl, struct job *j)
+{
+	struct job **n = realloc(jl->jobs, (jl->n + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	jl->jobs = n;
+	jl->jobs[jl->n++] = j;
+	return 0;
+}
+
+/* Move @from's jobs to the end of @to. */
+static int joblist_splice(struct joblist *to, struct joblist *from)
+{
+	struct job **n = realloc(to->jobs, (to->n + from->n) * sizeof(*n));
+
+	if (!n && to->n + from->n)
+		return -ENOMEM;
+	to->jobs = n;
+	memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
+	to->n += from->n;
+	free(from->jobs);
+	from->jobs = NULL;
+	from->n = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* validation */
+
+/* Where option @name of @j was set: its line, else the job's header. */
+static const char *opt_where(const struct job *j, const int *line, const char *name,
+			     char *buf, size_t len)
+{
+	const struct option_def *o = option_find(name);
+	int at = 0;
+
+	/* buffered and direct share a field: the later line wins. */
+	for (size_t i = 0; line && o && i < option_count; i++)
+		if (option_table[i].off == o->off && line[i] > at)
+			at = line[i];
+	snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
+		 at ? "" : " (default)");
+	return buf;
+}
+
+static void warnf(void (*warn)(const char *), const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warnf(void (*warn)(const char *), const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(msg);
+}
+
+/* Bounds the table enforces on parsing, for jobs built by hand. */
+static int check_bounds(const struct job *j, const int *line, struct err *e)
+{
+	char w[300];
+
+	if (!j->bs)
+		return err_set(e, EINVAL, "bs=0 at %s: must be at least 1",
+			       opt_where(j, line, "bs", w, sizeof(w)));
+	if (!j->iodepth || j->iodepth > 4096)
+		return err_set(e, EINVAL, "iodepth=%u at %s: must be 1 to 4096", j->iodepth,
+			       opt_where(j, line, "iodepth", w, sizeof(w)));
+	if (!j->numjobs)
+		return err_set(e, EINVAL, "numjobs=0 at %s: must be at least 1",
+			       opt_where(j, line, "numjobs", w, sizeof(w)));
+	if (!j->nrfiles)
+		return err_set(e, EINVAL, "nrfiles=0 at %s: must be at least 1",
+			       opt_where(j, line, "nrfiles", w, sizeof(w)));
+	if (!j->scan_chunk)
+		return err_set(e, EINVAL, "scan_chunk=0 at %s: must be at least 1",
+			       opt_where(j, line, "scan_chunk", w, sizeof(w)));
+	if (j->random_distribution == DIST_ZIPF && !(j->zipf_theta > 0))
+		return err_set(e, EINVAL, "random_distribution=zipf:%g at %s: theta must be > 0",
+			       j->zipf_theta, opt_where(j, line, "random_distribution", w, sizeof(w)));
+	return 0;
+}
+
+/* Scratch files are made by faultline, so it must know their size. */
+static int check_target(const struct job *j, const struct engine_ops *eng, const int *line,
+			struct err *e)
+{
+	char w[300];
+
+	if (j->filename || (eng->flags & ENGINE_F_NO_TARGET))
+		return 0;
+	if (j->size_pct)
+		return err_set(e, EINVAL, "size=%u%% at %s: a percentage needs filename= "
+			       "(scratch files need a size such as size=1g)", j->size_pct,
+			       opt_where(j, line, "size", w, sizeof(w)));
+	if (!j->size && !j->filesize)
+		return err_set(e, EINVAL, "job '%s' at %s:%d has no filename and no size: "
+			       "scratch files need size= (or filename= for an existing file "
+			       "or device)", j->name, j->src_file, j->src_line);
+	if (!j->filesize && j->size / j->nrfiles == 0)
+		return err_set(e, EINVAL, "size=%llu at %s split over nrfiles=%u leaves "
+			       "empty files", (unsigned long long)j->size,
+			       opt_where(j, line, "size", w, sizeof(w)), j->nrfiles);
+	return 0;
+}
+
+static void check_warnings(const struct job *j, const struct engine_ops *eng,
+			   const int *line, void (*warn)(const char *))
+{
+	char w[300];
+
+	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
+		warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
+		      "engine: one request in flight per thread (as fio)", j->iodepth,
+		      opt_where(j, line, "iodepth", w, sizeof(w)), eng->name);
+	if (j->random_distribution == DIST_ZIPF && j->rw == RW_READ)
+		warnf(warn, "random_distribution=zipf:%g at %s has no effect with rw=read "
+		      "(sequential)", j->zipf_theta,
+		      opt_where(j, line, "random_distribution", w, sizeof(w)));
+	if (j->time_based && !j->runtime_ns)
+		warnf(warn, "time_based at %s without runtime: job '%s' runs until interrupted",
+		      opt_where(j, line, "time_based", w, sizeof(w)), j->name);
+	if (j->filename && j->nrfiles > 1)
+		warnf(warn, "nrfiles=%u at %s has no effect with filename= (the targets are "
+		      "the files named)", j->nrfiles, opt_where(j, line, "nrfiles", w, sizeof(w)));
+}
+
+static int check_job(const struct job *j, const int *line, void (*warn)(const char *),
+		     struct err *e)
+{
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	char w[300], w2[300];
+	int ret;
+
+	if (!eng)
+		return err_set(e, EINVAL, "ioengine=%s at %s: unknown engine (see "
+			       "--cmdhelp=ioengine)", j->ioengine,
+			       opt_where(j, line, "ioengine", w, sizeof(w)));
+	ret = check_bounds(j, line, e);
+	if (ret)
+		return ret;
+	if (j->direct && (eng->flags & ENGINE_F_NO_DIRECT))
+		return err_set(e, EINVAL, "direct=1 at %s contradicts ioengine=%s at %s: "
+			       "%s reads through the page cache; use psync, io_uring or libaio "
+			       "for O_DIRECT, or direct=0",
+			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	ret = check_target(j, eng, line, e);
+	if (ret)
+		return ret;
+	check_warnings(j, eng, line, warn);
+	return 0;
+}
+
+int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e)
+{
+	return check_job(j, NULL, warn, e);
+}
+
+/* ------------------------------------------------------------------ */
+/* values */
+
+/*
+ * ${NAME} -> its value, or @def when unset or empty ("${NAME:-def}", the
+ * shell's form: SPEC 11's bundled jobs take sizes and thread counts from
+ * the environment with defaults; fio has no such form). Unlike fio, an
+ * unset variable without a default is an error, not "".
+ */
+static int env_lookup(const char *ref, size_t len, const char *where, const char **val,
+		      size_t *vlen, struct err *e)
+{
+	const char *colon = memchr(ref, ':', len), *env;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%.*s", (int)(colon ? colon - ref : (long)len), ref);
+	env = getenv(name);
+	if (colon && (colon + 1 == ref + len || colon[1] != '-'))
+		return err_set(e, EINVAL, "${%.*s} at %s: expected ${%s} or ${%s:-DEFAULT}",
+			       (int)len, ref, where, name, name);
+	if (colon && (!env || !*env)) {
+		*val = colon + 2;
+		*vlen = (size_t)(ref + len - *val);
+		return 0;
+	}
+	if (!env)
+		return err_set(e, EINVAL, "${%s} at %s: environment variable %s is not set "
+			       "(${%s:-DEFAULT} gives a default)", name, where, name, name);
+	*val = env;
+	*vlen = strlen(env);
+	return 0;
+}
+
+static int expand_env(const char *val, const char *where, char **out, struct err *e)
+{
+	size_t cap = strlen(val) + 1, n = 0;
+	char *s = malloc(cap);
+	int ret;
+
+	if (!s)
+		return err_set(e, ENOMEM, "out of memory");
+	for (const char *p = val; *p;) {
+		const char *add = p, *close;
+		size_t len = 1;
+
+		if (p[0] == '$' && p[1] == '{') {
+			close = strchr(p, '}');
+			if (!close) {
+				free(s);
+				return err_set(e, EINVAL, "'%s' at %s: '${' without '}'", val, where);
+			}
+			ret = env_lookup(p + 2, (size_t)(close - p - 2), where, &add, &len, e);
+			if (ret) {
+				free(s);
+				return ret;
+			}
+			p = close + 1;
+		} else {
+			p++;
+		}
+		if (n + len + 1 > cap) {
+			char *g;
+
+			cap = (n + len + 1) * 2;
+			g = realloc(s, cap);
+			if (!g) {
+				free(s);
+				return err_set(e, ENOMEM, "out of memory");
+			}
+			s = g;
+		}
+		memcpy(s + n, add, len);
+		n += len;
+	}
+	s[n] = '\0';
+	*out = s;
+	return 0;
+}
+
+/* Unknown names: fio's own (unsupported here) or a typo. */
+static int unknown_option(const char *key, const char *where, struct err *e)
+{
+	const char *near;
+
+	if (fio_option_known(key))
+		return err_set(e, EINVAL, "'%s' at %s is an fio option faultline does not "
+			       "support", key, where);
+	near = option_suggest(key);
+	if (near)
+		return err_set(e, EINVAL, "unknown option '%s' at %s, did you mean '%s'?",
+			       key, where, near);
+	return err_set(e, EINVAL, "unknown option '%s' at %s (faultline's options: "
+		       "--cmdhelp)", key, where);
+}
+
+/* key[=val] on @line of the current section. */
+static int set_option(struct parser *p, const char *key, const char *val, int line,
+		      struct err *e)
+{
+	const struct option_def *o = option_find(key);
+	struct option_ctx c = { .global = p->sec == &p->global, .warn = jobfile_warn };
+	char where[300], *v = NULL;
+	int ret;
+
+	snprintf(where, sizeof(where), "%s:%d", p->file, line);
+	if (!o)
+		return unknown_option(key, where, e);
+	if (!p->sec)
+		return err_set(e, EINVAL, "'%s' at %s is outside any [section] (put it under "
+			       "[global] or a [job])", key, where);
+	if (p->cli && !val && !option_is_bool(o))
+		return err_set(e, EINVAL, "'--%s' at %s needs a value: write --%s=VALUE",
+			       key, where, key);
+	if (val) {
+		ret = expand_env(val, where, &v, e);
+		if (ret)
+			return ret;
+	}
+	c.where = where;
+	ret = option_set_ctx(&p->sec->job, key, v, &c, e);
+	free(v);
+	if (ret)
+		return ret;
+	p->sec->line[o - option_table] = line;
+	p->sec->any = true;
+	if (p->sec == &p->global)
+		p->global_dirty = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* sections */
+
+static int section_init(struct section *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->line = calloc(option_count, sizeof(*s->line));
+	if (!s->line)
+		return -ENOMEM;
+	option_defaults(&s->job);
+	return 0;
+}
+
+static void section_free(struct section *s)
+{
+	option_release(&s->job);
+	free(s->line);
+	s->line = NULL;
+}
+
+static int parser_init(struct parser *p, const char *file, bool cli)
+{
+	memset(p, 0, sizeof(*p));
+	p->file = file;
+	p->cli = cli;
+	return section_init(&p->global);
+}
+
+static void parser_free(struct parser *p)
+{
+	section_free(&p->global);
+	if (p->in_job)
+		section_free(&p->cur);
+	joblist_free(&p->out);
+}
+
+/* The current job is complete: check it and keep it. */
+static int finish_job(struct parser *p, struct err *e)
+{
+	struct section *s = &p->cur;
+	struct job *j;
+	int ret;
+
+	if (!p->in_job)
+		return 0;
+	p->in_job = false;
+	p->sec = NULL;
+	/* A bare [job] inheriting [global] is common fio; one with nothing
+	 * at all to run on is a slip. */
+	if (!s->any && !p->global.any)
+		ret = err_set(e, EINVAL, "job '%s' at %s:%d has no options (and no [global] "
+			      "before it)", s->job.name, s->job.src_file, s->job.src_line);
+	else
+		ret = check_job(&s->job, s->line, jobfile_warn, e);
+	j = ret ? NULL : malloc(sizeof(*j));
+	if (!ret && !j)
+		ret = err_set(e, ENOMEM, "out of memory");
+	if (!ret) {
+		*j = s->job;		/* the strings move with it */
+		free(s->line);
+		s->line = NULL;
+		ret = joblist_add(&p->out, j);
+		if (ret)
+			job_free(j);
+		return ret ? err_set(e, ENOMEM, "out of memory") : 0;
+	}
+	section_free(s);
+	return ret;
+}
+
+static int name_check(const char *name, const char *where, struct err *e)
+{
+	if (!*name)
+		return err_set(e, EINVAL, "empty job name at %s", where);
+	if (strlen(name) >= JOB_NAME_MAX)
+		return err_set(e, EINVAL, "job name '%.40s...' at %s is longer than %d "
+			       "characters", name, where, JOB_NAME_MAX - 1);
+	/* It names scratch files: <dir>/<job>.<n>.<file>. */
+	if (strchr(name, '/'))
+		return err_set(e, EINVAL, "job name '%s' at %s contains '/' (job names "
+			       "name scratch files)", name, where);
+	return 0;
+}
+
+static int start_job(struct parser *p, const char *name, int line, struct err *e)
+{
+	char where[300];
+	int ret;
+
+	snprintf(where, sizeof(where), "%s:%d", p->file, line);
+	ret = name_check(name, where, e);
+	if (!ret)
+		ret = finish_job(p, e);
+	if (ret)
+		return ret;
+	p->cur.line = calloc(option_count, sizeof(*p->cur.line));
+	if (!p->cur.line || option_copy(&p->cur.job, &p->global.job)) {
+		free(p->cur.line);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	memcpy(p->cur.line, p->global.line, option_count * sizeof(*p->cur.line));
+	p->cur.any = false;
+	snprintf(p->cur.job.name, sizeof(p->cur.job.name), "%s", name);
+	snprintf(p->cur.job.src_file, sizeof(p->cur.job.src_file), "%s", p->file);
+	p->cur.job.src_line = line;
+	p->in_job = true;
+	p->sec = &p->cur;
+	p->global_dirty = false;
+	return 0;
+}
+
+/* All jobs parsed: hand them to @jl. */
+static int parser_finish(struct parser *p, struct joblist *jl, struct err *e)
+{
+	int ret = finish_job(p, e);
+
+	if (ret)
+		return ret;
+	if (!p->out.n)
+		return err_set(e, EINVAL, p->cli ? "%s: options but no --name=NAME to start a job"
+			       : "%s: no jobs (a job file needs at least one [job] section)",
+			       p->file);
+	if (p->global_dirty)
+		warnf(jobfile_warn, "%s: [global] options after the last job apply to no job",
+		      p->file);
+	return joblist_splice(jl, &p->out) ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* job files */
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+/* fio ends a line at ';' or '#'; here only where one starts a word, so
+ * a path such as /data/run#3 survives. */
+static void strip_comment(char *s)
+{
+	for (char *p = s; *p; p++) {
+		if ((*p == ';' || *p == '#') && (p == s || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+	}
+}
+
+static int header_line(struct parser *p, char *s, int line, struct err *e)
+{
+	char *close = strchr(s, ']'), *rest, *name;
+
+	if (!close)
+		return err_set(e, EINVAL, "unterminated section header '%s' at %s:%d "
+			       "(missing ']')", s, p->file, line);
+	*close = '\0';
+	rest = trim(close + 1);
+	if (*rest && *rest != ';' && *rest != '#')
+		return err_set(e, EINVAL, "text '%s' after section header [%s] at %s:%d",
+			       rest, s + 1, p->file, line);
+	name = trim(s + 1);
+	if (strcmp(name, "global"))
+		return start_job(p, name, line, e);
+	if (finish_job(p, e))
+		return -EINVAL;
+	p->sec = &p->global;
+	return 0;
+}
+
+static int option_line(struct parser *p, char *s, int line, struct err *e)
+{
+	char *eq, *key, *val = NULL;
+
+	strip_comment(s);
+	eq = strchr(s, '=');
+	if (eq) {
+		*eq = '\0';
+		val = trim(eq + 1);
+	}
+	key = trim(s);
+	if (!eq && strpbrk(key, " \t")) {
+		char *rest;
+
+		key[strcspn(key, " \t")] = '\0';
+		rest = trim(key + strlen(key) + 1);
+		if (option_find(key) || !fio_option_known(key))
+			return err_set(e, EINVAL, "'%s %s' at %s:%d: expected key=value", key,
+				       rest, p->file, line);
+	}
+	if (!*key)
+		return err_set(e, EINVAL, "'=%s' at %s:%d: no option name before '='",
+			       val ? val : "", p->file, line);
+	return set_option(p, key, val, line, e);
+}
+
+static int parse_line(struct parser *p, char *s, int line, struct err *e)
+{
+	s = trim(s);
+	if (!*s || *s == ';' || *s == '#')
+		return 0;
+	if (*s == '[')
+		return header_line(p, s, line, e);
+	return option_line(p, s, line, e);
+}
+
+int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
+		       struct err *e)
+{
+	struct parser p;
+	char *buf = NULL;
+	int line = 0, ret;
+
+	if (parser_init(&p, name, false))
+		return err_set(e, ENOMEM, "out of memory");
+	for (const char *s = text; *s;) {
+		size_t len = strcspn(s, "\n");
+		char *nb = realloc(buf, len + 1);
+
+		if (!nb) {
+			ret = err_set(e, ENOMEM, "out of memory");
+			goto out;
+		}
+		buf = nb;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		ret = parse_line(&p, buf, ++line, e);
+		if (ret)
+			goto out;
+		s += len + (s[len] == '\n');
+	}
+	ret = parser_finish(&p, jl, e);
+out:
+	free(buf);
+	parser_free(&p);
+	return ret;
+}
+
+/* A job file larger than this is not a job file. */
+#define JOBFILE_MAX (16u << 20)
+
+int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t n;
+	int ret;
+
+	if (!f)
+		return err_set(e, errno, "%s: %s", path, strerror(errno));
+	text = malloc(JOBFILE_MAX + 1);
+	if (!text) {
+		ret = err_set(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	n = fread(text, 1, JOBFILE_MAX + 1, f);
+	if (ferror(f)) {
+		ret = err_set(e, EIO, "%s: read error", path);
+		goto out;
+	}
+	if (n > JOBFILE_MAX) {
+		ret = err_set(e, EFBIG, "%s: larger than %u MiB, not a job file", path,
+			      JOBFILE_MAX >> 20);
+		goto out;
+	}
+	if (memchr(text, '\0', n)) {
+		ret = err_set(e, EINVAL, "%s: contains NUL bytes, not a job file", path);
+		goto out;
+	}
+	text[n] = '\0';
+	ret = jobfile_parse_text(jl, path, text, e);
+out:
+	free(text);
+	fclose(f);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* command line */
+
+static int arg_option(struct parser *p, const char *arg, int idx, struct err *e)
+{
+	char *key, *eq;
+	int ret;
+
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return err_set(e, EINVAL, "'%s' at %s:%d: expected --option=value", arg,
+			       p->file, idx);
+	key = strdup(arg + 2);
+	if (!key)
+		return err_set(e, ENOMEM, "out of memory");
+	eq = strchr(key, '=');
+	if (eq)
+		*eq = '\0';
+	if (!strcmp(key, "name"))
+		ret = eq ? start_job(p, eq + 1, idx, e)
+			 : err_set(e, EINVAL, "'--name' at %s:%d needs a value: write "
+				   "--name=NAME", p->file, idx);
+	else
+		ret = set_option(p, key, eq ? eq + 1 : NULL, idx, e);
+	free(key);
+	return ret;
+}
+
+int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e)
+{
+	struct parser p;
+	int ret = 0;
+
+	if (parser_init(&p, "command line", true))
+		return err_set(e, ENOMEM, "out of memory");
+	/* Options before the first --name form the global section, as fio. */
+	p.sec = &p.global;
+	for (int i = 0; i < argc && !ret; i++)
+		ret = arg_option(&p, argv[i], i + 1, e);
+	if (!ret)
+		ret = parser_finish(&p, jl, e);
+	parser_free(&p);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* --parse-only */
+
+void job_print(FILE *f, const struct job *j)
+{
+	char buf[512];
+	bool first = true;
+
+	fprintf(f, "[%s]\n; from %s:%d\n", j->name, j->src_file, j->src_line);
+	for (size_t i = 0; i < option_count; i++) {
+		const struct option_def *o = &option_table[i];
+
+		if (o->noop || o->inverse || !strcmp(o->name, "name"))
+			continue;
+		if (option_format(j, o, buf, sizeof(buf)))
+			fprintf(f, "%s=%s\n", o->name, buf);
+		else if (o->type != OPT_CUSTOM)
+			fprintf(f, "; %s not set\n", o->name);
+	}
+	for (size_t i = 0; i < option_count; i++) {
+		if (!(option_table[i].noop & j->fio_noops))
+			continue;
+		fprintf(f, "%s %s", first ? "; accepted, no effect here:" : "",
+			option_table[i].name);
+		first = false;
+	}
+	if (!first)
+		fprintf(f, "\n");
+	fprintf(f, "\n");
+}
