@@ -24,15 +24,24 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 
 int err_wrap(struct err *e, const char *fmt, ...)
 {
-	char prefix[ERR_MSG_MAX], old[ERR_MSG_MAX];
+	char old[ERR_MSG_MAX];
+	size_t n;
 	va_list ap;
+	int w;
 
 	if (!e)
 		return -EINVAL;
+	memcpy(old, e->msg, sizeof(old));
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	w = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	snprintf(old, sizeof(old), "%s", e->msg);
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+	n = w < 0 ? 0 : (size_t)w;
+	if (n + 2 < sizeof(e->msg)) {
+		/* "prefix: old", truncated to fit */
+		e->msg[n] = ':';
+		e->msg[n + 1] = ' ';
+		strncpy(e->msg + n + 2, old, sizeof(e->msg) - n - 3);
+		e->msg[sizeof(e->msg) - 1] = '\0';
+	}
 	return -(e->code ? e->code : EINVAL);
 }

@@ -36,9 +36,16 @@ struct thread_stats {
 	/* Written once or rarely. */
 	pid_t tid __attribute__((aligned(CACHELINE)));
 	int running;			/* 1 while the worker loop runs */
+	int done;			/* 1 once the worker has exited, on any path */
 	int failed;
 	struct worker_error error;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	pid_t pid;			/* process the worker runs in */
+	/* The thread's own fault counters (getrusage RUSAGE_THREAD) when its
+	 * loop starts and when it exits, so totals survive the thread. */
+	int rusage_ok;
+	uint64_t start_majflt, start_minflt;
+	uint64_t exit_majflt, exit_minflt;
 
 	struct hist lat __attribute__((aligned(CACHELINE)));
 } __attribute__((aligned(CACHELINE)));

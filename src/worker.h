@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "engine.h"
 #include "err.h"
@@ -47,9 +48,17 @@ struct job_run {
 	struct thread_stats *stats;	/* nworkers entries in the run's arena */
 	struct thread_stats *probe;	/* cpu_probe thread's entry, or NULL */
 	void *engine_priv;		/* job_setup's state */
+	bool setup_done;
+	pthread_t probe_thread;
+	bool probe_started;
+	int probe_stop;
+
+	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
+	const struct target_hooks *hooks;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
+	int job_stop;			/* a worker failed: the job's others stop */
 	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0 = none */
 	uint64_t start_ns;
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
@@ -72,6 +81,8 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 unsigned job_run_nstats(const struct job *job);
 /* Start the workers; they run until done, *stop, or the deadline. */
 int job_run_start(struct job_run *jr, struct err *e);
+/* True once every worker has exited (the sampler's view). */
+bool job_run_finished(const struct job_run *jr);
 /* Wait for every worker of the job. */
 void job_run_join(struct job_run *jr);
 void job_run_destroy(struct job_run *jr);

@@ -1,0 +1,320 @@
+/*
+ * checksys.c - `faultline --check-system [--target=PATH]`: what telemetry
+ * and features this host offers, the totals it reads now, and for each
+ * source that cannot be used, why.
+ *
+ * One jansson object holds the findings; the text form is printed from
+ * that same object, so the two outputs cannot disagree.
+ */
+#include "checksys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <numa.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "devinfo.h"
+#include "procfs.h"
+
+static json_t *src_json(const struct procfs_probe_src *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "readable", json_boolean(s->err == 0));
+	json_object_set_new(o, "why", s->err ? json_string(s->why) : json_null());
+	return o;
+}
+
+static json_t *vm_json(const struct procfs_vmstat *vm)
+{
+	json_t *o = json_object();
+
+	for (int k = 0; k < PROCFS_VM_NR; k++)
+		json_object_set_new(o, procfs_vm_name(k),
+				    procfs_vm_has(vm, k) ? json_integer((json_int_t)vm->v[k]) : json_null());
+	return o;
+}
+
+static json_t *dev_json(const struct devinfo *d)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(d->name));
+	json_object_set_new(o, "kind", json_string(devinfo_kind_name(d->kind)));
+	json_object_set_new(o, "disk", json_string(d->disk));
+	json_object_set_new(o, "major", json_integer(d->major));
+	json_object_set_new(o, "minor", json_integer(d->minor));
+	json_object_set_new(o, "size_bytes", json_integer((json_int_t)d->size_bytes));
+	json_object_set_new(o, "model", d->model[0] ? json_string(d->model) : json_null());
+	json_object_set_new(o, "scheduler", d->scheduler[0] ? json_string(d->scheduler) : json_null());
+	json_object_set_new(o, "rotational", d->rotational < 0 ? json_null() : json_boolean(d->rotational));
+	json_object_set_new(o, "logical_block_size",
+			    d->logical_block_size ? json_integer(d->logical_block_size) : json_null());
+	json_object_set_new(o, "stat", json_string(d->stat_path));
+	if (d->md_level[0]) {	/* an md array, or a partition of one */
+		json_t *md = json_object();
+
+		json_object_set_new(md, "level", json_string(d->md_level));
+		json_object_set_new(md, "chunk_bytes", json_integer((json_int_t)d->md_chunk_bytes));
+		json_object_set_new(md, "raid_disks", json_integer(d->md_raid_disks));
+		json_object_set_new(md, "array_state", json_string(d->md_array_state));
+		json_object_set_new(o, "md", md);
+	}
+	if (d->kind == DEVINFO_LOOP) {
+		json_object_set_new(o, "backing_file", json_string(d->backing_file));
+		json_object_set_new(o, "backing", d->backing ? dev_json(d->backing) : json_null());
+		if (!d->backing)
+			json_object_set_new(o, "backing_why", json_string(d->backing_why));
+	}
+	if (d->nmembers) {
+		json_t *m = json_array();
+
+		for (unsigned i = 0; i < d->nmembers; i++)
+			json_array_append_new(m, dev_json(&d->members[i]));
+		json_object_set_new(o, "members", m);
+	}
+	return o;
+}
+
+static json_t *features_json(void)
+{
+	json_t *o = json_object();
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	json_object_set_new(o, "io_uring", json_boolean(ret == 0));
+	if (ret == 0)
+		io_uring_queue_exit(&ring);
+	else
+		json_object_set_new(o, "io_uring_why", json_string(strerror(-ret)));
+	json_object_set_new(o, "drop_caches", json_boolean(access("/proc/sys/vm/drop_caches", W_OK) == 0));
+	json_object_set_new(o, "numa", json_boolean(numa_available() >= 0));
+	json_object_set_new(o, "numa_nodes",
+			    json_integer(numa_available() >= 0 ? numa_num_configured_nodes() : 1));
+	return o;
+}
+
+json_t *checksys_build(const char *target, struct err *e)
+{
+	struct procfs_probe *p = calloc(1, sizeof(*p));
+	struct cgroup_info ci;
+	json_t *root = json_object(), *o, *a;
+	struct utsname u;
+
+	if (!p || !root)
+		return err_set(e, ENOMEM, "out of memory"), NULL;
+	procfs_probe(procfs_root(), procfs_clk_tck(), gettid(), p);
+
+	if (uname(&u) == 0) {
+		o = json_object();
+		json_object_set_new(o, "kernel", json_string(u.release));
+		json_object_set_new(o, "machine", json_string(u.machine));
+		json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+		json_object_set_new(o, "proc_root", json_string(procfs_root()));
+		json_object_set_new(o, "sys_root", json_string(devinfo_sysroot()));
+		json_object_set_new(o, "root", json_boolean(geteuid() == 0));
+		json_object_set_new(root, "host", o);
+	}
+
+	o = src_json(&p->tlb);
+	json_object_set_new(o, "total", p->tlb.err ? json_null() : json_integer((json_int_t)p->tlb_total));
+	json_object_set_new(o, "cpus", p->tlb.err ? json_null() : json_integer(p->ncpu));
+	json_object_set_new(root, "tlb_shootdowns", o);
+
+	o = src_json(&p->kswapd);
+	a = json_array();
+	for (unsigned i = 0; i < p->nkswapd && i < PROCFS_PROBE_KSWAPD_MAX; i++) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "name", json_string(p->kswapd_t[i].name));
+		json_object_set_new(t, "pid", json_integer(p->kswapd_t[i].pid));
+		json_object_set_new(t, "cpu_s", json_real(p->kswapd_t[i].cpu_s));
+		json_array_append_new(a, t);
+	}
+	json_object_set_new(o, "threads", a);
+	json_object_set_new(root, "kswapd", o);
+
+	o = src_json(&p->vmstat);
+	json_object_set_new(o, "counters", p->vmstat.err ? json_null() : vm_json(&p->vm));
+	json_object_set_new(root, "vmstat", o);
+
+	o = src_json(&p->meminfo);
+	for (int k = 0; k < PROCFS_MEM_NR && !p->meminfo.err; k++)
+		json_object_set_new(o, procfs_mem_name(k),
+				    procfs_mem_has(&p->mem, k) ? json_integer((json_int_t)p->mem.bytes[k])
+							       : json_null());
+	json_object_set_new(root, "meminfo", o);
+
+	o = src_json(&p->stat);
+	json_object_set_new(o, "cpus", p->stat.err ? json_null() : json_integer(p->cpu.ncpu));
+	json_object_set_new(root, "cpu_times", o);
+
+	o = src_json(&p->task);
+	json_object_set_new(root, "thread_faults", o);
+
+	cgroup_probe(&ci, true);
+	o = json_object();
+	json_object_set_new(o, "version", ci.version ? json_integer(ci.version) : json_null());
+	json_object_set_new(o, "own", ci.self[0] ? json_string(ci.self) : json_null());
+	json_object_set_new(o, "can_create_child", json_boolean(ci.can_create));
+	json_object_set_new(o, "why", ci.can_create ? json_null() : json_string(ci.why));
+	json_object_set_new(root, "memory_cgroup", o);
+
+	json_object_set_new(root, "features", features_json());
+
+	if (target) {
+		struct devinfo d;
+		struct err de = { 0 };
+
+		o = json_object();
+		json_object_set_new(o, "path", json_string(target));
+		memset(&d, 0, sizeof(d));
+		if (devinfo_resolve_path(devinfo_sysroot(), target, &d, &de) == 0) {
+			json_object_set_new(o, "device", dev_json(&d));
+			devinfo_free(&d);
+		} else {
+			json_object_set_new(o, "device", json_null());
+			json_object_set_new(o, "why", json_string(de.msg));
+		}
+		json_object_set_new(root, "target", o);
+	}
+	free(p);
+	return root;
+}
+
+static void text_src(FILE *f, const char *label, json_t *o, const char *detail)
+{
+	json_t *why = json_object_get(o, "why");
+
+	if (json_is_true(json_object_get(o, "readable")) || json_is_true(json_object_get(o, "can_create_child")))
+		fprintf(f, "  %-22s yes%s%s\n", label, detail ? "  " : "", detail ? detail : "");
+	else
+		fprintf(f, "  %-22s NO: %s\n", label, json_is_string(why) ? json_string_value(why) : "unreadable");
+}
+
+static void text_dev(FILE *f, json_t *d, int depth)
+{
+	json_t *md = json_object_get(d, "md"), *m = json_object_get(d, "members"), *b;
+	size_t i;
+	json_t *v;
+
+	fprintf(f, "%*s%s (%s", 4 + depth * 2, "", json_string_value(json_object_get(d, "name")),
+		json_string_value(json_object_get(d, "kind")));
+	if (json_is_string(json_object_get(d, "model")))
+		fprintf(f, ", model %s", json_string_value(json_object_get(d, "model")));
+	if (json_is_string(json_object_get(d, "scheduler")))
+		fprintf(f, ", scheduler %s", json_string_value(json_object_get(d, "scheduler")));
+	if (json_is_boolean(json_object_get(d, "rotational")))
+		fprintf(f, ", %s", json_is_true(json_object_get(d, "rotational")) ? "rotational" : "non-rotational");
+	fprintf(f, ", stat %s)\n", json_string_value(json_object_get(d, "stat")));
+	if (md)
+		fprintf(f, "%*smd %s, chunk %lld bytes, %lld raid disks, state %s\n", 6 + depth * 2, "",
+			json_string_value(json_object_get(md, "level")),
+			json_integer_value(json_object_get(md, "chunk_bytes")),
+			json_integer_value(json_object_get(md, "raid_disks")),
+			json_string_value(json_object_get(md, "array_state")));
+	b = json_object_get(d, "backing");
+	if (json_object_get(d, "backing_file"))
+		fprintf(f, "%*sbacking file %s\n", 6 + depth * 2, "",
+			json_string_value(json_object_get(d, "backing_file")));
+	if (b && json_is_object(b))
+		text_dev(f, b, depth + 1);
+	json_array_foreach(m, i, v)
+		text_dev(f, v, depth + 1);
+}
+
+static void text_report(FILE *f, json_t *r)
+{
+	json_t *o, *a, *v, *h = json_object_get(r, "host");
+	char detail[512];
+	size_t i;
+
+	fprintf(f, "faultline --check-system: kernel %s %s, %lld CPUs%s\n",
+		json_string_value(json_object_get(h, "kernel")), json_string_value(json_object_get(h, "machine")),
+		json_integer_value(json_object_get(h, "cpus")),
+		json_is_true(json_object_get(h, "root")) ? ", running as root" : ", not root");
+	fprintf(f, "telemetry sources (%s, %s):\n", json_string_value(json_object_get(h, "proc_root")),
+		json_string_value(json_object_get(h, "sys_root")));
+
+	o = json_object_get(r, "tlb_shootdowns");
+	snprintf(detail, sizeof(detail), "%lld shootdowns so far, summed over %lld CPUs",
+		 json_integer_value(json_object_get(o, "total")), json_integer_value(json_object_get(o, "cpus")));
+	text_src(f, "TLB shootdowns", o, detail);
+
+	o = json_object_get(r, "kswapd");
+	a = json_object_get(o, "threads");
+	snprintf(detail, sizeof(detail), "%zu thread(s)", json_array_size(a));
+	text_src(f, "kswapd CPU time", o, detail);
+	json_array_foreach(a, i, v)
+		fprintf(f, "    %s (pid %lld): %.2f CPU seconds\n", json_string_value(json_object_get(v, "name")),
+			json_integer_value(json_object_get(v, "pid")), json_real_value(json_object_get(v, "cpu_s")));
+
+	o = json_object_get(r, "vmstat");
+	text_src(f, "reclaim (vmstat)", o, NULL);
+	if (json_is_object(json_object_get(o, "counters"))) {
+		const char *k;
+
+		json_object_foreach(json_object_get(o, "counters"), k, v) {
+			if (json_is_integer(v))
+				fprintf(f, "    %-24s %lld\n", k, json_integer_value(v));
+			else
+				fprintf(f, "    %-24s absent on this kernel\n", k);
+		}
+	}
+	o = json_object_get(r, "meminfo");
+	if (json_is_integer(json_object_get(o, "Cached")))
+		snprintf(detail, sizeof(detail), "Cached %lld MiB, Dirty %lld MiB",
+			 json_integer_value(json_object_get(o, "Cached")) >> 20,
+			 json_integer_value(json_object_get(o, "Dirty")) >> 20);
+	else
+		detail[0] = '\0';
+	text_src(f, "page cache (meminfo)", o, detail);
+	text_src(f, "CPU times (stat)", json_object_get(r, "cpu_times"), NULL);
+	text_src(f, "per-thread faults", json_object_get(r, "thread_faults"), NULL);
+
+	o = json_object_get(r, "memory_cgroup");
+	if (json_is_integer(json_object_get(o, "version")))
+		snprintf(detail, sizeof(detail), "cgroup v%lld, own group %s",
+			 json_integer_value(json_object_get(o, "version")),
+			 json_string_value(json_object_get(o, "own")));
+	else
+		detail[0] = '\0';
+	fprintf(f, "features:\n");
+	text_src(f, "mem_limit (cgroup)", o, detail);
+	o = json_object_get(r, "features");
+	fprintf(f, "  %-22s %s\n", "io_uring", json_is_true(json_object_get(o, "io_uring")) ? "yes" : "NO");
+	fprintf(f, "  %-22s %s\n", "drop_caches",
+		json_is_true(json_object_get(o, "drop_caches")) ? "yes" : "NO: /proc/sys/vm/drop_caches is not writable (needs root)");
+	fprintf(f, "  %-22s %s (%lld node(s))\n", "NUMA (libnuma)",
+		json_is_true(json_object_get(o, "numa")) ? "yes" : "no", json_integer_value(json_object_get(o, "numa_nodes")));
+
+	o = json_object_get(r, "target");
+	if (o) {
+		fprintf(f, "target %s:\n", json_string_value(json_object_get(o, "path")));
+		if (json_is_object(json_object_get(o, "device")))
+			text_dev(f, json_object_get(o, "device"), 0);
+		else
+			fprintf(f, "    no block device: %s\n", json_string_value(json_object_get(o, "why")));
+	}
+}
+
+int checksys_report(FILE *f, const char *target, bool json, struct err *e)
+{
+	json_t *r = checksys_build(target, e);
+
+	if (!r)
+		return -e->code;
+	if (json) {
+		json_dumpf(r, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', f);
+	} else {
+		text_report(f, r);
+	}
+	json_decref(r);
+	return 0;
+}

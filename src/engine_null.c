@@ -1,0 +1,23 @@
+/*
+ * engine_null.c - no I/O at all: every request completes at once and
+ * nothing is consumed. What remains is faultline's own cost per request
+ * (offset generation, statistics, the clock), the ceiling every other
+ * engine's overhead can be read against.
+ */
+#include "engine.h"
+#include "worker.h"
+
+static int null_queue(struct worker *w, struct io_req *r)
+{
+	(void)w;
+	r->res = r->len;
+	r->data = NULL;		/* nothing to touch */
+	return ENGINE_DONE;
+}
+
+const struct engine_ops engine_null = {
+	.name = "null",
+	.help = "no I/O: requests complete at once and are not consumed; measures faultline's own per-request cost",
+	.flags = ENGINE_F_NO_TARGET,
+	.queue = null_queue,
+};

@@ -1,0 +1,56 @@
+/*
+ * engines.c - the engine table. The core never names an engine; it asks
+ * this table. Adding an engine: one source file and one line below.
+ */
+#include <string.h>
+
+#include "engine.h"
+
+extern const struct engine_ops engine_psync;
+extern const struct engine_ops engine_mmap;
+extern const struct engine_ops engine_io_uring;
+extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_null;
+
+static const struct engine_ops *const engines[] = {
+	&engine_psync,
+	&engine_mmap,
+	&engine_io_uring,
+	&engine_libaio,
+	&engine_null,
+	NULL,
+};
+
+/* fio's names for the same engine. */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "pread", "psync" },
+	{ "sync", "psync" },
+};
+
+const char *engine_canonical(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(name, aliases[i].alias))
+			return aliases[i].name;
+	for (size_t i = 0; engines[i]; i++)
+		if (!strcmp(name, engines[i]->name))
+			return engines[i]->name;
+	return NULL;
+}
+
+const struct engine_ops *engine_find(const char *name)
+{
+	const char *canon = engine_canonical(name);
+
+	for (size_t i = 0; canon && engines[i]; i++)
+		if (!strcmp(canon, engines[i]->name))
+			return engines[i];
+	return NULL;
+}
+
+const struct engine_ops *const *engine_list(void)
+{
+	return engines;
+}

@@ -1,0 +1,342 @@
+/*
+ * main.c - the command line (SPEC 1). The only place that prints errors
+ * and decides the exit status:
+ *   0  every job ran
+ *   1  a job failed at run time, or the run was interrupted
+ *   2  bad command line or job file, or a feature unavailable here;
+ *      nothing was run
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checksys.h"
+#include "jobfile.h"
+#include "json_out.h"
+#include "options.h"
+#include "report.h"
+#include "run.h"
+
+#ifndef FAULTLINE_VERSION
+#define FAULTLINE_VERSION "0.1.0"
+#endif
+
+/* The embedded default job (jobs/demo.job, generated at build time). */
+extern const char demo_job_text[];
+
+/* SPEC 1: the sampling period's default and floor. */
+#define INTERVAL_DEFAULT_NS 1000000000ull
+#define INTERVAL_MIN_NS 100000000ull
+
+enum { EXIT_RAN = 0, EXIT_JOB_FAILED = 1, EXIT_INVALID = 2 };
+
+struct cli {
+	const char *output;
+	bool fmt_normal, fmt_json;
+	const char *csv;
+	uint64_t interval_ns;
+	bool quiet;
+	bool parse_only;
+	bool demo;
+	bool check_system;
+	const char *target;
+	int njobargs;
+	char **jobargs;		/* fio-style job options, in order */
+	int nfiles;
+	char **files;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: faultline [OPTIONS] JOBFILE...\n"
+		"       faultline [OPTIONS] --name=NAME --OPT=VAL ...\n"
+		"       faultline --demo\n"
+		"       faultline --check-system [--target=PATH]\n"
+		"       faultline --parse-only JOBFILE...\n"
+		"       faultline --cmdhelp[=OPTION]\n"
+		"       faultline --help | --version\n"
+		"\n"
+		"output options:\n"
+		"  --output=FILE                 summary to FILE (default stdout)\n"
+		"  --output-format=normal|json|normal,json\n"
+		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
+		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
+		"  --quiet                       no live status line\n"
+		"\n"
+		"See faultline(1) for job options, engines, CSV columns and JSON fields.\n");
+}
+
+/* "100ms", "1s", "2", "0.5s": a bare number is seconds, as in fio. */
+static int parse_interval(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double mult = 1e9;
+
+	if (end == s || v < 0)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "s") || !*end)
+		mult = 1e9;
+	else if (!strcmp(end, "m"))
+		mult = 60e9;
+	else
+		return -EINVAL;
+	*ns = (uint64_t)(v * mult + 0.5);
+	return 0;
+}
+
+static bool is(const char *arg, const char *opt, const char **val)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(arg, opt, n))
+		return false;
+	if (arg[n] == '\0') {
+		*val = NULL;
+		return true;
+	}
+	if (arg[n] == '=') {
+		*val = arg + n + 1;
+		return true;
+	}
+	return false;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_cli(struct cli *c, int argc, char **argv)
+{
+	c->fmt_normal = true;
+	c->interval_ns = INTERVAL_DEFAULT_NS;
+	c->jobargs = calloc((size_t)argc, sizeof(char *));
+	c->files = calloc((size_t)argc, sizeof(char *));
+	if (!c->jobargs || !c->files)
+		return EXIT_INVALID;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (is(a, "--help", &v) || !strcmp(a, "-h")) {
+			usage(stdout);
+			return EXIT_RAN;
+		} else if (is(a, "--version", &v)) {
+			printf("faultline %s\n", FAULTLINE_VERSION);
+			return EXIT_RAN;
+		} else if (is(a, "--cmdhelp", &v)) {
+			if (option_print_help(stdout, v && *v ? v : NULL) < 0) {
+				fprintf(stderr, "faultline: --cmdhelp: no option named '%s'\n", v);
+				return EXIT_INVALID;
+			}
+			return EXIT_RAN;
+		} else if (is(a, "--output", &v) && v) {
+			c->output = v;
+		} else if (is(a, "--output-format", &v) && v) {
+			c->fmt_normal = strstr(v, "normal") != NULL;
+			c->fmt_json = strstr(v, "json") != NULL;
+			for (const char *p = v; *p;) {
+				size_t n = strcspn(p, ",");
+
+				if (!((n == 6 && !strncmp(p, "normal", 6)) || (n == 4 && !strncmp(p, "json", 4)))) {
+					fprintf(stderr, "faultline: --output-format=%s: expected normal, json or normal,json\n", v);
+					return EXIT_INVALID;
+				}
+				p += n + (p[n] == ',');
+			}
+		} else if (is(a, "--csv", &v) && v) {
+			c->csv = v;
+		} else if (is(a, "--interval", &v) && v) {
+			if (parse_interval(v, &c->interval_ns) < 0) {
+				fprintf(stderr, "faultline: --interval=%s: expected a duration such as 100ms or 1s\n", v);
+				return EXIT_INVALID;
+			}
+			if (c->interval_ns < INTERVAL_MIN_NS) {
+				fprintf(stderr, "faultline: --interval=%s is below the minimum of 100ms\n", v);
+				return EXIT_INVALID;
+			}
+		} else if (is(a, "--quiet", &v)) {
+			c->quiet = true;
+		} else if (is(a, "--parse-only", &v)) {
+			c->parse_only = true;
+		} else if (is(a, "--demo", &v)) {
+			c->demo = true;
+		} else if (is(a, "--check-system", &v)) {
+			c->check_system = true;
+		} else if (is(a, "--target", &v) && v) {
+			c->target = v;
+		} else if (!strncmp(a, "--", 2)) {
+			c->jobargs[c->njobargs++] = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "faultline: unknown option '%s' (see --help)\n", a);
+			return EXIT_INVALID;
+		} else {
+			c->files[c->nfiles++] = argv[i];
+		}
+	}
+	return -1;
+}
+
+static struct run *the_run;
+static volatile sig_atomic_t signals_seen;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (++signals_seen > 1)
+		_exit(EXIT_JOB_FAILED);	/* second Ctrl-C: at once */
+	if (the_run)
+		run_request_stop(the_run);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void print_warning(const char *msg)
+{
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+static int load_jobs(struct cli *c, struct joblist *jl, struct err *e)
+{
+	int ret;
+
+	if (c->demo) {
+		ret = jobfile_parse_text(jl, "jobs/demo.job (embedded)", demo_job_text, e);
+		if (ret)
+			return ret;
+	}
+	for (int i = 0; i < c->nfiles; i++) {
+		ret = jobfile_parse_file(jl, c->files[i], e);
+		if (ret)
+			return ret;
+	}
+	if (c->njobargs) {
+		ret = jobfile_parse_args(jl, c->njobargs, c->jobargs, e);
+		if (ret)
+			return ret;
+	}
+	if (jl->n == 0)
+		return err_set(e, EINVAL, "no jobs given (a job file, --name=... options, or --demo; see --help)");
+	return 0;
+}
+
+static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
+{
+	FILE *out = stdout;
+	int ret = 0;
+
+	if (c->output && strcmp(c->output, "-")) {
+		if (c->fmt_json && !c->fmt_normal)
+			return json_out_write_file(res, c->output, e);
+		out = fopen(c->output, "w");
+		if (!out)
+			return err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
+	}
+	if (c->fmt_normal)
+		report_normal(out, res);
+	if (c->fmt_json)
+		ret = json_out_dump(out, res, e);
+	if (out != stdout && fclose(out) != 0 && !ret)
+		ret = err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
+	fflush(stdout);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	struct joblist jl = { 0 };
+	struct run run;
+	struct run_opts ro;
+	struct err e = { 0 };
+	int status, ret;
+
+	status = parse_cli(&c, argc, argv);
+	if (status >= 0)
+		goto out_cli;
+	status = EXIT_INVALID;
+
+	if (c.check_system) {
+		ret = checksys_report(stdout, c.target, c.fmt_json, &e);
+		status = ret ? EXIT_INVALID : EXIT_RAN;
+		if (ret)
+			fprintf(stderr, "faultline: %s\n", e.msg);
+		goto out_cli;
+	}
+
+	jobfile_set_warn(print_warning);
+	ret = load_jobs(&c, &jl, &e);
+	if (ret) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		goto out_jobs;
+	}
+	if (c.parse_only) {
+		for (unsigned i = 0; i < jl.n; i++)
+			job_print(stdout, jl.jobs[i]);
+		status = EXIT_RAN;
+		goto out_jobs;
+	}
+
+	ro.interval_ns = c.interval_ns;
+	ro.csv_path = c.csv;
+	ro.status_line = !c.quiet && isatty(2);
+	if (c.output && strcmp(c.output, "-")) {
+		/* Fail before the run, not after it. */
+		FILE *probe = fopen(c.output, "a");
+
+		if (!probe) {
+			fprintf(stderr, "faultline: --output=%s: %s\n", c.output, strerror(errno));
+			goto out_jobs;
+		}
+		fclose(probe);
+	}
+
+	the_run = &run;
+	install_signals();
+	ret = run_prepare(&run, &jl, &ro, &e);
+	if (ret) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		run_destroy(&run);
+		goto out_jobs;
+	}
+	ret = run_execute(&run, &e);
+	if (ret)
+		fprintf(stderr, "faultline: %s\n", e.msg);
+	run.res.version = FAULTLINE_VERSION;
+	status = ret ? EXIT_JOB_FAILED : EXIT_RAN;
+	for (unsigned i = 0; i < run.res.njobs; i++)
+		if (run.res.jobs[i].error)
+			status = EXIT_JOB_FAILED;
+	if (run.res.interrupted)
+		status = EXIT_JOB_FAILED;
+	if (write_outputs(&c, &run.res, &e)) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		status = EXIT_JOB_FAILED;
+	}
+	for (unsigned i = 0; i < run.res.njobs; i++)
+		if (run.res.jobs[i].error)
+			fprintf(stderr, "faultline: job '%s' failed: %s\n",
+				run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
+	the_run = NULL;
+	run_destroy(&run);
+out_jobs:
+	joblist_free(&jl);
+out_cli:
+	free(c.jobargs);
+	free(c.files);
+	return status;
+}

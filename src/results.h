@@ -1,0 +1,102 @@
+/*
+ * results.h - what a run produced, in the form the writers (summary,
+ * JSON) read. Filled by the run controller (run.c) from the workers'
+ * counters and the sampler's telemetry; writers never reach back into
+ * workers.
+ *
+ * Every telemetry figure has an _ok flag: false means the source could
+ * not be read, and writers print nothing (JSON null), never a zero.
+ */
+#ifndef FAULTLINE_RESULTS_H
+#define FAULTLINE_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "histogram.h"
+#include "job.h"
+
+#define RESULT_MAX_DEVS 16
+
+/* A block device a job's targets reach, with the traffic it saw while
+ * the job ran (all traffic on the device, not only the job's). */
+struct dev_result {
+	char name[64];		/* "vda", "md0", "nvme0n1" */
+	char role[16];		/* "disk", "partition", "md", "md-member", "loop" */
+	bool ok;		/* its stat file was readable */
+	uint64_t read_bytes;
+	uint64_t read_ios;
+};
+
+/* One target of a job, as opened. */
+struct target_result {
+	char path[256];
+	bool is_blkdev;
+	uint64_t base, len;
+	bool sparse;
+	char device[64];	/* resolved device ("vda2 on vda"), "" if none */
+};
+
+struct job_result {
+	const struct job *job;		/* resolved options */
+	unsigned nthreads;
+
+	/* Measured part only: ramp_time excluded. */
+	uint64_t ops;
+	uint64_t bytes;
+	uint64_t runtime_ns;
+	bool lat_ok;			/* latency=1 */
+	struct hist lat;		/* ns, merged over threads */
+
+	int error;			/* 0, or a positive errno */
+	char errmsg[512];		/* "target /x offset 123: SIGBUS ...", "" */
+
+	bool faults_ok;
+	uint64_t majflt, minflt;	/* the job's own threads */
+
+	unsigned ntargets;
+	struct target_result *targets;
+
+	unsigned ndevs;
+	struct dev_result devs[RESULT_MAX_DEVS];
+	bool dev_ok;
+	uint64_t dev_read_bytes;	/* over the job's devices (md members not double counted) */
+	double read_amp;		/* dev_read_bytes / bytes; valid when dev_ok && bytes */
+
+	bool probe_ok;			/* cpu_probe=1 */
+	double probe_per_s;
+};
+
+struct sys_result {
+	bool tlb_ok;
+	uint64_t tlb_total;		/* shootdowns during the run */
+	double tlb_peak_per_s;		/* highest interval rate */
+	bool kswapd_ok;
+	double kswapd_cpu_s;		/* summed over kswapd threads */
+	bool vm_ok;
+	uint64_t pgscan_kswapd, pgscan_direct, pgsteal_kswapd, pgsteal_direct;
+	uint64_t pgmajfault;
+	bool cache_ok;
+	uint64_t cache_start, cache_end;	/* bytes, /proc/meminfo Cached */
+};
+
+struct host_result {
+	char hostname[256];
+	char kernel[256];		/* uname -sr plus machine */
+	unsigned ncpus;
+	unsigned numa_nodes;
+	uint64_t mem_total;		/* bytes */
+};
+
+struct run_result {
+	const char *version;
+	uint64_t start_epoch_ms;
+	uint64_t duration_ns;
+	bool interrupted;		/* Ctrl-C / SIGTERM */
+	unsigned njobs;
+	struct job_result *jobs;
+	struct sys_result sys;
+	struct host_result host;
+};
+
+#endif

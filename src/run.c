@@ -1,0 +1,300 @@
+/*
+ * run.c - the run controller.
+ *
+ * Jobs run in groups: a job with stonewall starts a new group, which
+ * waits for every earlier job. The controller thread is also the
+ * sampler's clock: it sleeps until start + k * interval (absolute, so
+ * samples never drift), lets the sampler turn the interval into CSV rows,
+ * and checks which jobs have finished.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler.h"
+
+static void hooks_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+static void hooks_progress(void *arg, const char *path, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	if (!isatty(2))
+		return;
+	fprintf(stderr, "\rfaultline: laying out %s: %llu/%llu MiB%s", path,
+		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+		done >= total ? "\n" : "");
+}
+
+int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *o,
+		struct err *e)
+{
+	unsigned nstats = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *o;
+	r->jl = jl;
+	r->njobs = jl->n;
+	r->hooks.warn = hooks_warn;
+	r->hooks.progress = hooks_progress;
+	r->jrs = calloc(r->njobs, sizeof(*r->jrs));
+	r->stat_first = calloc(r->njobs, sizeof(*r->stat_first));
+	r->job_started = calloc(r->njobs, sizeof(bool));
+	r->job_ended = calloc(r->njobs, sizeof(bool));
+	r->job_base_ns = calloc(r->njobs, sizeof(uint64_t));
+	if (!r->jrs || !r->stat_first || !r->job_started || !r->job_ended || !r->job_base_ns)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		r->stat_first[i] = nstats;
+		nstats += job_run_nstats(jl->jobs[i]);
+	}
+	ret = stats_arena_create(&r->arena, nstats);
+	if (ret)
+		return err_set(e, -ret, "allocating counters for %u threads: %s", nstats, strerror(-ret));
+	r->base = calloc(nstats, sizeof(*r->base));
+	r->base_taken = calloc(r->njobs, sizeof(bool));
+	if (!r->base || !r->base_taken)
+		return err_set(e, ENOMEM, "out of memory");
+
+	/* Every target of every job is opened (and laid out) before anything
+	 * runs, so a bad target is an exit-2 error with nothing run. */
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job *j = jl->jobs[i];
+
+		ret = job_run_prepare(&r->jrs[i], j, i, &r->arena.ts[r->stat_first[i]],
+				      &r->stop, &r->hooks, e);
+		if (ret)
+			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
+	}
+	ret = sampler_create(&r->sampler, r, e);
+	if (ret)
+		return ret;
+	return 0;
+}
+
+void run_request_stop(struct run *r)
+{
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Start of the measured part: after ramp_time, counters copied so the
+ * totals exclude the ramp. */
+static void take_base(struct run *r, unsigned j, uint64_t now)
+{
+	const struct job_run *jr = &r->jrs[j];
+	unsigned n = job_run_nstats(jr->job);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct thread_stats *b = &r->base[r->stat_first[j] + i];
+		const struct thread_stats *s = &r->arena.ts[r->stat_first[j] + i];
+
+		b->ops = STAT_LOAD(&s->ops);
+		b->bytes = STAT_LOAD(&s->bytes);
+		b->probe_units = STAT_LOAD(&s->probe_units);
+		hist_snapshot(&b->lat, &s->lat);
+	}
+	r->job_base_ns[j] = now;
+	r->base_taken[j] = true;
+	sampler_job_measure_start(r->sampler, j, now);
+}
+
+static void collect_job(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct job *job = jr->job;
+	struct job_result *res = &r->res.jobs[j];
+	uint64_t end = 0, start = r->job_base_ns[j];
+	struct hist tmp;
+
+	res->job = job;
+	res->nthreads = jr->nworkers;
+	res->lat_ok = job->latency;
+	hist_init(&res->lat);
+	for (unsigned i = 0; i < jr->nworkers; i++) {
+		const struct thread_stats *s = &jr->stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		res->ops += s->ops - b->ops;
+		res->bytes += s->bytes - b->bytes;
+		hist_diff(&tmp, &s->lat, &b->lat);
+		hist_merge(&res->lat, &tmp);
+		if (s->end_ns > end)
+			end = s->end_ns;
+		if (s->failed && !res->error) {
+			const struct target *t = &jr->targets[s->error.target];
+
+			res->error = s->error.code;
+			snprintf(res->errmsg, sizeof(res->errmsg), "%s: offset %llu: %s: %s",
+				 t->path, (unsigned long long)s->error.offset, s->error.what,
+				 strerror(s->error.code));
+		}
+	}
+	/* Exact totals: the min/max the workers saw, not bucket bounds. */
+	res->lat.min = UINT64_MAX;
+	res->lat.max = 0;
+	for (unsigned i = 0; i < jr->nworkers && res->lat.n; i++) {
+		const struct thread_stats *s = &jr->stats[i];
+
+		if (s->lat.n && s->lat.min < res->lat.min)
+			res->lat.min = s->lat.min;
+		if (s->lat.max > res->lat.max)
+			res->lat.max = s->lat.max;
+	}
+	if (!res->lat.n)
+		res->lat.min = 0;
+	res->runtime_ns = end > start ? end - start : 0;
+	if (jr->probe && res->runtime_ns) {
+		uint64_t units = jr->probe->probe_units - r->base[r->stat_first[j] + jr->nworkers].probe_units;
+
+		res->probe_ok = true;
+		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
+	}
+	res->ntargets = jr->ntargets;
+	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));
+	for (unsigned i = 0; res->targets && i < jr->ntargets; i++) {
+		const struct target *t = &jr->targets[i];
+		struct target_result *tr = &res->targets[i];
+
+		snprintf(tr->path, sizeof(tr->path), "%s", t->path);
+		tr->is_blkdev = t->is_blkdev;
+		tr->base = t->base;
+		tr->len = t->len;
+		tr->sparse = t->sparse;
+	}
+}
+
+static void sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
+			       .tv_nsec = (long)(t % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Run jobs [first, last) together until all are done. */
+static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
+		     uint64_t *tick, struct err *e)
+{
+	const uint64_t iv = r->opts.interval_ns;
+	unsigned left = last - first;
+	int ret;
+
+	for (unsigned j = first; j < last; j++) {
+		ret = job_run_start(&r->jrs[j], e);
+		if (ret) {
+			err_wrap(e, "job '%s'", r->jrs[j].job->name);
+			/* Stop what already started. */
+			for (unsigned k = first; k < j; k++) {
+				__atomic_store_n(&r->jrs[k].job_stop, 1, __ATOMIC_RELAXED);
+				job_run_join(&r->jrs[k]);
+			}
+			return ret;
+		}
+		r->job_started[j] = true;
+		sampler_job_started(r->sampler, j);
+		if (!r->jrs[j].ramp_end_ns)
+			take_base(r, j, r->jrs[j].start_ns);
+	}
+
+	while (left) {
+		uint64_t next = t0 + (*tick + 1) * iv, now;
+
+		/* Wake early for a ramp end, so the measured part starts on
+		 * time rather than at the next interval. */
+		for (unsigned j = first; j < last; j++)
+			if (!r->job_ended[j] && !r->base_taken[j] && r->jrs[j].ramp_end_ns < next)
+				next = r->jrs[j].ramp_end_ns;
+		/* Check for finished jobs every 10 ms so a short job does not
+		 * wait a whole interval for its end to be noticed. */
+		now = now_ns();
+		if (next > now + 10000000ull)
+			next = now + 10000000ull;
+		sleep_until_ns(next);
+		now = now_ns();
+
+		for (unsigned j = first; j < last; j++)
+			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].ramp_end_ns)
+				take_base(r, j, now);
+		for (unsigned j = first; j < last; j++) {
+			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
+				continue;
+			job_run_join(&r->jrs[j]);
+			if (!r->base_taken[j])
+				take_base(r, j, now);	/* ended inside its ramp */
+			r->job_ended[j] = true;
+			sampler_job_ended(r->sampler, j, now);
+			left--;
+		}
+		if (now >= t0 + (*tick + 1) * iv) {
+			sampler_tick(r->sampler, now);
+			(*tick)++;
+		}
+	}
+	return 0;
+}
+
+int run_execute(struct run *r, struct err *e)
+{
+	uint64_t t0, tick = 0;
+	struct timeval tv;
+	unsigned first = 0;
+	int ret = 0;
+
+	r->res.njobs = r->njobs;
+	r->res.jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*r->res.jobs));
+	if (!r->res.jobs)
+		return err_set(e, ENOMEM, "out of memory");
+	gettimeofday(&tv, NULL);
+	r->res.start_epoch_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	t0 = now_ns();
+	sampler_begin(r->sampler, t0);
+
+	while (first < r->njobs && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		unsigned last = first + 1;
+
+		while (last < r->njobs && !r->jl->jobs[last]->stonewall)
+			last++;
+		ret = run_group(r, first, last, t0, &tick, e);
+		if (ret)
+			break;
+		/* The next group's intervals start when it starts, but stay on
+		 * the run's grid of t0 + k * interval. */
+		tick = (now_ns() - t0) / r->opts.interval_ns;
+		first = last;
+	}
+	for (unsigned j = 0; j < r->njobs; j++)
+		collect_job(r, j);
+	r->res.duration_ns = now_ns() - t0;
+	r->res.interrupted = __atomic_load_n(&r->stop, __ATOMIC_RELAXED) != 0;
+	sampler_end(r->sampler, now_ns(), &r->res);
+	return ret;
+}
+
+void run_destroy(struct run *r)
+{
+	sampler_destroy(r->sampler);
+	for (unsigned i = 0; r->jrs && i < r->njobs; i++)
+		job_run_destroy(&r->jrs[i]);
+	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++)
+		free(r->res.jobs[i].targets);
+	free(r->res.jobs);
+	free(r->jrs);
+	free(r->stat_first);
+	free(r->job_started);
+	free(r->job_ended);
+	free(r->job_base_ns);
+	free(r->base);
+	free(r->base_taken);
+	stats_arena_destroy(&r->arena);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,805 @@
+/*
+ * sampler.c - per-interval telemetry: job counters next to the kernel's
+ * evidence, as CSV rows, the live status line and the run's totals.
+ *
+ * Each /proc and /sys file is opened once and re-read with pread. A
+ * source that cannot be read leaves its CSV cells empty and warns once;
+ * nothing unmeasured is ever written as a zero.
+ *
+ * Per-job rates are computed over the job's own interval (from its
+ * previous row to now), so a job that ends mid-interval gets a final
+ * short row with its real dt_s, and system-wide deltas on that row cover
+ * exactly the same span.
+ */
+#include "sampler.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "devinfo.h"
+#include "procfs.h"
+#include "run.h"
+
+#define MIB (1024.0 * 1024.0)
+
+const char sampler_csv_header[] =
+	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
+	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
+	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s";
+
+/* One snapshot of every system-wide source. */
+struct sys_snap {
+	uint64_t t;
+	bool tlb_ok, ksw_ok, vm_ok, mem_ok, cpu_ok;
+	uint64_t tlb;
+	uint64_t ksw_ticks;
+	struct procfs_vmstat vm;
+	struct procfs_meminfo mem;
+	struct procfs_cpu cpu;
+};
+
+/* A block device some job reads from. */
+struct dev_src {
+	char name[DEVINFO_NAME_MAX];
+	char role[16];
+	bool ok;
+	struct procfs_src src;
+	struct devinfo_blkstat last;
+};
+
+struct thread_samp {
+	struct procfs_src task;
+	bool task_open, task_failed;
+	uint64_t prev_ops, prev_bytes, prev_probe;
+	uint64_t prev_maj, prev_min;	/* at the previous row */
+	uint64_t base_maj, base_min;	/* at the start of the measured part */
+	bool base_from_start;		/* take the worker's own start values */
+	struct hist prev_lat;
+};
+
+struct job_samp {
+	bool active;
+	uint64_t last_t;
+	struct sys_snap last_sys;
+	unsigned nthreads;		/* workers + probe */
+	struct thread_samp *th;
+	/* Devices, as indices into sampler.devs: the job's primary devices
+	 * (what its targets sit on) and, for md, the members. */
+	unsigned ndev, nprimary;
+	unsigned dev[RESULT_MAX_DEVS];
+	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
+	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */
+	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
+	bool dev_end_taken;
+	bool faults_ok;			/* every interval's faults were readable */
+};
+
+struct sampler {
+	struct run *r;
+	FILE *csv;
+	bool csv_is_stdout;
+	bool csv_broken;
+	const char *proc;
+	long hz;
+	struct procfs_src interrupts, vmstat, meminfo, stat;
+	struct procfs_kswapd ksw;
+	bool have_ksw;
+	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task;
+	unsigned ndevs;
+	struct dev_src devs[RESULT_MAX_DEVS * 4];
+	struct job_samp *jobs;
+	uint64_t t0, epoch0_ms;
+	struct sys_snap begin, last_tick;
+	bool last_tick_ok;
+	double tlb_peak;
+	bool tlb_peak_ok;
+	struct hist scratch;		/* one thread's snapshot */
+	struct hist interval;		/* one job's interval */
+	struct hist diff;
+	uint64_t status_total_ns;	/* estimated run length for the status line */
+	size_t status_len;
+};
+
+static void warn_once(bool *flag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn_once(bool *flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*flag)
+		return;
+	*flag = true;
+	fprintf(stderr, "faultline: warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; its CSV cells stay empty\n");
+}
+
+/* ---- system sources ------------------------------------------------- */
+
+static void open_sys_sources(struct sampler *s)
+{
+	const char *root = s->proc;
+
+	if (procfs_src_open(&s->interrupts, root, "interrupts") < 0)
+		s->interrupts.fd = -1;
+	if (procfs_src_open(&s->vmstat, root, "vmstat") < 0)
+		s->vmstat.fd = -1;
+	if (procfs_src_open(&s->meminfo, root, "meminfo") < 0)
+		s->meminfo.fd = -1;
+	if (procfs_src_open(&s->stat, root, "stat") < 0)
+		s->stat.fd = -1;
+	s->have_ksw = procfs_kswapd_open(&s->ksw, root) == 0;
+}
+
+static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
+{
+	ssize_t n;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->t = now;
+
+	n = s->interrupts.fd >= 0 ? procfs_src_read(&s->interrupts) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_tlb(s->interrupts.buf, (size_t)n, &o->tlb, NULL);
+	o->tlb_ok = ret == 0;
+	if (!o->tlb_ok)
+		warn_once(&s->warned_tlb, "TLB shootdowns unavailable: %s",
+			  ret == -ENOENT ? PROCFS_TLB_ABSENT_WHY : strerror(-ret));
+
+	if (s->have_ksw) {
+		ret = procfs_kswapd_read(&s->ksw, &o->ksw_ticks);
+		o->ksw_ok = ret == 0;
+	}
+	if (!o->ksw_ok)
+		warn_once(&s->warned_ksw, "kswapd CPU time unavailable: %s",
+			  s->have_ksw ? "its stat file could not be read" : "no kswapd thread found");
+
+	n = s->vmstat.fd >= 0 ? procfs_src_read(&s->vmstat) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_vmstat(s->vmstat.buf, (size_t)n, &o->vm);
+	o->vm_ok = ret == 0 && procfs_vm_has(&o->vm, PROCFS_VM_PGSCAN_KSWAPD) &&
+		   procfs_vm_has(&o->vm, PROCFS_VM_PGSTEAL_KSWAPD);
+	if (!o->vm_ok)
+		warn_once(&s->warned_vm, "reclaim counters unavailable from %s/vmstat", s->proc);
+
+	n = s->meminfo.fd >= 0 ? procfs_src_read(&s->meminfo) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_meminfo(s->meminfo.buf, (size_t)n, &o->mem);
+	o->mem_ok = ret == 0 && procfs_mem_has(&o->mem, PROCFS_MEM_CACHED);
+	if (!o->mem_ok)
+		warn_once(&s->warned_mem, "page cache size unavailable from %s/meminfo", s->proc);
+
+	n = s->stat.fd >= 0 ? procfs_src_read(&s->stat) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_stat(s->stat.buf, (size_t)n, &o->cpu);
+	o->cpu_ok = ret == 0;
+	if (!o->cpu_ok)
+		warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
+}
+
+static uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
+{
+	return procfs_vm_has(&x->vm, k) ? x->vm.v[k] : 0;
+}
+
+static uint64_t pgscan(const struct sys_snap *x)
+{
+	return vm_get(x, PROCFS_VM_PGSCAN_KSWAPD) + vm_get(x, PROCFS_VM_PGSCAN_DIRECT);
+}
+
+static uint64_t pgsteal(const struct sys_snap *x)
+{
+	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
+}
+
+/* ---- devices -------------------------------------------------------- */
+
+static int dev_add(struct sampler *s, const char *name, const char *role, const struct devinfo *d)
+{
+	for (unsigned i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->devs[i].name, name))
+			return (int)i;
+	if (s->ndevs >= sizeof(s->devs) / sizeof(s->devs[0]))
+		return -ENOSPC;
+
+	struct dev_src *ds = &s->devs[s->ndevs];
+
+	snprintf(ds->name, sizeof(ds->name), "%s", name);
+	snprintf(ds->role, sizeof(ds->role), "%s", role);
+	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
+	if (!ds->ok)
+		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
+			d->stat_path, name);
+	return (int)s->ndevs++;
+}
+
+static void job_add_dev(struct job_samp *js, int idx)
+{
+	if (idx < 0 || js->ndev >= RESULT_MAX_DEVS)
+		return;
+	for (unsigned i = 0; i < js->ndev; i++)
+		if (js->dev[i] == (unsigned)idx)
+			return;
+	js->dev[js->ndev++] = (unsigned)idx;
+}
+
+/* The job's primary devices first (what its traffic is read from), then
+ * md members (reported, not summed: the array already counts them). */
+static void resolve_job_devices(struct sampler *s, unsigned j)
+{
+	const struct job_run *jr = &s->r->jrs[j];
+	struct job_samp *js = &s->jobs[j];
+	const char *sys = devinfo_sysroot();
+	struct devinfo di[RESULT_MAX_DEVS];
+	unsigned nd = 0;
+
+	if (jr->ops->flags & ENGINE_F_NO_TARGET)
+		return;
+	for (unsigned i = 0; i < jr->ntargets && nd < RESULT_MAX_DEVS; i++) {
+		struct err e = { 0 };
+		const struct target *t = &jr->targets[i];
+		const struct devinfo *use;
+		int idx;
+
+		memset(&di[nd], 0, sizeof(di[nd]));
+		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
+			fprintf(stderr, "faultline: warning: %s: no block device to sample (%s); device traffic stays empty\n",
+				t->path, e.msg);
+			continue;
+		}
+		/* A loop device's reads reach its backing file's device;
+		 * sample that, where it resolved. */
+		use = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
+		idx = dev_add(s, use->name, devinfo_kind_name(use->kind), use);
+		job_add_dev(js, idx);
+		nd++;
+	}
+	js->nprimary = js->ndev;
+	for (unsigned i = 0; i < nd; i++) {
+		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
+
+		/* md0p1 is a partition but carries its array's members. */
+		if (d->md_level[0])
+			for (unsigned m = 0; m < d->nmembers; m++)
+				job_add_dev(js, dev_add(s, d->members[m].name, "md-member", &d->members[m]));
+		devinfo_free(&di[i]);
+	}
+}
+
+static void read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out)
+{
+	for (unsigned i = 0; i < js->ndev; i++) {
+		struct dev_src *ds = &s->devs[js->dev[i]];
+
+		if (ds->ok && devinfo_stat_read(&ds->src, &out[i]) < 0)
+			ds->ok = false;
+		if (!ds->ok)
+			memset(&out[i], 0, sizeof(out[i]));
+	}
+}
+
+static bool job_devs_ok(const struct sampler *s, const struct job_samp *js)
+{
+	if (!js->nprimary)
+		return false;
+	for (unsigned i = 0; i < js->nprimary; i++)
+		if (!s->devs[js->dev[i]].ok)
+			return false;
+	return true;
+}
+
+/* ---- per-thread faults ---------------------------------------------- */
+
+/* A thread's fault counters now: its exit figures once it has exited,
+ * else its /proc task stat. false when neither can be had. */
+static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
+			  uint64_t *maj, uint64_t *min)
+{
+	struct procfs_task pt;
+	pid_t tid = STAT_LOAD(&st->tid);
+
+	if (STAT_LOAD(&st->done)) {
+		if (!st->rusage_ok)
+			return false;
+		*maj = st->exit_majflt;
+		*min = st->exit_minflt;
+		return true;
+	}
+	if (!tid)
+		return false;
+	if (!ts->task_open && !ts->task_failed) {
+		pid_t pid = st->pid == getpid() ? 0 : st->pid;
+
+		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
+			ts->task_failed = true;
+			warn_once(&s->warned_task, "per-thread fault counters unavailable (%s/.../task/%d/stat)",
+				  s->proc, (int)tid);
+		} else {
+			ts->task_open = true;
+		}
+	}
+	if (!ts->task_open || procfs_task_read(&ts->task, &pt) < 0) {
+		/* The thread may have exited between the checks: its exit
+		 * figures are published before done is set. */
+		if (STAT_LOAD(&st->done) && st->rusage_ok) {
+			*maj = st->exit_majflt;
+			*min = st->exit_minflt;
+			return true;
+		}
+		return false;
+	}
+	*maj = pt.majflt;
+	*min = pt.minflt;
+	return true;
+}
+
+/* ---- lifecycle ------------------------------------------------------ */
+
+int sampler_create(struct sampler **sp, struct run *r, struct err *e)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+
+	*sp = NULL;
+	if (!s)
+		return err_set(e, ENOMEM, "out of memory");
+	s->r = r;
+	s->proc = procfs_root();
+	s->hz = procfs_clk_tck();
+	s->jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*s->jobs));
+	if (!s->jobs) {
+		free(s);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	if (r->opts.csv_path) {
+		if (!strcmp(r->opts.csv_path, "-")) {
+			s->csv = stdout;
+			s->csv_is_stdout = true;
+		} else {
+			s->csv = fopen(r->opts.csv_path, "w");
+			if (!s->csv) {
+				int ret = err_set(e, errno, "--csv=%s: %s", r->opts.csv_path, strerror(errno));
+
+				free(s->jobs);
+				free(s);
+				return ret;
+			}
+		}
+	}
+	open_sys_sources(s);
+	for (unsigned j = 0; j < r->njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+
+		js->nthreads = job_run_nstats(r->jrs[j].job);
+		js->th = calloc(js->nthreads, sizeof(*js->th));
+		if (!js->th)
+			return err_set(e, ENOMEM, "out of memory");
+		resolve_job_devices(s, j);
+		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
+		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
+		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
+		if (!js->dev_last || !js->dev_base || !js->dev_end)
+			return err_set(e, ENOMEM, "out of memory");
+		js->faults_ok = true;
+		/* Estimated length for the status line: stonewall groups run
+		 * one after another, jobs of a group together. */
+	}
+	*sp = s;
+	return 0;
+}
+
+static uint64_t job_planned_ns(const struct job *j)
+{
+	if (!j->runtime_ns)
+		return 0;
+	return j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+}
+
+void sampler_begin(struct sampler *s, uint64_t now)
+{
+	struct timeval tv;
+	uint64_t group = 0;
+
+	s->t0 = now;
+	gettimeofday(&tv, NULL);
+	s->epoch0_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	read_sys(s, &s->begin, now);
+	s->last_tick = s->begin;
+	s->last_tick_ok = true;
+	s->status_total_ns = 0;
+	for (unsigned j = 0; j < s->r->njobs; j++) {
+		const struct job *job = s->r->jrs[j].job;
+
+		if (job->stonewall && j) {
+			s->status_total_ns += group;
+			group = 0;
+		}
+		if (!job_planned_ns(job)) {
+			s->status_total_ns = 0;
+			return;		/* unknown: some job runs until done */
+		}
+		if (job_planned_ns(job) > group)
+			group = job_planned_ns(job);
+	}
+	s->status_total_ns += group;
+	if (s->csv) {
+		fprintf(s->csv, "%s\n", sampler_csv_header);
+		fflush(s->csv);
+	}
+}
+
+void sampler_job_started(struct sampler *s, unsigned j)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct job_run *jr = &s->r->jrs[j];
+
+	js->active = true;
+	js->last_t = jr->start_ns;
+	read_sys(s, &js->last_sys, jr->start_ns);
+	read_job_devs(s, js, js->dev_last);
+	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+
+		hist_init(&ts->prev_lat);
+		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
+		/* A new thread starts with zero faults of its own. */
+		ts->prev_maj = ts->prev_min = 0;
+		ts->base_from_start = true;
+	}
+}
+
+void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct job_run *jr = &s->r->jrs[j];
+
+	(void)now;
+	read_job_devs(s, js, js->dev_base);
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &jr->stats[i];
+
+		ts->base_from_start = true;
+		if (STAT_LOAD(&st->running) &&
+		    thread_faults(s, ts, st, &ts->base_maj, &ts->base_min))
+			ts->base_from_start = false;
+	}
+}
+
+static void cell_f(char **p, char *end, bool ok, double v, int prec)
+{
+	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
+		   : snprintf(*p, (size_t)(end - *p), ",");
+
+	if (n > 0 && *p + n < end)
+		*p += n;
+}
+
+/* One CSV row for job @j covering [js->last_t, now). */
+static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
+		    double *mib_s_out, double *iops_out)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct job_run *jr = &s->r->jrs[j];
+	const struct job *job = jr->job;
+	const struct sys_snap *ps = &js->last_sys;
+	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
+	double dt = (double)(now - js->last_t) / 1e9;
+	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
+	bool faults_ok = true, ramp;
+	char line[2048], *p = line, *end = line + sizeof(line);
+
+	if (dt <= 0)
+		return;
+	hist_init(&s->interval);
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &jr->stats[i];
+		uint64_t o = STAT_LOAD(&st->ops), b = STAT_LOAD(&st->bytes);
+		uint64_t u = STAT_LOAD(&st->probe_units);
+		uint64_t mj, mn;
+
+		ops += o - ts->prev_ops;
+		bytes += b - ts->prev_bytes;
+		probe += u - ts->prev_probe;
+		ts->prev_ops = o;
+		ts->prev_bytes = b;
+		ts->prev_probe = u;
+		if (job->latency && i < jr->nworkers) {
+			hist_snapshot(&s->scratch, &st->lat);
+			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
+			hist_merge(&s->interval, &s->diff);
+			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
+		}
+		if (i >= jr->nworkers)
+			continue;	/* the probe's faults are not the job's */
+		if (thread_faults(s, ts, st, &mj, &mn)) {
+			maj += mj;
+			min += mn;
+			pmaj += ts->prev_maj;
+			pmin += ts->prev_min;
+			ts->prev_maj = mj;
+			ts->prev_min = mn;
+		} else if (STAT_LOAD(&st->tid)) {
+			faults_ok = false;
+		}
+	}
+	if (!faults_ok)
+		js->faults_ok = false;
+	read_job_devs(s, js, dcur);
+
+	ramp = jr->ramp_end_ns && js->last_t < jr->ramp_end_ns;
+	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
+		      (double)(now - s->t0) / 1e9,
+		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
+		      job->name, job->ioengine, job->rw == RW_RANDREAD ? "randread" : "read",
+		      jr->nworkers, ramp ? 1 : 0);
+	cell_f(&p, end, true, (double)ops / dt, 1);
+	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
+	if (mib_s_out)
+		*mib_s_out = (double)bytes / MIB / dt;
+	if (iops_out)
+		*iops_out = (double)ops / dt;
+	{
+		bool lat = job->latency && s->interval.n;
+
+		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0, 2);
+		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
+	}
+	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
+	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
+	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
+	cell_f(&p, end, sys->ksw_ok && ps->ksw_ok,
+	       (double)(sys->ksw_ticks - ps->ksw_ticks) / (double)s->hz / dt * 100.0, 2);
+	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgscan(sys) - pgscan(ps)) / dt, 1);
+	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgsteal(sys) - pgsteal(ps)) / dt, 1);
+	cell_f(&p, end, sys->mem_ok, (double)sys->mem.bytes[PROCFS_MEM_CACHED] / MIB, 1);
+	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_DIRTY),
+	       (double)sys->mem.bytes[PROCFS_MEM_DIRTY] / MIB, 1);
+	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
+	cell_f(&p, end, false, 0, 1);
+	{
+		bool ok = job_devs_ok(s, js);
+		uint64_t rb = 0, ri = 0;
+
+		for (unsigned i = 0; ok && i < js->nprimary; i++) {
+			rb += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
+			ri += dcur[i].read_ios - js->dev_last[i].read_ios;
+		}
+		cell_f(&p, end, ok, (double)rb / MIB / dt, 3);
+		cell_f(&p, end, ok, (double)ri / dt, 1);
+	}
+	{
+		const struct procfs_cpu *a = &ps->cpu, *b = &sys->cpu;
+		bool ok = sys->cpu_ok && ps->cpu_ok;
+		double user = ok ? (double)((b->user + b->nice) - (a->user + a->nice)) : 0;
+		double sy = ok ? (double)((b->system + b->irq + b->softirq) - (a->system + a->irq + a->softirq)) : 0;
+		double io = ok ? (double)(b->iowait - a->iowait) : 0;
+		double idle = ok ? (double)(b->idle - a->idle) : 0;
+		double steal = ok ? (double)(b->steal - a->steal) : 0;
+		double tot = user + sy + io + idle + steal;
+
+		ok = ok && tot > 0;
+		cell_f(&p, end, ok, ok ? user * 100 / tot : 0, 1);
+		cell_f(&p, end, ok, ok ? sy * 100 / tot : 0, 1);
+		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
+	}
+	cell_f(&p, end, jr->probe != NULL, (double)probe / dt, 1);
+
+	memcpy(js->dev_last, dcur, sizeof(dcur));
+	js->last_sys = *sys;
+	js->last_t = now;
+	if (s->csv && !s->csv_broken) {
+		if (fprintf(s->csv, "%s\n", line) < 0 || fflush(s->csv) != 0) {
+			s->csv_broken = true;
+			fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
+				strerror(errno));
+		}
+	}
+}
+
+static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *sys,
+			const double *mib, const double *iops)
+{
+	char buf[1024];
+	int n;
+
+	if (!s->r->opts.status_line)
+		return;
+	n = snprintf(buf, sizeof(buf), "[%.0fs", (double)(now - s->t0) / 1e9);
+	if (s->status_total_ns)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "/%.0fs", (double)s->status_total_ns / 1e9);
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, "]");
+	for (unsigned j = 0; j < s->r->njobs && n < (int)sizeof(buf) - 80; j++)
+		if (s->jobs[j].active)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s: %.1f MiB/s %.0f IOPS",
+				      s->r->jrs[j].job->name, mib[j], iops[j]);
+	if (sys->tlb_ok && s->last_tick_ok && s->last_tick.tlb_ok)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | TLB %.0f/s",
+			      (double)(sys->tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t));
+	if (sys->ksw_ok && s->last_tick.ksw_ok)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | kswapd %.1f%%",
+			      (double)(sys->ksw_ticks - s->last_tick.ksw_ticks) / (double)s->hz * 1e11 /
+				      (double)(now - s->last_tick.t));
+	fprintf(stderr, "\r%-*s", (int)s->status_len, buf);
+	s->status_len = (size_t)n;
+	fflush(stderr);
+}
+
+void sampler_tick(struct sampler *s, uint64_t now)
+{
+	struct sys_snap sys;
+	double mib[s->r->njobs ? s->r->njobs : 1], iops[s->r->njobs ? s->r->njobs : 1];
+
+	read_sys(s, &sys, now);
+	for (unsigned j = 0; j < s->r->njobs; j++) {
+		mib[j] = iops[j] = 0;
+		if (s->jobs[j].active)
+			job_row(s, j, now, &sys, &mib[j], &iops[j]);
+	}
+	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
+		double rate = (double)(sys.tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
+
+		if (!s->tlb_peak_ok || rate > s->tlb_peak)
+			s->tlb_peak = rate;
+		s->tlb_peak_ok = true;
+	}
+	status_line(s, now, &sys, mib, iops);
+	s->last_tick = sys;
+}
+
+void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
+{
+	struct job_samp *js = &s->jobs[j];
+	struct sys_snap sys;
+
+	if (!js->active)
+		return;
+	read_sys(s, &sys, now);
+	/* A final row only for a real remainder: a job that ends right on
+	 * an interval boundary already has its last row. */
+	if (now > js->last_t + 1000000ull)
+		job_row(s, j, now, &sys, NULL, NULL);
+	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
+	js->dev_end_taken = true;
+	js->active = false;
+}
+
+static void fill_host(struct host_result *h, const struct sys_snap *sys)
+{
+	struct utsname u;
+
+	if (gethostname(h->hostname, sizeof(h->hostname)) < 0)
+		h->hostname[0] = '\0';
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	h->ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	h->numa_nodes = numa_available() < 0 ? 1 : (unsigned)numa_num_configured_nodes();
+	h->mem_total = sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_TOTAL)
+			       ? sys->mem.bytes[PROCFS_MEM_TOTAL]
+			       : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
+{
+	struct sys_snap end;
+	struct sys_result *sr = &res->sys;
+
+	read_sys(s, &end, now);
+	if (s->r->opts.status_line && s->status_len)
+		fprintf(stderr, "\n");
+	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
+	if (sr->tlb_ok) {
+		sr->tlb_total = end.tlb - s->begin.tlb;
+		/* A run shorter than one interval has no interval rate: its
+		 * average is the best peak there is. */
+		sr->tlb_peak_per_s = s->tlb_peak_ok ? s->tlb_peak
+				     : (double)sr->tlb_total * 1e9 / (double)(now - s->t0);
+	}
+	sr->kswapd_ok = s->begin.ksw_ok && end.ksw_ok;
+	if (sr->kswapd_ok)
+		sr->kswapd_cpu_s = (double)(end.ksw_ticks - s->begin.ksw_ticks) / (double)s->hz;
+	sr->vm_ok = s->begin.vm_ok && end.vm_ok;
+	if (sr->vm_ok) {
+		sr->pgscan_kswapd = vm_get(&end, PROCFS_VM_PGSCAN_KSWAPD) - vm_get(&s->begin, PROCFS_VM_PGSCAN_KSWAPD);
+		sr->pgscan_direct = vm_get(&end, PROCFS_VM_PGSCAN_DIRECT) - vm_get(&s->begin, PROCFS_VM_PGSCAN_DIRECT);
+		sr->pgsteal_kswapd = vm_get(&end, PROCFS_VM_PGSTEAL_KSWAPD) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_KSWAPD);
+		sr->pgsteal_direct = vm_get(&end, PROCFS_VM_PGSTEAL_DIRECT) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_DIRECT);
+		sr->pgmajfault = vm_get(&end, PROCFS_VM_PGMAJFAULT) - vm_get(&s->begin, PROCFS_VM_PGMAJFAULT);
+	}
+	sr->cache_ok = s->begin.mem_ok && end.mem_ok;
+	if (sr->cache_ok) {
+		sr->cache_start = s->begin.mem.bytes[PROCFS_MEM_CACHED];
+		sr->cache_end = end.mem.bytes[PROCFS_MEM_CACHED];
+	}
+	fill_host(&res->host, &end);
+
+	for (unsigned j = 0; j < s->r->njobs && j < res->njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+		const struct job_run *jr = &s->r->jrs[j];
+		struct job_result *jres = &res->jobs[j];
+		bool ok = true;
+
+		/* Faults of the measured part: exit figures minus the base. */
+		jres->majflt = jres->minflt = 0;
+		for (unsigned i = 0; i < jr->nworkers; i++) {
+			const struct thread_stats *st = &jr->stats[i];
+			const struct thread_samp *ts = &js->th[i];
+			uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
+			uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
+
+			if (!st->done || !st->rusage_ok) {
+				ok = false;
+				continue;
+			}
+			jres->majflt += st->exit_majflt - bmaj;
+			jres->minflt += st->exit_minflt - bmin;
+		}
+		jres->faults_ok = ok && jr->nworkers;
+
+		if (!js->dev_end_taken)
+			read_job_devs(s, js, js->dev_end);
+		jres->ndevs = 0;
+		for (unsigned i = 0; i < js->ndev && i < RESULT_MAX_DEVS; i++) {
+			const struct dev_src *ds = &s->devs[js->dev[i]];
+			struct dev_result *dr = &jres->devs[jres->ndevs++];
+
+			snprintf(dr->name, sizeof(dr->name), "%s", ds->name);
+			snprintf(dr->role, sizeof(dr->role), "%s", i < js->nprimary ? ds->role : "md-member");
+			dr->ok = ds->ok;
+			if (ds->ok) {
+				dr->read_bytes = devinfo_read_bytes(&js->dev_end[i]) - devinfo_read_bytes(&js->dev_base[i]);
+				dr->read_ios = js->dev_end[i].read_ios - js->dev_base[i].read_ios;
+			}
+		}
+		jres->dev_ok = job_devs_ok(s, js);
+		jres->dev_read_bytes = 0;
+		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++)
+			jres->dev_read_bytes += jres->devs[i].read_bytes;
+		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
+		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
+			if (js->nprimary)
+				snprintf(jres->targets[t].device, sizeof(jres->targets[t].device), "%s",
+					 s->devs[js->dev[t < js->nprimary ? t : 0]].name);
+	}
+}
+
+void sampler_destroy(struct sampler *s)
+{
+	if (!s)
+		return;
+	if (s->csv && !s->csv_is_stdout)
+		fclose(s->csv);
+	else if (s->csv)
+		fflush(s->csv);
+	procfs_src_close(&s->interrupts);
+	procfs_src_close(&s->vmstat);
+	procfs_src_close(&s->meminfo);
+	procfs_src_close(&s->stat);
+	if (s->have_ksw)
+		procfs_kswapd_close(&s->ksw);
+	for (unsigned i = 0; i < s->ndevs; i++)
+		procfs_src_close(&s->devs[i].src);
+	for (unsigned j = 0; j < s->r->njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+
+		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+			if (js->th[i].task_open)
+				procfs_src_close(&js->th[i].task);
+		free(js->th);
+		free(js->dev_last);
+		free(js->dev_base);
+		free(js->dev_end);
+	}
+	free(s->jobs);
+	free(s);
+}

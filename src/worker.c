@@ -1,0 +1,750 @@
+/*
+ * worker.c - the one worker loop every engine shares.
+ *
+ * A worker takes (target, offset) pairs from its generator, hands them
+ * to the engine, consumes the bytes with touch, and counts. Two loops:
+ * a synchronous one (psync, mmap, null: one clock read per request,
+ * chained so the end of one request is the start of the next) and an
+ * asynchronous one (io_uring, libaio: a batch of iodepth requests in
+ * flight, one clock read per batch issued and per batch reaped).
+ *
+ * Hot path rules: no locks, no shared atomics, no allocation, no system
+ * call beyond the I/O itself. Counters go to the worker's own
+ * thread_stats with plain (relaxed) stores.
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "placement.h"
+#include "touch.h"
+
+/* Slot buffers are page-aligned so O_DIRECT and registered buffers
+ * accept them. */
+#define BUF_ALIGN 4096
+
+/* With latency off the loop reads the clock only every this many
+ * requests to notice the deadline: about a microsecond of work at the
+ * fastest engine, so a run ends within microseconds of its deadline. */
+#define DEADLINE_CHECK_EVERY 64
+
+/* A request that returns no bytes at all is an error, but an engine
+ * reporting a short read is treated the same way: the region was laid
+ * out to be fully readable, so a short read means the target shrank. */
+
+/* ---- SIGBUS: an mmap access whose page cannot be read ---------------- */
+
+static __thread sigjmp_buf *bus_jmp;
+static __thread void *bus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (!bus_jmp) {
+		/* Not inside a worker's access: a real bug, die loudly. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	bus_addr = si->si_addr;
+	siglongjmp(*bus_jmp, 1);
+}
+
+static void install_sigbus_once(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+static void install_sigbus(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, install_sigbus_once);
+}
+
+/* ---- errors ---------------------------------------------------------- */
+
+static void worker_fail(struct worker *w, int code, unsigned target, uint64_t off,
+			const char *what)
+{
+	struct thread_stats *st = w->st;
+
+	st->error.code = code < 0 ? -code : code;
+	st->error.target = target;
+	st->error.offset = off;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", what);
+	STAT_STORE(&st->failed, 1);
+	/* The job is failed: its other workers stop too. */
+	__atomic_store_n(&w->jr->job_stop, 1, __ATOMIC_RELAXED);
+}
+
+static void worker_fail_bus(struct worker *w)
+{
+	const struct job_run *jr = w->jr;
+	uintptr_t a = (uintptr_t)bus_addr;
+
+	for (unsigned i = w->tfirst; i < w->tfirst + w->tcount; i++) {
+		const struct target *t = &jr->targets[i];
+		uintptr_t lo = (uintptr_t)t->map;
+
+		if (t->map && a >= lo && a < lo + t->map_len) {
+			worker_fail(w, EIO, i, a - lo, "SIGBUS on mmap access (file truncated or read error)");
+			return;
+		}
+	}
+	worker_fail(w, EIO, w->tfirst, 0, "SIGBUS at an address outside the job's mappings");
+}
+
+static inline bool should_stop(const struct worker *w)
+{
+	return __atomic_load_n(w->jr->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&w->jr->job_stop, __ATOMIC_RELAXED);
+}
+
+/* ---- the loops ------------------------------------------------------- */
+
+static inline bool complete_ok(struct worker *w, struct io_req *r)
+{
+	if (r->res == (int64_t)r->len)
+		return true;
+	if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, w->jr->ops->name);
+	else
+		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
+	return false;
+}
+
+static inline void consume(struct worker *w, const struct io_req *r)
+{
+	const struct job *j = w->jr->job;
+
+	if (r->data)
+		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+}
+
+static void loop_sync(struct worker *w)
+{
+	const struct job_run *jr = w->jr;
+	const struct engine_ops *ops = jr->ops;
+	struct thread_stats *st = w->st;
+	struct io_req *r = &w->reqs[0];
+	const bool lat = jr->job->latency;
+	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
+	uint64_t t0 = now_ns(), t1, n = 0;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	int ret;
+
+	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
+		r->target = (uint16_t)tgt;
+		r->off = off;
+		r->len = len;
+		ret = ops->queue(w, r);
+		if (ret < 0) {
+			worker_fail(w, ret, tgt, off, ops->name);
+			break;
+		}
+		if (!complete_ok(w, r))
+			break;
+		consume(w, r);
+		stat_add(&st->ops, 1);
+		stat_add(&st->bytes, len);
+		if (lat) {
+			t1 = now_ns();
+			hist_add(&st->lat, t1 - t0);
+			t0 = t1;
+			if (t1 >= deadline)
+				break;
+		} else if (++n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= deadline) {
+			break;
+		}
+	}
+}
+
+static void loop_async(struct worker *w)
+{
+	const struct job_run *jr = w->jr;
+	const struct engine_ops *ops = jr->ops;
+	struct thread_stats *st = w->st;
+	const bool lat = jr->job->latency;
+	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
+	const unsigned depth = jr->job->iodepth;
+	struct io_req **done = NULL;
+	uint16_t *freeslots = NULL;
+	unsigned nfree = depth, inflight = 0;
+	bool more = true, stopping = false;
+	uint64_t t;
+	int ret;
+
+	done = calloc(depth, sizeof(*done));
+	freeslots = calloc(depth, sizeof(*freeslots));
+	if (!done || !freeslots) {
+		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
+		goto out;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		freeslots[i] = (uint16_t)(depth - 1 - i);
+
+	for (;;) {
+		if (!stopping && (should_stop(w) || now_ns() >= deadline))
+			stopping = true;
+		if (!stopping && more && nfree) {
+			t = lat ? now_ns() : 0;
+			while (nfree) {
+				struct io_req *r;
+				unsigned tgt;
+				uint64_t off;
+				uint32_t len;
+
+				if (!gen_next(&w->gen, &tgt, &off, &len)) {
+					more = false;
+					break;
+				}
+				r = &w->reqs[freeslots[--nfree]];
+				r->target = (uint16_t)tgt;
+				r->off = off;
+				r->len = len;
+				r->t_issue = t;
+				ret = ops->queue(w, r);
+				if (ret < 0) {
+					worker_fail(w, ret, tgt, off, ops->name);
+					freeslots[nfree++] = r->slot;
+					stopping = true;
+					break;
+				}
+				if (ret == ENGINE_DONE) {
+					if (!complete_ok(w, r)) {
+						stopping = true;
+						freeslots[nfree++] = r->slot;
+						break;
+					}
+					consume(w, r);
+					stat_add(&st->ops, 1);
+					stat_add(&st->bytes, r->len);
+					if (lat)
+						hist_add(&st->lat, now_ns() - t);
+					freeslots[nfree++] = r->slot;
+					continue;
+				}
+				inflight++;
+			}
+			if (ops->submit) {
+				ret = ops->submit(w);
+				if (ret < 0) {
+					worker_fail(w, ret, w->tfirst, 0, "submit");
+					stopping = true;
+				}
+			}
+		}
+		if (!inflight) {
+			if (stopping || !more)
+				break;
+			continue;
+		}
+		/* Keep the queue full while there is work; drain at the end
+		 * so no buffer is freed under an in-flight read. */
+		ret = ops->reap(w, (stopping || !more) ? inflight : 1, depth, done);
+		if (ret < 0) {
+			if (ret == -EINTR)
+				continue;
+			worker_fail(w, ret, w->tfirst, 0, "reap");
+			/* Buffers may still be in flight: leave them allocated. */
+			done = NULL;
+			goto out_leak;
+		}
+		t = lat ? now_ns() : 0;
+		for (int i = 0; i < ret; i++) {
+			struct io_req *r = done[i];
+
+			inflight--;
+			freeslots[nfree++] = r->slot;
+			if (stopping && st->failed)
+				continue;
+			if (!complete_ok(w, r)) {
+				stopping = true;
+				continue;
+			}
+			consume(w, r);
+			stat_add(&st->ops, 1);
+			stat_add(&st->bytes, r->len);
+			if (lat)
+				hist_add(&st->lat, t - r->t_issue);
+		}
+	}
+out:
+	free(done);
+out_leak:
+	free(freeslots);
+}
+
+/* ---- the CPU probe (SPEC 2 cpu_probe) -------------------------------- */
+
+/* One work unit: a fixed chain of integer mixing, about a microsecond
+ * of pure CPU with no memory traffic, so its rate shows how much CPU the
+ * I/O threads leave over. */
+#define PROBE_ROUNDS_PER_UNIT 1024
+
+static void *probe_main(void *arg)
+{
+	struct job_run *jr = arg;
+	struct thread_stats *st = jr->probe;
+	uint64_t x = 0x9e3779b97f4a7c15ull, n = 0;
+
+	STAT_STORE(&st->tid, gettid());
+	st->start_ns = now_ns();
+	STAT_STORE(&st->running, 1);
+	while (!__atomic_load_n(&jr->probe_stop, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(jr->stop, __ATOMIC_RELAXED)) {
+		for (int i = 0; i < PROBE_ROUNDS_PER_UNIT; i++) {
+			x += 0x9e3779b97f4a7c15ull;
+			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+		}
+		stat_add(&st->probe_units, 1);
+		n++;
+	}
+	st->end_ns = now_ns();
+	STAT_STORE(&st->running, 0);
+	STAT_STORE(&st->done, 1);
+	/* Publish the result so the loop cannot be optimised away. */
+	st->pad_hot[0] = x + n;
+	return NULL;
+}
+
+/* ---- a worker thread ------------------------------------------------- */
+
+static void sleep_until(const struct worker *w, uint64_t when)
+{
+	while (!should_stop(w)) {
+		uint64_t now = now_ns();
+		struct timespec ts;
+		uint64_t left;
+
+		if (now >= when)
+			return;
+		/* Sleep in slices so Ctrl-C is noticed. */
+		left = when - now < 50000000ull ? when - now : 50000000ull;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int thread_faults(uint64_t *maj, uint64_t *min)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return -errno;
+	*maj = (uint64_t)ru.ru_majflt;
+	*min = (uint64_t)ru.ru_minflt;
+	return 0;
+}
+
+static int worker_alloc(struct worker *w, struct err *e)
+{
+	const struct job_run *jr = w->jr;
+	const struct job *j = jr->job;
+	unsigned depth = (jr->ops->flags & ENGINE_F_ASYNC) ? j->iodepth : 1;
+
+	w->reqs = calloc(depth, sizeof(*w->reqs));
+	if (!w->reqs)
+		return err_set(e, ENOMEM, "allocating %u request slots", depth);
+	if (jr->ops->flags & ENGINE_F_BUFFERS) {
+		size_t bytes = (size_t)depth * jr->bs_stride;
+
+		w->bufs = aligned_alloc(BUF_ALIGN, bytes);
+		if (!w->bufs)
+			return err_set(e, ENOMEM, "allocating %zu bytes of I/O buffers", bytes);
+		/* Fault the buffers in now, not inside the first timed reads. */
+		memset(w->bufs, 0, bytes);
+	}
+	for (unsigned i = 0; i < depth; i++) {
+		w->reqs[i].slot = (uint16_t)i;
+		w->reqs[i].buf = w->bufs ? w->bufs + (size_t)i * jr->bs_stride : NULL;
+	}
+	if (j->touch == TOUCH_COPY) {
+		w->copybuf = aligned_alloc(BUF_ALIGN, jr->bs_stride);
+		if (!w->copybuf)
+			return err_set(e, ENOMEM, "allocating the copy buffer");
+		memset(w->copybuf, 0, jr->bs_stride);
+	}
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct job_run *jr = w->jr;
+	struct thread_stats *st = w->st;
+	sigjmp_buf jb;
+	struct err e = { 0 };
+	int ret;
+
+	STAT_STORE(&st->tid, gettid());
+	st->pid = getpid();
+	ret = placement_apply(jr->job, &e);
+	if (!ret)
+		ret = worker_alloc(w, &e);
+	if (!ret && jr->ops->init)
+		ret = jr->ops->init(w, &e);
+	if (ret) {
+		worker_fail(w, ret, w->tfirst, 0, e.msg);
+		goto out_free;
+	}
+	if (jr->job->startdelay_ns)
+		sleep_until(w, jr->start_ns + jr->job->startdelay_ns);
+
+	thread_faults(&st->start_majflt, &st->start_minflt);
+	st->start_ns = now_ns();
+	STAT_STORE(&st->running, 1);
+	if (sigsetjmp(jb, 1)) {
+		bus_jmp = NULL;
+		worker_fail_bus(w);
+		goto out_stop;
+	}
+	bus_jmp = &jb;
+	if (jr->ops->flags & ENGINE_F_ASYNC)
+		loop_async(w);
+	else
+		loop_sync(w);
+	bus_jmp = NULL;
+out_stop:
+	st->end_ns = now_ns();
+	st->rusage_ok = thread_faults(&st->exit_majflt, &st->exit_minflt) == 0;
+	STAT_STORE(&st->running, 0);
+	if (jr->ops->exit)
+		jr->ops->exit(w);
+out_free:
+	STAT_STORE(&st->done, 1);
+	free(w->copybuf);
+	free(w->bufs);
+	free(w->reqs);
+	w->copybuf = NULL;
+	w->bufs = NULL;
+	w->reqs = NULL;
+	return NULL;
+}
+
+/* ---- preparing a job ------------------------------------------------- */
+
+unsigned job_run_nstats(const struct job *job)
+{
+	return job->numjobs + (job->cpu_probe ? 1 : 0);
+}
+
+/* Bytes of target @t a job uses: size, size=N%, or the rest from offset. */
+static int region_len(const struct job *j, const char *path, uint64_t *len, struct err *e)
+{
+	uint64_t dev_size;
+	int ret;
+
+	if (!j->size_pct) {
+		*len = j->size;
+		return 0;
+	}
+	ret = target_probe_size(path, &dev_size, e);
+	if (ret)
+		return ret;
+	*len = dev_size > j->offset ? (dev_size - j->offset) / 100 * j->size_pct : 0;
+	return 0;
+}
+
+static int open_targets(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	char path[4096];
+	unsigned n = 0;
+	int ret;
+
+	if (jr->ops->flags & ENGINE_F_NO_TARGET) {
+		/* One virtual target so the generator has a region. A null
+		 * job with no size runs one TiB of requests per pass. */
+		jr->ntargets = 1;
+		jr->targets = calloc(1, sizeof(*jr->targets));
+		if (!jr->targets)
+			return err_set(e, ENOMEM, "out of memory");
+		jr->targets[0].path = strdup("(null engine)");
+		jr->targets[0].fd = jr->targets[0].fd_direct = -1;
+		jr->targets[0].base = j->offset;
+		jr->targets[0].len = j->size ? j->size : 1ull << 40;
+		jr->targets[0].dev_size = j->offset + jr->targets[0].len;
+		return 0;
+	}
+
+	if (j->filename) {
+		const char *p = j->filename;
+
+		for (const char *q = p; *q; q++)
+			n += *q == ':';
+		n++;
+		jr->targets = calloc(n, sizeof(*jr->targets));
+		if (!jr->targets)
+			return err_set(e, ENOMEM, "out of memory");
+		for (unsigned i = 0; i < n; i++) {
+			const char *end = strchr(p, ':');
+			size_t l = end ? (size_t)(end - p) : strlen(p);
+			uint64_t len;
+
+			if (l == 0 || l >= sizeof(path))
+				return err_set(e, EINVAL, "filename: empty or overlong path in '%s'", j->filename);
+			memcpy(path, p, l);
+			path[l] = '\0';
+			ret = region_len(j, path, &len, e);
+			if (!ret)
+				ret = target_open(&jr->targets[i], path, j->offset, len, j->bs, j->direct,
+						  jr->hooks, e);
+			if (ret)
+				return ret;
+			jr->ntargets = i + 1;
+			p = end ? end + 1 : p + l;
+		}
+		return 0;
+	}
+
+	/* Scratch files: each worker gets its own nrfiles, as in fio. */
+	n = j->numjobs * j->nrfiles;
+	jr->targets = calloc(n, sizeof(*jr->targets));
+	if (!jr->targets)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t fsize = j->filesize ? j->filesize : j->size / j->nrfiles;
+
+		snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
+			 j->name, i / j->nrfiles, i % j->nrfiles);
+		ret = target_open(&jr->targets[i], path, j->offset, fsize, j->bs, j->direct,
+				  jr->hooks, e);
+		if (ret)
+			return ret;
+		jr->ntargets = i + 1;
+	}
+	return 0;
+}
+
+static uint64_t pick_seed(const struct job *j)
+{
+	uint64_t seed;
+
+	if (j->randseed_set)
+		return j->randseed;
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		seed = now_ns();
+	return seed;
+}
+
+int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
+		    struct thread_stats *stats, int *stop,
+		    const struct target_hooks *hooks, struct err *e)
+{
+	struct gen_region *regions = NULL;
+	uint64_t seed;
+	int ret;
+
+	memset(jr, 0, sizeof(*jr));
+	jr->job = job;
+	jr->index = index;
+	jr->stop = stop;
+	jr->hooks = hooks;
+	jr->stats = stats;
+	jr->nworkers = job->numjobs;
+	jr->probe = job->cpu_probe ? &stats[job->numjobs] : NULL;
+	jr->bs_stride = (job->bs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+	jr->ops = engine_find(job->ioengine);
+	if (!jr->ops)
+		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
+
+	ret = placement_check(job, e);
+	if (ret)
+		return ret;
+	ret = open_targets(jr, e);
+	if (ret)
+		goto fail;
+
+	/* Whole requests only: a region is used up to its last full block. */
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		struct target *t = &jr->targets[i];
+
+		t->len -= t->len % job->bs;
+		if (t->len == 0) {
+			ret = err_set(e, EINVAL, "%s: the region used (offset %llu) is smaller than bs=%llu",
+				      t->path, (unsigned long long)job->offset,
+				      (unsigned long long)job->bs);
+			goto fail;
+		}
+	}
+
+	jr->cursors = aligned_alloc(CACHELINE, (size_t)jr->ntargets * sizeof(*jr->cursors));
+	jr->workers = calloc(jr->nworkers, sizeof(*jr->workers));
+	regions = calloc(jr->ntargets, sizeof(*regions));
+	if (!jr->cursors || !jr->workers || !regions) {
+		ret = err_set(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	memset(jr->cursors, 0, (size_t)jr->ntargets * sizeof(*jr->cursors));
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		regions[i].base = jr->targets[i].base;
+		regions[i].len = jr->targets[i].len;
+	}
+
+	seed = pick_seed(job);
+	for (unsigned i = 0; i < jr->nworkers; i++) {
+		struct worker *w = &jr->workers[i];
+		const bool scratch = !job->filename && !(jr->ops->flags & ENGINE_F_NO_TARGET);
+		struct gen_config gc = {
+			.rw = job->rw,
+			.scan = job->scan,
+			.fst = job->file_service_type,
+			.dist = job->random_distribution,
+			.zipf_theta = job->zipf_theta,
+			.bs = job->bs,
+			.scan_chunk = job->scan_chunk,
+			.seed = seed,
+			/* Scratch files belong to one worker: it is the only
+			 * one slicing or scanning them. */
+			.worker = scratch ? 0 : i,
+			.nworkers = scratch ? 1 : jr->nworkers,
+			.wrap = job->time_based,
+			.io_limit = job->io_size,
+		};
+
+		w->jr = jr;
+		w->id = i;
+		w->st = &stats[i];
+		w->tfirst = scratch ? i * job->nrfiles : 0;
+		w->tcount = scratch ? job->nrfiles : jr->ntargets;
+		/* Scratch files are private to a worker: a shared cursor
+		 * over them would be one worker's anyway. */
+		ret = gen_init(&w->gen, &gc, w->tcount, regions + w->tfirst,
+			       jr->cursors + w->tfirst, e);
+		if (ret)
+			goto fail;
+	}
+	free(regions);
+	return 0;
+fail:
+	free(regions);
+	job_run_destroy(jr);
+	return ret;
+}
+
+/* Cold start and access-pattern advice, applied just before the job runs
+ * (not at prepare time: an earlier stonewalled job may have warmed the
+ * cache since). */
+static void prepare_cache(struct job_run *jr)
+{
+	const struct job *j = jr->job;
+	static const int fadv[] = {
+		[FADV_M_NORMAL] = POSIX_FADV_NORMAL,
+		[FADV_M_RANDOM] = POSIX_FADV_RANDOM,
+		[FADV_M_SEQUENTIAL] = POSIX_FADV_SEQUENTIAL,
+	};
+
+	if (jr->ops->flags & ENGINE_F_NO_TARGET)
+		return;
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		struct target *t = &jr->targets[i];
+		struct err e = { 0 };
+
+		if (j->invalidate && target_invalidate(t, &e) < 0 && jr->hooks && jr->hooks->warn)
+			jr->hooks->warn(jr->hooks->arg, e.msg);
+		if (j->fadvise != FADV_M_NORMAL)
+			posix_fadvise(t->fd, (off_t)t->base, (off_t)t->len, fadv[j->fadvise]);
+	}
+}
+
+int job_run_start(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	int ret;
+
+	install_sigbus();
+	prepare_cache(jr);
+	if (jr->ops->job_setup) {
+		ret = jr->ops->job_setup(jr, e);
+		if (ret)
+			return ret;
+		jr->setup_done = true;
+	}
+	jr->start_ns = now_ns();
+	if (j->ramp_ns)
+		jr->ramp_end_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns;
+	if (j->runtime_ns)
+		jr->deadline_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+
+	for (unsigned i = 0; i < jr->nworkers; i++) {
+		struct worker *w = &jr->workers[i];
+
+		ret = pthread_create(&w->thread, NULL, worker_main, w);
+		if (ret) {
+			err_set(e, ret, "starting worker %u of job %s: %s", i, j->name, strerror(ret));
+			__atomic_store_n(&jr->job_stop, 1, __ATOMIC_RELAXED);
+			job_run_join(jr);
+			return -ret;
+		}
+		w->started = true;
+	}
+	if (jr->probe) {
+		ret = pthread_create(&jr->probe_thread, NULL, probe_main, jr);
+		if (ret == 0)
+			jr->probe_started = true;
+	}
+	return 0;
+}
+
+void job_run_join(struct job_run *jr)
+{
+	for (unsigned i = 0; i < jr->nworkers; i++) {
+		if (jr->workers[i].started)
+			pthread_join(jr->workers[i].thread, NULL);
+		jr->workers[i].started = false;
+	}
+	if (jr->probe_started) {
+		__atomic_store_n(&jr->probe_stop, 1, __ATOMIC_RELAXED);
+		pthread_join(jr->probe_thread, NULL);
+		jr->probe_started = false;
+	}
+	if (jr->setup_done && jr->ops->job_teardown)
+		jr->ops->job_teardown(jr);
+	jr->setup_done = false;
+}
+
+bool job_run_finished(const struct job_run *jr)
+{
+	for (unsigned i = 0; i < jr->nworkers; i++)
+		if (!STAT_LOAD(&jr->stats[i].done))
+			return false;
+	return true;
+}
+
+void job_run_destroy(struct job_run *jr)
+{
+	if (jr->workers) {
+		for (unsigned i = 0; i < jr->nworkers; i++)
+			gen_free(&jr->workers[i].gen);
+		free(jr->workers);
+	}
+	for (unsigned i = 0; i < jr->ntargets; i++)
+		target_close(&jr->targets[i]);
+	free(jr->targets);
+	free(jr->cursors);
+	jr->workers = NULL;
+	jr->targets = NULL;
+	jr->cursors = NULL;
+	jr->ntargets = 0;
+}

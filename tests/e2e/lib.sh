@@ -1,0 +1,62 @@
+# tests/e2e/lib.sh - a small harness for end-to-end tests that run the
+# binary. Each check prints "ok" or "FAIL" with its name; the last line
+# is "N passed, N failed" and the exit status is non-zero on a failure.
+set -u
+
+FAULTLINE=${FAULTLINE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/faultline}
+PY=python3
+# Debian's python3 has the json module like any other; prefer PATH's.
+command -v "$PY" >/dev/null || PY=/usr/bin/python3
+
+E2E_PASS=0
+E2E_FAIL=0
+# Scratch space on the disk, not tmpfs, so O_DIRECT and device telemetry
+# behave as on a user's file; removed on exit.
+E2E_TMP=$(mktemp -d "${E2E_DIR:-/var/tmp}/faultline-e2e.XXXXXX")
+trap 'rm -rf "$E2E_TMP"' EXIT
+
+pass() { E2E_PASS=$((E2E_PASS + 1)); echo "ok   - $1"; }
+fail() { E2E_FAIL=$((E2E_FAIL + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; return 0; }
+
+# expect_exit CODE NAME CMD... : run CMD, check its exit status.
+expect_exit() {
+	local want=$1 name=$2 got
+	shift 2
+	"$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $got, wanted $want" "$(head -c 600 "$E2E_TMP/err")"
+	fi
+}
+
+# expect_err_has TEXT NAME: the last command's stderr contains TEXT.
+expect_err_has() {
+	if grep -qF -- "$1" "$E2E_TMP/err"; then
+		pass "$2"
+	else
+		fail "$2" "stderr lacks '$1'" "$(head -c 600 "$E2E_TMP/err")"
+	fi
+}
+
+# pycheck NAME SCRIPT ARGS...: a Python assertion script over files.
+pycheck() {
+	local name=$1
+	shift
+	if "$PY" -c "$@" 2>"$E2E_TMP/pyerr"; then
+		pass "$name"
+	else
+		fail "$name" "$(tail -n 3 "$E2E_TMP/pyerr")"
+	fi
+}
+
+# A data file of real bytes, read back through the page cache.
+mkdata() { # path size_mib
+	head -c "$(( $2 * 1024 * 1024 ))" /dev/urandom >"$1"
+}
+
+e2e_done() {
+	echo "$E2E_PASS passed, $E2E_FAIL failed"
+	[ "$E2E_FAIL" -eq 0 ]
+}
