@@ -190,6 +190,17 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
+		/* Counters start at zero; a job without ramp_time measures
+		 * from its first request, so its base is that zero, taken
+		 * before any worker can count. */
+		unsigned n = job_run_nstats(r->jrs[j].job);
+
+		for (unsigned i = 0; i < n; i++) {
+			struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+			b->ops = b->bytes = b->probe_units = 0;
+			hist_init(&b->lat);
+		}
 		ret = job_run_start(&r->jrs[j], e);
 		if (ret) {
 			err_wrap(e, "job '%s'", r->jrs[j].job->name);
@@ -202,8 +213,11 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 		}
 		r->job_started[j] = true;
 		sampler_job_started(r->sampler, j);
-		if (!r->jrs[j].ramp_end_ns)
-			take_base(r, j, r->jrs[j].start_ns);
+		if (!r->jrs[j].ramp_end_ns) {
+			r->job_base_ns[j] = r->jrs[j].start_ns;
+			r->base_taken[j] = true;
+			sampler_job_measure_start(r->sampler, j, r->jrs[j].start_ns);
+		}
 	}
 
 	while (left) {

@@ -1,0 +1,730 @@
+/*
+ * json_out.c - the run's results as JSON; see json_out.h.
+ *
+ * Layout: fio 3.33's where fio has the concept (checked against the
+ * output of `fio --output-format=json`), so fio-reading tools work:
+ *
+ *   { "faultline version", "timestamp", "timestamp_ms", "time",
+ *     "jobs": [ { "jobname", "groupid", "error", "job options",
+ *                 "read": { io_bytes ... lat_ns, clat_ns },
+ *                 "write", "trim" (all zero: faultline only reads),
+ *                 "job_runtime", "usr_cpu", "sys_cpu", "ctx", "majf", "minf",
+ *                 "latency_ns", "latency_us", "latency_ms",
+ *                 "faultline": { what fio lacks } } ],
+ *     "disk_util": [ ... ],
+ *     "faultline": { version, host, system, interrupted, duration_ms } }
+ *
+ * A telemetry figure whose source could not be read (its _ok flag is
+ * false) is JSON null, never 0. Zeros that remain are true: the write
+ * and trim directions, short and dropped I/Os.
+ *
+ * Latency: faultline measures one latency per request, from issue to
+ * completion as seen by the worker, with no separate submission part.
+ * fio keeps its percentiles in clat_ns by default and SPEC 7 asks for
+ * them in lat_ns, so both objects carry the same figures, percentiles
+ * included; slat_ns is fio's "not measured" form (N = 0).
+ */
+#include "json_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "options.h"
+
+/* fio 3.33's default percentile_list, keys printed as "%f". */
+static const double fio_percentiles[] = {
+	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0,
+	95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+};
+
+/*
+ * fio's latency_{ns,us,ms} bins (stat.c): key k[i] holds the share of
+ * requests with k[i-1] <= latency < k[i] in that unit; ms adds ">=2000".
+ */
+static const unsigned lat_bin_edges[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
+#define LAT_BINS_NS 10
+#define LAT_BINS_US 10
+#define LAT_BINS_MS 12
+
+/* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
+#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+static const char *const rw_names[] = { "read", "randread" };
+static const char *const touch_names[] = { "copy", "page", "stride", "all" };
+static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
+static const char *const fadv_names[] = { "normal", "random", "sequential" };
+
+#define NAME_OF(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[(v)] : "?")
+
+/*
+ * Building never stops half-way on a failed allocation; it counts the
+ * failure here and json_out_build gives up at the end. Writers run on
+ * one thread, the counter is per thread anyway.
+ */
+static _Thread_local unsigned build_failures;
+
+static void put(json_t *o, const char *key, json_t *v)
+{
+	if (!o || !v || json_object_set_new(o, key, v))
+		build_failures++;
+}
+
+static void push(json_t *a, json_t *v)
+{
+	if (!a || !v || json_array_append_new(a, v))
+		build_failures++;
+}
+
+static json_t *ju64(uint64_t v)
+{
+	if (v > (uint64_t)INT64_MAX)
+		return json_real((double)v);
+	return json_integer((json_int_t)v);
+}
+
+static json_t *jdbl(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A telemetry number: null when its source was unreadable. */
+static json_t *ju64_ok(bool ok, uint64_t v)
+{
+	return ok ? ju64(v) : json_null();
+}
+
+static json_t *jdbl_ok(bool ok, double v)
+{
+	return ok ? jdbl(v) : json_null();
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+/* ------------------------------------------------------------------ */
+/* job options */
+
+json_t *json_out_job_options(const struct job *j)
+{
+	json_t *o = json_object();
+	char buf[512];
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < option_count; i++) {
+		const struct option_def *d = &option_table[i];
+
+		if (!option_format(j, d, buf, sizeof(buf)))
+			continue;
+		if (json_object_set_new(o, d->name, json_string(buf))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* latency */
+
+/* The value a bucket stands for: its midpoint, inside the observed range. */
+static uint64_t bucket_value(const struct hist *h, unsigned b)
+{
+	uint64_t lo = hist_bucket_low(b), hi = hist_bucket_high(b);
+	uint64_t v = lo + (hi - lo) / 2;
+
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+/*
+ * Sample standard deviation (n - 1, as fio), from bucket midpoints
+ * around the exact mean: approximate, the error is bounded by the
+ * bucket width (under 1 % of each value).
+ */
+static double hist_stddev(const struct hist *h)
+{
+	double mean = hist_mean(h), acc = 0;
+
+	if (h->n < 2)
+		return 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		double d;
+
+		if (!h->count[b])
+			continue;
+		d = (double)bucket_value(h, b) - mean;
+		acc += d * d * (double)h->count[b];
+	}
+	return sqrt(acc / (double)(h->n - 1));
+}
+
+static json_t *percentiles(const struct hist *h)
+{
+	json_t *o = json_object();
+	char key[32];
+
+	for (size_t i = 0; i < sizeof(fio_percentiles) / sizeof(fio_percentiles[0]); i++) {
+		snprintf(key, sizeof(key), "%f", fio_percentiles[i]);
+		put(o, key, ju64(hist_percentile(h, fio_percentiles[i])));
+	}
+	return o;
+}
+
+/* fio's {min, max, mean, stddev, N[, percentile]} for one direction. */
+static json_t *lat_object(const struct job_result *jr, bool with_pct)
+{
+	json_t *o = json_object();
+	const struct hist *h = &jr->lat;
+
+	if (!jr->lat_ok || h->n == 0) {
+		/* latency=0, or no request completed: nothing measured. */
+		put(o, "min", json_null());
+		put(o, "max", json_null());
+		put(o, "mean", json_null());
+		put(o, "stddev", json_null());
+		put(o, "N", json_integer(0));
+		return o;
+	}
+	put(o, "min", ju64(h->min));
+	put(o, "max", ju64(h->max));
+	put(o, "mean", jdbl(hist_mean(h)));
+	put(o, "stddev", jdbl(hist_stddev(h)));
+	put(o, "N", ju64(h->n));
+	if (with_pct)
+		put(o, "percentile", percentiles(h));
+	return o;
+}
+
+/* fio's all-zero statistics object: no samples (N = 0). */
+static json_t *zero_lat_object(void)
+{
+	json_t *o = json_object();
+
+	put(o, "min", json_integer(0));
+	put(o, "max", json_integer(0));
+	put(o, "mean", json_real(0));
+	put(o, "stddev", json_real(0));
+	put(o, "N", json_integer(0));
+	return o;
+}
+
+/* Which fio latency bin a latency falls in: unit 0 ns, 1 us, 2 ms. */
+static void lat_bin(uint64_t ns, unsigned *unit, unsigned *idx)
+{
+	uint64_t v;
+	unsigned i;
+
+	if (ns < 1000) {
+		*unit = 0;
+		v = ns;
+	} else if (ns < 1000000) {
+		*unit = 1;
+		v = ns / 1000;
+	} else {
+		*unit = 2;
+		v = ns / 1000000;
+	}
+	for (i = 0; i < sizeof(lat_bin_edges) / sizeof(lat_bin_edges[0]); i++)
+		if (v < lat_bin_edges[i])
+			break;
+	if (*unit == 2 && i == LAT_BINS_MS - 2 && v >= 2000)
+		i = LAT_BINS_MS - 1;	/* ">=2000" */
+	*idx = i;
+}
+
+/* fio's latency_ns / latency_us / latency_ms: % of requests per bin,
+ * each bucket counted at its midpoint. Null values when not measured. */
+static void put_lat_bins(json_t *job, const struct job_result *jr)
+{
+	static const char *const names[3] = { "latency_ns", "latency_us", "latency_ms" };
+	static const unsigned nbins[3] = { LAT_BINS_NS, LAT_BINS_US, LAT_BINS_MS };
+	double pct[3][LAT_BINS_MS] = { { 0 } };
+	const struct hist *h = &jr->lat;
+	bool have = jr->lat_ok && h->n > 0;
+	char key[16];
+
+	if (have) {
+		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+			unsigned u, i;
+
+			if (!h->count[b])
+				continue;
+			lat_bin(bucket_value(h, b), &u, &i);
+			pct[u][i] += 100.0 * (double)h->count[b] / (double)h->n;
+		}
+	}
+	for (unsigned u = 0; u < 3; u++) {
+		json_t *o = json_object();
+
+		for (unsigned i = 0; i < nbins[u]; i++) {
+			if (i == LAT_BINS_MS - 1)
+				snprintf(key, sizeof(key), ">=2000");
+			else if (i == LAT_BINS_MS - 2)
+				snprintf(key, sizeof(key), "2000");
+			else
+				snprintf(key, sizeof(key), "%u", lat_bin_edges[i]);
+			put(o, key, have ? jdbl(pct[u][i]) : json_null());
+		}
+		put(job, names[u], o);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* jobs */
+
+static double job_iops(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (double)jr->ops * 1e9 / (double)jr->runtime_ns : 0.0;
+}
+
+static uint64_t job_bw_bytes(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (uint64_t)((double)jr->bytes * 1e9 / (double)jr->runtime_ns) : 0;
+}
+
+static uint64_t ns_to_ms(uint64_t ns)
+{
+	return (ns + 500000) / 1000000;
+}
+
+static json_t *read_object(const struct job_result *jr)
+{
+	json_t *o = json_object();
+	uint64_t bwb = job_bw_bytes(jr);
+
+	put(o, "io_bytes", ju64(jr->bytes));
+	put(o, "io_kbytes", ju64(jr->bytes / 1024));
+	put(o, "bw_bytes", ju64(bwb));
+	put(o, "bw", ju64(bwb / 1024));
+	put(o, "iops", jdbl(job_iops(jr)));
+	put(o, "runtime", ju64(ns_to_ms(jr->runtime_ns)));
+	put(o, "total_ios", ju64(jr->ops));
+	put(o, "short_ios", json_integer(0));
+	put(o, "drop_ios", json_integer(0));
+	put(o, "slat_ns", zero_lat_object());
+	put(o, "clat_ns", lat_object(jr, true));
+	put(o, "lat_ns", lat_object(jr, true));
+	return o;
+}
+
+/* fio's write/trim objects for a direction faultline never issues. */
+static json_t *idle_direction(void)
+{
+	json_t *o = json_object();
+
+	put(o, "io_bytes", json_integer(0));
+	put(o, "io_kbytes", json_integer(0));
+	put(o, "bw_bytes", json_integer(0));
+	put(o, "bw", json_integer(0));
+	put(o, "iops", json_real(0));
+	put(o, "runtime", json_integer(0));
+	put(o, "total_ios", json_integer(0));
+	put(o, "short_ios", json_integer(0));
+	put(o, "drop_ios", json_integer(0));
+	put(o, "slat_ns", zero_lat_object());
+	put(o, "clat_ns", zero_lat_object());
+	put(o, "lat_ns", zero_lat_object());
+	return o;
+}
+
+static json_t *target_object(const struct target_result *t)
+{
+	json_t *o = json_object();
+
+	put(o, "path", json_string(t->path));
+	put(o, "blkdev", json_boolean(t->is_blkdev));
+	put(o, "base", ju64(t->base));
+	put(o, "len", ju64(t->len));
+	put(o, "sparse", json_boolean(t->sparse));
+	put(o, "device", jstr_or_null(t->device));
+	return o;
+}
+
+static json_t *device_object(const struct dev_result *d)
+{
+	json_t *o = json_object();
+
+	put(o, "name", json_string(d->name));
+	put(o, "role", jstr_or_null(d->role));
+	put(o, "read_bytes", ju64_ok(d->ok, d->read_bytes));
+	put(o, "read_ios", ju64_ok(d->ok, d->read_ios));
+	return o;
+}
+
+static json_t *faultline_job_object(const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	json_t *o = json_object(), *a;
+	char buf[64];
+
+	put(o, "engine", json_string(j->ioengine));
+	put(o, "rw", json_string(NAME_OF(rw_names, j->rw)));
+	put(o, "bs", ju64(j->bs));
+	put(o, "threads", json_integer(jr->nthreads));
+	put(o, "iodepth", json_integer(j->iodepth));
+	put(o, "direct", json_boolean(j->direct));
+	if (j->touch == TOUCH_STRIDE)
+		snprintf(buf, sizeof(buf), "stride:%" PRIu64, j->touch_stride);
+	else
+		snprintf(buf, sizeof(buf), "%s", NAME_OF(touch_names, j->touch));
+	put(o, "touch", json_string(buf));
+	put(o, "madvise", json_string(NAME_OF(madv_names, j->madvise)));
+	put(o, "fadvise", json_string(NAME_OF(fadv_names, j->fadvise)));
+	put(o, "latency", json_boolean(jr->lat_ok));
+	put(o, "ops", ju64(jr->ops));
+	put(o, "bytes", ju64(jr->bytes));
+	put(o, "runtime_ns", ju64(jr->runtime_ns));
+	put(o, "error", json_integer(jr->error));
+	if (jr->errmsg[0])
+		put(o, "errmsg", json_string(jr->errmsg));
+	else
+		put(o, "errmsg", jr->error ? json_string(strerror(jr->error)) : json_null());
+	put(o, "major_faults", ju64_ok(jr->faults_ok, jr->majflt));
+	put(o, "minor_faults", ju64_ok(jr->faults_ok, jr->minflt));
+
+	a = json_array();
+	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++)
+		push(a, target_object(&jr->targets[i]));
+	put(o, "targets", a);
+
+	a = json_array();
+	for (unsigned i = 0; i < jr->ndevs && i < RESULT_MAX_DEVS; i++)
+		push(a, device_object(&jr->devs[i]));
+	put(o, "devices", a);
+
+	put(o, "dev_read_bytes", ju64_ok(jr->dev_ok, jr->dev_read_bytes));
+	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->bytes, jr->read_amp));
+	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
+	return o;
+}
+
+/* fio's reporting group: a stonewall starts a new one (jobs before the
+ * first stonewall, and a stonewall on the very first job, are group 0). */
+static unsigned job_group(const struct run_result *r, unsigned idx)
+{
+	unsigned g = 0;
+
+	for (unsigned i = 1; i <= idx && i < r->njobs; i++)
+		if (r->jobs[i].job && r->jobs[i].job->stonewall)
+			g++;
+	return g;
+}
+
+static json_t *job_object(const struct run_result *r, unsigned idx)
+{
+	const struct job_result *jr = &r->jobs[idx];
+	json_t *o = json_object();
+
+	put(o, "jobname", json_string(jr->job->name));
+	put(o, "groupid", json_integer(job_group(r, idx)));
+	put(o, "error", json_integer(jr->error));
+	put(o, "job options", json_out_job_options(jr->job));
+	put(o, "read", read_object(jr));
+	put(o, "write", idle_direction());
+	put(o, "trim", idle_direction());
+	put(o, "job_runtime", ju64(ns_to_ms(jr->runtime_ns)));
+	/* Not measured per job (yet): null, not fio's made-up zero. */
+	put(o, "usr_cpu", json_null());
+	put(o, "sys_cpu", json_null());
+	put(o, "ctx", json_null());
+	put(o, "majf", ju64_ok(jr->faults_ok, jr->majflt));
+	put(o, "minf", ju64_ok(jr->faults_ok, jr->minflt));
+	put_lat_bins(o, jr);
+	put(o, "faultline", faultline_job_object(jr));
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* disk_util */
+
+/*
+ * fio reports each device once for the whole run; faultline measures a
+ * device over each job's window. Jobs of one stonewall group run at the
+ * same time, so their windows overlap: take the largest figure within a
+ * group and add the groups up. Approximate when concurrent jobs start
+ * and end at different times.
+ */
+static json_t *disk_util(const struct run_result *r)
+{
+	json_t *a = json_array();
+	unsigned ngroups = r->njobs ? job_group(r, r->njobs - 1) + 1 : 0;
+
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_result *jr = &r->jobs[i];
+
+		for (unsigned d = 0; d < jr->ndevs && d < RESULT_MAX_DEVS; d++) {
+			const char *name = jr->devs[d].name;
+			uint64_t bytes = 0, ios = 0;
+			bool seen = false, ok = true;
+			json_t *o;
+
+			/* First time this name appears? */
+			for (unsigned pi = 0; pi <= i && !seen; pi++) {
+				unsigned lim = pi == i ? d : r->jobs[pi].ndevs;
+
+				for (unsigned pd = 0; pd < lim && pd < RESULT_MAX_DEVS; pd++)
+					if (!strcmp(r->jobs[pi].devs[pd].name, name))
+						seen = true;
+			}
+			if (seen)
+				continue;
+
+			for (unsigned g = 0; g < ngroups; g++) {
+				uint64_t gb = 0, gi = 0;
+
+				for (unsigned k = i; k < r->njobs; k++) {
+					const struct job_result *kr = &r->jobs[k];
+
+					if (job_group(r, k) != g)
+						continue;
+					for (unsigned kd = 0; kd < kr->ndevs && kd < RESULT_MAX_DEVS; kd++) {
+						const struct dev_result *dv = &kr->devs[kd];
+
+						if (strcmp(dv->name, name))
+							continue;
+						if (!dv->ok)
+							ok = false;
+						if (dv->read_bytes > gb)
+							gb = dv->read_bytes;
+						if (dv->read_ios > gi)
+							gi = dv->read_ios;
+					}
+				}
+				bytes += gb;
+				ios += gi;
+			}
+			o = json_object();
+			put(o, "name", json_string(name));
+			put(o, "read_ios", ju64_ok(ok, ios));
+			put(o, "read_sectors", ju64_ok(ok, bytes / 512));
+			push(a, o);
+		}
+	}
+	return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* top level */
+
+static json_t *host_object(const struct host_result *h)
+{
+	json_t *o = json_object();
+
+	/* No _ok flags here: an empty name or a zero count cannot be a real
+	 * host's, so it means "could not be read". */
+	put(o, "hostname", jstr_or_null(h->hostname));
+	put(o, "kernel", jstr_or_null(h->kernel));
+	put(o, "cpus", h->ncpus ? json_integer(h->ncpus) : json_null());
+	put(o, "numa_nodes", h->numa_nodes ? json_integer(h->numa_nodes) : json_null());
+	put(o, "mem_total", h->mem_total ? ju64(h->mem_total) : json_null());
+	return o;
+}
+
+static json_t *system_object(const struct sys_result *s)
+{
+	json_t *o = json_object();
+
+	put(o, "tlb_shootdowns", ju64_ok(s->tlb_ok, s->tlb_total));
+	put(o, "tlb_peak_per_s", jdbl_ok(s->tlb_ok, s->tlb_peak_per_s));
+	put(o, "kswapd_cpu_s", jdbl_ok(s->kswapd_ok, s->kswapd_cpu_s));
+	put(o, "pgscan_kswapd", ju64_ok(s->vm_ok, s->pgscan_kswapd));
+	put(o, "pgscan_direct", ju64_ok(s->vm_ok, s->pgscan_direct));
+	put(o, "pgsteal_kswapd", ju64_ok(s->vm_ok, s->pgsteal_kswapd));
+	put(o, "pgsteal_direct", ju64_ok(s->vm_ok, s->pgsteal_direct));
+	put(o, "pgmajfault", ju64_ok(s->vm_ok, s->pgmajfault));
+	put(o, "page_cache_start", ju64_ok(s->cache_ok, s->cache_start));
+	put(o, "page_cache_end", ju64_ok(s->cache_ok, s->cache_end));
+	return o;
+}
+
+json_t *json_out_build(const struct run_result *r)
+{
+	json_t *root = json_object(), *jobs, *fl;
+	char buf[128];
+	time_t t = (time_t)(r->start_epoch_ms / 1000);
+	struct tm tm;
+
+	if (!root)
+		return NULL;
+	build_failures = 0;
+
+	snprintf(buf, sizeof(buf), "faultline-%s", r->version ? r->version : "unknown");
+	put(root, "faultline version", json_string(buf));
+	put(root, "timestamp", ju64(r->start_epoch_ms / 1000));
+	put(root, "timestamp_ms", ju64(r->start_epoch_ms));
+	/* fio's "time": ctime(3) of the start, local time, no newline. */
+	if (localtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%a %b %e %H:%M:%S %Y", &tm))
+		put(root, "time", json_string(buf));
+	else
+		put(root, "time", json_null());
+
+	jobs = json_array();
+	for (unsigned i = 0; i < r->njobs; i++)
+		push(jobs, job_object(r, i));
+	put(root, "jobs", jobs);
+	put(root, "disk_util", disk_util(r));
+
+	fl = json_object();
+	put(fl, "version", jstr_or_null(r->version));
+	put(fl, "host", host_object(&r->host));
+	put(fl, "system", system_object(&r->sys));
+	put(fl, "interrupted", json_boolean(r->interrupted));
+	put(fl, "duration_ms", ju64(ns_to_ms(r->duration_ns)));
+	put(root, "faultline", fl);
+
+	if (build_failures) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* ------------------------------------------------------------------ */
+/* writing */
+
+static char *build_text(const struct run_result *r)
+{
+	json_t *doc = json_out_build(r);
+	char *s;
+
+	if (!doc)
+		return NULL;
+	s = json_dumps(doc, JSON_FLAGS);
+	json_decref(doc);
+	return s;
+}
+
+int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
+{
+	char *s = build_text(r);
+	int ret = 0;
+
+	if (!s)
+		return err_set(e, ENOMEM, "JSON output: out of memory");
+	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF)
+		ret = err_set(e, errno ? errno : EIO, "JSON output: write: %s",
+			      strerror(errno ? errno : EIO));
+	free(s);
+	return ret;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The mode a new file would get (0666 & ~umask), or the old file's. */
+static mode_t output_mode(const char *path)
+{
+	struct stat st;
+	mode_t mask;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	/* umask can only be read by setting it; writers run after the
+	 * workers, when nothing else creates files. */
+	mask = umask(022);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL, *tmp = NULL, *s = NULL;
+	const char *base = slash ? slash + 1 : path;
+	int fd = -1, dfd, ret;
+
+	if (!*base)
+		return err_set(e, EISDIR, "JSON output %s: not a file name", path);
+	if (slash == path)
+		dir = strdup("/");
+	else if (slash)
+		dir = strndup(path, (size_t)(slash - path));
+	else
+		dir = strdup(".");
+	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
+		tmp = NULL;
+		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
+		goto out;
+	}
+	s = build_text(r);
+	if (!s) {
+		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
+		goto out;
+	}
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = err_set(e, errno, "JSON output %s: create a temporary file in %s: %s",
+			      path, dir, strerror(errno));
+		goto out;
+	}
+	ret = write_all(fd, s, strlen(s));
+	if (!ret)
+		ret = write_all(fd, "\n", 1);
+	if (!ret && fchmod(fd, output_mode(path)))
+		ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (ret) {
+		ret = err_set(e, -ret, "JSON output %s: write %s: %s", path, tmp, strerror(-ret));
+		goto out_unlink;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ret = err_set(e, errno, "JSON output %s: close %s: %s", path, tmp, strerror(errno));
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		ret = err_set(e, errno, "JSON output %s: rename from %s: %s", path, tmp,
+			      strerror(errno));
+		goto out_unlink;
+	}
+	/* Make the rename itself durable; a filesystem that cannot fsync a
+	 * directory has nothing more to offer, so that is not an error. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	ret = 0;
+	goto out;
+
+out_unlink:
+	unlink(tmp);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(s);
+	free(tmp);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,376 @@
+/*
+ * report.c - the human summary; see report.h.
+ *
+ *   psync-rand: (engine=psync, rw=randread, bs=4096, threads=1, iodepth=1, touch=copy, advice=normal/normal)
+ *     target /data/f: 1.00GiB at 0, on vda1 on vda
+ *     read: IOPS=123k, BW=480MiB/s (503MB/s)(4.69GiB/10.0s), ops=1228800
+ *       lat (usec): min=1.2, p50=3.1, p90=4.0, p99=9.8, p99.9=20.1, max=812.0, mean=3.3
+ *       faults: major=0, minor=12
+ *       device vda: read 512MiB in 131072 requests; read amplification 1.07x
+ *     error: ... (only if the job failed)
+ *
+ * then the system-wide block and, with several jobs, a comparison table.
+ * A figure whose source could not be read prints as "n/a (unreadable)"
+ * (in the table "n/a"), never as 0: a zero would be a made-up
+ * measurement.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+static const char *const rw_names[] = { "read", "randread" };
+static const char *const touch_names[] = { "copy", "page", "stride", "all" };
+static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
+static const char *const fadv_names[] = { "normal", "random", "sequential" };
+
+#define NAME_OF(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[(v)] : "?")
+#define UNREADABLE "n/a (unreadable)"
+
+/* Room for any number this file formats, with its unit. */
+#define NUMBUF 32
+
+/* Counts as fio writes IOPS: 3628, 12.3k, 123k, 1228k, 12.3M. */
+static const char *fmt_count(char *buf, double v)
+{
+	if (v < 10000)
+		snprintf(buf, NUMBUF, "%.0f", v);
+	else if (v < 100000)
+		snprintf(buf, NUMBUF, "%.1fk", v / 1e3);
+	else if (v < 1e7)
+		snprintf(buf, NUMBUF, "%.0fk", v / 1e3);
+	else if (v < 1e8)
+		snprintf(buf, NUMBUF, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, NUMBUF, "%.0fM", v / 1e6);
+	return buf;
+}
+
+/* Bytes with three significant figures: 512B, 4.00KiB, 480MiB, 4.69GiB
+ * (binary), or with @base 1000: 503MB. */
+static const char *fmt_bytes(char *buf, double v, unsigned base)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const dec[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	const char *const *u = base == 1000 ? dec : bin;
+	unsigned i = 0;
+
+	while (v >= base && i < 5) {
+		v /= base;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, NUMBUF, "%.0f%s", v, u[i]);
+	else if (v >= 100)
+		snprintf(buf, NUMBUF, "%.0f%s", v, u[i]);
+	else if (v >= 10)
+		snprintf(buf, NUMBUF, "%.1f%s", v, u[i]);
+	else
+		snprintf(buf, NUMBUF, "%.2f%s", v, u[i]);
+	return buf;
+}
+
+static const char *fmt_duration(char *buf, uint64_t ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (ns < 1000000)
+		snprintf(buf, NUMBUF, "%.0fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, NUMBUF, "%.1fms", (double)ns / 1e6);
+	else if (s < 10)
+		snprintf(buf, NUMBUF, "%.2fs", s);
+	else
+		snprintf(buf, NUMBUF, "%.1fs", s);
+	return buf;
+}
+
+/* 4096 -> "4k" when exact, else the bytes. */
+static const char *fmt_bs(char *buf, uint64_t v)
+{
+	static const char suffix[] = "kmgt";
+	int i = -1;
+
+	while (v && v % 1024 == 0 && i < (int)sizeof(suffix) - 2) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, NUMBUF, "%" PRIu64, v);
+	else
+		snprintf(buf, NUMBUF, "%" PRIu64 "%c", v, suffix[i]);
+	return buf;
+}
+
+static const char *fmt_touch(char *buf, const struct job *j)
+{
+	if (j->touch == TOUCH_STRIDE)
+		snprintf(buf, NUMBUF, "stride:%" PRIu64, j->touch_stride);
+	else
+		snprintf(buf, NUMBUF, "%s", NAME_OF(touch_names, j->touch));
+	return buf;
+}
+
+/* "EIO", or the number when glibc has no name for it. */
+static const char *errno_name(char *buf, int code)
+{
+	const char *n = strerrorname_np(code);
+
+	if (n)
+		return n;
+	snprintf(buf, NUMBUF, "errno %d", code);
+	return buf;
+}
+
+static double iops_of(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (double)jr->ops * 1e9 / (double)jr->runtime_ns : 0.0;
+}
+
+static double bw_of(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (double)jr->bytes * 1e9 / (double)jr->runtime_ns : 0.0;
+}
+
+static bool has_lat(const struct job_result *jr)
+{
+	return jr->lat_ok && jr->lat.n > 0;
+}
+
+static bool has_amp(const struct job_result *jr)
+{
+	return jr->dev_ok && jr->bytes > 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void print_header(FILE *f, const struct run_result *r)
+{
+	const struct host_result *h = &r->host;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (r->interrupted)
+		fprintf(f, "*** run interrupted (Ctrl-C or SIGTERM): figures cover the time until the stop ***\n");
+	fprintf(f, "faultline");
+	if (r->version)
+		fprintf(f, " %s", r->version);
+	if (h->hostname[0])
+		fprintf(f, " on %s", h->hostname);
+	if (h->kernel[0])
+		fprintf(f, " (%s", h->kernel);
+	else
+		fprintf(f, " (kernel %s", UNREADABLE);
+	if (h->ncpus)
+		fprintf(f, ", %u CPUs", h->ncpus);
+	if (h->numa_nodes)
+		fprintf(f, ", %u NUMA node%s", h->numa_nodes, h->numa_nodes == 1 ? "" : "s");
+	if (h->mem_total)
+		fprintf(f, ", %s memory", fmt_bytes(b1, (double)h->mem_total, 1024));
+	fprintf(f, "), run %s%s\n", fmt_duration(b2, r->duration_ns),
+		r->interrupted ? " (interrupted)" : "");
+	fputc('\n', f);
+}
+
+/* nsec only when nearly everything is under a microsecond, msec when the
+ * median is 10 ms or more, else usec. */
+static void print_lat(FILE *f, const struct job_result *jr)
+{
+	static const double pcts[] = { 50, 90, 99, 99.9 };
+	static const char *const names[] = { "p50", "p90", "p99", "p99.9" };
+	const struct hist *h = &jr->lat;
+	uint64_t p50;
+	const char *unit;
+	double div;
+	int prec;
+
+	if (!jr->lat_ok) {
+		fprintf(f, "    lat: off (latency=0)\n");
+		return;
+	}
+	if (!h->n) {
+		fprintf(f, "    lat: no request completed\n");
+		return;
+	}
+	p50 = hist_percentile(h, 50);
+	if (hist_percentile(h, 99) < 1000) {
+		unit = "nsec", div = 1, prec = 0;
+	} else if (p50 < 10000000) {
+		unit = "usec", div = 1e3, prec = 1;
+	} else {
+		unit = "msec", div = 1e6, prec = 2;
+	}
+	fprintf(f, "    lat (%s): min=%.*f", unit, prec, (double)h->min / div);
+	for (unsigned i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		fprintf(f, ", %s=%.*f", names[i], prec, (double)hist_percentile(h, pcts[i]) / div);
+	fprintf(f, ", max=%.*f, mean=%.*f\n", prec, (double)h->max / div,
+		prec, hist_mean(h) / div);
+}
+
+static void print_devices(FILE *f, const struct job_result *jr)
+{
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF];
+	unsigned n = jr->ndevs < RESULT_MAX_DEVS ? jr->ndevs : RESULT_MAX_DEVS;
+
+	if (n == 0) {
+		if (jr->dev_ok)
+			fprintf(f, "    device: none (no block device under the targets)\n");
+		else
+			fprintf(f, "    device: %s\n", UNREADABLE);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct dev_result *d = &jr->devs[i];
+
+		fprintf(f, "    device %s", d->name);
+		if (n > 1 && d->role[0])
+			fprintf(f, " (%s)", d->role);
+		if (!d->ok)
+			fprintf(f, ": %s", UNREADABLE);
+		else
+			fprintf(f, ": read %s in %" PRIu64 " requests",
+				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
+		if (n == 1) {
+			if (has_amp(jr))
+				fprintf(f, "; read amplification %.2fx", jr->read_amp);
+			else if (!jr->dev_ok)
+				fprintf(f, "; read amplification %s", UNREADABLE);
+		}
+		fputc('\n', f);
+	}
+	if (n > 1) {
+		if (has_amp(jr))
+			fprintf(f, "    read amplification %.2fx (%s from the devices for %s requested)\n",
+				jr->read_amp, fmt_bytes(b2, (double)jr->dev_read_bytes, 1024),
+				fmt_bytes(b3, (double)jr->bytes, 1024));
+		else if (!jr->dev_ok)
+			fprintf(f, "    read amplification %s\n", UNREADABLE);
+	}
+}
+
+static void print_job(FILE *f, const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
+
+	fprintf(f, "%s: (engine=%s, rw=%s, bs=%" PRIu64 ", threads=%u, iodepth=%u, touch=%s, advice=%s/%s%s)\n",
+		j->name, j->ioengine, NAME_OF(rw_names, j->rw), j->bs, jr->nthreads, j->iodepth,
+		fmt_touch(b1, j), NAME_OF(madv_names, j->madvise), NAME_OF(fadv_names, j->fadvise),
+		j->direct ? ", direct=1" : "");
+
+	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++) {
+		const struct target_result *t = &jr->targets[i];
+
+		fprintf(f, "  target %s: %s at %" PRIu64, t->path,
+			fmt_bytes(b1, (double)t->len, 1024), t->base);
+		if (t->device[0])
+			fprintf(f, ", on %s", t->device);
+		if (t->sparse)
+			fprintf(f, " (SPARSE: holes read without I/O, results not representative)");
+		fputc('\n', f);
+	}
+
+	fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+		fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
+		fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->bytes, 1024),
+		fmt_duration(b5, jr->runtime_ns), jr->ops);
+	print_lat(f, jr);
+	if (jr->faults_ok)
+		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
+	else
+		fprintf(f, "    faults: %s\n", UNREADABLE);
+	print_devices(f, jr);
+	if (jr->probe_ok)
+		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
+	if (jr->error || jr->errmsg[0])
+		fprintf(f, "  error: %s (%s)\n",
+			jr->errmsg[0] ? jr->errmsg : strerror(jr->error),
+			jr->error ? errno_name(b1, jr->error) : "no errno");
+	fputc('\n', f);
+}
+
+static void print_system(FILE *f, const struct sys_result *s)
+{
+	char b1[NUMBUF], b2[NUMBUF];
+
+	fprintf(f, "system:\n");
+	if (s->tlb_ok)
+		fprintf(f, "  TLB shootdowns: %" PRIu64 " total, peak %s/s\n", s->tlb_total,
+			fmt_count(b1, s->tlb_peak_per_s));
+	else
+		fprintf(f, "  TLB shootdowns: n/a (unreadable; see --check-system)\n");
+	if (s->kswapd_ok)
+		fprintf(f, "  kswapd CPU: %.2f s\n", s->kswapd_cpu_s);
+	else
+		fprintf(f, "  kswapd CPU: %s\n", UNREADABLE);
+	if (s->vm_ok)
+		fprintf(f, "  pages scanned: kswapd=%" PRIu64 ", direct=%" PRIu64
+			"; stolen: kswapd=%" PRIu64 ", direct=%" PRIu64
+			"; major faults (all processes)=%" PRIu64 "\n",
+			s->pgscan_kswapd, s->pgscan_direct, s->pgsteal_kswapd, s->pgsteal_direct,
+			s->pgmajfault);
+	else
+		fprintf(f, "  pages scanned/stolen: %s\n", UNREADABLE);
+	if (s->cache_ok)
+		fprintf(f, "  page cache: %s -> %s\n", fmt_bytes(b1, (double)s->cache_start, 1024),
+			fmt_bytes(b2, (double)s->cache_end, 1024));
+	else
+		fprintf(f, "  page cache: %s\n", UNREADABLE);
+}
+
+/* One line per job; "n/a" for an unreadable source, "off" for latency=0. */
+static void print_table(FILE *f, const struct run_result *r)
+{
+	int w = 3;	/* strlen("job") */
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF];
+
+	for (unsigned i = 0; i < r->njobs; i++) {
+		int l = (int)strlen(r->jobs[i].job->name);
+
+		if (l > w)
+			w = l;
+	}
+	fprintf(f, "\ncomparison:\n");
+	fprintf(f, "%-*s  %-8s  %-8s  %5s  %7s  %7s  %7s  %8s  %9s  %9s  %8s  %8s  %s\n",
+		w, "job", "engine", "rw", "bs", "threads", "iodepth", "IOPS", "MiB/s",
+		"p50(usec)", "p99(usec)", "majflt", "read-amp", "error");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_result *jr = &r->jobs[i];
+		const struct job *j = jr->job;
+		char p50[NUMBUF], p99[NUMBUF], maj[NUMBUF], amp[NUMBUF];
+
+		if (has_lat(jr)) {
+			snprintf(p50, sizeof(p50), "%.1f", (double)hist_percentile(&jr->lat, 50) / 1e3);
+			snprintf(p99, sizeof(p99), "%.1f", (double)hist_percentile(&jr->lat, 99) / 1e3);
+		} else {
+			snprintf(p50, sizeof(p50), "%s", jr->lat_ok ? "-" : "off");
+			snprintf(p99, sizeof(p99), "%s", jr->lat_ok ? "-" : "off");
+		}
+		if (jr->faults_ok)
+			snprintf(maj, sizeof(maj), "%" PRIu64, jr->majflt);
+		else
+			snprintf(maj, sizeof(maj), "n/a");
+		if (has_amp(jr))
+			snprintf(amp, sizeof(amp), "%.2fx", jr->read_amp);
+		else
+			snprintf(amp, sizeof(amp), jr->dev_ok ? "-" : "n/a");
+
+		fprintf(f, "%-*s  %-8s  %-8s  %5s  %7u  %7u  %7s  %8.1f  %9s  %9s  %8s  %8s  %s\n",
+			w, j->name, j->ioengine, NAME_OF(rw_names, j->rw), fmt_bs(b1, j->bs),
+			jr->nthreads, j->iodepth, fmt_count(b2, iops_of(jr)), bw_of(jr) / 1048576.0,
+			p50, p99, maj, amp, jr->error ? errno_name(b3, jr->error) : "-");
+	}
+}
+
+int report_normal(FILE *f, const struct run_result *r)
+{
+	print_header(f, r);
+	for (unsigned i = 0; i < r->njobs; i++)
+		print_job(f, &r->jobs[i]);
+	print_system(f, &r->sys);
+	if (r->njobs > 1)
+		print_table(f, r);
+	if (fflush(f) == EOF || ferror(f))
+		return -EIO;
+	return 0;
+}

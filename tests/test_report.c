@@ -1,0 +1,673 @@
+/*
+ * test_report.c - the writers: JSON (json_out.c) and the human summary
+ * (report.c), from a run_result built by hand.
+ *
+ * Two jobs: "psync-rand" ran fine with latency, faults and device
+ * traffic; "mmap-fail" failed with EIO and every telemetry source of it
+ * unreadable. Unreadable figures are deliberately left at 0 in the
+ * structs, so a writer that ignores an _ok flag prints that 0 and fails.
+ *
+ * Jobs start from option_defaults(), so "job options" is checked
+ * against the real option table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "json_out.h"
+#include "options.h"
+#include "report.h"
+#include "results.h"
+
+
+#define MiB (1024ull * 1024)
+#define NS_PER_S 1000000000ull
+
+static struct job job_a, job_b;
+static struct job_result jobs[2];
+static struct target_result tgt_a = {
+	.path = "/data/a", .base = 0, .len = 1024 * MiB, .device = "vda1 on vda",
+};
+static struct run_result res;
+
+static void build_result(void)
+{
+	struct job_result *a = &jobs[0], *b = &jobs[1];
+
+	option_release(&job_a);
+	option_release(&job_b);
+	option_defaults(&job_a);
+	snprintf(job_a.name, sizeof(job_a.name), "psync-rand");
+	job_a.filename = strdup("/data/a");
+	job_a.size = 1024 * MiB;
+	job_a.rw = RW_RANDREAD;
+	job_a.bs = 4096;
+	snprintf(job_a.ioengine, sizeof(job_a.ioengine), "psync");
+	job_a.runtime_ns = 10 * NS_PER_S;
+	job_a.ramp_ns = 500000000;
+	job_a.touch = TOUCH_STRIDE;
+	job_a.touch_stride = 64;
+	job_a.random_distribution = DIST_ZIPF;
+	job_a.zipf_theta = 1.2;
+
+	assert_int_equal(option_copy(&job_b, &job_a), 0);
+	snprintf(job_b.name, sizeof(job_b.name), "mmap-fail");
+	snprintf(job_b.ioengine, sizeof(job_b.ioengine), "mmap");
+	job_b.rw = RW_READ;
+	job_b.bs = 128 * 1024;
+	job_b.touch = TOUCH_PAGE;
+	job_b.random_distribution = DIST_RANDOM;
+	job_b.latency = false;
+	job_b.stonewall = true;
+
+	memset(jobs, 0, sizeof(jobs));
+	a->job = &job_a;
+	a->nthreads = 1;
+	a->ops = 1228800;
+	a->bytes = a->ops * 4096;
+	a->runtime_ns = 10 * NS_PER_S + 123456;
+	a->lat_ok = true;
+	hist_init(&a->lat);
+	for (unsigned i = 0; i < 10000; i++)
+		hist_add(&a->lat, 1200 + (uint64_t)i * 3);
+	hist_add(&a->lat, 812000);
+	a->faults_ok = true;
+	a->majflt = 3;
+	a->minflt = 12;
+	a->ntargets = 1;
+	a->targets = &tgt_a;
+	a->ndevs = 1;
+	snprintf(a->devs[0].name, sizeof(a->devs[0].name), "vda");
+	snprintf(a->devs[0].role, sizeof(a->devs[0].role), "disk");
+	a->devs[0].ok = true;
+	a->devs[0].read_bytes = 5136 * MiB;
+	a->devs[0].read_ios = 1314816;
+	a->dev_ok = true;
+	a->dev_read_bytes = 5136 * MiB;
+	a->read_amp = 1.07;
+
+	/* Failed, and nothing about it readable: every figure left 0. */
+	b->job = &job_b;
+	b->nthreads = 2;
+	b->ops = 1000;
+	b->bytes = 1000 * 128 * 1024;
+	b->runtime_ns = 2 * NS_PER_S;
+	b->lat_ok = false;
+	hist_init(&b->lat);
+	b->error = EIO;
+	snprintf(b->errmsg, sizeof(b->errmsg), "target /data/b offset 4096: SIGBUS");
+	b->faults_ok = false;
+	b->ndevs = 1;
+	snprintf(b->devs[0].name, sizeof(b->devs[0].name), "sdb");
+	b->devs[0].ok = false;
+	b->dev_ok = false;
+	b->probe_ok = false;
+
+	memset(&res, 0, sizeof(res));
+	res.version = "0.1.0-test";
+	res.start_epoch_ms = 1795314357499ull;
+	res.duration_ns = 12 * NS_PER_S + 700000000;
+	res.njobs = 2;
+	res.jobs = jobs;
+	res.sys.tlb_ok = false;
+	res.sys.kswapd_ok = true;
+	res.sys.kswapd_cpu_s = 1.25;
+	res.sys.vm_ok = false;
+	res.sys.cache_ok = true;
+	res.sys.cache_start = 100 * MiB;
+	res.sys.cache_end = 1124 * MiB;
+	snprintf(res.host.hostname, sizeof(res.host.hostname), "testhost");
+	snprintf(res.host.kernel, sizeof(res.host.kernel), "Linux 6.1.0 x86_64");
+	res.host.ncpus = 2;
+	res.host.numa_nodes = 1;
+	res.host.mem_total = 0;	/* unreadable */
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	build_result();
+	return 0;
+}
+
+/* The document as a consumer sees it: dumped, then parsed back. */
+static json_t *dumped(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct err e = { 0 };
+	json_error_t je;
+	json_t *doc;
+
+	assert_non_null(f);
+	assert_int_equal(json_out_dump(f, &res, &e), 0);
+	fclose(f);
+	doc = json_loads(buf, 0, &je);
+	if (!doc)
+		fail_msg("JSON does not parse: %s at line %d", je.text, je.line);
+	free(buf);
+	return doc;
+}
+
+static char *summary(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_normal(f, &res), 0);
+	fclose(f);
+	return buf;
+}
+
+static json_t *path_get(json_t *root, const char *path)
+{
+	char tmp[256], *save = NULL, *tok;
+	json_t *cur = root;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (tok = strtok_r(tmp, "/", &save); tok && cur; tok = strtok_r(NULL, "/", &save)) {
+		if (json_is_array(cur))
+			cur = json_array_get(cur, strtoul(tok, NULL, 10));
+		else
+			cur = json_object_get(cur, tok);
+	}
+	if (!cur)
+		fail_msg("JSON has no %s", path);
+	return cur;
+}
+
+static double num_at(json_t *root, const char *path)
+{
+	json_t *v = path_get(root, path);
+
+	if (!json_is_number(v))
+		fail_msg("%s is not a number", path);
+	return json_number_value(v);
+}
+
+static const char *str_at(json_t *root, const char *path)
+{
+	json_t *v = path_get(root, path);
+
+	if (!json_is_string(v))
+		fail_msg("%s is not a string", path);
+	return json_string_value(v);
+}
+
+static void assert_null_at(json_t *root, const char *path)
+{
+	json_t *v = path_get(root, path);
+
+	if (!json_is_null(v))
+		fail_msg("%s should be null (unreadable), is %s", path,
+			 json_is_number(v) ? "a number" : "not null");
+}
+
+static void assert_close(double a, double b)
+{
+	if (fabs(a - b) > 1e-9 * fabs(b) + 1e-9)
+		fail_msg("%.17g != %.17g", a, b);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_json_top_level(void **state)
+{
+	json_t *doc = dumped();
+
+	(void)state;
+	assert_string_equal(str_at(doc, "faultline version"), "faultline-0.1.0-test");
+	assert_true(json_is_integer(path_get(doc, "timestamp")));
+	assert_int_equal(num_at(doc, "timestamp"), 1795314357);
+	assert_true(json_is_integer(path_get(doc, "timestamp_ms")));
+	assert_true(num_at(doc, "timestamp_ms") == 1795314357499.0);
+	assert_true(strlen(str_at(doc, "time")) > 10);
+	assert_int_equal(json_array_size(path_get(doc, "jobs")), 2);
+	assert_string_equal(str_at(doc, "jobs/0/jobname"), "psync-rand");
+	assert_string_equal(str_at(doc, "jobs/1/jobname"), "mmap-fail");
+	/* stonewall on the second job starts a new reporting group */
+	assert_int_equal(num_at(doc, "jobs/0/groupid"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/groupid"), 1);
+	assert_string_equal(str_at(doc, "faultline/version"), "0.1.0-test");
+	assert_string_equal(str_at(doc, "faultline/host/hostname"), "testhost");
+	assert_int_equal(num_at(doc, "faultline/host/cpus"), 2);
+	assert_false(json_is_true(path_get(doc, "faultline/interrupted")));
+	assert_int_equal(num_at(doc, "faultline/duration_ms"), 12700);
+	json_decref(doc);
+}
+
+static void test_json_read_figures(void **state)
+{
+	const struct job_result *a = &jobs[0];
+	json_t *doc = dumped(), *pct;
+	static const char *const keys[] = {
+		"1.000000", "5.000000", "10.000000", "20.000000", "30.000000",
+		"40.000000", "50.000000", "60.000000", "70.000000", "80.000000",
+		"90.000000", "95.000000", "99.000000", "99.500000", "99.900000",
+		"99.950000", "99.990000",
+	};
+	double iops = (double)a->ops * 1e9 / (double)a->runtime_ns;
+
+	(void)state;
+	assert_true(json_is_number(path_get(doc, "jobs/0/read/iops")));
+	assert_close(num_at(doc, "jobs/0/read/iops"), iops);
+	assert_true(num_at(doc, "jobs/0/read/io_bytes") == (double)a->bytes);
+	assert_true(num_at(doc, "jobs/0/read/io_kbytes") == (double)(a->bytes / 1024));
+	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->ops);
+	assert_int_equal(num_at(doc, "jobs/0/read/runtime"), 10000);
+	assert_int_equal(num_at(doc, "jobs/0/read/bw"),
+			 (uint64_t)((double)a->bytes * 1e9 / (double)a->runtime_ns) / 1024);
+	assert_int_equal(num_at(doc, "jobs/0/read/short_ios"), 0);
+
+	assert_int_equal(num_at(doc, "jobs/0/read/lat_ns/min"), 1200);
+	assert_int_equal(num_at(doc, "jobs/0/read/lat_ns/max"), 812000);
+	assert_int_equal(num_at(doc, "jobs/0/read/lat_ns/N"), 10001);
+	assert_close(num_at(doc, "jobs/0/read/lat_ns/mean"), hist_mean(&a->lat));
+	assert_true(num_at(doc, "jobs/0/read/lat_ns/stddev") > 0);
+	assert_int_equal(num_at(doc, "jobs/0/read/lat_ns/percentile/99.000000"),
+			 hist_percentile(&a->lat, 99));
+	assert_int_equal(num_at(doc, "jobs/0/read/clat_ns/percentile/50.000000"),
+			 hist_percentile(&a->lat, 50));
+	pct = path_get(doc, "jobs/0/read/lat_ns/percentile");
+	assert_int_equal(json_object_size(pct), sizeof(keys) / sizeof(keys[0]));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(pct, keys[i]);
+
+		if (!json_is_integer(v))
+			fail_msg("percentile %s missing or not an integer", keys[i]);
+	}
+	/* fio's all-zero write object: we never write, so these are true. */
+	assert_int_equal(num_at(doc, "jobs/0/write/io_bytes"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/N"), 0);
+
+	assert_int_equal(num_at(doc, "jobs/0/majf"), 3);
+	assert_int_equal(num_at(doc, "jobs/0/minf"), 12);
+	assert_close(num_at(doc, "jobs/0/faultline/read_amplification"), 1.07);
+	assert_true(num_at(doc, "jobs/0/faultline/dev_read_bytes") == 5136.0 * MiB);
+	assert_string_equal(str_at(doc, "jobs/0/faultline/devices/0/name"), "vda");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/targets/0/path"), "/data/a");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/touch"), "stride:64");
+	assert_int_equal(num_at(doc, "jobs/0/faultline/threads"), 1);
+	assert_string_equal(str_at(doc, "disk_util/0/name"), "vda");
+	assert_int_equal(num_at(doc, "disk_util/0/read_ios"), 1314816);
+	/* latency bins sum to 100 % */
+	{
+		double sum = 0;
+		const char *units[] = { "latency_ns", "latency_us", "latency_ms" };
+
+		for (int u = 0; u < 3; u++) {
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(path_get(json_array_get(json_object_get(doc, "jobs"), 0), units[u]), k, v)
+				sum += json_number_value(v);
+		}
+		assert_close(sum, 100.0);
+	}
+	json_decref(doc);
+}
+
+static void test_json_options_and_error(void **state)
+{
+	json_t *doc = dumped();
+
+	(void)state;
+	assert_true(json_is_object(path_get(doc, "jobs/0/job options")));
+	assert_string_equal(str_at(doc, "jobs/0/job options/bs"), "4k");
+	assert_string_equal(str_at(doc, "jobs/0/job options/rw"), "randread");
+	assert_string_equal(str_at(doc, "jobs/0/job options/ioengine"), "psync");
+	assert_string_equal(str_at(doc, "jobs/0/job options/touch"), "stride:64");
+	assert_string_equal(str_at(doc, "jobs/0/job options/random_distribution"), "zipf:1.2");
+	assert_string_equal(str_at(doc, "jobs/0/job options/runtime"), "10s");
+	assert_string_equal(str_at(doc, "jobs/0/job options/ramp_time"), "500ms");
+	assert_string_equal(str_at(doc, "jobs/0/job options/iodepth"), "1");
+	assert_string_equal(str_at(doc, "jobs/0/job options/direct"), "0");
+	assert_string_equal(str_at(doc, "jobs/0/job options/size"), "1g");
+	assert_string_equal(str_at(doc, "jobs/1/job options/bs"), "128k");
+	assert_string_equal(str_at(doc, "jobs/1/job options/touch"), "page");
+	/* fully resolved: defaults the job never set are there too */
+	assert_string_equal(str_at(doc, "jobs/0/job options/name"), "psync-rand");
+	assert_string_equal(str_at(doc, "jobs/0/job options/scan_chunk"), "128m");
+	assert_string_equal(str_at(doc, "jobs/0/job options/invalidate"), "1");
+	assert_string_equal(str_at(doc, "jobs/0/job options/latency"), "1");
+	assert_string_equal(str_at(doc, "jobs/1/job options/latency"), "0");
+	/* one entry per table option with a value, under its own name */
+	for (size_t i = 0; i < option_count; i++) {
+		char buf[512];
+		json_t *v = json_object_get(path_get(doc, "jobs/0/job options"),
+					    option_table[i].name);
+
+		if (option_format(&job_a, &option_table[i], buf, sizeof(buf))) {
+			if (!json_is_string(v) || strcmp(json_string_value(v), buf))
+				fail_msg("job option %s: want \"%s\"", option_table[i].name, buf);
+		} else if (v) {
+			fail_msg("job option %s has no value but is present", option_table[i].name);
+		}
+	}
+	/* every value in "job options" is a string, as in fio */
+	{
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(path_get(doc, "jobs/0/job options"), k, v)
+			if (!json_is_string(v))
+				fail_msg("job option %s is not a string", k);
+	}
+	assert_int_equal(num_at(doc, "jobs/0/error"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/error"), EIO);
+	assert_null_at(doc, "jobs/0/faultline/errmsg");
+	assert_string_equal(str_at(doc, "jobs/1/faultline/errmsg"),
+			    "target /data/b offset 4096: SIGBUS");
+	json_decref(doc);
+}
+
+static void test_json_unreadable_is_null(void **state)
+{
+	json_t *doc = dumped();
+
+	(void)state;
+	assert_null_at(doc, "jobs/1/majf");
+	assert_null_at(doc, "jobs/1/minf");
+	assert_null_at(doc, "jobs/1/faultline/major_faults");
+	assert_null_at(doc, "jobs/1/faultline/dev_read_bytes");
+	assert_null_at(doc, "jobs/1/faultline/read_amplification");
+	assert_null_at(doc, "jobs/1/faultline/devices/0/read_bytes");
+	assert_null_at(doc, "jobs/1/faultline/cpu_probe_per_s");
+	assert_null_at(doc, "jobs/1/read/lat_ns/mean");
+	assert_null_at(doc, "jobs/1/read/lat_ns/min");
+	assert_int_equal(num_at(doc, "jobs/1/read/lat_ns/N"), 0);
+	assert_null_at(doc, "jobs/1/latency_us/100");
+	assert_null_at(doc, "disk_util/1/read_ios");
+	assert_null_at(doc, "faultline/system/tlb_shootdowns");
+	assert_null_at(doc, "faultline/system/tlb_peak_per_s");
+	assert_null_at(doc, "faultline/system/pgscan_kswapd");
+	assert_null_at(doc, "faultline/system/pgmajfault");
+	assert_null_at(doc, "faultline/host/mem_total");
+	/* and the readable ones are numbers */
+	assert_close(num_at(doc, "faultline/system/kswapd_cpu_s"), 1.25);
+	assert_true(num_at(doc, "faultline/system/page_cache_end") == 1124.0 * MiB);
+	json_decref(doc);
+}
+
+/* ------------------------------------------------------------------ */
+
+static char tmpdir[64];
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static json_t *load_file(const char *path)
+{
+	json_error_t je;
+	json_t *doc = json_load_file(path, 0, &je);
+
+	if (!doc)
+		fail_msg("%s does not parse: %s", path, je.text);
+	return doc;
+}
+
+static void test_write_file_atomic(void **state)
+{
+	char path[128];
+	struct err e = { 0 };
+	struct stat st;
+	json_t *doc;
+	FILE *f;
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_report.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "%s/out.json", tmpdir);
+
+	/* fresh file */
+	assert_int_equal(json_out_write_file(&res, path, &e), 0);
+	doc = load_file(path);
+	assert_string_equal(str_at(doc, "jobs/0/jobname"), "psync-rand");
+	json_decref(doc);
+	assert_int_equal(count_entries(tmpdir), 1);
+
+	/* replacing an existing file keeps its mode and leaves no temp */
+	f = fopen(path, "w");
+	fputs("old", f);
+	fclose(f);
+	chmod(path, 0640);
+	assert_int_equal(json_out_write_file(&res, path, &e), 0);
+	doc = load_file(path);
+	json_decref(doc);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(count_entries(tmpdir), 1);
+
+	/*
+	 * A reader polling the file while it is rewritten again and again
+	 * must parse every version it sees; a truncate-and-write writer
+	 * shows it empty or half written.
+	 */
+	{
+		pid_t pid = fork();
+		int status, bad = 0;
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			for (int i = 0; i < 2000; i++) {
+				json_t *d = json_load_file(path, 0, NULL);
+
+				if (!d)
+					_exit(1);
+				json_decref(d);
+			}
+			_exit(0);
+		}
+		for (int i = 0; i < 300 && !bad; i++)
+			bad = json_out_write_file(&res, path, &e) != 0;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_false(bad);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			fail_msg("a reader saw a partial JSON file");
+	}
+	assert_int_equal(count_entries(tmpdir), 1);
+
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+static void test_write_file_errors(void **state)
+{
+	struct err e = { 0 };
+	char path[128];
+
+	(void)state;
+	/* the directory does not exist */
+	assert_true(json_out_write_file(&res, "/nonexistent-faultline-dir/out.json", &e) < 0);
+	assert_int_equal(e.code, ENOENT);
+	assert_non_null(strstr(e.msg, "/nonexistent-faultline-dir/out.json"));
+
+	/* the "directory" is a file (root bypasses mode bits, this does not) */
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_report.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "%s/file", tmpdir);
+	fclose(fopen(path, "w"));
+	snprintf(path, sizeof(path), "%s/file/out.json", tmpdir);
+	memset(&e, 0, sizeof(e));
+	assert_true(json_out_write_file(&res, path, &e) < 0);
+	assert_int_equal(e.code, ENOTDIR);
+
+	/* the target is a directory: rename fails, the temp file is removed */
+	snprintf(path, sizeof(path), "%s/dir", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	memset(&e, 0, sizeof(e));
+	assert_true(json_out_write_file(&res, path, &e) < 0);
+	assert_int_equal(count_entries(tmpdir), 2);	/* file, dir */
+
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/file", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void assert_contains(const char *text, const char *what)
+{
+	if (!strstr(text, what))
+		fail_msg("summary lacks \"%s\":\n%s", what, text);
+}
+
+static void assert_lacks(const char *text, const char *what)
+{
+	if (strstr(text, what))
+		fail_msg("summary has \"%s\":\n%s", what, text);
+}
+
+/* The text from @from up to @to (or the end), as a new string. */
+static char *section(const char *text, const char *from, const char *to)
+{
+	const char *s = strstr(text, from), *t;
+
+	if (!s)
+		fail_msg("summary lacks \"%s\"", from);
+	t = to ? strstr(s, to) : NULL;
+	return strndup(s, t ? (size_t)(t - s) : strlen(s));
+}
+
+static void test_summary(void **state)
+{
+	char *text = summary(), *a, *b, *sys, *table;
+	char want[128];
+
+	(void)state;
+	a = section(text, "psync-rand: (", "mmap-fail: (");
+	b = section(text, "mmap-fail: (", "system:");
+	sys = section(text, "system:", "comparison:");
+	table = section(text, "comparison:", NULL);
+
+	assert_contains(a, "psync-rand: (engine=psync, rw=randread, bs=4096, threads=1, iodepth=1, touch=stride:64, advice=normal/normal)");
+	assert_contains(a, "read: IOPS=123k, BW=");
+	assert_contains(a, "ops=1228800");
+	assert_contains(a, "lat (usec): min=1.2, p50=");
+	snprintf(want, sizeof(want), "p99=%.1f", (double)hist_percentile(&jobs[0].lat, 99) / 1e3);
+	assert_contains(a, want);
+	assert_contains(a, "p99.9=");
+	assert_contains(a, "max=812.0");
+	assert_contains(a, "faults: major=3, minor=12");
+	assert_contains(a, "device vda: read 5.02GiB in 1314816 requests; read amplification 1.07x");
+
+	/* the failed job: error shown, nothing unreadable printed as 0 */
+	assert_contains(b, "error: target /data/b offset 4096: SIGBUS (EIO)");
+	assert_contains(b, "faults: n/a (unreadable)");
+	assert_contains(b, "lat: off");
+	assert_contains(b, "device sdb: n/a (unreadable)");
+	assert_lacks(b, "major=0");
+	assert_lacks(b, "minor=0");
+	assert_lacks(b, "read 0");
+	assert_lacks(b, "amplification 0");
+	assert_lacks(b, "p50=0");
+
+	assert_contains(sys, "TLB shootdowns: n/a (unreadable");
+	assert_contains(sys, "kswapd CPU: 1.25 s");
+	assert_contains(sys, "pages scanned/stolen: n/a (unreadable)");
+	assert_contains(sys, "page cache: 100MiB -> 1.10GiB");
+	assert_lacks(sys, "TLB shootdowns: 0");
+	assert_lacks(sys, "kswapd=0");
+
+	/* one line per job in the comparison table */
+	assert_contains(table, "read-amp");
+	{
+		char *row_a = section(table, "psync-rand ", "\n");
+		char *row_b = section(table, "mmap-fail ", "\n");
+
+		assert_contains(row_a, "psync");
+		assert_contains(row_a, "randread");
+		assert_contains(row_a, "4k");
+		assert_contains(row_a, "123k");
+		assert_contains(row_a, "1.07x");
+		assert_contains(row_b, "mmap");
+		assert_contains(row_b, "128k");
+		assert_contains(row_b, "EIO");
+		assert_contains(row_b, "off");
+		assert_contains(row_b, "n/a");
+		assert_lacks(row_b, " 0 ");
+		free(row_a);
+		free(row_b);
+	}
+	/* the host's unreadable memory size is left out, not 0 */
+	assert_lacks(text, "0B memory");
+	assert_lacks(text, "interrupted");
+
+	free(a);
+	free(b);
+	free(sys);
+	free(table);
+	free(text);
+}
+
+static void test_summary_single_job_and_interrupt(void **state)
+{
+	char *text;
+
+	(void)state;
+	res.njobs = 1;
+	res.interrupted = true;
+	text = summary();
+	assert_true(strncmp(text, "*** run interrupted", 19) == 0);
+	assert_lacks(text, "comparison:");
+	free(text);
+
+	{
+		json_t *doc = dumped();
+
+		assert_true(json_is_true(path_get(doc, "faultline/interrupted")));
+		assert_int_equal(json_array_size(path_get(doc, "jobs")), 1);
+		json_decref(doc);
+	}
+	build_result();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_json_top_level, setup),
+		cmocka_unit_test_setup(test_json_read_figures, setup),
+		cmocka_unit_test_setup(test_json_options_and_error, setup),
+		cmocka_unit_test_setup(test_json_unreadable_is_null, setup),
+		cmocka_unit_test_setup(test_write_file_atomic, setup),
+		cmocka_unit_test_setup(test_write_file_errors, setup),
+		cmocka_unit_test_setup(test_summary, setup),
+		cmocka_unit_test_setup(test_summary_single_job_and_interrupt, setup),
+	};
+
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	option_release(&job_a);
+	option_release(&job_b);
+	return ret;
+}
