@@ -547,6 +547,8 @@ static json_t *system_object(const struct sys_result *s)
 	put(o, "pgsteal_kswapd", ju64_ok(s->vm_ok, s->pgsteal_kswapd));
 	put(o, "pgsteal_direct", ju64_ok(s->vm_ok, s->pgsteal_direct));
 	put(o, "pgmajfault", ju64_ok(s->vm_ok, s->pgmajfault));
+	put(o, "pgscan_all", ju64_ok(s->pgscan_all_ok, s->pgscan_all));
+	put(o, "pgsteal_all", ju64_ok(s->pgscan_all_ok, s->pgsteal_all));
 	put(o, "page_cache_start", ju64_ok(s->cache_ok, s->cache_start));
 	put(o, "page_cache_end", ju64_ok(s->cache_ok, s->cache_end));
 	return o;

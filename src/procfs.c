@@ -238,6 +238,10 @@ static const char *const vm_names[PROCFS_VM_NR] = {
 	[PROCFS_VM_PGFAULT] = "pgfault",
 	[PROCFS_VM_PGPGIN] = "pgpgin",
 	[PROCFS_VM_WORKINGSET_REFAULT_FILE] = "workingset_refault_file",
+	[PROCFS_VM_PGSCAN_ANON] = "pgscan_anon",
+	[PROCFS_VM_PGSCAN_FILE] = "pgscan_file",
+	[PROCFS_VM_PGSTEAL_ANON] = "pgsteal_anon",
+	[PROCFS_VM_PGSTEAL_FILE] = "pgsteal_file",
 };
 
 const char *procfs_vm_name(enum procfs_vm_key key)

@@ -81,6 +81,13 @@ enum procfs_vm_key {
 	PROCFS_VM_PGFAULT,
 	PROCFS_VM_PGPGIN,		/* KiB read from block devices */
 	PROCFS_VM_WORKINGSET_REFAULT_FILE, /* evicted file pages read again */
+	/* All reclaim by page type (5.8+): unlike pgscan_kswapd/direct these
+	 * include reclaim inside memory cgroups (mem_limit), which the
+	 * kernel keeps out of the global kswapd/direct counters. */
+	PROCFS_VM_PGSCAN_ANON,
+	PROCFS_VM_PGSCAN_FILE,
+	PROCFS_VM_PGSTEAL_ANON,
+	PROCFS_VM_PGSTEAL_FILE,
 	PROCFS_VM_NR
 };
 

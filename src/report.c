@@ -311,6 +311,9 @@ static void print_system(FILE *f, const struct sys_result *s)
 			s->pgmajfault);
 	else
 		fprintf(f, "  pages scanned/stolen: %s\n", UNREADABLE);
+	if (s->pgscan_all_ok)
+		fprintf(f, "  all reclaim (cgroup reclaim included): scanned=%" PRIu64 ", stolen=%" PRIu64 "\n",
+			s->pgscan_all, s->pgsteal_all);
 	if (s->cache_ok)
 		fprintf(f, "  page cache: %s -> %s\n", fmt_bytes(b1, (double)s->cache_start, 1024),
 			fmt_bytes(b2, (double)s->cache_end, 1024));

@@ -76,6 +76,10 @@ struct sys_result {
 	bool vm_ok;
 	uint64_t pgscan_kswapd, pgscan_direct, pgsteal_kswapd, pgsteal_direct;
 	uint64_t pgmajfault;
+	/* Every reclaim, cgroup reclaim included (pgscan/pgsteal_anon+file,
+	 * Linux 5.8+); the kswapd/direct pair above excludes cgroup reclaim. */
+	bool pgscan_all_ok;
+	uint64_t pgscan_all, pgsteal_all;
 	bool cache_ok;
 	uint64_t cache_start, cache_end;	/* bytes, /proc/meminfo Cached */
 };

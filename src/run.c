@@ -10,8 +10,11 @@
 #include "run.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +49,12 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 	r->njobs = jl->n;
 	r->hooks.warn = hooks_warn;
 	r->hooks.progress = hooks_progress;
+	/* Shared, so a mem_limit job's worker process sees a stop request. */
+	r->stop = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->stop == MAP_FAILED) {
+		r->stop = NULL;
+		return err_set(e, errno, "mmap: %s", strerror(errno));
+	}
 	r->jrs = calloc(r->njobs, sizeof(*r->jrs));
 	r->stat_first = calloc(r->njobs, sizeof(*r->stat_first));
 	r->job_started = calloc(r->njobs, sizeof(bool));
@@ -71,7 +80,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		const struct job *j = jl->jobs[i];
 
 		ret = job_run_prepare(&r->jrs[i], j, i, &r->arena.ts[r->stat_first[i]],
-				      &r->stop, &r->hooks, e);
+				      r->stop, &r->hooks, e);
 		if (ret)
 			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
 	}
@@ -83,7 +92,8 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 
 void run_request_stop(struct run *r)
 {
-	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+	if (r->stop)
+		__atomic_store_n(r->stop, 1, __ATOMIC_RELAXED);
 }
 
 /* Start of the measured part: after ramp_time, counters copied so the
@@ -181,12 +191,14 @@ static void sleep_until_ns(uint64_t t)
 		;
 }
 
-/* Run jobs [first, last) together until all are done. */
-static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
-		     uint64_t *tick, struct err *e)
+/* Run jobs [first, last) together until all are done. Samples are due
+ * at g0 + k * interval, g0 being the moment the group's first job
+ * started, so every full row spans exactly one interval. */
+static int run_group(struct run *r, unsigned first, unsigned last, struct err *e)
 {
 	const uint64_t iv = r->opts.interval_ns;
 	unsigned left = last - first;
+	uint64_t g0 = 0, tick = 0;
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
@@ -212,6 +224,8 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 			return ret;
 		}
 		r->job_started[j] = true;
+		if (j == first)
+			g0 = r->jrs[j].start_ns;
 		sampler_job_started(r->sampler, j);
 		if (!r->jrs[j].ramp_end_ns) {
 			r->job_base_ns[j] = r->jrs[j].start_ns;
@@ -221,7 +235,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 	}
 
 	while (left) {
-		uint64_t next = t0 + (*tick + 1) * iv, now;
+		uint64_t next = g0 + (tick + 1) * iv, now;
 
 		/* Wake early for a ramp end, so the measured part starts on
 		 * time rather than at the next interval. */
@@ -242,16 +256,19 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 		for (unsigned j = first; j < last; j++) {
 			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
 				continue;
-			job_run_join(&r->jrs[j]);
 			if (!r->base_taken[j])
 				take_base(r, j, now);	/* ended inside its ramp */
-			r->job_ended[j] = true;
+			/* The last row first: joining removes the job's cgroup. */
 			sampler_job_ended(r->sampler, j, now);
+			job_run_join(&r->jrs[j]);
+			r->job_ended[j] = true;
 			left--;
 		}
-		if (now >= t0 + (*tick + 1) * iv) {
+		if (now >= g0 + (tick + 1) * iv) {
 			sampler_tick(r->sampler, now);
-			(*tick)++;
+			/* Overloaded host: skip the boundaries already past
+			 * rather than emit rows of a few microseconds. */
+			tick = (now - g0) / iv;
 		}
 	}
 	return 0;
@@ -259,7 +276,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, uint64_t t0,
 
 int run_execute(struct run *r, struct err *e)
 {
-	uint64_t t0, tick = 0;
+	uint64_t t0;
 	struct timeval tv;
 	unsigned first = 0;
 	int ret = 0;
@@ -268,28 +285,34 @@ int run_execute(struct run *r, struct err *e)
 	r->res.jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*r->res.jobs));
 	if (!r->res.jobs)
 		return err_set(e, ENOMEM, "out of memory");
+	/* The controller is the sampler's clock. On a host whose CPUs the
+	 * workers saturate, an ordinary thread wakes milliseconds late; a
+	 * real-time priority of 1 (it sleeps nearly always) keeps samples on
+	 * time. Without the privilege it stays an ordinary thread. */
+	{
+		struct sched_param sp = { .sched_priority = 1 };
+
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	}
 	gettimeofday(&tv, NULL);
 	r->res.start_epoch_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
 	t0 = now_ns();
 	sampler_begin(r->sampler, t0);
 
-	while (first < r->njobs && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+	while (first < r->njobs && !__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
 		unsigned last = first + 1;
 
 		while (last < r->njobs && !r->jl->jobs[last]->stonewall)
 			last++;
-		ret = run_group(r, first, last, t0, &tick, e);
+		ret = run_group(r, first, last, e);
 		if (ret)
 			break;
-		/* The next group's intervals start when it starts, but stay on
-		 * the run's grid of t0 + k * interval. */
-		tick = (now_ns() - t0) / r->opts.interval_ns;
 		first = last;
 	}
 	for (unsigned j = 0; j < r->njobs; j++)
 		collect_job(r, j);
 	r->res.duration_ns = now_ns() - t0;
-	r->res.interrupted = __atomic_load_n(&r->stop, __ATOMIC_RELAXED) != 0;
+	r->res.interrupted = __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0;
 	sampler_end(r->sampler, now_ns(), &r->res);
 	return ret;
 }
@@ -310,5 +333,7 @@ void run_destroy(struct run *r)
 	free(r->base);
 	free(r->base_taken);
 	stats_arena_destroy(&r->arena);
+	if (r->stop)
+		munmap(r->stop, sizeof(int));
 	memset(r, 0, sizeof(*r));
 }

@@ -32,7 +32,7 @@ struct run {
 	unsigned *stat_first;		/* each job's first slot in the arena */
 	struct stats_arena arena;
 	struct target_hooks hooks;
-	int stop;			/* set by SIGINT/SIGTERM */
+	int *stop;			/* set by SIGINT/SIGTERM; shared with worker processes */
 	bool *job_started, *job_ended;
 	uint64_t *job_base_ns;		/* start of the measured part */
 	struct thread_stats *base;	/* per slot: counters at the start of the measured part */

@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "devinfo.h"
 #include "procfs.h"
 #include "run.h"
@@ -80,6 +81,7 @@ struct job_samp {
 	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
+	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
 };
 
 struct sampler {
@@ -190,13 +192,26 @@ static uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
 	return procfs_vm_has(&x->vm, k) ? x->vm.v[k] : 0;
 }
 
+/* Pages scanned and stolen by all reclaim. Kernels since 5.8 count every
+ * reclaim, cgroup reclaim included, in pgscan_anon/file; the older
+ * kswapd/direct pair misses reclaim inside a mem_limit cgroup. */
+static bool vm_has_all(const struct sys_snap *x)
+{
+	return procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_FILE) &&
+	       procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_FILE);
+}
+
 static uint64_t pgscan(const struct sys_snap *x)
 {
+	if (vm_has_all(x))
+		return vm_get(x, PROCFS_VM_PGSCAN_ANON) + vm_get(x, PROCFS_VM_PGSCAN_FILE);
 	return vm_get(x, PROCFS_VM_PGSCAN_KSWAPD) + vm_get(x, PROCFS_VM_PGSCAN_DIRECT);
 }
 
 static uint64_t pgsteal(const struct sys_snap *x)
 {
+	if (vm_has_all(x))
+		return vm_get(x, PROCFS_VM_PGSTEAL_ANON) + vm_get(x, PROCFS_VM_PGSTEAL_FILE);
 	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
 }
 
@@ -566,7 +581,14 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_DIRTY),
 	       (double)sys->mem.bytes[PROCFS_MEM_DIRTY] / MIB, 1);
 	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
-	cell_f(&p, end, false, 0, 1);
+	{
+		uint64_t cg = 0;
+		bool ok = jr->has_cg && cgroup_usage((struct cgroup *)&jr->cg, &cg) == 0;
+
+		cell_f(&p, end, ok, (double)cg / MIB, 1);
+		if (ok && cg > js->cgroup_peak)
+			js->cgroup_peak = cg;
+	}
 	{
 		bool ok = job_devs_ok(s, js);
 		uint64_t rb = 0, ri = 0;
@@ -715,6 +737,11 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		sr->pgsteal_kswapd = vm_get(&end, PROCFS_VM_PGSTEAL_KSWAPD) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_KSWAPD);
 		sr->pgsteal_direct = vm_get(&end, PROCFS_VM_PGSTEAL_DIRECT) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_DIRECT);
 		sr->pgmajfault = vm_get(&end, PROCFS_VM_PGMAJFAULT) - vm_get(&s->begin, PROCFS_VM_PGMAJFAULT);
+		sr->pgscan_all_ok = vm_has_all(&end) && vm_has_all(&s->begin);
+		if (sr->pgscan_all_ok) {
+			sr->pgscan_all = pgscan(&end) - pgscan(&s->begin);
+			sr->pgsteal_all = pgsteal(&end) - pgsteal(&s->begin);
+		}
 	}
 	sr->cache_ok = s->begin.mem_ok && end.mem_ok;
 	if (sr->cache_ok) {

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "placement.h"
@@ -36,6 +38,8 @@
  * requests to notice the deadline: about a microsecond of work at the
  * fastest engine, so a run ends within microseconds of its deadline. */
 #define DEADLINE_CHECK_EVERY 64
+
+#define DROP_CACHES_PATH "/proc/sys/vm/drop_caches"
 
 /* A request that returns no bytes at all is an error, but an engine
  * reporting a short read is treated the same way: the region was laid
@@ -548,6 +552,30 @@ static uint64_t pick_seed(const struct job *j)
 	return seed;
 }
 
+/* Features that need permission are refused before anything runs. */
+static int check_privileges(const struct job *j, struct err *e)
+{
+	if (j->mem_limit) {
+		struct cgroup_info ci;
+
+		cgroup_probe(&ci, true);
+		if (!ci.can_create)
+			return err_set(e, EPERM, "mem_limit=%lluMiB: cannot create a memory cgroup here: %s",
+				       (unsigned long long)(j->mem_limit >> 20), ci.why);
+	}
+	if (j->drop_caches && access(DROP_CACHES_PATH, W_OK) < 0)
+		return err_set(e, EPERM, "drop_caches=1: %s is not writable (%s); it needs root",
+			       DROP_CACHES_PATH, strerror(errno));
+	if (j->reserve_mem) {
+		/* The job's own needs: its buffers, and a margin per thread
+		 * for stacks and the engine's rings. */
+		uint64_t needs = (uint64_t)j->numjobs * ((uint64_t)j->iodepth * j->bs + (16ull << 20));
+
+		return reserve_check(j->reserve_mem, needs, e);
+	}
+	return 0;
+}
+
 int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		    struct thread_stats *stats, int *stop,
 		    const struct target_hooks *hooks, struct err *e)
@@ -570,6 +598,9 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
 
 	ret = placement_check(job, e);
+	if (ret)
+		return ret;
+	ret = check_privileges(job, e);
 	if (ret)
 		return ret;
 	ret = open_targets(jr, e);
@@ -646,7 +677,7 @@ fail:
 /* Cold start and access-pattern advice, applied just before the job runs
  * (not at prepare time: an earlier stonewalled job may have warmed the
  * cache since). */
-static void prepare_cache(struct job_run *jr)
+static int prepare_cache(struct job_run *jr, struct err *e)
 {
 	const struct job *j = jr->job;
 	static const int fadv[] = {
@@ -655,59 +686,109 @@ static void prepare_cache(struct job_run *jr)
 		[FADV_M_SEQUENTIAL] = POSIX_FADV_SEQUENTIAL,
 	};
 
+	if (j->drop_caches) {
+		int fd;
+
+		sync();
+		fd = open(DROP_CACHES_PATH, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "3", 1) != 1) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return err_set(e, err, "drop_caches: writing %s: %s", DROP_CACHES_PATH, strerror(err));
+		}
+		close(fd);
+	}
 	if (jr->ops->flags & ENGINE_F_NO_TARGET)
-		return;
+		return 0;
 	for (unsigned i = 0; i < jr->ntargets; i++) {
 		struct target *t = &jr->targets[i];
-		struct err e = { 0 };
+		struct err we = { 0 };
 
-		if (j->invalidate && target_invalidate(t, &e) < 0 && jr->hooks && jr->hooks->warn)
-			jr->hooks->warn(jr->hooks->arg, e.msg);
+		if (j->invalidate && target_invalidate(t, &we) < 0 && jr->hooks && jr->hooks->warn)
+			jr->hooks->warn(jr->hooks->arg, we.msg);
 		if (j->fadvise != FADV_M_NORMAL)
 			posix_fadvise(t->fd, (off_t)t->base, (off_t)t->len, fadv[j->fadvise]);
 	}
+	return 0;
 }
 
-int job_run_start(struct job_run *jr, struct err *e)
+/* prewarm: read every target's region once through the page cache, so
+ * the job starts warm. Runs in the process the workers will run in, so
+ * that under mem_limit the pages are charged to the job's cgroup. */
+#define PREWARM_CHUNK (1u << 20)
+
+static int prewarm(struct job_run *jr, struct err *e)
 {
-	const struct job *j = jr->job;
+	uint8_t *buf;
+
+	if (!jr->job->prewarm || (jr->ops->flags & ENGINE_F_NO_TARGET))
+		return 0;
+	buf = malloc(PREWARM_CHUNK);
+	if (!buf)
+		return err_set(e, ENOMEM, "prewarm: out of memory");
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		const struct target *t = &jr->targets[i];
+
+		for (uint64_t off = 0; off < t->len && !*jr->stop;) {
+			size_t n = t->len - off < PREWARM_CHUNK ? (size_t)(t->len - off) : PREWARM_CHUNK;
+			ssize_t r = pread(t->fd, buf, n, (off_t)(t->base + off));
+
+			if (r <= 0) {
+				int err = r < 0 ? errno : EIO;
+
+				free(buf);
+				return err_set(e, err, "prewarm: reading %s at %llu: %s", t->path,
+					       (unsigned long long)(t->base + off), strerror(err));
+			}
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Start the worker threads (and the probe) in the calling process. */
+static int spawn_threads(struct job_run *jr, struct err *e)
+{
+	pthread_attr_t attr;
 	int ret;
 
-	install_sigbus();
-	prepare_cache(jr);
-	if (jr->ops->job_setup) {
-		ret = jr->ops->job_setup(jr, e);
-		if (ret)
-			return ret;
-		jr->setup_done = true;
-	}
-	jr->start_ns = now_ns();
-	if (j->ramp_ns)
-		jr->ramp_end_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns;
-	if (j->runtime_ns)
-		jr->deadline_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+	/* Workers are ordinary threads whatever the controller runs as
+	 * (it may hold a real-time priority to sample on time). */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &(struct sched_param){ .sched_priority = 0 });
 
 	for (unsigned i = 0; i < jr->nworkers; i++) {
 		struct worker *w = &jr->workers[i];
 
-		ret = pthread_create(&w->thread, NULL, worker_main, w);
+		ret = pthread_create(&w->thread, &attr, worker_main, w);
 		if (ret) {
-			err_set(e, ret, "starting worker %u of job %s: %s", i, j->name, strerror(ret));
+			err_set(e, ret, "starting worker %u of job %s: %s", i, jr->job->name, strerror(ret));
 			__atomic_store_n(&jr->job_stop, 1, __ATOMIC_RELAXED);
-			job_run_join(jr);
+			pthread_attr_destroy(&attr);
+			/* The ones that never started count as done. */
+			for (unsigned k = i; k < jr->nworkers; k++)
+				STAT_STORE(&jr->stats[k].done, 1);
 			return -ret;
 		}
 		w->started = true;
 	}
 	if (jr->probe) {
-		ret = pthread_create(&jr->probe_thread, NULL, probe_main, jr);
+		ret = pthread_create(&jr->probe_thread, &attr, probe_main, jr);
 		if (ret == 0)
 			jr->probe_started = true;
+		else
+			STAT_STORE(&jr->probe->done, 1);
 	}
+	pthread_attr_destroy(&attr);
 	return 0;
 }
 
-void job_run_join(struct job_run *jr)
+static void join_threads(struct job_run *jr)
 {
 	for (unsigned i = 0; i < jr->nworkers; i++) {
 		if (jr->workers[i].started)
@@ -719,13 +800,218 @@ void job_run_join(struct job_run *jr)
 		pthread_join(jr->probe_thread, NULL);
 		jr->probe_started = false;
 	}
+}
+
+static void set_clock(struct job_run *jr)
+{
+	const struct job *j = jr->job;
+
+	jr->start_ns = now_ns();
+	if (j->ramp_ns)
+		jr->ramp_end_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns;
+	if (j->runtime_ns)
+		jr->deadline_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+}
+
+/* Record a failure of the child's set-up where the parent will find it. */
+static void child_fail(struct job_run *jr, const struct err *e)
+{
+	struct thread_stats *st = &jr->stats[0];
+
+	st->error.code = e->code;
+	st->error.target = 0;
+	st->error.offset = 0;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
+	STAT_STORE(&st->failed, 1);
+}
+
+/*
+ * mem_limit: memory is charged per address space, so the workers run in
+ * a child process that joins the job's cgroup before its first I/O
+ * (SPEC 5). Their counters already live in the shared arena. The child
+ * prewarms inside the cgroup, says it is ready, and waits for the
+ * parent's start time, so runtime and deadline mean the same as for
+ * threads.
+ */
+static int start_in_child(struct job_run *jr, struct err *e)
+{
+	int ready[2], go[2];
+	uint64_t clock[3];
+	char c;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return err_set(e, errno, "mem_limit: pipe: %s", strerror(errno));
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return err_set(e, errno, "mem_limit: pipe: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(ready[0]);
+		close(ready[1]);
+		close(go[0]);
+		close(go[1]);
+		return err_set(e, err, "mem_limit: fork: %s", strerror(err));
+	}
+	if (pid == 0) {
+		struct err ce = { 0 };
+		int ok;
+
+		close(ready[0]);
+		close(go[1]);
+		ok = cgroup_enter(&jr->cg, 0, &ce) == 0 && prewarm(jr, &ce) == 0;
+		if (!ok)
+			child_fail(jr, &ce);
+		c = ok ? 'r' : 'f';
+		if (write(ready[1], &c, 1) != 1 || !ok ||
+		    read(go[0], clock, sizeof(clock)) != sizeof(clock))
+			_exit(1);
+		jr->start_ns = clock[0];
+		jr->ramp_end_ns = clock[1];
+		jr->deadline_ns = clock[2];
+		if (spawn_threads(jr, &ce) < 0)
+			child_fail(jr, &ce);
+		join_threads(jr);
+		_exit(0);
+	}
+	jr->child = pid;
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1 || c != 'r') {
+		close(ready[0]);
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		jr->child = 0;
+		if (jr->stats[0].failed)
+			return err_set(e, jr->stats[0].error.code ? jr->stats[0].error.code : EIO, "%s",
+				       jr->stats[0].error.what);
+		return err_set(e, EIO, "mem_limit: the worker process died before starting");
+	}
+	set_clock(jr);
+	clock[0] = jr->start_ns;
+	clock[1] = jr->ramp_end_ns;
+	clock[2] = jr->deadline_ns;
+	if (write(go[1], clock, sizeof(clock)) != sizeof(clock)) {
+		int err = errno;
+
+		close(ready[0]);
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		jr->child = 0;
+		return err_set(e, err, "mem_limit: cannot start the worker process: %s", strerror(err));
+	}
+	close(ready[0]);
+	close(go[1]);
+	return 0;
+}
+
+int job_run_start(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	int ret;
+
+	install_sigbus();
+	ret = prepare_cache(jr, e);
+	if (ret)
+		return ret;
+	if (j->reserve_mem) {
+		ret = reserve_take(&jr->reserve, j->reserve_mem, e);
+		if (ret)
+			return ret;
+		if (jr->hooks && jr->hooks->warn) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "job '%s': reserve_mem=%lluMiB populated and locked in %.1f s (not part of the run)",
+				 j->name, (unsigned long long)(j->reserve_mem >> 20),
+				 (double)jr->reserve.populate_ns / 1e9);
+			jr->hooks->warn(jr->hooks->arg, msg);
+		}
+	}
+	if (jr->ops->job_setup) {
+		ret = jr->ops->job_setup(jr, e);
+		if (ret)
+			goto fail;
+		jr->setup_done = true;
+	}
+	if (j->mem_limit) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "faultline-%d-%u", (int)getpid(), jr->index);
+		ret = cgroup_create(&jr->cg, name, j->mem_limit, e);
+		if (ret)
+			goto fail;
+		jr->has_cg = true;
+		ret = start_in_child(jr, e);
+		if (ret)
+			goto fail;
+		return 0;
+	}
+	ret = prewarm(jr, e);
+	if (ret)
+		goto fail;
+	set_clock(jr);
+	ret = spawn_threads(jr, e);
+	if (ret) {
+		job_run_join(jr);
+		return ret;
+	}
+	return 0;
+fail:
+	job_run_join(jr);
+	return ret;
+}
+
+void job_run_join(struct job_run *jr)
+{
+	if (jr->child > 0) {
+		int status = jr->child_status;
+
+		while (!jr->child_reaped && waitpid(jr->child, &status, 0) < 0 && errno == EINTR)
+			;
+		/* A worker process killed by a signal (the OOM killer under a
+		 * tight mem_limit) is a job failure, said plainly. */
+		if (WIFSIGNALED(status) && !jr->stats[0].failed) {
+			struct thread_stats *st = &jr->stats[0];
+
+			st->error.code = EINTR;
+			snprintf(st->error.what, sizeof(st->error.what),
+				 "worker process killed by signal %d (%s)%s", WTERMSIG(status),
+				 strsignal(WTERMSIG(status)),
+				 WTERMSIG(status) == SIGKILL ? "; under mem_limit this is usually the OOM killer" : "");
+			STAT_STORE(&st->failed, 1);
+		}
+		for (unsigned i = 0; i < job_run_nstats(jr->job); i++)
+			STAT_STORE(&jr->stats[i].done, 1);
+		jr->child = 0;
+		jr->child_reaped = false;
+	} else {
+		join_threads(jr);
+	}
 	if (jr->setup_done && jr->ops->job_teardown)
 		jr->ops->job_teardown(jr);
 	jr->setup_done = false;
+	if (jr->has_cg) {
+		cgroup_destroy(&jr->cg);
+		jr->has_cg = false;
+	}
+	reserve_release(&jr->reserve);
 }
 
-bool job_run_finished(const struct job_run *jr)
+bool job_run_finished(struct job_run *jr)
 {
+	/* A worker process that died (OOM killer) sets no done flags:
+	 * notice its exit instead of waiting for them forever. */
+	if (jr->child > 0 && !jr->child_reaped &&
+	    waitpid(jr->child, &jr->child_status, WNOHANG) == jr->child)
+		jr->child_reaped = true;
+	if (jr->child_reaped)
+		return true;
 	for (unsigned i = 0; i < jr->nworkers; i++)
 		if (!STAT_LOAD(&jr->stats[i].done))
 			return false;

@@ -16,8 +16,10 @@
 
 #include "engine.h"
 #include "err.h"
+#include "cgroup.h"
 #include "gen.h"
 #include "job.h"
+#include "reserve.h"
 #include "stats.h"
 #include "target.h"
 
@@ -49,6 +51,12 @@ struct job_run {
 	struct thread_stats *probe;	/* cpu_probe thread's entry, or NULL */
 	void *engine_priv;		/* job_setup's state */
 	bool setup_done;
+	struct reserve reserve;		/* reserve_mem, held while the job runs */
+	struct cgroup cg;		/* mem_limit */
+	bool has_cg;
+	pid_t child;			/* mem_limit: the process the workers run in */
+	int child_status;
+	bool child_reaped;
 	pthread_t probe_thread;
 	bool probe_started;
 	int probe_stop;
@@ -82,7 +90,7 @@ unsigned job_run_nstats(const struct job *job);
 /* Start the workers; they run until done, *stop, or the deadline. */
 int job_run_start(struct job_run *jr, struct err *e);
 /* True once every worker has exited (the sampler's view). */
-bool job_run_finished(const struct job_run *jr);
+bool job_run_finished(struct job_run *jr);
 /* Wait for every worker of the job. */
 void job_run_join(struct job_run *jr);
 void job_run_destroy(struct job_run *jr);
