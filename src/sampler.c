@@ -417,10 +417,31 @@ static uint64_t job_planned_ns(const struct job *j)
 	return j->startdelay_ns + j->ramp_ns + j->runtime_ns;
 }
 
+/* Planned length of the run for the status line: stonewall groups run
+ * one after another, the jobs of a group together. 0 = unknown (a job
+ * without runtime runs until its I/O is done). */
+static uint64_t planned_ns(const struct run *r)
+{
+	uint64_t total = 0, group = 0;
+
+	for (unsigned j = 0; j < r->njobs; j++) {
+		const struct job *job = r->jrs[j].job;
+
+		if (!job_planned_ns(job))
+			return 0;
+		if (job->stonewall && j) {
+			total += group;
+			group = 0;
+		}
+		if (job_planned_ns(job) > group)
+			group = job_planned_ns(job);
+	}
+	return total + group;
+}
+
 void sampler_begin(struct sampler *s, uint64_t now)
 {
 	struct timeval tv;
-	uint64_t group = 0;
 
 	s->t0 = now;
 	gettimeofday(&tv, NULL);
@@ -428,22 +449,7 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	read_sys(s, &s->begin, now);
 	s->last_tick = s->begin;
 	s->last_tick_ok = true;
-	s->status_total_ns = 0;
-	for (unsigned j = 0; j < s->r->njobs; j++) {
-		const struct job *job = s->r->jrs[j].job;
-
-		if (job->stonewall && j) {
-			s->status_total_ns += group;
-			group = 0;
-		}
-		if (!job_planned_ns(job)) {
-			s->status_total_ns = 0;
-			return;		/* unknown: some job runs until done */
-		}
-		if (job_planned_ns(job) > group)
-			group = job_planned_ns(job);
-	}
-	s->status_total_ns += group;
+	s->status_total_ns = planned_ns(s->r);
 	if (s->csv) {
 		fprintf(s->csv, "%s\n", sampler_csv_header);
 		fflush(s->csv);
