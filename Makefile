@@ -26,7 +26,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib
 
-.PHONY: all check demo deps unit e2e clean
+.PHONY: all check demo deps unit e2e plot-tests clean
 all: faultline
 
 faultline: $(BUILD)/main.o $(BUILD)/demo_job.o $(BUILD)/libfaultline.a
@@ -77,14 +77,24 @@ e2e: faultline
 	@fail=0; for t in tests/e2e/*.sh; do [ -e "$$t" ] || continue; \
 		echo "== $$t"; FAULTLINE=$(CURDIR)/faultline bash $$t || fail=1; done; exit $$fail
 
+plot-tests:
+	plot/run-tests
+
+# Every suite runs even when an earlier one fails; the status says if any did.
 check: deps
 	$(MAKE) faultline $(TESTS)
-	$(MAKE) unit
-	$(MAKE) e2e
+	@fail=0; \
+	$(MAKE) --no-print-directory unit || fail=1; \
+	$(MAKE) --no-print-directory e2e || fail=1; \
+	$(MAKE) --no-print-directory plot-tests || fail=1; \
+	exit $$fail
 
 demo: deps
 	$(MAKE) faultline
-	./faultline --demo
+	FAULTLINE_DEMO_PLOT=1 ./faultline --demo
+	plot/faultline-plot faultline-demo.csv -o faultline-demo.png --align \
+		--title "faultline demo: 1 GiB file, 256 MiB of page cache"
+	@echo "demo: $(CURDIR)/faultline-demo.csv (time series), faultline-demo.json, faultline-demo.png (plot)"
 
 clean:
 	rm -rf $(BUILD) faultline

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "checksys.h"
 #include "jobfile.h"
 #include "json_out.h"
@@ -41,6 +42,7 @@ struct cli {
 	bool quiet;
 	bool parse_only;
 	bool demo;
+	const char *demo_json;		/* --demo: JSON written here as well */
 	bool check_system;
 	const char *target;
 	int njobargs;
@@ -234,6 +236,41 @@ static int load_jobs(struct cli *c, struct joblist *jl, struct err *e)
 	return 0;
 }
 
+/* Where the demo's outputs go unless the user chose: the current
+ * directory, where `make demo` draws the plot from them. */
+#define DEMO_CSV "faultline-demo.csv"
+#define DEMO_JSON "faultline-demo.json"
+
+/*
+ * The demo runs anywhere: where no memory cgroup can be made it runs
+ * without mem_limit and says what that changes. It writes its CSV and
+ * JSON next to the summary unless told otherwise.
+ */
+static void demo_adapt(struct cli *c, struct joblist *jl)
+{
+	struct cgroup_info ci;
+	bool limited = false;
+
+	for (unsigned i = 0; i < jl->n; i++)
+		limited |= jl->jobs[i]->mem_limit != 0;
+	if (limited) {
+		cgroup_probe(&ci, true);
+		if (!ci.can_create) {
+			fprintf(stderr,
+				"faultline: demo: no memory cgroup can be made here (%s);\n"
+				"faultline: demo: running without mem_limit, so the file fits in the page cache:\n"
+				"faultline: demo: mmap will look better than in a larger-than-memory database.\n",
+				ci.why);
+			for (unsigned i = 0; i < jl->n; i++)
+				jl->jobs[i]->mem_limit = 0;
+		}
+	}
+	if (!c->csv)
+		c->csv = DEMO_CSV;
+	if (!c->fmt_json && !c->output)
+		c->demo_json = DEMO_JSON;
+}
+
 static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
 {
 	FILE *out = stdout;
@@ -250,6 +287,13 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 		report_normal(out, res);
 	if (c->fmt_json)
 		ret = json_out_dump(out, res, e);
+	if (!ret && c->demo_json) {
+		ret = json_out_write_file(res, c->demo_json, e);
+		if (!ret)
+			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s\n", c->csv,
+				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" :
+				"; draw them with plot/faultline-plot " DEMO_CSV " -o faultline-demo.png");
+	}
 	if (out != stdout && fclose(out) != 0 && !ret)
 		ret = err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
 	fflush(stdout);
@@ -284,6 +328,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		goto out_jobs;
 	}
+	if (c.demo)
+		demo_adapt(&c, &jl);
 	if (c.parse_only) {
 		for (unsigned i = 0; i < jl.n; i++)
 			job_print(stdout, jl.jobs[i]);

@@ -689,14 +689,26 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 {
 	struct job_samp *js = &s->jobs[j];
 	struct sys_snap sys;
+	uint64_t end = 0;
 
 	if (!js->active)
 		return;
-	read_sys(s, &sys, now);
+	/* The job's work ended when its last worker stopped, not when the
+	 * controller noticed: the last row ends there, so it is not a
+	 * stretch of idle time that reads as a collapse in throughput. */
+	for (unsigned i = 0; i < s->r->jrs[j].nworkers; i++) {
+		uint64_t e = STAT_LOAD(&s->r->jrs[j].stats[i].end_ns);
+
+		if (e > end)
+			end = e;
+	}
+	if (!end || end > now)
+		end = now;
+	read_sys(s, &sys, end);
 	/* A final row only for a real remainder: a job that ends right on
 	 * an interval boundary already has its last row. */
-	if (now > js->last_t + 1000000ull)
-		job_row(s, j, now, &sys, NULL, NULL);
+	if (end > js->last_t + 1000000ull)
+		job_row(s, j, end, &sys, NULL, NULL);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
 	js->active = false;
