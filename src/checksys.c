@@ -8,11 +8,13 @@
  */
 #include "checksys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <numa.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -99,6 +101,71 @@ static json_t *features_json(void)
 	return o;
 }
 
+/* <sys>/dev/block/MAJ:MIN links to every block device, partitions too:
+ * find the one whose directory is called @name; its dev file in @path. */
+static int find_by_name(const char *name, char *path, size_t cap)
+{
+	char dir[PATH_MAX], link[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret = -ENOENT;
+
+	snprintf(dir, sizeof(dir), "%s/dev/block", devinfo_sysroot());
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		ssize_t n;
+		char *base;
+
+		snprintf(path, cap, "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		base = strrchr(link, '/');
+		if (strcmp(base ? base + 1 : link, name))
+			continue;
+		snprintf(path, cap, "%s/%s/dev", dir, de->d_name);
+		ret = 0;
+		break;
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * --target is a path (its device is resolved), or the kernel name of a
+ * block device ("md0", "sda2") looked up in <sys>/class/block, which is
+ * also how a recorded sysfs tree (FAULTLINE_SYS) is examined.
+ */
+static int resolve_target(const char *target, struct devinfo *d, struct err *e)
+{
+	char path[PATH_MAX], buf[64];
+	unsigned maj, min;
+	ssize_t n;
+	int fd;
+
+	if (access(target, F_OK) == 0 || strchr(target, '/'))
+		return devinfo_resolve_path(devinfo_sysroot(), target, d, e);
+	snprintf(path, sizeof(path), "%s/class/block/%s/dev", devinfo_sysroot(), target);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/block/%s/dev", devinfo_sysroot(), target);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0 && find_by_name(target, path, sizeof(path)) == 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, ENOENT, "--target=%s: no such file, and no block device of that name in %s",
+			       target, devinfo_sysroot());
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || (buf[n] = '\0', sscanf(buf, "%u:%u", &maj, &min) != 2))
+		return err_set(e, EBADMSG, "%s: not MAJ:MIN", path);
+	return devinfo_resolve(devinfo_sysroot(), makedev(maj, min), d, e);
+}
+
 json_t *checksys_build(const char *target, struct err *e)
 {
 	struct procfs_probe *p = calloc(1, sizeof(*p));
@@ -174,9 +241,14 @@ json_t *checksys_build(const char *target, struct err *e)
 		o = json_object();
 		json_object_set_new(o, "path", json_string(target));
 		memset(&d, 0, sizeof(d));
-		if (devinfo_resolve_path(devinfo_sysroot(), target, &d, &de) == 0) {
+		if (resolve_target(target, &d, &de) == 0) {
 			json_object_set_new(o, "device", dev_json(&d));
 			devinfo_free(&d);
+		} else if (de.code == ENOENT) {
+			/* No such path or device: a command-line error. */
+			json_decref(root);
+			free(p);
+			return err_set(e, ENOENT, "%s", de.msg), NULL;
 		} else {
 			json_object_set_new(o, "device", json_null());
 			json_object_set_new(o, "why", json_string(de.msg));

@@ -363,6 +363,20 @@ static json_t *device_object(const struct dev_result *d)
 	put(o, "role", jstr_or_null(d->role));
 	put(o, "read_bytes", ju64_ok(d->ok, d->read_bytes));
 	put(o, "read_ios", ju64_ok(d->ok, d->read_ios));
+	put(o, "model", jstr_or_null(d->model));
+	put(o, "scheduler", jstr_or_null(d->scheduler));
+	put(o, "rotational", d->rotational < 0 ? json_null() : json_boolean(d->rotational));
+	put(o, "size_bytes", d->size_bytes ? json_integer((json_int_t)d->size_bytes) : json_null());
+	if (d->md_level[0]) {
+		json_t *md = json_object();
+
+		put(md, "level", json_string(d->md_level));
+		put(md, "chunk_bytes", json_integer((json_int_t)d->md_chunk_bytes));
+		put(md, "raid_disks", json_integer(d->md_raid_disks));
+		put(o, "md", md);
+	} else {
+		put(o, "md", json_null());
+	}
 	return o;
 }
 

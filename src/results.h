@@ -26,6 +26,15 @@ struct dev_result {
 	bool ok;		/* its stat file was readable */
 	uint64_t read_bytes;
 	uint64_t read_ios;
+	/* What sysfs says of it (of its whole disk for a partition); empty
+	 * strings and -1/0 where sysfs does not say. */
+	char model[64];
+	char scheduler[32];
+	int rotational;		/* 1, 0, -1 unknown */
+	uint64_t size_bytes;
+	char md_level[16];	/* "" unless an md array (or a partition of one) */
+	uint64_t md_chunk_bytes;
+	unsigned md_raid_disks;
 };
 
 /* One target of a job, as opened. */

@@ -51,6 +51,7 @@ struct sys_snap {
 struct dev_src {
 	char name[DEVINFO_NAME_MAX];
 	char role[16];
+	struct dev_result facts;	/* model, scheduler, md geometry */
 	bool ok;
 	struct procfs_src src;
 	struct devinfo_blkstat last;
@@ -229,6 +230,14 @@ static int dev_add(struct sampler *s, const char *name, const char *role, const 
 
 	snprintf(ds->name, sizeof(ds->name), "%s", name);
 	snprintf(ds->role, sizeof(ds->role), "%s", role);
+	snprintf(ds->facts.model, sizeof(ds->facts.model), "%s%s%s", d->vendor,
+		 d->vendor[0] && d->model[0] ? " " : "", d->model);
+	snprintf(ds->facts.scheduler, sizeof(ds->facts.scheduler), "%s", d->scheduler);
+	ds->facts.rotational = d->rotational;
+	ds->facts.size_bytes = d->size_bytes;
+	snprintf(ds->facts.md_level, sizeof(ds->facts.md_level), "%s", d->md_level);
+	ds->facts.md_chunk_bytes = d->md_chunk_bytes;
+	ds->facts.md_raid_disks = d->md_raid_disks;
 	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
 	if (!ds->ok)
 		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
@@ -798,6 +807,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			const struct dev_src *ds = &s->devs[js->dev[i]];
 			struct dev_result *dr = &jres->devs[jres->ndevs++];
 
+			*dr = ds->facts;
 			snprintf(dr->name, sizeof(dr->name), "%s", ds->name);
 			snprintf(dr->role, sizeof(dr->role), "%s", i < js->nprimary ? ds->role : "md-member");
 			dr->ok = ds->ok;
