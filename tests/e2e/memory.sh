@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# mem_limit, reserve_mem, prewarm, drop_caches, cpu_probe; cgroups are
+# removed on success, on failure and on Ctrl-C.
+. "$(dirname "$0")/lib.sh"
+
+f=$E2E_TMP/data
+mkdata "$f" 128
+
+cgdir() { # our own memory cgroup directory (v1 or v2), or nothing
+	local l
+	l=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n 1 | cut -d: -f3)
+	if [ -n "$l" ]; then echo "/sys/fs/cgroup/memory$l"; return; fi
+	l=$(grep '^0::' /proc/self/cgroup | cut -d: -f3)
+	[ -n "$l" ] && echo "/sys/fs/cgroup$l"
+}
+leftover() { ls -d "$(cgdir)"/faultline-* 2>/dev/null | wc -l; }
+
+if ! "$FAULTLINE" --check-system | grep -q "mem_limit (cgroup) *yes"; then
+	expect_exit 2 "mem_limit refused where no cgroup can be made" "$FAULTLINE" --name=m \
+		--filename="$f" --mem_limit=32m
+	e2e_done
+	exit $?
+fi
+
+expect_exit 0 "mmap randread in a 32 MiB cgroup" "$FAULTLINE" --quiet --csv="$E2E_TMP/m.csv" \
+	--output-format=json --output="$E2E_TMP/m.json" --interval=200ms --name=m --filename="$f" \
+	--ioengine=mmap --rw=randread --numjobs=2 --touch=page --mem_limit=32m --runtime=2s --time_based
+pycheck "cgroup_mib filled, never above the limit by 2 %, reclaim seen" '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cg = [float(r["cgroup_mib"]) for r in rows if r["cgroup_mib"] != ""]
+assert len(cg) >= len(rows) - 1 and max(cg) <= 32 * 1.02 and max(cg) > 16, cg
+assert max(float(r["pgscan_per_s"]) for r in rows) > 0, [r["pgscan_per_s"] for r in rows]
+' "$E2E_TMP/m.csv"
+[ "$(leftover)" = 0 ] && pass "no cgroup left after success" || fail "no cgroup left after success"
+
+# Ctrl-C half-way: exit 1, complete CSV rows, a JSON that parses, no cgroup.
+"$FAULTLINE" --quiet --csv="$E2E_TMP/i.csv" --output-format=json --output="$E2E_TMP/i.json" \
+	--interval=200ms --name=i --filename="$f" --ioengine=mmap --rw=randread --mem_limit=32m \
+	--runtime=30s --time_based >/dev/null 2>&1 &
+pid=$!
+sleep 1.3
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 1 ] && pass "SIGINT: exit 1" || fail "SIGINT: exit 1" "exit $rc"
+pycheck "SIGINT: CSV rows complete, JSON parses and says interrupted" '
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) >= 3 and all(len(r) == len(rows[0]) for r in rows), rows
+d = json.load(open(sys.argv[2]))
+assert d["faultline"]["interrupted"] is True, d["faultline"]
+' "$E2E_TMP/i.csv" "$E2E_TMP/i.json"
+[ "$(leftover)" = 0 ] && pass "no cgroup left after SIGINT" || fail "no cgroup left after SIGINT"
+
+# A job that fails half-way (its file truncated under the mapping: SIGBUS
+# in the worker process) fails alone and leaves no cgroup.
+cp "$f" "$E2E_TMP/victim"
+"$FAULTLINE" --quiet --output="$E2E_TMP/v.txt" --name=v --filename="$E2E_TMP/victim" --ioengine=mmap \
+	--rw=randread --mem_limit=32m --invalidate=0 --runtime=20s --time_based 2>"$E2E_TMP/v.err" &
+pid=$!
+sleep 1
+truncate -s 4096 "$E2E_TMP/victim"
+wait $pid
+rc=$?
+[ $rc = 1 ] && pass "truncated under mmap: exit 1" || fail "truncated under mmap: exit 1" "exit $rc"
+grep -q "SIGBUS" "$E2E_TMP/v.err" && grep -q "victim" "$E2E_TMP/v.err" &&
+	pass "the error names SIGBUS and the file" || fail "the error names SIGBUS and the file" "$(cat "$E2E_TMP/v.err")"
+[ "$(leftover)" = 0 ] && pass "no cgroup left after a failed job" || fail "no cgroup left after a failed job"
+
+expect_exit 0 "reserve_mem=256m" "$FAULTLINE" --quiet --name=r --filename="$f" --reserve_mem=256m \
+	--runtime=300ms --time_based --output=/dev/null
+expect_err_has "populated and locked in" "reserve_mem reports how long populating took"
+expect_exit 2 "reserve_mem beyond MemAvailable is refused" "$FAULTLINE" --name=r --filename="$f" \
+	--reserve_mem=100t
+
+expect_exit 0 "prewarm: a warm one-pass scan" "$FAULTLINE" --quiet --name=p --filename="$f" --rw=read \
+	--bs=128k --prewarm=1 --output-format=json --output="$E2E_TMP/p.json"
+pycheck "prewarm: the scan itself reads (almost) nothing from the device" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]
+# device counters are device-wide: allow other traffic, far below a cold scan
+assert j["dev_read_bytes"] is not None and j["dev_read_bytes"] < 32 << 20, j["dev_read_bytes"]
+' "$E2E_TMP/p.json"
+expect_exit 0 "invalidate: a cold one-pass scan" "$FAULTLINE" --quiet --name=c --filename="$f" --rw=read \
+	--bs=128k --output-format=json --output="$E2E_TMP/c.json"
+pycheck "cold: the scan reads the file from the device" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]
+assert j["dev_read_bytes"] >= 120 << 20, j["dev_read_bytes"]
+' "$E2E_TMP/c.json"
+
+if [ "$(id -u)" = 0 ]; then
+	expect_exit 0 "drop_caches=1 as root" "$FAULTLINE" --quiet --name=d --filename="$f" --drop_caches=1 \
+		--runtime=200ms --time_based --output=/dev/null
+	if command -v setpriv >/dev/null; then
+		chmod 755 "$E2E_TMP"; chmod 644 "$f"
+		expect_exit 2 "drop_caches=1 unprivileged is refused" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$FAULTLINE" --name=d --filename="$f" --drop_caches=1
+		expect_err_has "drop_caches" "says why"
+		expect_exit 2 "mem_limit unprivileged is refused" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$FAULTLINE" --name=d --filename="$f" --mem_limit=32m
+		expect_err_has "cgroup" "says why"
+	fi
+fi
+
+expect_exit 0 "cpu_probe" "$FAULTLINE" --quiet --csv="$E2E_TMP/cp.csv" --interval=200ms --name=cp \
+	--filename="$f" --cpu_probe=1 --runtime=600ms --time_based --output=/dev/null
+pycheck "cpu_probe_per_s filled and positive" '
+import csv, sys
+v = [float(r["cpu_probe_per_s"]) for r in csv.DictReader(open(sys.argv[1]))]
+assert v and min(v[:-1] or v) > 0, v
+' "$E2E_TMP/cp.csv"
+
+e2e_done
