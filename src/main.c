@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -205,6 +206,21 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed --csv=- reader is an EPIPE the sampler handles, not a
+	 * death that loses the summary. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Thousands of jobs or targets need thousands of descriptors: take the
+ * hard limit, as the soft default (1024) is an accident of history. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static void print_warning(const char *msg)
@@ -353,6 +369,7 @@ int main(int argc, char **argv)
 
 	the_run = &run;
 	install_signals();
+	raise_fd_limit();
 	ret = run_prepare(&run, &jl, &ro, &e);
 	if (ret) {
 		fprintf(stderr, "faultline: %s\n", e.msg);

@@ -638,8 +638,15 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	if (s->csv && !s->csv_broken) {
 		if (fprintf(s->csv, "%s\n", line) < 0 || fflush(s->csv) != 0) {
 			s->csv_broken = true;
-			fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
-				strerror(errno));
+			if (errno == EPIPE) {
+				/* The reader of --csv=- went away: nobody is
+				 * watching, so end the run (cleanly). */
+				fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
+				run_request_stop(s->r);
+			} else {
+				fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
+					strerror(errno));
+			}
 		}
 	}
 }
