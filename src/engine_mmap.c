@@ -57,7 +57,8 @@ static int mmap_job_setup(struct job_run *jr, struct err *e)
 
 		p = mmap(NULL, len, PROT_READ, MAP_SHARED, t->fd, 0);
 		if (p == MAP_FAILED) {
-			err_set(e, errno, "mmap %s (%zu bytes): %s", t->path, len, strerror(errno));
+			err_set(e, errno, "mmap %s (%zu bytes): %s%s", t->path, len, strerror(errno),
+				errno == ENOMEM ? " (is the address space limited? see ulimit -v)" : "");
 			goto fail;
 		}
 		t->map = p;

@@ -140,12 +140,14 @@ static void collect_job(struct run *r, unsigned j)
 		if (s->end_ns > end)
 			end = s->end_ns;
 		if (s->failed && !res->error) {
-			const struct target *t = &jr->targets[s->error.target];
-
 			res->error = s->error.code;
-			snprintf(res->errmsg, sizeof(res->errmsg), "%s: offset %llu: %s: %s",
-				 t->path, (unsigned long long)s->error.offset, s->error.what,
-				 strerror(s->error.code));
+			if (s->error.target == WORKER_ERROR_SETUP || s->error.target >= jr->ntargets)
+				snprintf(res->errmsg, sizeof(res->errmsg), "%s", s->error.what);
+			else
+				snprintf(res->errmsg, sizeof(res->errmsg), "%s: offset %llu: %s: %s",
+					 jr->targets[s->error.target].path,
+					 (unsigned long long)s->error.offset, s->error.what,
+					 strerror(s->error.code));
 		}
 	}
 	/* Exact totals: the min/max the workers saw, not bucket bounds. */
@@ -199,6 +201,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	const uint64_t iv = r->opts.interval_ns;
 	unsigned left = last - first;
 	uint64_t g0 = 0, tick = 0;
+	bool first_started = false;
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
@@ -215,17 +218,25 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		}
 		ret = job_run_start(&r->jrs[j], e);
 		if (ret) {
-			err_wrap(e, "job '%s'", r->jrs[j].job->name);
-			/* Stop what already started. */
-			for (unsigned k = first; k < j; k++) {
-				__atomic_store_n(&r->jrs[k].job_stop, 1, __ATOMIC_RELAXED);
-				job_run_join(&r->jrs[k]);
-			}
-			return ret;
+			/* This job fails; the others of the group still run. */
+			struct thread_stats *st = &r->jrs[j].stats[0];
+
+			st->error.code = -ret;
+			st->error.target = WORKER_ERROR_SETUP;
+			st->error.offset = 0;
+			snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
+			st->failed = 1;
+			r->base_taken[j] = true;
+			r->job_base_ns[j] = now_ns();
+			r->job_ended[j] = true;
+			left--;
+			continue;
 		}
 		r->job_started[j] = true;
-		if (j == first)
+		if (!first_started) {
 			g0 = r->jrs[j].start_ns;
+			first_started = true;
+		}
 		sampler_job_started(r->sampler, j);
 		if (!r->jrs[j].ramp_end_ns) {
 			r->job_base_ns[j] = r->jrs[j].start_ns;

@@ -18,6 +18,10 @@
 
 #define CACHELINE 64
 
+/* worker_error.target of a failure not tied to a target or offset (the
+ * job could not start): the message says it all. */
+#define WORKER_ERROR_SETUP 0xffffffffu
+
 /* Why a worker stopped early; 0 = it did not. */
 struct worker_error {
 	int code;			/* positive errno (EIO, ENXIO, EFAULT for SIGBUS...) */

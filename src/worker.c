@@ -409,7 +409,7 @@ static void *worker_main(void *arg)
 	if (!ret && jr->ops->init)
 		ret = jr->ops->init(w, &e);
 	if (ret) {
-		worker_fail(w, ret, w->tfirst, 0, e.msg);
+		worker_fail(w, ret, WORKER_ERROR_SETUP, 0, e.msg);
 		goto out_free;
 	}
 	if (jr->job->startdelay_ns)
@@ -819,7 +819,7 @@ static void child_fail(struct job_run *jr, const struct err *e)
 	struct thread_stats *st = &jr->stats[0];
 
 	st->error.code = e->code;
-	st->error.target = 0;
+	st->error.target = WORKER_ERROR_SETUP;
 	st->error.offset = 0;
 	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
 	STAT_STORE(&st->failed, 1);
