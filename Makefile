@@ -18,6 +18,7 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -laio -lm -pthread
 TEST_LDLIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 BUILD   ?= build
+BIN     ?= faultline
 SRCS    := $(wildcard src/*.c)
 LIBOBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
@@ -27,9 +28,9 @@ DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib
 
 .PHONY: all check demo deps unit e2e plot-tests clean
-all: faultline
+all: $(BIN)
 
-faultline: $(BUILD)/main.o $(BUILD)/demo_job.o $(BUILD)/libfaultline.a
+$(BIN): $(BUILD)/main.o $(BUILD)/demo_job.o $(BUILD)/libfaultline.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # jobs/demo.job, embedded as a C string for `faultline --demo`.
@@ -73,20 +74,23 @@ deps:
 unit: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-e2e: faultline
+e2e: $(BIN)
 	@fail=0; for t in tests/e2e/*.sh; do [ -e "$$t" ] || continue; \
-		echo "== $$t"; FAULTLINE=$(CURDIR)/faultline bash $$t || fail=1; done; exit $$fail
+		echo "== $$t"; FAULTLINE=$(CURDIR)/$(BIN) bash $$t || fail=1; done; exit $$fail
 
 plot-tests:
 	plot/run-tests
 
 # Every suite runs even when an earlier one fails; the status says if any did.
 check: deps
-	$(MAKE) faultline $(TESTS)
+	$(MAKE) $(BIN) $(TESTS)
 	@fail=0; \
 	$(MAKE) --no-print-directory unit || fail=1; \
 	$(MAKE) --no-print-directory e2e || fail=1; \
 	$(MAKE) --no-print-directory plot-tests || fail=1; \
+	$(MAKE) --no-print-directory check-asan || fail=1; \
+	$(MAKE) --no-print-directory check-tsan || fail=1; \
+	$(MAKE) --no-print-directory check-fuzz || fail=1; \
 	exit $$fail
 
 demo: deps
@@ -97,4 +101,7 @@ demo: deps
 	@echo "demo: $(CURDIR)/faultline-demo.csv (time series), faultline-demo.json, faultline-demo.png (plot)"
 
 clean:
-	rm -rf $(BUILD) faultline
+	rm -rf $(BUILD) $(BIN)
+
+# asan, ubsan, tsan, fuzz and their check-* targets (SPEC 8).
+include mk/sanitize.mk

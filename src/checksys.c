@@ -246,6 +246,7 @@ json_t *checksys_build(const char *target, struct err *e)
 			devinfo_free(&d);
 		} else if (de.code == ENOENT) {
 			/* No such path or device: a command-line error. */
+			json_decref(o);
 			json_decref(root);
 			free(p);
 			return err_set(e, ENOENT, "%s", de.msg), NULL;

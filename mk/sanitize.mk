@@ -1,0 +1,185 @@
+# mk/sanitize.mk - sanitizer builds and fuzzing (SPEC 8), included by the
+# top Makefile.
+#
+#   make asan         build-asan/faultline and unit tests, ASan + UBSan (gcc)
+#   make ubsan        build-ubsan/, UBSan alone
+#   make tsan         build-tsan/, ThreadSanitizer
+#   make check-asan   unit and end-to-end tests on the asan build
+#   make check-tsan   unit tests, then short multi-threaded runs (mmap, psync,
+#                     io_uring; sampler at 100 ms) on the tsan build
+#   make fuzz         every fuzz/ harness for FUZZ_SECONDS (600) each
+#   make check-fuzz   every harness for CHECK_FUZZ_SECONDS (20) each, then
+#                     fuzz/regressions/ replayed
+#
+# Each variant is the top Makefile run again with BUILD and BIN pointing
+# into its own directory, so build/ and ./faultline are never touched.
+# The flags go in through the environment, not the command line: a
+# command-line CFLAGS would replace the Makefile's "CFLAGS += -std=gnu11
+# -D_GNU_SOURCE ..." instead of being added to it.
+
+SAN_TOP   := $(firstword $(MAKEFILE_LIST))
+SAN_VARS   = asan ubsan tsan
+
+# -O1: fast enough to run the e2e tests, still keeps reports on the right
+# lines. -fno-sanitize-recover: an UBSan report fails the run, not just
+# prints.
+SAN_BASE           = -O1 -g -fno-omit-frame-pointer
+SAN_FLAGS_asan     = -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_FLAGS_ubsan    = -fsanitize=undefined -fno-sanitize-recover=all
+# gcc warns (-Wtsan) that TSan does not model __atomic_thread_fence: the
+# fences here (offload.c's sleepers) order atomic accesses, which TSan
+# never reports as races anyway, so the warning would only break -Werror.
+SAN_FLAGS_tsan     = -fsanitize=thread -Wno-tsan
+
+# abort_on_error: a report is an abnormal exit whatever exit status an
+# e2e test expected; log_path is added for the e2e runs (see check-asan).
+SAN_ASAN_OPTS  = detect_leaks=1:abort_on_error=1
+SAN_UBSAN_OPTS = halt_on_error=1:print_stacktrace=1
+SAN_TSAN_OPTS  = halt_on_error=1:exitcode=66:second_deadlock_stack=1
+SAN_ASAN_ENV   = ASAN_OPTIONS=$(SAN_ASAN_OPTS) UBSAN_OPTIONS=$(SAN_UBSAN_OPTS)
+SAN_TSAN_ENV   = TSAN_OPTIONS=$(SAN_TSAN_OPTS)
+
+san_tests = $(patsubst tests/%.c,build-$1/tests/%,$(wildcard tests/test_*.c))
+# Without BIN in the top Makefile its binary is always ./faultline: stop
+# rather than build a sanitized ./faultline or reuse a stale one.
+define san_build
+	$(if $(BIN),,$(error mk/sanitize.mk: the top Makefile must name its binary $$(BIN), with BIN ?= faultline))
+	CFLAGS='$(SAN_BASE) $(SAN_FLAGS_$1)' LDFLAGS='$(SAN_FLAGS_$1)' \
+		$(MAKE) -f $(SAN_TOP) BUILD=build-$1 BIN=build-$1/faultline \
+		build-$1/faultline $(call san_tests,$1)
+endef
+
+.PHONY: asan ubsan tsan check-asan check-tsan fuzz check-fuzz fuzz-build fuzz-deps
+asan ubsan tsan:
+	$(call san_build,$@)
+
+# Every part runs even after a failure, so one check shows all reports.
+# The e2e scripts keep the binary's stderr to themselves, so there the
+# reports also go to files and any file at all fails the check.
+check-asan: deps
+	$(call san_build,asan)
+	@fail=0; \
+	for t in $(call san_tests,asan); do echo "== $$t (asan)"; \
+		env $(SAN_ASAN_ENV) $$t || fail=1; done; \
+	rm -rf build-asan/logs && mkdir -p build-asan/logs; \
+	for t in tests/e2e/*.sh; do [ -e "$$t" ] || continue; \
+		case $$t in */lib.sh) continue ;; esac; \
+		echo "== $$t (asan)"; \
+		env ASAN_OPTIONS=$(SAN_ASAN_OPTS):log_path=$(CURDIR)/build-asan/logs/asan \
+		    UBSAN_OPTIONS=$(SAN_UBSAN_OPTS):log_path=$(CURDIR)/build-asan/logs/ubsan \
+		    FAULTLINE=$(CURDIR)/build-asan/faultline bash $$t || fail=1; \
+	done; \
+	for l in build-asan/logs/*; do [ -e "$$l" ] || continue; \
+		echo "== sanitizer report $$l"; cat "$$l"; fail=1; done; \
+	exit $$fail
+
+# The unit tests of the modules that run threads. (Not all of them: the
+# rest gain nothing, and test_procfs compares two reads of the process's
+# own memory map, which TSan's background thread changes in between.)
+TSAN_MODULES = worker sampler engine run offload prefetch loop
+TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
+	       $(wildcard $(TSAN_MODULES:%=tests/test_%*.c)))
+# Each run has several threads and the sampler at its shortest interval,
+# the pattern TSan has to see (workers publish counters, the sampler reads
+# them every 100 ms): one run per engine, since each hands out requests
+# and completions differently; two concurrent jobs with the CPU probe; an
+# event loop handing requests to offload helpers (SPEC 9); the prefetch
+# helper thread; and a run stopped by SIGINT (SPEC 8: exit 1).
+TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
+	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
+TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
+TSAN_MIXED   = --name=scan --ioengine=mmap --rw=read --numjobs=2 --cpu_probe=1 \
+	       --runtime=2s --time_based \
+	       --name=rand --ioengine=io_uring --iodepth=8 --numjobs=2 --rw=randread \
+	       --runtime=2s --time_based
+TSAN_OFFLOAD = --name=offload --ioengine=psync --numjobs=1 --loop=4 --offload=4 \
+	       --offload_permits=2 --rw=randread --runtime=2s --time_based
+TSAN_PREFETCH = --name=prefetch --ioengine=mmap --rw=read --prefetch=touch:4m \
+	       --numjobs=2 --runtime=2s --time_based
+TSAN_ENGINES = mmap psync io_uring libaio null
+
+check-tsan: deps
+	$(call san_build,tsan)
+	@fail=0; \
+	run() { want=$$1; shift; echo "== $$*" | sed 's|$(CURDIR)/||'; \
+		env $(SAN_TSAN_ENV) "$$@"; rc=$$?; \
+		[ $$rc = $$want ] || { echo "exit $$rc, wanted $$want (66: a TSan report)"; fail=1; }; }; \
+	for t in $(TSAN_TESTS); do run 0 $$t; done; \
+	mkdir -p build-tsan/scratch; \
+	for e in $(TSAN_ENGINES); do \
+		run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --runtime=2s --ioengine=$$e; done; \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_MIXED); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_OFFLOAD); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
+	run 1 timeout --preserve-status -s INT 1.5 \
+		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
+	rm -rf build-tsan/scratch; exit $$fail
+
+# ---- fuzzing (libFuzzer, clang) ----
+
+FUZZ_CC            ?= clang
+FUZZ_SECONDS       ?= 600
+CHECK_FUZZ_SECONDS ?= 20
+FUZZ_BUILD          = build-fuzz
+FUZZ_SAN            = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS         = -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra \
+		      -D_GNU_SOURCE -Isrc -Ifuzz
+FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
+
+# Each harness links the parser's own sources, not libfaultline.a, so it
+# is built with clang's instrumentation from end to end and needs little
+# else. The job-file parser checks ioengine against the real engine table
+# (names, flags), whose entries pull in liburing and libaio at link time;
+# the harness never runs an engine.
+FUZZ_SRCS_procfs_scan_u64          = src/procfs.c src/err.c
+FUZZ_SRCS_procfs_parse_tlb         = src/procfs.c src/err.c
+FUZZ_SRCS_procfs_parse_vmstat      = src/procfs.c src/err.c
+FUZZ_SRCS_procfs_parse_meminfo     = src/procfs.c src/err.c
+FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
+FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
+FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
+FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
+FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/fio_options.c \
+				     src/engines.c $(wildcard src/engine_*.c) src/err.c
+FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
+
+# A harness whose parser is not in the tree yet is left out, not failed.
+fuzz_ready   = $(if $(filter-out $(wildcard $(FUZZ_SRCS_$1)),$(FUZZ_SRCS_$1)),,$1)
+FUZZ_ALL     = $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_TARGETS = $(foreach t,$(FUZZ_ALL),$(call fuzz_ready,$t))
+FUZZ_SKIPPED = $(filter-out $(FUZZ_TARGETS),$(FUZZ_ALL))
+FUZZ_BINS    = $(patsubst %,$(FUZZ_BUILD)/fuzz_%,$(FUZZ_TARGETS))
+
+# libFuzzer ships in libclang-rt-N-dev on Debian 12: try to link a
+# trivial harness, install only when that fails and we are root.
+fuzz-deps:
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	$(FUZZ_CC) -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null && exit 0; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "fuzzing needs clang with libFuzzer ($(FUZZ_DEB_PKGS))"; exit 1; fi; \
+	echo "installing: $(FUZZ_DEB_PKGS)"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_DEB_PKGS) >/dev/null
+
+fuzz-build: $(FUZZ_BINS)
+	$(if $(FUZZ_SKIPPED),@echo "fuzz: skipped (sources missing): $(FUZZ_SKIPPED)")
+
+$(FUZZ_BINS): | fuzz-deps
+
+# Sources are compiled into the harness in one step (a few small files);
+# a harness rebuilds when its sources, fuzz.h or any header changes.
+.SECONDEXPANSION:
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard src/*.h)
+	@mkdir -p $(FUZZ_BUILD)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*)
+
+fuzz: fuzz-build
+	tests/run-fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+check-fuzz: fuzz-build
+	tests/run-fuzz $(FUZZ_BUILD) $(CHECK_FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# `make clean` removes the variants' directories too (fuzz corpora with them).
+.PHONY: san-clean
+clean: san-clean
+san-clean:
+	rm -rf $(addprefix build-,$(SAN_VARS)) $(FUZZ_BUILD)
