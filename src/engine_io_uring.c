@@ -1,0 +1,260 @@
+/*
+ * engine_io_uring.c - reads through one io_uring per worker (liburing).
+ *
+ * What makes this fast is what it does not do per request: queue() only
+ * fills an SQE (no syscall), submit() does nothing, and reap() hands the
+ * whole batch to the kernel and waits for completions in a single
+ * io_uring_enter (io_uring_submit_and_wait). Completions are read straight
+ * from the CQ ring and released with one cq_advance per batch. Files and
+ * the worker's slot buffers are registered once, so the kernel takes no
+ * file reference and pins no pages per request (IOSQE_FIXED_FILE,
+ * IORING_OP_READ_FIXED); if registration is refused (RLIMIT_NOFILE,
+ * RLIMIT_MEMLOCK) the engine falls back to plain reads, which only cost
+ * speed.
+ *
+ * Ring setup flags, best first, each set dropped when the kernel answers
+ * -EINVAL (older than the flag):
+ *   SINGLE_ISSUER|DEFER_TASKRUN (6.1): only this thread submits, and the
+ *	completion work the kernel defers (O_DIRECT end_io, async buffered
+ *	page waits) runs when we enter to wait, not by interrupting us.
+ *   COOP_TASKRUN (5.19): the same without deferral: no IPI to post task
+ *	work, it runs at our next kernel transition.
+ *   SUBMIT_ALL (5.18) with both: a bad SQE does not strand the SQEs
+ *	behind it in the SQ ring; its error comes back as its own CQE.
+ * SQPOLL is not used: it burns a second CPU to save the one syscall per
+ * batch, which is not what a one-thread job is meant to measure.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <liburing.h>
+
+#include "engine.h"
+#include "worker.h"
+
+/* io_uring refuses more registered buffers than this (IORING_MAX_REG_BUFFERS). */
+#define URING_MAX_REG_BUFFERS	(1u << 14)
+
+struct uring {
+	struct io_uring ring;
+	const struct target *targets;
+	bool direct;
+	bool fixed_files;	/* fd = index into the job's targets */
+	bool fixed_bufs;	/* buf_index = slot */
+};
+
+static const unsigned uring_flag_sets[] = {
+	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL,
+	IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL,
+	IORING_SETUP_SUBMIT_ALL,
+	0,
+};
+
+static unsigned roundup_pow2(unsigned n)
+{
+	unsigned p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static int uring_register(struct worker *w, struct uring *u)
+{
+	const struct job_run *jr = w->jr;
+	unsigned depth = job_run_depth(jr), i;
+	struct iovec *iov;
+	int *fds;
+
+	fds = malloc(sizeof(*fds) * (jr->ntargets ? jr->ntargets : 1));
+	if (!fds)
+		return -ENOMEM;
+	for (i = 0; i < jr->ntargets; i++)
+		fds[i] = u->direct ? jr->targets[i].fd_direct : jr->targets[i].fd;
+	u->fixed_files = jr->ntargets > 0 &&
+		io_uring_register_files(&u->ring, fds, jr->ntargets) == 0;
+	free(fds);
+
+	if (!depth || depth > URING_MAX_REG_BUFFERS || !w->reqs[0].buf)
+		return 0;
+	iov = malloc(sizeof(*iov) * depth);
+	if (!iov)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++) {
+		iov[i].iov_base = w->reqs[i].buf;
+		iov[i].iov_len = jr->job->bs;
+	}
+	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, depth) == 0;
+	free(iov);
+	return 0;
+}
+
+static int uring_init(struct worker *w, struct err *e)
+{
+	const struct job *job = w->jr->job;
+	/* One SQE per request slot, so queue() never finds the SQ full. */
+	unsigned entries = roundup_pow2(job_run_depth(w->jr));
+	struct io_uring_params p;
+	struct uring *u;
+	size_t i;
+	int ret = -EINVAL;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return err_set(e, ENOMEM, "io_uring: out of memory");
+	u->targets = w->jr->targets;
+	u->direct = job->direct;
+
+	for (i = 0; i < sizeof(uring_flag_sets) / sizeof(uring_flag_sets[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = uring_flag_sets[i];
+		ret = io_uring_queue_init_params(entries, &u->ring, &p);
+		if (ret != -EINVAL)
+			break;
+	}
+	if (ret < 0) {
+		free(u);
+		return err_set(e, -ret, "io_uring: setting up a ring of %u entries: %s%s",
+			       entries, strerror(-ret),
+			       ret == -EPERM ? " (kernel.io_uring_disabled?)" : "");
+	}
+
+	/* Saves the ring fd lookup in every io_uring_enter (5.18); optional. */
+	io_uring_register_ring_fd(&u->ring);
+
+	ret = uring_register(w, u);
+	if (ret < 0) {
+		io_uring_queue_exit(&u->ring);
+		free(u);
+		return err_set(e, -ret, "io_uring: registering files and buffers: %s",
+			       strerror(-ret));
+	}
+	w->engine_priv = u;
+	return 0;
+}
+
+static void uring_exit(struct worker *w)
+{
+	struct uring *u = w->engine_priv;
+
+	if (!u)
+		return;
+	io_uring_queue_exit(&u->ring);
+	free(u);
+	w->engine_priv = NULL;
+}
+
+static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
+			      struct io_req *r)
+{
+	const struct target *t = &u->targets[r->target];
+	int fd = u->fixed_files ? r->target : (u->direct ? t->fd_direct : t->fd);
+
+	if (u->fixed_bufs)
+		io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->off, r->slot);
+	else
+		io_uring_prep_read(sqe, fd, r->buf, r->len, r->off);
+	if (u->fixed_files)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, r);
+}
+
+static int uring_queue(struct worker *w, struct io_req *r)
+{
+	struct uring *u = w->engine_priv;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	/* The ring has an entry per request slot and a request holds at
+	 * most one of them, so this only fails on a worker bug. */
+	if (!sqe)
+		return -EBUSY;
+	uring_prep(u, sqe, r);
+	return ENGINE_QUEUED;
+}
+
+/* The batch goes to the kernel together with the wait, in reap(). */
+static int uring_submit(struct worker *w)
+{
+	(void)w;
+	return 0;
+}
+
+/*
+ * Move up to @max completions from the CQ ring to @done. A request that
+ * came back -EAGAIN is prepared again and stays in flight; it is
+ * submitted by the caller's next enter.
+ */
+static unsigned uring_harvest(struct uring *u, unsigned max, struct io_req **done)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0, n = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		struct io_req *r = io_uring_cqe_get_data(cqe);
+
+		if (n == max)
+			break;
+		seen++;
+		if (__builtin_expect(cqe->res == -EAGAIN, 0)) {
+			/* A slot freed by this CQE's SQE, so never NULL. */
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+			if (sqe) {
+				uring_prep(u, sqe, r);
+				continue;
+			}
+		}
+		r->res = cqe->res;
+		r->data = r->buf;
+		done[n++] = r;
+	}
+	io_uring_cq_advance(&u->ring, seen);
+	return n;
+}
+
+static int uring_reap(struct worker *w, unsigned min, unsigned max, struct io_req **done)
+{
+	struct uring *u = w->engine_priv;
+	unsigned got = 0;
+	int ret;
+
+	if (min > max)
+		min = max;
+	for (;;) {
+		/* The kernel's min_complete counts every CQE not yet
+		 * consumed, those already in the ring included. */
+		unsigned ready = io_uring_cq_ready(&u->ring);
+		unsigned want = got + ready >= min ? 0 : min - got;
+
+		/* One syscall: push what queue() prepared and wait for the
+		 * completions still missing. Nothing to push and enough
+		 * already in the CQ ring: no syscall at all. */
+		if (want || io_uring_sq_ready(&u->ring)) {
+			ret = io_uring_submit_and_wait(&u->ring, want);
+			/* EINTR: a signal; EAGAIN/EBUSY: the kernel is short
+			 * of memory or CQ room; reaping what is there and
+			 * entering again is the cure for all three. */
+			if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+				return got ? (int)got : ret;
+		}
+		got += uring_harvest(u, max - got, done + got);
+		if (got >= min)
+			return got;
+	}
+}
+
+const struct engine_ops engine_io_uring = {
+	.name = "io_uring",
+	.help = "io_uring (liburing): iodepth reads in flight per thread, registered "
+		"files and buffers, batched submit and reap",
+	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
+	.init = uring_init,
+	.exit = uring_exit,
+	.queue = uring_queue,
+	.submit = uring_submit,
+	.reap = uring_reap,
+};
