@@ -42,6 +42,8 @@ struct io_req {
 #define ENGINE_F_NO_TARGET	(1u << 1)	/* needs no file (null) */
 #define ENGINE_F_NO_DIRECT	(1u << 2)	/* direct=1 is a contradiction (mmap) */
 #define ENGINE_F_BUFFERS	(1u << 3)	/* worker gives each slot an aligned bs buffer */
+#define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
+						 * (mmap): consuming the bytes is the I/O */
 
 struct engine_ops {
 	const char *name;

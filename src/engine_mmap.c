@@ -87,7 +87,7 @@ static int mmap_queue(struct worker *w, struct io_req *r)
 const struct engine_ops engine_mmap = {
 	.name = "mmap",
 	.help = "loads from a shared read-only MAP_SHARED mapping; faults (and I/O) happen inside the access",
-	.flags = ENGINE_F_NO_DIRECT,
+	.flags = ENGINE_F_NO_DIRECT | ENGINE_F_MAPPED,
 	.job_setup = mmap_job_setup,
 	.job_teardown = mmap_job_teardown,
 	.queue = mmap_queue,

@@ -19,6 +19,8 @@ enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEP
 enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
 enum dist_mode { DIST_RANDOM, DIST_ZIPF };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
+enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
+		     PREFETCH_READAHEAD };
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
@@ -79,6 +81,14 @@ struct job {
 	bool prewarm;
 	bool cpu_probe;
 	bool stonewall;
+
+	/* Concurrency models and prefetch (SPEC 9; loop.c, offload.c,
+	 * prefetch.c). */
+	unsigned loop;			/* streams one thread drives; 0 = off */
+	unsigned offload;		/* helpers a loop hands sync requests to; 0 = none */
+	unsigned offload_permits;	/* offloaded requests running at once; 0 = offload */
+	enum prefetch_mode prefetch;
+	uint64_t prefetch_window;	/* bytes kept requested ahead of each stream */
 
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */

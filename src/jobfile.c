@@ -180,6 +180,82 @@ static int check_target(const struct job *j, const struct engine_ops *eng, const
 	return 0;
 }
 
+/* Targets named in filename= ("a:b:c" is 3). */
+static unsigned filename_count(const char *f)
+{
+	unsigned n = 1;
+
+	for (; *f; f++)
+		n += *f == ':';
+	return n;
+}
+
+/* Most request slots a loop may hold: the engines' iodepth bound. */
+#define LOOP_SLOTS_MAX 4096
+
+/* loop, offload and prefetch (SPEC 9): what each needs of the others. */
+static int check_concurrency(const struct job *j, const struct engine_ops *eng,
+			     const int *line, struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->loop) {
+		unsigned nt = j->filename ? filename_count(j->filename) : j->nrfiles;
+
+		if (j->numjobs != 1)
+			return err_set(e, EINVAL, "loop=%u at %s needs numjobs=1 (numjobs=%u at %s): one "
+				       "thread drives the streams; numjobs=N is the N-threads model",
+				       j->loop, opt_where(j, line, "loop", w, sizeof(w)), j->numjobs,
+				       opt_where(j, line, "numjobs", w2, sizeof(w2)));
+		if (!(eng->flags & ENGINE_F_NO_TARGET) && nt != 1 && nt != j->loop)
+			return err_set(e, EINVAL, "loop=%u at %s with %u %s: each stream reads its own "
+				       "file, so give %u files, or one to cut into %u slices",
+				       j->loop, opt_where(j, line, "loop", w, sizeof(w)), nt,
+				       j->filename ? "files in filename=" : "scratch files (nrfiles)",
+				       j->loop, j->loop);
+		if ((eng->flags & ENGINE_F_ASYNC) && (uint64_t)j->loop * j->iodepth > LOOP_SLOTS_MAX)
+			return err_set(e, EINVAL, "loop=%u at %s with iodepth=%u: %llu requests in flight, "
+				       "at most %u", j->loop, opt_where(j, line, "loop", w, sizeof(w)),
+				       j->iodepth, (unsigned long long)j->loop * j->iodepth,
+				       LOOP_SLOTS_MAX);
+	}
+	if (j->offload) {
+		if (!j->loop)
+			return err_set(e, EINVAL, "offload=%u at %s needs loop=N: helpers run the "
+				       "requests of a loop's streams", j->offload,
+				       opt_where(j, line, "offload", w, sizeof(w)));
+		if (eng->flags & ENGINE_F_ASYNC)
+			return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
+				       "is already asynchronous; offload hands psync, mmap or null "
+				       "requests to helper threads", j->offload,
+				       opt_where(j, line, "offload", w, sizeof(w)), eng->name,
+				       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	}
+	if (j->offload_permits && !j->offload)
+		return err_set(e, EINVAL, "offload_permits=%u at %s needs offload=K (the helpers "
+			       "the permits are for)", j->offload_permits,
+			       opt_where(j, line, "offload_permits", w, sizeof(w)));
+	if (j->offload_permits > j->offload)
+		return err_set(e, EINVAL, "offload_permits=%u at %s exceeds offload=%u at %s: "
+			       "at most one request runs per helper", j->offload_permits,
+			       opt_where(j, line, "offload_permits", w, sizeof(w)), j->offload,
+			       opt_where(j, line, "offload", w2, sizeof(w2)));
+	if (j->prefetch != PREFETCH_NONE) {
+		if (!(eng->flags & ENGINE_F_MAPPED))
+			return err_set(e, EINVAL, "prefetch at %s contradicts ioengine=%s at %s: "
+				       "prefetch keeps a mapping's pages ahead of the reader "
+				       "(ioengine=mmap); for read(2) the kernel's readahead does it",
+				       opt_where(j, line, "prefetch", w, sizeof(w)), eng->name,
+				       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+		if (j->rw != RW_READ)
+			return err_set(e, EINVAL, "prefetch at %s needs rw=read (at %s): it reads "
+				       "ahead of sequential streams; random reads have no ahead",
+				       opt_where(j, line, "prefetch", w, sizeof(w)),
+				       opt_where(j, line, "rw", w2, sizeof(w2)));
+	}
+	return 0;
+}
+
 static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
@@ -222,6 +298,9 @@ static int check_job(const struct job *j, const int *line, void (*warn)(const ch
 			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
 			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
 	ret = check_target(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_concurrency(j, eng, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

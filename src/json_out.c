@@ -62,6 +62,7 @@ static const char *const rw_names[] = { "read", "randread" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
+static const char *const prefetch_names[] = { "none", "willneed", "populate", "touch", "readahead" };
 
 #define NAME_OF(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[(v)] : "?")
 
@@ -380,6 +381,53 @@ static json_t *device_object(const struct dev_result *d)
 	return o;
 }
 
+/* loop=, offload=, prefetch= (SPEC 9): present for every job, so one
+ * reader handles all; zeros and empty arrays when unused. */
+static void put_concurrency(json_t *o, const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	json_t *a, *pf;
+
+	put(o, "loop", json_integer(j->loop));
+	put(o, "offload", json_integer(jr->offload_helpers));
+	put(o, "offload_permits", json_integer(j->offload_permits ? j->offload_permits
+								  : jr->offload_helpers));
+	if (j->prefetch == PREFETCH_NONE) {
+		put(o, "prefetch", json_null());
+	} else {
+		pf = json_object();
+		put(pf, "mode", json_string(NAME_OF(prefetch_names, j->prefetch)));
+		put(pf, "window", ju64(j->prefetch_window));
+		put(pf, "requests", ju64(jr->prefetch_reqs));
+		put(pf, "bytes", ju64(jr->prefetch_bytes));
+		put(pf, "skipped", ju64(jr->prefetch_skipped));
+		put(o, "prefetch", pf);
+	}
+	put(o, "reader_majflt", ju64_ok(jr->faults_ok, jr->majflt));
+	put(o, "reader_minflt", ju64_ok(jr->faults_ok, jr->minflt));
+	put(o, "reader_sleeps", ju64_ok(jr->sleeps_ok, jr->reader_sleeps));
+	put(o, "reader_cpu_ns", ju64_ok(jr->sched_ok, jr->reader_cpu_ns));
+	put(o, "reader_blocked_ns", ju64_ok(jr->sched_ok, jr->reader_blocked_ns));
+	put(o, "helper_threads", json_integer(jr->offload_helpers + jr->prefetch_helpers));
+	put(o, "helper_majflt", ju64_ok(jr->helper_faults_ok, jr->helper_majflt));
+	put(o, "helper_minflt", ju64_ok(jr->helper_faults_ok, jr->helper_minflt));
+	a = json_array();
+	for (unsigned i = 0; i < jr->nstreams && jr->streams; i++) {
+		const struct stream_result *sr = &jr->streams[i];
+		json_t *so = json_object();
+
+		put(so, "stream", json_integer(i));
+		put(so, "target", json_string(sr->target < jr->ntargets && jr->targets
+						      ? jr->targets[sr->target].path : "?"));
+		put(so, "offset", ju64(sr->base));
+		put(so, "len", ju64(sr->len));
+		put(so, "ops", ju64(sr->ops));
+		put(so, "bytes", ju64(sr->bytes));
+		push(a, so);
+	}
+	put(o, "streams", a);
+}
+
 static json_t *faultline_job_object(const struct job_result *jr)
 {
 	const struct job *j = jr->job;
@@ -424,6 +472,7 @@ static json_t *faultline_job_object(const struct job_result *jr)
 	put(o, "dev_read_bytes", ju64_ok(jr->dev_ok, jr->dev_read_bytes));
 	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->bytes, jr->read_amp));
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
+	put_concurrency(o, jr);
 	return o;
 }
 

@@ -26,6 +26,7 @@
 /* Enum fields are stored through an int pointer. */
 _Static_assert(sizeof(enum rw_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum madv_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum prefetch_mode) == sizeof(int), "enum size");
 
 #define MIB (1024ull * 1024)
 
@@ -251,6 +252,10 @@ static int power(struct expr *x, struct num *l, struct num r)
 		return 0;
 	}
 	if (n < 0) {
+		/* b^-n is 1/b^n: whole only for b = +-1, and 0^-n divides by
+		 * zero (pow() gives inf, which no long long holds). */
+		if (b == 0)
+			return expr_fail(x, "division by zero");
 		l->i = (long long)pow((double)b, (double)n);
 		return 0;
 	}
@@ -768,6 +773,8 @@ static const char *const fadv_names[] = { "normal", "random", "sequential", NULL
 static const char *const touch_names[] = { "copy", "page", "stride:N", "all", NULL };
 static const char *const scan_names[] = { "shared", "partitioned", NULL };
 static const char *const dist_names[] = { "random", "zipf:THETA", NULL };
+static const char *const prefetch_names[] = { "none", "willneed:W", "populate:W", "touch:W",
+					      "readahead:W", NULL };
 
 /* size=N or size=N% (a percentage of each target, as fio). */
 static int parse_size(struct job *j, const struct option_def *o, const char *val,
@@ -854,6 +861,43 @@ static int parse_touch(struct job *j, const struct option_def *o, const char *va
 	j->touch = (enum touch_mode)v;
 	j->touch_stride = 0;
 	return 0;
+}
+
+/* A prefetch window below a page prefetches nothing. */
+#define PREFETCH_WINDOW_MIN 4096
+
+/* prefetch=none or MODE:W, W a size (SPEC 9). */
+static int parse_prefetch(struct job *j, const struct option_def *o, const char *val,
+			  const struct option_ctx *c, struct err *e)
+{
+	struct option_ctx sub = *c;
+	const char *colon = val ? strchr(val, ':') : NULL;
+	uint64_t w;
+
+	if (val && !strcmp(val, "none")) {
+		j->prefetch = PREFETCH_NONE;
+		j->prefetch_window = 0;
+		return 0;
+	}
+	for (int i = 1; val && o->values[i]; i++) {
+		size_t n = strcspn(o->values[i], ":");
+
+		if (strncmp(val, o->values[i], n) || (val[n] && val[n] != ':'))
+			continue;
+		if (!colon || !colon[1])
+			return opt_fail(c, val, e, "needs a window: %.*s:W with W a size, e.g. %.*s:16m",
+					(int)n, val, (int)n, val);
+		sub.key = "prefetch window W";
+		if (num_parse(&sub, colon + 1, NUM_SIZE, &w, NULL, e))
+			return -EINVAL;
+		if (w < PREFETCH_WINDOW_MIN)
+			return opt_fail(c, val, e, "the window must be at least 4k (one page)");
+		j->prefetch = (enum prefetch_mode)i;
+		j->prefetch_window = w;
+		return 0;
+	}
+	return opt_fail(c, val, e, "expected none, willneed:W, populate:W, touch:W or readahead:W "
+			"(W a size such as 16m)");
 }
 
 /* fio's default zipf theta when none is given (FIO_DEF_ZIPF). */
@@ -1040,6 +1084,9 @@ static int parse_name(struct job *j, const struct option_def *o, const char *val
  * becomes a million threads or files. */
 #define THREADS_MAX 65536
 #define FILES_MAX 65536
+/* A loop's streams each hold request slots (uint16 slot numbers); as
+ * many as iodepth allows. */
+#define LOOP_MAX 4096
 /* Requests carry a 32-bit length and Linux moves at most ~2 GiB per
  * read (MAX_RW_COUNT); 1 GiB keeps every request whole. */
 #define BS_MAX (1ll << 30)
@@ -1137,6 +1184,17 @@ const struct option_def option_table[] = {
 	{ .name = "stonewall", .aliases = "wait_for_previous", .type = OPT_BOOL,
 	  .off = OFF(stonewall), .def = "0",
 	  .help = "wait for every earlier job to finish before starting" },
+	{ .name = "loop", .type = OPT_INT, .off = OFF(loop), .def = "0", .max = LOOP_MAX,
+	  .help = "one thread drives N streams, one per file or N slices of one target, as an event loop (needs numjobs=1; 0: off)" },
+	{ .name = "offload", .type = OPT_INT, .off = OFF(offload), .def = "0", .max = THREADS_MAX,
+	  .help = "with loop: hand each psync/mmap request to a pool of N helper threads and wait for completions (0: the loop runs them)" },
+	{ .name = "offload_permits", .type = OPT_INT, .off = OFF(offload_permits), .def = "0",
+	  .max = THREADS_MAX,
+	  .help = "with offload: at most N offloaded requests run at once, the permit strategy (0: offload's N)" },
+	{ .name = "prefetch", .type = OPT_ENUM, .off = OFF(prefetch), .def = "none",
+	  .values = prefetch_names, .parse = parse_prefetch,
+	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
+	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
 	{ .name = "thread", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_THREAD, .help = "fio's; accepted, no effect: faultline always runs threads" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
@@ -1312,7 +1370,13 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		snprintf(buf, len, "stride:%llu", (unsigned long long)j->touch_stride);
 	else if (o->parse == parse_dist && j->random_distribution == DIST_ZIPF)
 		snprintf(buf, len, "zipf:%g", j->zipf_theta);
-	else if (o->parse == parse_size && j->size_pct)
+	else if (o->parse == parse_prefetch && j->prefetch != PREFETCH_NONE) {
+		char w[32];
+
+		fmt_size(w, sizeof(w), j->prefetch_window);
+		snprintf(buf, len, "%.*s:%s", (int)strcspn(prefetch_names[j->prefetch], ":"),
+			 prefetch_names[j->prefetch], w);
+	} else if (o->parse == parse_size && j->size_pct)
 		snprintf(buf, len, "%u%%", j->size_pct);
 	else if (o->parse == parse_randseed && !j->randseed_set)
 		return 0;

@@ -248,6 +248,41 @@ static void print_devices(FILE *f, const struct job_result *jr)
 	}
 }
 
+/* loop=, offload=, prefetch= (SPEC 9): one line each when used. */
+static void print_concurrency(FILE *f, const struct job_result *jr)
+{
+	static const char *const pf_names[] = { "none", "willneed", "populate", "touch", "readahead" };
+	const struct job *j = jr->job;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (j->loop) {
+		fprintf(f, "    loop: %u streams", jr->nstreams);
+		if (jr->offload_helpers)
+			fprintf(f, ", offloaded to %u helpers (%u permits)", jr->offload_helpers,
+				j->offload_permits ? j->offload_permits : jr->offload_helpers);
+		fputc('\n', f);
+	}
+	if (j->prefetch != PREFETCH_NONE)
+		fprintf(f, "    prefetch=%s:%s: %" PRIu64 " requests, %s, %" PRIu64 " skipped\n",
+			NAME_OF(pf_names, j->prefetch),
+			fmt_bytes(b1, (double)j->prefetch_window, 1024), jr->prefetch_reqs,
+			fmt_bytes(b2, (double)jr->prefetch_bytes, 1024), jr->prefetch_skipped);
+	if (!j->loop && j->prefetch == PREFETCH_NONE)
+		return;
+	if (jr->sched_ok && jr->sleeps_ok)
+		fprintf(f, "    reader: asleep %s (%" PRIu64 " times), on CPU %s\n",
+			fmt_duration(b1, jr->reader_blocked_ns), jr->reader_sleeps,
+			fmt_duration(b2, jr->reader_cpu_ns));
+	if (jr->offload_helpers + jr->prefetch_helpers) {
+		if (jr->helper_faults_ok)
+			fprintf(f, "    helpers (%u): faults major=%" PRIu64 ", minor=%" PRIu64 "\n",
+				jr->offload_helpers + jr->prefetch_helpers, jr->helper_majflt,
+				jr->helper_minflt);
+		else
+			fprintf(f, "    helpers: faults %s\n", UNREADABLE);
+	}
+}
+
 static void print_job(FILE *f, const struct job_result *jr)
 {
 	const struct job *j = jr->job;
@@ -279,6 +314,7 @@ static void print_job(FILE *f, const struct job_result *jr)
 		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
 	else
 		fprintf(f, "    faults: %s\n", UNREADABLE);
+	print_concurrency(f, jr);
 	print_devices(f, jr);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));

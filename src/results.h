@@ -46,6 +46,13 @@ struct target_result {
 	char device[64];	/* resolved device ("vda2 on vda"), "" if none */
 };
 
+/* A loop's stream (loop=N): its region and what it read. */
+struct stream_result {
+	unsigned target;		/* index into job_result.targets */
+	uint64_t base, len;
+	uint64_t ops, bytes;		/* measured part, as the job's */
+};
+
 struct job_result {
 	const struct job *job;		/* resolved options */
 	unsigned nthreads;
@@ -74,6 +81,19 @@ struct job_result {
 
 	bool probe_ok;			/* cpu_probe=1 */
 	double probe_per_s;
+
+	/* Concurrency models and prefetch (SPEC 9). */
+	unsigned nstreams;		/* loop=N: N, else 0 */
+	struct stream_result *streams;
+	unsigned offload_helpers, prefetch_helpers;
+	bool helper_faults_ok;		/* every helper's faults were readable */
+	uint64_t helper_majflt, helper_minflt;
+	bool sleeps_ok;
+	uint64_t reader_sleeps;		/* voluntary context switches of the workers */
+	bool sched_ok;
+	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
+	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
+	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
 };
 
 struct sys_result {

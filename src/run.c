@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "sampler.h"
 
 static void hooks_warn(void *arg, const char *msg)
@@ -112,9 +113,62 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->probe_units = STAT_LOAD(&s->probe_units);
 		hist_snapshot(&b->lat, &s->lat);
 	}
+	loop_take_base(&r->jrs[j]);
 	r->job_base_ns[j] = now;
 	r->base_taken[j] = true;
 	sampler_job_measure_start(r->sampler, j, now);
+}
+
+/* loop=, offload=, prefetch=: streams, helpers, how often the readers
+ * slept. Faults of the helpers come from the sampler. */
+static void collect_concurrency(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct loop_setup *L = jr->loop;
+	struct job_result *res = &r->res.jobs[j];
+	struct job_slots sl;
+
+	job_run_slots(jr->job, &sl);
+	res->offload_helpers = sl.noffload;
+	res->prefetch_helpers = sl.nprefetch;
+	res->sleeps_ok = res->sched_ok = jr->nworkers > 0;
+	for (unsigned i = 0; i < jr->nworkers; i++) {
+		const struct thread_stats *s = &jr->stats[i];
+		uint64_t wall = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+		uint64_t cpu = s->exit_cpu_ns - s->start_cpu_ns;
+		uint64_t wait = s->exit_wait_ns - s->start_wait_ns;
+
+		if (!s->done || !s->rusage_ok)
+			res->sleeps_ok = false;
+		else
+			res->reader_sleeps += s->exit_nvcsw - s->start_nvcsw;
+		if (!s->done || !s->sched_ok) {
+			res->sched_ok = false;
+		} else {
+			res->reader_cpu_ns += cpu;
+			/* schedstat and the loop's clock are read a moment
+			 * apart: never below zero. */
+			res->reader_blocked_ns += wall > cpu + wait ? wall - cpu - wait : 0;
+		}
+		res->prefetch_reqs += s->prefetch_reqs;
+		res->prefetch_bytes += s->prefetch_bytes;
+		res->prefetch_skipped += s->prefetch_skipped;
+	}
+	if (!L)
+		return;
+	res->streams = calloc(L->n, sizeof(*res->streams));
+	if (!res->streams)
+		return;
+	res->nstreams = L->n;
+	for (unsigned i = 0; i < L->n; i++) {
+		struct stream_result *sr = &res->streams[i];
+
+		sr->target = L->streams[i].target;
+		sr->base = L->streams[i].base;
+		sr->len = L->streams[i].len;
+		sr->ops = L->stats[i].ops - L->base[i].ops;
+		sr->bytes = L->stats[i].bytes - L->base[i].bytes;
+	}
 }
 
 static void collect_job(struct run *r, unsigned j)
@@ -182,6 +236,7 @@ static void collect_job(struct run *r, unsigned j)
 		tr->len = t->len;
 		tr->sparse = t->sparse;
 	}
+	collect_concurrency(r, j);
 }
 
 static void sleep_until_ns(uint64_t t)
@@ -333,8 +388,10 @@ void run_destroy(struct run *r)
 	sampler_destroy(r->sampler);
 	for (unsigned i = 0; r->jrs && i < r->njobs; i++)
 		job_run_destroy(&r->jrs[i]);
-	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++)
+	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++) {
 		free(r->res.jobs[i].targets);
+		free(r->res.jobs[i].streams);
+	}
 	free(r->res.jobs);
 	free(r->jrs);
 	free(r->stat_first);

@@ -340,7 +340,7 @@ static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struc
 	if (!tid)
 		return false;
 	if (!ts->task_open && !ts->task_failed) {
-		pid_t pid = st->pid == getpid() ? 0 : st->pid;
+		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
 
 		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
 			ts->task_failed = true;
@@ -806,6 +806,29 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->minflt += st->exit_minflt - bmin;
 		}
 		jres->faults_ok = ok && jr->nworkers;
+
+		/* Helper threads (offload, prefetch): apart from the workers,
+		 * whose faults are the ones that blocked the reader. */
+		{
+			struct job_slots sl;
+
+			job_run_slots(jr->job, &sl);
+			jres->helper_majflt = jres->helper_minflt = 0;
+			jres->helper_faults_ok = sl.noffload + sl.nprefetch > 0;
+			for (unsigned i = sl.offload; i < sl.prefetch + sl.nprefetch; i++) {
+				const struct thread_stats *st = &jr->stats[i];
+				const struct thread_samp *ts = &js->th[i];
+				uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
+				uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
+
+				if (!st->done || !st->rusage_ok) {
+					jres->helper_faults_ok = false;
+					continue;
+				}
+				jres->helper_majflt += st->exit_majflt - bmaj;
+				jres->helper_minflt += st->exit_minflt - bmin;
+			}
+		}
 
 		if (!js->dev_end_taken)
 			read_job_devs(s, js, js->dev_end);

@@ -2,8 +2,13 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 int stats_arena_create(struct stats_arena *a, unsigned n)
 {
@@ -28,4 +33,34 @@ void stats_arena_destroy(struct stats_arena *a)
 		munmap(a->ts, a->bytes);
 	a->ts = NULL;
 	a->n = 0;
+}
+
+int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return -errno;
+	*majflt = (uint64_t)ru.ru_majflt;
+	*minflt = (uint64_t)ru.ru_minflt;
+	*nvcsw = (uint64_t)ru.ru_nvcsw;
+	return 0;
+}
+
+int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, cpu_ns, wait_ns) != 2)
+		return -EIO;
+	return 0;
 }

@@ -50,17 +50,33 @@ struct thread_stats {
 	int rusage_ok;
 	uint64_t start_majflt, start_minflt;
 	uint64_t exit_majflt, exit_minflt;
+	/* Voluntary context switches (getrusage ru_nvcsw) at the same two
+	 * moments: how often the thread went to sleep, on I/O or a wait. */
+	uint64_t start_nvcsw, exit_nvcsw;
+	/* /proc/thread-self/schedstat at the same moments: time on a CPU
+	 * and time runnable but waiting for one. What is left of the
+	 * thread's wall time is time it slept (sched_ok: both read). */
+	int sched_ok;
+	uint64_t start_cpu_ns, start_wait_ns, exit_cpu_ns, exit_wait_ns;
+	/* prefetch= (prefetch.c): ranges requested ahead of the reader,
+	 * their bytes, and ranges skipped because the helper was behind. */
+	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
 
 	struct hist lat __attribute__((aligned(CACHELINE)));
 } __attribute__((aligned(CACHELINE)));
 
-#define STAT_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STAT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/* Publication: a store that makes everything the writer did before it
+ * visible to a reader that loads it (release/acquire). Plain moves on
+ * x86-64; on arm64 ldar/stlr. For flags and rarely written fields (tid,
+ * running, done, failed, end_ns), which readers act upon. */
+#define STAT_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STAT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
-/* Single-writer increment: no locked instruction. */
+/* Single-writer increment of a hot counter: relaxed, no locked
+ * instruction, no ordering constraint on the I/O path. */
 static inline void stat_add(uint64_t *c, uint64_t v)
 {
-	STAT_STORE(c, STAT_LOAD(c) + v);
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
 struct stats_arena {
@@ -70,6 +86,12 @@ struct stats_arena {
 };
 
 int stats_arena_create(struct stats_arena *a, unsigned n);
+/* The calling thread's own major and minor faults and voluntary context
+ * switches (getrusage RUSAGE_THREAD). 0 or -errno. */
+int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw);
+/* The calling thread's time on a CPU and waiting for one, in ns
+ * (/proc/thread-self/schedstat). 0 or -errno. */
+int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns);
 void stats_arena_destroy(struct stats_arena *a);
 
 #endif

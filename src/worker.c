@@ -27,7 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "placement.h"
+#include "prefetch.h"
 #include "touch.h"
 
 /* Slot buffers are page-aligned so O_DIRECT and registered buffers
@@ -74,6 +76,11 @@ static void install_sigbus_once(void)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+void worker_bus_arm(sigjmp_buf *jb)
+{
+	bus_jmp = jb;
+}
+
 static void install_sigbus(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -83,8 +90,7 @@ static void install_sigbus(void)
 
 /* ---- errors ---------------------------------------------------------- */
 
-static void worker_fail(struct worker *w, int code, unsigned target, uint64_t off,
-			const char *what)
+void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what)
 {
 	struct thread_stats *st = w->st;
 
@@ -116,8 +122,7 @@ static void worker_fail_bus(struct worker *w)
 
 static inline bool should_stop(const struct worker *w)
 {
-	return __atomic_load_n(w->jr->stop, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&w->jr->job_stop, __ATOMIC_RELAXED);
+	return worker_should_stop(w);
 }
 
 /* ---- the loops ------------------------------------------------------- */
@@ -156,12 +161,15 @@ static void loop_sync(struct worker *w)
 	int ret;
 
 	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
-		r->target = (uint16_t)tgt;
+		/* The generator counts this worker's targets from 0. */
+		r->target = (uint16_t)(w->tfirst + tgt);
 		r->off = off;
 		r->len = len;
+		if (w->prefetch)
+			prefetch_advance(w->prefetch, tgt, off, len);
 		ret = ops->queue(w, r);
 		if (ret < 0) {
-			worker_fail(w, ret, tgt, off, ops->name);
+			worker_fail(w, ret, r->target, off, ops->name);
 			break;
 		}
 		if (!complete_ok(w, r))
@@ -188,7 +196,7 @@ static void loop_async(struct worker *w)
 	struct thread_stats *st = w->st;
 	const bool lat = jr->job->latency;
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
-	const unsigned depth = jr->job->iodepth;
+	const unsigned depth = job_run_depth(jr);
 	struct io_req **done = NULL;
 	uint16_t *freeslots = NULL;
 	unsigned nfree = depth, inflight = 0;
@@ -221,13 +229,13 @@ static void loop_async(struct worker *w)
 					break;
 				}
 				r = &w->reqs[freeslots[--nfree]];
-				r->target = (uint16_t)tgt;
+				r->target = (uint16_t)(w->tfirst + tgt);
 				r->off = off;
 				r->len = len;
 				r->t_issue = t;
 				ret = ops->queue(w, r);
 				if (ret < 0) {
-					worker_fail(w, ret, tgt, off, ops->name);
+					worker_fail(w, ret, r->target, off, ops->name);
 					freeslots[nfree++] = r->slot;
 					stopping = true;
 					break;
@@ -323,7 +331,7 @@ static void *probe_main(void *arg)
 		stat_add(&st->probe_units, 1);
 		n++;
 	}
-	st->end_ns = now_ns();
+	STAT_STORE(&st->end_ns, now_ns());
 	STAT_STORE(&st->running, 0);
 	STAT_STORE(&st->done, 1);
 	/* Publish the result so the loop cannot be optimised away. */
@@ -350,22 +358,11 @@ static void sleep_until(const struct worker *w, uint64_t when)
 	}
 }
 
-static int thread_faults(uint64_t *maj, uint64_t *min)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) < 0)
-		return -errno;
-	*maj = (uint64_t)ru.ru_majflt;
-	*min = (uint64_t)ru.ru_minflt;
-	return 0;
-}
-
 static int worker_alloc(struct worker *w, struct err *e)
 {
 	const struct job_run *jr = w->jr;
 	const struct job *j = jr->job;
-	unsigned depth = (jr->ops->flags & ENGINE_F_ASYNC) ? j->iodepth : 1;
+	unsigned depth = job_run_depth(jr);
 
 	w->reqs = calloc(depth, sizeof(*w->reqs));
 	if (!w->reqs)
@@ -392,6 +389,26 @@ static int worker_alloc(struct worker *w, struct err *e)
 	return 0;
 }
 
+/* prefetch= on an ordinary worker: one stream per target it reads. */
+static int worker_prefetch_init(struct worker *w, struct err *e)
+{
+	const struct job_run *jr = w->jr;
+	struct job_slots sl;
+	int ret;
+
+	job_run_slots(jr->job, &sl);
+	ret = prefetch_start(&w->prefetch, w, w->tcount,
+			     sl.nprefetch ? &jr->stats[sl.prefetch + w->id] : NULL, e);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < w->tcount; i++) {
+		const struct target *t = &jr->targets[w->tfirst + i];
+
+		prefetch_key_set(w->prefetch, i, w->tfirst + i, t->base, t->base + t->len);
+	}
+	return 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -401,8 +418,9 @@ static void *worker_main(void *arg)
 	struct err e = { 0 };
 	int ret;
 
+	/* pid first: the sampler reads it once it sees the tid. */
+	STAT_STORE(&st->pid, getpid());
 	STAT_STORE(&st->tid, gettid());
-	st->pid = getpid();
 	ret = placement_apply(jr->job, &e);
 	if (!ret)
 		ret = worker_alloc(w, &e);
@@ -412,10 +430,20 @@ static void *worker_main(void *arg)
 		worker_fail(w, ret, WORKER_ERROR_SETUP, 0, e.msg);
 		goto out_free;
 	}
+	/* Helper threads start here, untimed, and inherit the placement. */
+	if (jr->loop)
+		ret = loop_worker_init(w, &e);
+	else if (jr->job->prefetch != PREFETCH_NONE)
+		ret = worker_prefetch_init(w, &e);
+	if (ret) {
+		worker_fail(w, ret, WORKER_ERROR_SETUP, 0, e.msg);
+		goto out_exit;
+	}
 	if (jr->job->startdelay_ns)
 		sleep_until(w, jr->start_ns + jr->job->startdelay_ns);
 
-	thread_faults(&st->start_majflt, &st->start_minflt);
+	stats_thread_usage(&st->start_majflt, &st->start_minflt, &st->start_nvcsw);
+	st->sched_ok = stats_thread_sched(&st->start_cpu_ns, &st->start_wait_ns) == 0;
 	st->start_ns = now_ns();
 	STAT_STORE(&st->running, 1);
 	if (sigsetjmp(jb, 1)) {
@@ -424,15 +452,24 @@ static void *worker_main(void *arg)
 		goto out_stop;
 	}
 	bus_jmp = &jb;
-	if (jr->ops->flags & ENGINE_F_ASYNC)
+	if (jr->loop)
+		loop_run(w);
+	else if (jr->ops->flags & ENGINE_F_ASYNC)
 		loop_async(w);
 	else
 		loop_sync(w);
 	bus_jmp = NULL;
 out_stop:
-	st->end_ns = now_ns();
-	st->rusage_ok = thread_faults(&st->exit_majflt, &st->exit_minflt) == 0;
+	STAT_STORE(&st->end_ns, now_ns());
+	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
+	if (st->sched_ok)
+		st->sched_ok = stats_thread_sched(&st->exit_cpu_ns, &st->exit_wait_ns) == 0;
 	STAT_STORE(&st->running, 0);
+out_exit:
+	/* Helpers first: they may still use the engine and the buffers. */
+	loop_worker_exit(w);
+	prefetch_stop(w->prefetch);
+	w->prefetch = NULL;
 	if (jr->ops->exit)
 		jr->ops->exit(w);
 out_free:
@@ -448,9 +485,30 @@ out_free:
 
 /* ---- preparing a job ------------------------------------------------- */
 
+void job_run_slots(const struct job *job, struct job_slots *s)
+{
+	unsigned n = 0;
+
+	s->workers = job->numjobs;
+	n += s->workers;
+	s->probe = n;
+	s->nprobe = job->cpu_probe ? 1 : 0;
+	n += s->nprobe;
+	s->offload = n;
+	s->noffload = job->loop ? job->offload : 0;
+	n += s->noffload;
+	s->prefetch = n;
+	s->nprefetch = prefetch_helpers(job) * job->numjobs;
+	n += s->nprefetch;
+	s->total = n;
+}
+
 unsigned job_run_nstats(const struct job *job)
 {
-	return job->numjobs + (job->cpu_probe ? 1 : 0);
+	struct job_slots s;
+
+	job_run_slots(job, &s);
+	return s.total;
 }
 
 /* Bytes of target @t a job uses: size, size=N%, or the rest from offset. */
@@ -596,11 +654,17 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	jr->ops = engine_find(job->ioengine);
 	if (!jr->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
+	jr->depth = (jr->ops->flags & ENGINE_F_ASYNC) ? job->iodepth : 1;
+	if (job->loop)
+		jr->depth *= job->loop;
 
 	ret = placement_check(job, e);
 	if (ret)
 		return ret;
 	ret = check_privileges(job, e);
+	if (ret)
+		return ret;
+	ret = prefetch_check(job, e);
 	if (ret)
 		return ret;
 	ret = open_targets(jr, e);
@@ -667,6 +731,12 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			goto fail;
 	}
 	free(regions);
+	regions = NULL;
+	if (job->loop) {
+		ret = loop_prepare(jr, seed, e);
+		if (ret)
+			goto fail;
+	}
 	return 0;
 fail:
 	free(regions);
@@ -1020,6 +1090,7 @@ bool job_run_finished(struct job_run *jr)
 
 void job_run_destroy(struct job_run *jr)
 {
+	loop_destroy(jr);
 	if (jr->workers) {
 		for (unsigned i = 0; i < jr->nworkers; i++)
 			gen_free(&jr->workers[i].gen);

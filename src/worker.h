@@ -10,6 +10,7 @@
 #define FAULTLINE_WORKER_H
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,6 +24,10 @@
 #include "stats.h"
 #include "target.h"
 
+struct prefetch;
+struct loop_rt;
+struct loop_setup;
+
 struct worker {
 	struct job_run *jr;
 	unsigned id;			/* 0..numjobs-1 */
@@ -34,6 +39,8 @@ struct worker {
 	uint8_t *copybuf;		/* touch=copy destination, bs bytes */
 	void *engine_priv;
 	uint64_t sink;			/* touch results, so reads are not optimised out */
+	struct prefetch *prefetch;	/* prefetch=, or NULL */
+	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
 	pthread_t thread;
 	bool started;
 };
@@ -62,6 +69,11 @@ struct job_run {
 	int probe_stop;
 
 	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
+	/* Request slots per worker: iodepth for an async engine, 1 for a
+	 * sync one; a loop has its streams' (loop x iodepth, or loop). 0 in
+	 * a hand-built job_run means iodepth: see job_run_depth. */
+	unsigned depth;
+	struct loop_setup *loop;	/* loop=: the streams (loop.c), else NULL */
 	const struct target_hooks *hooks;
 
 	/* Set by the run controller; read by workers. */
@@ -80,12 +92,32 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline unsigned job_run_depth(const struct job_run *jr)
+{
+	return jr->depth ? jr->depth : jr->job->iodepth;
+}
+
+/*
+ * A job's slots in the run's counter arena, in this order: its workers,
+ * the cpu probe, the offload helpers (loop=, offload=K), and one prefetch
+ * helper per worker (prefetch=populate|touch). Helpers publish their
+ * tid and faults there; their ops stay 0.
+ */
+struct job_slots {
+	unsigned workers;
+	unsigned probe, nprobe;
+	unsigned offload, noffload;
+	unsigned prefetch, nprefetch;
+	unsigned total;
+};
+void job_run_slots(const struct job *job, struct job_slots *s);
+
 /* Prepare a job: open (and lay out) its targets, check contradictions that
  * need the targets (lbs, device end), build workers. Nothing runs yet. */
 int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		    struct thread_stats *stats, int *stop,
 		    const struct target_hooks *hooks, struct err *e);
-/* How many thread_stats slots a job needs (workers + cpu probe). */
+/* How many thread_stats slots a job needs (job_slots.total). */
 unsigned job_run_nstats(const struct job *job);
 /* Start the workers; they run until done, *stop, or the deadline. */
 int job_run_start(struct job_run *jr, struct err *e);
@@ -94,5 +126,18 @@ bool job_run_finished(struct job_run *jr);
 /* Wait for every worker of the job. */
 void job_run_join(struct job_run *jr);
 void job_run_destroy(struct job_run *jr);
+
+/* For the loop and its helpers (loop.c, offload.c, prefetch.c). */
+static inline bool worker_should_stop(const struct worker *w)
+{
+	return __atomic_load_n(w->jr->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&w->jr->job_stop, __ATOMIC_RELAXED);
+}
+/* Record why @w stopped (code: errno, either sign) and stop its job. */
+void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what);
+/* Where a SIGBUS in the calling thread jumps (NULL: nowhere, a real bug
+ * that kills the process). A helper that touches a mapping arms its
+ * own; after the jump SIGBUS is still blocked in that thread. */
+void worker_bus_arm(sigjmp_buf *jb);
 
 #endif

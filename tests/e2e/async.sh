@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Concurrency models and prefetch (SPEC 9) on small real files: loop=N
+# with every engine, offload with and without permits, every prefetch
+# mode, the single-thread baseline of the async-hazard job, and the
+# contradictions refused before anything runs. The JSON's per-stream
+# bytes must add up to the job's.
+. "$(dirname "$0")/lib.sh"
+
+n=4
+files=""
+for i in $(seq 0 $((n - 1))); do
+	mkdata "$E2E_TMP/f$i" 8
+	files="$files${files:+:}$E2E_TMP/f$i"
+done
+total=$((n * 8 * 1024 * 1024))
+
+# check NAME JSON STREAMS [key=value ...]: exit 0 already checked; the
+# job read everything once, its streams add up, and the given
+# jobs[].faultline fields hold (prefetch.requests>0 style checks too).
+check() {
+	local name=$1 json=$2 streams=$3
+	shift 3
+	pycheck "$name: streams add up to the total" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = d["jobs"][0]
+f = j["faultline"]
+total, nstreams = int(sys.argv[2]), int(sys.argv[3])
+assert j["error"] == 0, f["errmsg"]
+assert j["read"]["io_bytes"] == total, (j["read"]["io_bytes"], total)
+assert len(f["streams"]) == nstreams, f["streams"]
+if nstreams:
+    assert sum(s["bytes"] for s in f["streams"]) == total, f["streams"]
+    assert sum(s["ops"] for s in f["streams"]) == j["read"]["total_ios"]
+    assert all(s["bytes"] == s["len"] for s in f["streams"]), f["streams"]
+for kv in sys.argv[4:]:
+    k, op, v = kv.partition(">")[0], ">" if ">" in kv else "=", kv.partition(">")[2] or kv.partition("=")[2]
+    if op == "=":
+        k = kv.partition("=")[0]
+    x = f
+    for part in k.split("."):
+        x = x[part]
+    if op == ">":
+        assert x > float(v), (k, x, v)
+    else:
+        assert str(x) == v, (k, x, v)
+' "$json" "$total" "$streams" "$@"
+}
+
+run() { # name args...
+	local name=$1
+	shift
+	expect_exit 0 "$name runs" "$FAULTLINE" --quiet --name="$name" --rw=read --bs=64k \
+		--touch=stride:512 --output-format=json --output="$E2E_TMP/$name.json" "$@"
+}
+
+for engine in psync mmap io_uring libaio; do
+	run "loop-$engine" --filename="$files" --ioengine=$engine --loop=$n
+	check "loop-$engine" "$E2E_TMP/loop-$engine.json" $n loop=$n helper_threads=0
+done
+
+# io_uring with two requests per stream in flight.
+run loop-uring-d2 --filename="$files" --ioengine=io_uring --loop=$n --iodepth=2
+check loop-uring-d2 "$E2E_TMP/loop-uring-d2.json" $n
+
+# One target cut into slices; the null engine's virtual target too.
+run loop-slices --filename="$E2E_TMP/f0" --ioengine=mmap --loop=4
+pycheck "loop over slices of one file" '
+import json, sys
+f = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]
+s = f["streams"]
+assert len(s) == 4 and sum(x["bytes"] for x in s) == 8 << 20, s
+assert [x["offset"] for x in s] == [0, 2 << 20, 4 << 20, 6 << 20], s
+' "$E2E_TMP/loop-slices.json"
+expect_exit 0 "loop with the null engine" "$FAULTLINE" --quiet --name=n --ioengine=null \
+	--size=64m --bs=4k --loop=8 --output-format=json --output="$E2E_TMP/null.json"
+
+# Offload: every request on a helper; permits below the helpers.
+run off-mmap --filename="$files" --ioengine=mmap --loop=$n --offload=4
+check off-mmap "$E2E_TMP/off-mmap.json" $n offload=4 offload_permits=4 helper_threads=4
+run off-psync --filename="$files" --ioengine=psync --loop=$n --offload=3 --offload_permits=2
+check off-psync "$E2E_TMP/off-psync.json" $n offload=3 offload_permits=2
+run off-null --ioengine=null --size=16m --loop=2 --offload=2 --bs=4k
+pycheck "offloaded no-ops: latency measured" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["read"]["total_ios"] == 4096 and j["read"]["lat_ns"]["mean"] > 0, j["read"]
+' "$E2E_TMP/off-null.json"
+
+# Every prefetch mode, cold, in a loop and in an ordinary worker.
+for mode in willneed populate touch readahead; do
+	run "pf-$mode" --filename="$files" --ioengine=mmap --loop=$n --prefetch=$mode:2m
+	check "pf-$mode" "$E2E_TMP/pf-$mode.json" $n "prefetch.mode=$mode" "prefetch.requests>0" \
+		"prefetch.bytes>0"
+done
+pycheck "helper modes count their helper, hint modes have none" '
+import json, sys
+h = {m: json.load(open(f"{sys.argv[1]}/pf-{m}.json"))["jobs"][0]["faultline"]["helper_threads"]
+     for m in ("willneed", "populate", "touch", "readahead")}
+assert h == {"willneed": 0, "populate": 1, "touch": 1, "readahead": 0}, h
+' "$E2E_TMP"
+run pf-threads --filename="$files" --ioengine=mmap --numjobs=2 --scan=partitioned \
+	--prefetch=touch:1m
+check pf-threads "$E2E_TMP/pf-threads.json" 0 "prefetch.requests>0" helper_threads=2
+
+# The hazard job's single-thread baseline: files one after another.
+run one-thread --filename="$files" --ioengine=io_uring --file_service_type=sequential
+check one-thread "$E2E_TMP/one-thread.json" 0 loop=0
+
+# Ramp time: stream totals leave the ramp out, as the job's do. The two
+# snapshots at the ramp's end are taken microseconds apart while the loop
+# runs, so they may differ by a few requests.
+expect_exit 0 "loop with ramp_time" "$FAULTLINE" --quiet --name=ramp --filename="$files" \
+	--ioengine=mmap --loop=$n --bs=64k --invalidate=0 --time_based --ramp_time=200ms \
+	--runtime=300ms --output-format=json --output="$E2E_TMP/ramp.json"
+pycheck "ramp: streams add up to the measured bytes" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+s = j["faultline"]["streams"]
+got, want = sum(x["bytes"] for x in s), j["read"]["io_bytes"]
+assert want > 0 and abs(got - want) <= 64 * 65536, (s, want)
+' "$E2E_TMP/ramp.json"
+
+# The summary says what ran.
+expect_exit 0 "summary shows loop and prefetch" "$FAULTLINE" --quiet --name=sum \
+	--filename="$files" --ioengine=mmap --loop=$n --offload=2 --prefetch=willneed:1m \
+	--output="$E2E_TMP/sum.txt"
+if grep -q "loop: $n streams, offloaded to 2 helpers" "$E2E_TMP/sum.txt" &&
+	grep -q "prefetch=willneed" "$E2E_TMP/sum.txt"; then
+	pass "summary lines"
+else
+	fail "summary lines" "$(cat "$E2E_TMP/sum.txt")"
+fi
+
+# Contradictions: exit 2, nothing run, the message names the options.
+bad() { # name text args...
+	local name=$1 text=$2
+	shift 2
+	expect_exit 2 "refused: $name" "$FAULTLINE" --quiet --name=b --size=8m --output=/dev/null "$@"
+	expect_err_has "$text" "refused: $name says why"
+}
+bad "loop with numjobs=2" "needs numjobs=1" --filename="$files" --loop=$n --numjobs=2
+bad "loop=3 over 4 files" "give 3 files" --filename="$files" --loop=3
+bad "offload without loop" "needs loop=N" --filename="$files" --offload=2
+bad "offload with io_uring" "already asynchronous" --filename="$files" --loop=$n \
+	--ioengine=io_uring --offload=2
+bad "permits above helpers" "exceeds offload" --filename="$files" --loop=$n --offload=2 \
+	--offload_permits=3
+bad "permits without offload" "needs offload" --filename="$files" --offload_permits=1
+bad "prefetch with psync" "contradicts ioengine=psync" --filename="$files" \
+	--prefetch=willneed:1m
+bad "prefetch with randread" "needs rw=read" --filename="$files" --ioengine=mmap \
+	--rw=randread --prefetch=touch:1m
+bad "prefetch without a window" "needs a window" --filename="$files" --ioengine=mmap \
+	--prefetch=willneed
+bad "prefetch window below a page" "at least 4k" --filename="$files" --ioengine=mmap \
+	--prefetch=touch:100
+
+expect_exit 0 "parse-only shows the options" "$FAULTLINE" --parse-only --name=p \
+	--filename="$files" --ioengine=mmap --loop=$n --offload=2 --prefetch=populate:16m
+if grep -q "^prefetch=populate:16m" "$E2E_TMP/out" && grep -q "^loop=$n" "$E2E_TMP/out"; then
+	pass "parse-only: loop and prefetch"
+else
+	fail "parse-only: loop and prefetch" "$(cat "$E2E_TMP/out")"
+fi
+
+e2e_done
