@@ -605,9 +605,10 @@ int target_invalidate(struct target *t, struct err *e)
 	int r;
 
 	t->flush_denied = false;
-	/* Dirty pages survive DONTNEED; the layout's pages are synced by
-	 * its fsync already, this only covers the unexpected. */
-	if (!t->is_blkdev && t->laid_out && fdatasync(t->fd) < 0)
+	/* Dirty pages survive DONTNEED, so a file another process has just
+	 * written would stay cached (and, under mem_limit, charged to the
+	 * wrong cgroup): write it back first. Nothing dirty: nearly free. */
+	if (!t->is_blkdev && fdatasync(t->fd) < 0)
 		return err_set(e, errno, "target: fdatasync %s: %s", t->path,
 			       strerror(errno));
 	r = posix_fadvise(t->fd, (off_t)t->base, (off_t)t->len,

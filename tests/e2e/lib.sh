@@ -13,7 +13,11 @@ E2E_FAIL=0
 # Scratch space on the disk, not tmpfs, so O_DIRECT and device telemetry
 # behave as on a user's file; removed on exit.
 E2E_TMP=$(mktemp -d "${E2E_DIR:-/var/tmp}/faultline-e2e.XXXXXX")
-trap 'rm -rf "$E2E_TMP"' EXIT
+# Only the test's own shell cleans up: a background subshell (a timed
+# kill, say) inherits the EXIT trap and must not remove the directory
+# when it ends.
+E2E_MAIN=$BASHPID
+trap '[ "$BASHPID" = "$E2E_MAIN" ] && rm -rf "$E2E_TMP"' EXIT
 
 pass() { E2E_PASS=$((E2E_PASS + 1)); echo "ok   - $1"; }
 fail() { E2E_FAIL=$((E2E_FAIL + 1)); echo "FAIL - $1"; [ $# -gt 1 ] && printf '       %s\n' "${@:2}"; return 0; }
