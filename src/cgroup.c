@@ -13,21 +13,6 @@
 #include "devinfo.h"
 #include "procfs.h"
 
-static int read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 static int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -55,7 +40,7 @@ int cgroup_probe(struct cgroup_info *ci, bool try_create)
 
 	memset(ci, 0, sizeof(*ci));
 	snprintf(path, sizeof(path), "%s/self/cgroup", procfs_root());
-	n = read_small(path, buf, sizeof(buf));
+	n = procfs_read_small(procfs_root(), "self/cgroup", buf, sizeof(buf));
 	if (n < 0) {
 		snprintf(ci->why, sizeof(ci->why), "cannot read %s: %s", path, strerror(-n));
 		return 0;
@@ -80,8 +65,9 @@ int cgroup_probe(struct cgroup_info *ci, bool try_create)
 	if (!ci->version && v2rel[0]) {
 		char ctl[512];
 
-		snprintf(path, sizeof(path), "%s/fs/cgroup/cgroup.controllers", sys);
-		if (read_small(path, ctl, sizeof(ctl)) > 0 && strstr(ctl, "memory")) {
+		snprintf(path, sizeof(path), "%s/fs/cgroup", sys);
+		if (procfs_read_small(path, "cgroup.controllers", ctl, sizeof(ctl)) == 0 &&
+		    strstr(ctl, "memory")) {
 			ci->version = 2;
 			snprintf(ci->self, sizeof(ci->self), "%s/fs/cgroup%s", sys, v2rel);
 		}

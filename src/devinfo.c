@@ -74,36 +74,13 @@ static int fmt(char *dst, size_t cap, const char *f, ...)
 
 /* Read <dir>/<rel> into @buf, without trailing whitespace (SCSI and NVMe
  * pad their model strings with blanks). */
-static int attr_read(const char *dir, const char *rel, char *buf, size_t cap)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int attr_u64(const char *dir, const char *rel, uint64_t *v)
 {
 	char buf[64];
 	const char *p = buf;
 	int ret;
 
-	ret = attr_read(dir, rel, buf, sizeof(buf));
+	ret = procfs_read_small(dir, rel, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	ret = procfs_scan_u64(&p, buf + strlen(buf), v);
@@ -153,11 +130,11 @@ static void read_disk_props(const char *diskdir, struct devinfo *d)
 	char buf[256];
 	uint64_t v;
 
-	if (attr_read(diskdir, "device/model", d->model, sizeof(d->model)))
+	if (procfs_read_small(diskdir, "device/model", d->model, sizeof(d->model)))
 		d->model[0] = '\0';
-	if (attr_read(diskdir, "device/vendor", d->vendor, sizeof(d->vendor)))
+	if (procfs_read_small(diskdir, "device/vendor", d->vendor, sizeof(d->vendor)))
 		d->vendor[0] = '\0';
-	if (!attr_read(diskdir, "queue/scheduler", buf, sizeof(buf)))
+	if (!procfs_read_small(diskdir, "queue/scheduler", buf, sizeof(buf)))
 		active_scheduler(buf, d->scheduler, sizeof(d->scheduler));
 	d->rotational = -1;
 	if (!attr_u64(diskdir, "queue/rotational", &v))
@@ -247,7 +224,7 @@ static int resolve_members(const char *sysroot, struct devinfo *d, const char *d
 		uint64_t slot;
 
 		snprintf(rel, sizeof(rel), "slaves/%s/dev", names[i]);
-		ret = attr_read(diskdir, rel, buf, sizeof(buf));
+		ret = procfs_read_small(diskdir, rel, buf, sizeof(buf));
 		if (!ret)
 			ret = parse_majmin(buf, &major, &minor);
 		if (ret) {
@@ -362,9 +339,9 @@ static int resolve_dev(const char *sysroot, unsigned major, unsigned minor,
 	 */
 	ret = 0;
 	if (path_exists(diskdir, "md")) {
-		if (attr_read(diskdir, "md/level", d->md_level, sizeof(d->md_level)))
+		if (procfs_read_small(diskdir, "md/level", d->md_level, sizeof(d->md_level)))
 			d->md_level[0] = '\0';
-		if (attr_read(diskdir, "md/array_state", d->md_array_state,
+		if (procfs_read_small(diskdir, "md/array_state", d->md_array_state,
 			      sizeof(d->md_array_state)))
 			d->md_array_state[0] = '\0';
 		if (!attr_u64(diskdir, "md/chunk_size", &v))
@@ -373,11 +350,11 @@ static int resolve_dev(const char *sysroot, unsigned major, unsigned minor,
 			d->md_raid_disks = (unsigned)v;
 		ret = resolve_members(sysroot, d, diskdir, true, depth, e);
 	} else if (path_exists(diskdir, "dm")) {
-		if (attr_read(diskdir, "dm/name", d->dm_name, sizeof(d->dm_name)))
+		if (procfs_read_small(diskdir, "dm/name", d->dm_name, sizeof(d->dm_name)))
 			d->dm_name[0] = '\0';
 		ret = resolve_members(sysroot, d, diskdir, false, depth, e);
 	} else if (d->kind == DEVINFO_LOOP || path_exists(diskdir, "loop")) {
-		if (attr_read(diskdir, "loop/backing_file", d->backing_file,
+		if (procfs_read_small(diskdir, "loop/backing_file", d->backing_file,
 			      sizeof(d->backing_file)))
 			fmt(d->backing_why, sizeof(d->backing_why),
 			    "loop device %s has no backing file", d->disk);

@@ -26,6 +26,7 @@
  * same hot blocks.
  */
 #include "gen.h"
+#include "rng.h"
 
 #include <errno.h>
 #include <math.h>
@@ -61,19 +62,6 @@ struct zipf {
 
 /* ---- random numbers ------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t rotl64(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
 
 /* xoroshiro128+ (Blackman, Vigna 2018; rotations 24, 16, 37). Its low
  * bits are weak; every use below takes the high ones. */

@@ -471,7 +471,7 @@ static bool all_digits(const char *s)
 
 /* Read a small file <root>/<rel> into @buf (NUL-terminated, trailing
  * newline dropped). */
-static int read_small(const char *root, const char *rel, char *buf, size_t cap)
+int procfs_read_small(const char *root, const char *rel, char *buf, size_t cap)
 {
 	char path[PATH_MAX];
 	ssize_t n;
@@ -488,7 +488,7 @@ static int read_small(const char *root, const char *rel, char *buf, size_t cap)
 	close(fd);
 	if (n < 0)
 		return (int)n;
-	while (n > 0 && buf[n - 1] == '\n')
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		n--;
 	buf[n] = '\0';
 	return 0;
@@ -526,11 +526,11 @@ static int kswapd_scan(const char *root, struct procfs_kswapd_thread **out, unsi
 			continue;
 		snprintf(rel, sizeof(rel), "%.10s/comm", de->d_name);
 		/* A process may exit between readdir and open: skip it. */
-		if (read_small(root, rel, comm, sizeof(comm)) ||
+		if (procfs_read_small(root, rel, comm, sizeof(comm)) ||
 		    strncmp(comm, "kswapd", 6) != 0)
 			continue;
 		snprintf(rel, sizeof(rel), "%.10s/stat", de->d_name);
-		if (read_small(root, rel, stat, sizeof(stat)) ||
+		if (procfs_read_small(root, rel, stat, sizeof(stat)) ||
 		    procfs_parse_task_stat(stat, strlen(stat), &task) ||
 		    !(task.flags & PROCFS_PF_KTHREAD))
 			continue;

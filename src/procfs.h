@@ -48,6 +48,11 @@ ssize_t procfs_src_read(struct procfs_src *src);
 /* Safe on a zeroed or already closed source. */
 void procfs_src_close(struct procfs_src *src);
 
+/* Read the small text file <dir>/<rel> (a sysfs attribute, a comm) with
+ * one open and read, trailing whitespace removed. 0 or -errno. Shared by
+ * procfs.c, devinfo.c and cgroup.c. */
+int procfs_read_small(const char *dir, const char *rel, char *buf, size_t cap);
+
 /* ---- scanning helper, shared with devinfo.c ---- */
 
 /* Skip blanks (not newlines), then parse one unsigned decimal from

@@ -8,6 +8,7 @@
  * ever opened read-only.
  */
 #include "target.h"
+#include "rng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,19 +45,6 @@ struct prng {
 	uint64_t s[4];
 };
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
 
 static void prng_seed(struct prng *p, uint64_t seed)
 {
@@ -71,13 +59,13 @@ static void prng_fill(struct prng *p, uint64_t *w, size_t nwords)
 	for (size_t i = 0; i < nwords; i++) {
 		uint64_t t = s1 << 17;
 
-		w[i] = rotl(s1 * 5, 7) * 9;
+		w[i] = rotl64(s1 * 5, 7) * 9;
 		s2 ^= s0;
 		s3 ^= s1;
 		s1 ^= s2;
 		s0 ^= s3;
 		s2 ^= t;
-		s3 = rotl(s3, 45);
+		s3 = rotl64(s3, 45);
 	}
 	p->s[0] = s0, p->s[1] = s1, p->s[2] = s2, p->s[3] = s3;
 }
