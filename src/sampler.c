@@ -344,8 +344,12 @@ static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struc
 
 		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
 			ts->task_failed = true;
-			warn_once(&s->warned_task, "per-thread fault counters unavailable (%s/.../task/%d/stat)",
-				  s->proc, (int)tid);
+			/* A thread that has already exited has no task file,
+			 * and needs none: its exit figures follow below. */
+			if (!STAT_LOAD(&st->done))
+				warn_once(&s->warned_task,
+					  "per-thread fault counters unavailable (%s/.../task/%d/stat)",
+					  s->proc, (int)tid);
 		} else {
 			ts->task_open = true;
 		}
