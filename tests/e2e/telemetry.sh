@@ -46,9 +46,15 @@ got = open(sys.argv[1]).readline().strip()
 assert got == want, got
 ' "$E2E_TMP/t.csv"
 
-pycheck "rows per job = seconds (+/-1), monotonic t_s, dt_s within 5 ms of 1 s" '
+# As root the sampler runs at real-time priority and keeps to 5 ms; an
+# unprivileged sampler is an ordinary thread that the busy workers of a
+# two-CPU host can delay by some milliseconds (man page, PRIVILEGES).
+tol=0.005
+[ "$(id -u)" = 0 ] || tol=0.030
+pycheck "rows per job = seconds (+/-1), monotonic t_s, dt_s within ${tol}s of 1 s" '
 import csv, sys
 secs = int(sys.argv[2])
+tol = float(sys.argv[3])
 rows = list(csv.DictReader(open(sys.argv[1])))
 for job in ("mm", "ps"):
     r = [x for x in rows if x["job"] == job]
@@ -56,8 +62,8 @@ for job in ("mm", "ps"):
     t = [float(x["t_s"]) for x in r]
     assert t == sorted(t) and len(set(t)) == len(t), t
     for x in r[:-1]:
-        assert abs(float(x["dt_s"]) - 1.0) <= 0.005, x["dt_s"]
-' "$E2E_TMP/t.csv" "$secs"
+        assert abs(float(x["dt_s"]) - 1.0) <= tol, x["dt_s"]
+' "$E2E_TMP/t.csv" "$secs" "$tol"
 
 pycheck "every column filled except cgroup_mib (no mem_limit) and the probe of psync" '
 import csv, sys
