@@ -35,10 +35,6 @@
 #include "touch.h"
 #include "worker.h"
 
-/* As worker.c: with latency off, read the clock every this many
- * requests to notice the deadline. */
-#define LOOP_DEADLINE_CHECK_EVERY 64
-
 /* Runtime state of one loop, private to its thread. */
 struct loop_rt {
 	struct worker *w;
@@ -224,7 +220,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 	const bool lat = jr->job->latency;
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
 	unsigned *live = rt->turn, nlive = L->n, i = 0;
-	uint64_t t0 = now_ns(), t1, n = 0;
+	uint64_t t0 = now_ns(), n = 0;
 	int ret;
 
 	for (unsigned k = 0; k < nlive; k++)
@@ -251,15 +247,8 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 		count(w, &L->stats[s], r->len);
 		if (++i == nlive)
 			i = 0;
-		if (lat) {
-			t1 = now_ns();
-			hist_add(&st->lat, t1 - t0);
-			t0 = t1;
-			if (t1 >= deadline)
-				break;
-		} else if (++n % LOOP_DEADLINE_CHECK_EVERY == 0 && now_ns() >= deadline) {
+		if (sync_request_done(&st->lat, lat, &t0, &n, deadline))
 			break;
-		}
 	}
 }
 

@@ -36,11 +36,6 @@
  * accept them. */
 #define BUF_ALIGN 4096
 
-/* With latency off the loop reads the clock only every this many
- * requests to notice the deadline: about a microsecond of work at the
- * fastest engine, so a run ends within microseconds of its deadline. */
-#define DEADLINE_CHECK_EVERY 64
-
 #define DROP_CACHES_PATH "/proc/sys/vm/drop_caches"
 
 /* A request that returns no bytes at all is an error, but an engine
@@ -154,7 +149,7 @@ static void loop_sync(struct worker *w)
 	struct io_req *r = &w->reqs[0];
 	const bool lat = jr->job->latency;
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
-	uint64_t t0 = now_ns(), t1, n = 0;
+	uint64_t t0 = now_ns(), n = 0;
 	unsigned tgt;
 	uint64_t off;
 	uint32_t len;
@@ -177,15 +172,8 @@ static void loop_sync(struct worker *w)
 		consume(w, r);
 		stat_add(&st->ops, 1);
 		stat_add(&st->bytes, len);
-		if (lat) {
-			t1 = now_ns();
-			hist_add(&st->lat, t1 - t0);
-			t0 = t1;
-			if (t1 >= deadline)
-				break;
-		} else if (++n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= deadline) {
+		if (sync_request_done(&st->lat, lat, &t0, &n, deadline))
 			break;
-		}
 	}
 }
 

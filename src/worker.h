@@ -92,6 +92,30 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* With latency off a synchronous loop reads the clock only every this
+ * many requests to notice the deadline: about a microsecond of work at
+ * the fastest engine, so a run ends within microseconds of it. */
+#define DEADLINE_CHECK_EVERY 64
+
+/*
+ * The end of one synchronous request: with latency on, one clock read
+ * that both ends this request and starts the next (*t0); with it off, a
+ * clock read every DEADLINE_CHECK_EVERY requests (*n counts them).
+ * True when the deadline has passed.
+ */
+static inline bool sync_request_done(struct hist *lat_hist, bool lat, uint64_t *t0,
+				     uint64_t *n, uint64_t deadline)
+{
+	if (lat) {
+		uint64_t t1 = now_ns();
+
+		hist_add(lat_hist, t1 - *t0);
+		*t0 = t1;
+		return t1 >= deadline;
+	}
+	return ++*n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= deadline;
+}
+
 static inline unsigned job_run_depth(const struct job_run *jr)
 {
 	return jr->depth ? jr->depth : jr->job->iodepth;
