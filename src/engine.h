@@ -7,8 +7,11 @@
  * file defining a `const struct engine_ops` and one line in engines.c.
  *
  * A synchronous engine implements queue() only and completes every
- * request inside it. An asynchronous engine queues in queue(), pushes the
- * batch to the kernel in submit() and hands back completions in reap().
+ * request inside it. An asynchronous engine queues in queue(), pushes
+ * what is queued to the kernel in submit() and hands back completions in
+ * reap(). reap() first pushes anything still queued, so the worker calls
+ * submit() only in the middle of a batch (iodepth_batch_submit): the
+ * last requests before a wait go to the kernel with the wait.
  * Functions return 0 or -errno (positive counts where noted) and never
  * print.
  */
@@ -61,8 +64,9 @@ struct engine_ops {
 
 	int (*queue)(struct worker *w, struct io_req *r);
 	int (*submit)(struct worker *w);
-	/* Wait for at least @min completions; put up to @max in @done;
-	 * return how many, or -errno. */
+	/* Push what is still queued, then wait for at least @min
+	 * completions; put up to @max in @done; return how many, or
+	 * -errno. */
 	int (*reap)(struct worker *w, unsigned min, unsigned max, struct io_req **done);
 };
 

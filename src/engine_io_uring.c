@@ -2,9 +2,11 @@
  * engine_io_uring.c - reads through one io_uring per worker (liburing).
  *
  * What makes this fast is what it does not do per request: queue() only
- * fills an SQE (no syscall), submit() does nothing, and reap() hands the
- * whole batch to the kernel and waits for completions in a single
- * io_uring_enter (io_uring_submit_and_wait). Completions are read straight
+ * fills an SQE (no syscall), and reap() hands the batch to the kernel
+ * and waits for completions in a single io_uring_enter
+ * (io_uring_submit_and_wait). submit() pushes without waiting, for the
+ * worker to call mid-batch when iodepth_batch_submit is smaller than the
+ * batch (direct=1 submits each read as its slot frees, by default). Completions are read straight
  * from the CQ ring and released with one cq_advance per batch. Files and
  * the worker's slot buffers are registered once, so the kernel takes no
  * file reference and pins no pages per request (IOSQE_FIXED_FILE,
@@ -176,11 +178,22 @@ static int uring_queue(struct worker *w, struct io_req *r)
 	return ENGINE_QUEUED;
 }
 
-/* The batch goes to the kernel together with the wait, in reap(). */
+/* Push the SQEs queue() prepared without waiting: the worker calls this
+ * mid-batch (iodepth_batch_submit); the batch's last SQEs go to the
+ * kernel together with the wait, in reap(). */
 static int uring_submit(struct worker *w)
 {
-	(void)w;
-	return 0;
+	struct uring *u = w->engine_priv;
+	int ret;
+
+	if (!io_uring_sq_ready(&u->ring))
+		return 0;
+	ret = io_uring_submit(&u->ring);
+	/* A signal, or the kernel short of memory or CQ room: reap()
+	 * enters again with whatever is left. */
+	if (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY)
+		return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /*

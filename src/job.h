@@ -9,6 +9,7 @@
 #ifndef FAULTLINE_JOB_H
 #define FAULTLINE_JOB_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFET
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
+
+/* iodepth_batch_submit=auto. */
+#define IODEPTH_BATCH_AUTO	UINT_MAX
 
 struct job {
 	char name[JOB_NAME_MAX];
@@ -54,6 +58,10 @@ struct job {
 	uint64_t bs;
 	char ioengine[32];		/* canonical engine name, aliases resolved */
 	unsigned iodepth;
+	/* iodepth_batch_submit: requests handed to the kernel at once;
+	 * 0 = iodepth (as fio), IODEPTH_BATCH_AUTO = 1 with direct=1,
+	 * iodepth otherwise. Resolved in job_run_init (jr->batch). */
+	unsigned iodepth_batch;
 	bool direct;
 	unsigned numjobs;
 	enum madv_mode madvise;

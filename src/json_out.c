@@ -439,6 +439,7 @@ static json_t *faultline_job_object(const struct job_result *jr)
 	put(o, "bs", ju64(j->bs));
 	put(o, "threads", json_integer(jr->nthreads));
 	put(o, "iodepth", json_integer(j->iodepth));
+	put(o, "iodepth_batch_submit", json_integer(jr->batch));
 	put(o, "direct", json_boolean(j->direct));
 	if (j->touch == TOUCH_STRIDE)
 		snprintf(buf, sizeof(buf), "stride:%" PRIu64, j->touch_stride);

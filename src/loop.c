@@ -284,6 +284,16 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 	return 0;
 }
 
+/* submit_step for the loop: false (and the worker failed) on an error. */
+static bool loop_submit_step(struct worker *w, unsigned *pending, bool more)
+{
+	int ret = submit_step(w, pending, more);
+
+	if (ret < 0)
+		worker_fail(w, ret, w->tfirst, 0, "submit");
+	return ret >= 0;
+}
+
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
 	const struct job_run *jr = w->jr;
@@ -294,29 +304,28 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
 	const unsigned d = jr->job->iodepth, total = L->n * d;
 	struct io_req **done = rt->done;
-	unsigned inflight = 0;
+	unsigned inflight = 0, pending = 0;
 	bool stopping = false;
 	uint64_t t = lat ? now_ns() : 0;
 	int ret;
 
 	/* Slot s*d+k is stream s's k-th; a completion's slot is refilled
-	 * with the same stream's next request. */
+	 * with the same stream's next request. reap() pushes what
+	 * submit_step left queued. */
 	for (unsigned k = 0; k < d && !stopping; k++) {
 		for (unsigned s = 0; s < L->n && !stopping; s++) {
 			ret = async_issue(w, s, &w->reqs[s * d + k], t);
 			if (ret < 0)
 				stopping = true;
-			else
-				inflight += (unsigned)ret;
+			else if (ret > 0)
+				stopping = !loop_submit_step(w, &pending, k + 1 < d || s + 1 < L->n);
+			inflight += ret > 0 ? 1 : 0;
 		}
-	}
-	if (ops->submit && (ret = ops->submit(w)) < 0) {
-		worker_fail(w, ret, w->tfirst, 0, "submit");
-		stopping = true;
 	}
 	while (inflight) {
 		int got = ops->reap(w, stopping ? inflight : 1, total, done);
 
+		pending = 0;
 		if (got < 0) {
 			if (got == -EINTR)
 				continue;
@@ -348,12 +357,9 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 			ret = async_issue(w, s, r, t);
 			if (ret < 0)
 				stopping = true;
-			else
-				inflight += (unsigned)ret;
-		}
-		if (ops->submit && (ret = ops->submit(w)) < 0) {
-			worker_fail(w, ret, w->tfirst, 0, "submit");
-			stopping = true;
+			else if (ret > 0)
+				stopping = !loop_submit_step(w, &pending, i + 1 < got);
+			inflight += ret > 0 ? 1 : 0;
 		}
 	}
 }

@@ -863,6 +863,25 @@ static int parse_touch(struct job *j, const struct option_def *o, const char *va
 	return 0;
 }
 
+/* iodepth_batch_submit=auto|N (alias iodepth_batch): 0 means iodepth, as in fio. */
+static int parse_batch(struct job *j, const struct option_def *o, const char *val,
+		       const struct option_ctx *c, struct err *e)
+{
+	uint64_t n;
+
+	(void)o;
+	if (val && !strcmp(val, "auto")) {
+		j->iodepth_batch = IODEPTH_BATCH_AUTO;
+		return 0;
+	}
+	if (num_parse(c, val, NUM_SIZE, &n, NULL, e))
+		return -EINVAL;
+	if (n > 4096)
+		return opt_fail(c, val, e, "must be auto or 0 to 4096 (0: iodepth)");
+	j->iodepth_batch = (unsigned)n;
+	return 0;
+}
+
 /* A prefetch window below a page prefetches nothing. */
 #define PREFETCH_WINDOW_MIN 4096
 
@@ -1132,6 +1151,10 @@ const struct option_def option_table[] = {
 	  .help = "how bytes arrive: mmap, psync, io_uring, libaio, null (sync and pread mean psync)" },
 	{ .name = "iodepth", .type = OPT_INT, .off = OFF(iodepth), .def = "1", .min = 1,
 	  .max = 4096, .help = "requests in flight per thread (io_uring, libaio)" },
+	{ .name = "iodepth_batch_submit", .aliases = "iodepth_batch", .type = OPT_CUSTOM,
+	  .off = OFF(iodepth_batch), .def = "auto", .parse = parse_batch, .syntax = "auto|N",
+	  .help = "requests handed to the kernel at once (io_uring, libaio); 0 is iodepth; "
+		  "auto: 1 with direct=1, iodepth otherwise" },
 	{ .name = "direct", .type = OPT_BOOL, .off = OFF(direct), .def = "0",
 	  .help = "O_DIRECT for psync, io_uring and libaio; invalid with mmap" },
 	{ .name = "buffered", .type = OPT_BOOL, .off = OFF(direct), .inverse = true,
@@ -1382,6 +1405,10 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		return 0;
 	else if (o->parse == parse_ioengine)
 		snprintf(buf, len, "%s", j->ioengine);
+	else if (o->parse == parse_batch && j->iodepth_batch == IODEPTH_BATCH_AUTO)
+		snprintf(buf, len, "auto");
+	else if (o->parse == parse_batch)
+		snprintf(buf, len, "%u", j->iodepth_batch);
 	else
 		return -1;
 	return 1;

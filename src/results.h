@@ -56,6 +56,7 @@ struct stream_result {
 struct job_result {
 	const struct job *job;		/* resolved options */
 	unsigned nthreads;
+	unsigned batch;			/* iodepth_batch_submit as resolved */
 
 	/* Measured part only: ramp_time excluded. */
 	uint64_t ops;

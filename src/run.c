@@ -181,6 +181,7 @@ static void collect_job(struct run *r, unsigned j)
 
 	res->job = job;
 	res->nthreads = jr->nworkers;
+	res->batch = job_run_batch(jr);
 	res->lat_ok = job->latency;
 	hist_init(&res->lat);
 	for (unsigned i = 0; i < jr->nworkers; i++) {

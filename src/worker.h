@@ -15,13 +15,13 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "engine.h"
 #include "err.h"
 #include "cgroup.h"
 #include "gen.h"
 #include "job.h"
 #include "reserve.h"
 #include "stats.h"
+#include "engine.h"
 #include "target.h"
 
 struct prefetch;
@@ -73,6 +73,10 @@ struct job_run {
 	 * sync one; a loop has its streams' (loop x iodepth, or loop). 0 in
 	 * a hand-built job_run means iodepth: see job_run_depth. */
 	unsigned depth;
+	/* iodepth_batch_submit resolved: queued requests are pushed to the
+	 * kernel every this many (1..depth; 0 in a hand-built job_run means
+	 * depth: see job_run_batch). */
+	unsigned batch;
 	struct loop_setup *loop;	/* loop=: the streams (loop.c), else NULL */
 	const struct target_hooks *hooks;
 
@@ -119,6 +123,31 @@ static inline bool sync_request_done(struct hist *lat_hist, bool lat, uint64_t *
 static inline unsigned job_run_depth(const struct job_run *jr)
 {
 	return jr->depth ? jr->depth : jr->job->iodepth;
+}
+
+unsigned job_batch_resolve(const struct job *job, unsigned depth);
+
+static inline unsigned job_run_batch(const struct job_run *jr)
+{
+	return jr->batch ? jr->batch : job_run_depth(jr);
+}
+
+/*
+ * After an asynchronous request is queued: push the queued requests to
+ * the kernel once iodepth_batch_submit of them wait and @more requests
+ * follow before the next reap. The last batch before a reap is left to
+ * reap(), which pushes and waits in one call. *@pending counts the
+ * requests queued since the last push; reap() empties the queue, so the
+ * caller zeroes it after each reap.
+ */
+static inline int submit_step(struct worker *w, unsigned *pending, bool more)
+{
+	const struct engine_ops *ops = w->jr->ops;
+
+	if (++*pending < job_run_batch(w->jr) || !more || !ops->submit)
+		return 0;
+	*pending = 0;
+	return ops->submit(w);
 }
 
 /*

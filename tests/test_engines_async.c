@@ -250,18 +250,22 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /*
- * The worker loop in miniature: fill every free slot, submit, reap at
- * least one, check and recycle; drain at the end. Every 8th request goes
- * to the small file so both registered files are used.
+ * The worker loop in miniature: fill every free slot, reap at least one,
+ * check and recycle; drain at the end. Every 8th request goes to the
+ * small file so both registered files are used. With @batch 0 the whole
+ * fill is pushed by one submit() before the reap; otherwise submit_step
+ * pushes every @batch requests mid-fill, as the worker does with
+ * iodepth_batch_submit, and reap() pushes the rest.
  */
 static void run_random(const struct engine_ops *ops, unsigned depth, uint64_t bs,
-		       bool direct, unsigned total)
+		       bool direct, unsigned total, unsigned batch)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull ^ depth ^ bs;
-	unsigned issued = 0, completed = 0, inflight = 0;
+	unsigned issued = 0, completed = 0, inflight = 0, pending = 0;
 	struct rig g;
 
 	rig_init(&g, ops, depth, bs, direct);
+	g.jr.batch = batch;
 	while (completed < total) {
 		int n, i;
 
@@ -273,11 +277,15 @@ static void run_random(const struct engine_ops *ops, unsigned depth, uint64_t bs
 			assert_int_equal(rig_queue(&g, t, off, (uint32_t)bs), ENGINE_QUEUED);
 			issued++;
 			inflight++;
+			if (batch)
+				assert_int_equal(submit_step(&g.w, &pending,
+							     g.nfree && issued < total), 0);
 		}
-		if (ops->submit)
+		if (!batch && ops->submit)
 			assert_int_equal(ops->submit(&g.w), 0);
 		/* Drain at the end, as the worker does. */
 		n = ops->reap(&g.w, issued == total ? inflight : 1, depth, g.done);
+		pending = 0;
 		assert_true(n >= 1);
 		assert_true((unsigned)n <= inflight);
 		if (issued == total)
@@ -302,10 +310,50 @@ static void test_random_reads(void **state)
 	if (p->direct && !direct_works())
 		skip();
 	for (i = 0; i < 3; i++)
-		run_random(p->ops, depths[i], 4096, p->direct, n);
+		run_random(p->ops, depths[i], 4096, p->direct, n, 0);
 	/* Larger and odd (but block-aligned) sizes: buffers are per slot. */
-	run_random(p->ops, 16, 65536, p->direct, n / 4);
-	run_random(p->ops, 4, 512 * 3, p->direct, n / 4);
+	run_random(p->ops, 16, 65536, p->direct, n / 4, 0);
+	run_random(p->ops, 4, 512 * 3, p->direct, n / 4, 0);
+}
+
+/* iodepth_batch_submit: pushes in the middle of a fill (each request,
+ * every 3, the whole depth) mixed with reap()'s own push lose and
+ * repeat no request. */
+static void test_batched_submit(void **state)
+{
+	const struct param *p = *state;
+	static const unsigned batches[] = { 1, 3, 32 };
+	unsigned n = p->direct ? 1000 : 20000, i;
+
+	if (p->direct && !direct_works())
+		skip();
+	for (i = 0; i < 3; i++)
+		run_random(p->ops, 32, 4096, p->direct, n, batches[i]);
+}
+
+/* auto is 1 with direct=1 and the depth otherwise; 0 and values above
+ * the depth mean the depth. */
+static void test_batch_resolve(void **state)
+{
+	struct job j = { 0 };
+
+	(void)state;
+	j.iodepth_batch = IODEPTH_BATCH_AUTO;
+	j.direct = true;
+	assert_int_equal(job_batch_resolve(&j, 64), 1);
+	j.direct = false;
+	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	j.iodepth_batch = 0;
+	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	j.iodepth_batch = 8;
+	assert_int_equal(job_batch_resolve(&j, 64), 8);
+	j.direct = true;
+	assert_int_equal(job_batch_resolve(&j, 64), 8);
+	j.iodepth_batch = 100;
+	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	/* A synchronous engine has one slot. */
+	j.iodepth_batch = IODEPTH_BATCH_AUTO;
+	assert_int_equal(job_batch_resolve(&j, 1), 1);
 }
 
 /* reap() never hands back more than @max, and every request comes back
@@ -434,6 +482,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		EACH(test_random_reads),
 		EACH(test_reap_respects_max),
+		EACH(test_batched_submit),
+		cmocka_unit_test(test_batch_resolve),
 		CASE(test_short_read_at_eof, uring_buffered, "io_uring"),
 		CASE(test_short_read_at_eof, aio_buffered, "libaio"),
 		CASE(test_rejected_request_completes, uring_direct, "io_uring,direct"),

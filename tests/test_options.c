@@ -156,6 +156,7 @@ static void test_format_round_trip(void **state)
 		{ "random_distribution", "zipf:0.8" }, { "ioengine", "sync" },
 		{ "randseed", "12345" }, { "offset", "4097" }, { "buffered", "0" },
 		{ "cpus_allowed", "1,3-4" }, { "scan_chunk", "3g" }, { "madvise", "willneed" },
+		{ "iodepth_batch", "8" },
 		{ NULL, NULL },
 	};
 	struct job j, k;
@@ -221,6 +222,14 @@ static void test_set_messages(void **state)
 	assert_has(e.msg, "nosuch");
 	assert_int_equal(option_set(&j, "bs", NULL, &e), -EINVAL);
 	assert_has(e.msg, "needs a value");
+	assert_int_equal(option_set_ctx(&j, "iodepth_batch_submit", "5000", &c, &e), -EINVAL);
+	assert_has(e.msg, "iodepth_batch_submit=5000 at x.fio:4");
+	assert_has(e.msg, "auto or 0 to 4096");
+	assert_int_equal(option_set(&j, "iodepth_batch", "many", &e), -EINVAL);
+	assert_int_equal(option_set(&j, "iodepth_batch", "auto", &e), 0);
+	assert_int_equal(j.iodepth_batch, IODEPTH_BATCH_AUTO);
+	assert_int_equal(option_set(&j, "iodepth_batch_submit", "0", &e), 0);
+	assert_int_equal(j.iodepth_batch, 0);
 	option_release(&j);
 }
 
