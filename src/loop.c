@@ -220,9 +220,10 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 	const bool lat = jr->job->latency;
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
 	unsigned *live = rt->turn, nlive = L->n, i = 0;
-	uint64_t t0 = now_ns(), n = 0;
+	struct req_clock clk;
 	int ret;
 
+	req_clock_start(&clk, lat, deadline);
 	for (unsigned k = 0; k < nlive; k++)
 		live[k] = k;
 	while (nlive && !worker_should_stop(w)) {
@@ -247,7 +248,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 		count(w, &L->stats[s], r->len);
 		if (++i == nlive)
 			i = 0;
-		if (sync_request_done(&st->lat, lat, &t0, &n, deadline))
+		if (sync_request_done(&st->lat, &clk))
 			break;
 	}
 }

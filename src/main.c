@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "latclock.h"
 #include "cgroup.h"
 #include "checksys.h"
 #include "jobfile.h"
@@ -370,6 +371,8 @@ int main(int argc, char **argv)
 	the_run = &run;
 	install_signals();
 	raise_fd_limit();
+	/* Before any worker: they read the latency clock it sets up. */
+	latclock_init();
 	ret = run_prepare(&run, &jl, &ro, &e);
 	if (ret) {
 		fprintf(stderr, "faultline: %s\n", e.msg);

@@ -149,12 +149,13 @@ static void loop_sync(struct worker *w)
 	struct io_req *r = &w->reqs[0];
 	const bool lat = jr->job->latency;
 	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
-	uint64_t t0 = now_ns(), n = 0;
+	struct req_clock clk;
 	unsigned tgt;
 	uint64_t off;
 	uint32_t len;
 	int ret;
 
+	req_clock_start(&clk, lat, deadline);
 	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
 		/* The generator counts this worker's targets from 0. */
 		r->target = (uint16_t)(w->tfirst + tgt);
@@ -172,7 +173,7 @@ static void loop_sync(struct worker *w)
 		consume(w, r);
 		stat_add(&st->ops, 1);
 		stat_add(&st->bytes, len);
-		if (sync_request_done(&st->lat, lat, &t0, &n, deadline))
+		if (sync_request_done(&st->lat, &clk))
 			break;
 	}
 }
@@ -627,9 +628,10 @@ static int check_privileges(const struct job *j, struct err *e)
  * direct=1 each request goes to the kernel as soon as its slot is free,
  * as fio does by default; a device fed one request at a time keeps its
  * queue evenly full, and on the virtio disk this was worth 7-10 % of
- * IOPS against whole batches (jobs/README). Buffered reads served from
- * the page cache complete inside the submit call, so there the whole
- * batch goes in one call: one system call per batch, not per read.
+ * IOPS against whole batches (tests/bench/engines-async.md). Buffered
+ * reads served from the page cache complete inside the submit call, so
+ * there the whole batch goes in one call: one system call per batch,
+ * not per read.
  */
 unsigned job_batch_resolve(const struct job *job, unsigned depth)
 {

@@ -19,6 +19,7 @@
 #include "cgroup.h"
 #include "gen.h"
 #include "job.h"
+#include "latclock.h"
 #include "reserve.h"
 #include "stats.h"
 #include "engine.h"
@@ -100,24 +101,50 @@ static inline uint64_t now_ns(void)
  * many requests to notice the deadline: about a microsecond of work at
  * the fastest engine, so a run ends within microseconds of it. */
 #define DEADLINE_CHECK_EVERY 64
+/* With latency on it looks at the deadline (CLOCK_MONOTONIC, like the
+ * run controller's) once this much latency-clock time has passed. */
+#define DEADLINE_CHECK_NS 100000ull
+
+/* A synchronous loop's clock state (sync_request_done). */
+struct req_clock {
+	bool lat;
+	uint64_t deadline;	/* CLOCK_MONOTONIC ns; UINT64_MAX = none */
+	uint64_t t0;		/* lat: latency-clock ticks when the request began */
+	uint64_t next_check;	/* lat: ticks of the next deadline check */
+	uint64_t check_ticks;	/* lat: DEADLINE_CHECK_NS in ticks */
+	uint64_t n;		/* no lat: requests so far */
+};
+
+static inline void req_clock_start(struct req_clock *c, bool lat, uint64_t deadline)
+{
+	c->lat = lat;
+	c->deadline = deadline;
+	c->n = 0;
+	c->check_ticks = latclock_ticks_of(DEADLINE_CHECK_NS);
+	c->t0 = latclock_ticks();
+	c->next_check = c->t0 + c->check_ticks;
+}
 
 /*
- * The end of one synchronous request: with latency on, one clock read
- * that both ends this request and starts the next (*t0); with it off, a
- * clock read every DEADLINE_CHECK_EVERY requests (*n counts them).
- * True when the deadline has passed.
+ * The end of one synchronous request: with latency on, one read of the
+ * latency clock (latclock.h) that both ends this request and starts the
+ * next, and a look at the deadline every DEADLINE_CHECK_NS; with it off,
+ * a clock read every DEADLINE_CHECK_EVERY requests. True when the
+ * deadline has passed.
  */
-static inline bool sync_request_done(struct hist *lat_hist, bool lat, uint64_t *t0,
-				     uint64_t *n, uint64_t deadline)
+static inline bool sync_request_done(struct hist *lat_hist, struct req_clock *c)
 {
-	if (lat) {
-		uint64_t t1 = now_ns();
+	if (c->lat) {
+		uint64_t t1 = latclock_ticks();
 
-		hist_add(lat_hist, t1 - *t0);
-		*t0 = t1;
-		return t1 >= deadline;
+		hist_add(lat_hist, latclock_ns(t1 - c->t0));
+		c->t0 = t1;
+		if (t1 < c->next_check)
+			return false;
+		c->next_check = t1 + c->check_ticks;
+		return now_ns() >= c->deadline;
 	}
-	return ++*n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= deadline;
+	return ++c->n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= c->deadline;
 }
 
 static inline unsigned job_run_depth(const struct job_run *jr)

@@ -1,0 +1,167 @@
+/*
+ * test_latclock.c - the latency clock: its conversions agree with
+ * CLOCK_MONOTONIC over the same interval, the fallback is the identity,
+ * and a synchronous loop's clock (req_clock) stops at the deadline and
+ * not before, counting every request.
+ *
+ * No assertion here is about speed: each compares two clocks over one
+ * interval, which a busy machine stretches for both alike.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "latclock.h"
+#include "worker.h"
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* One interval read on both clocks: converted ticks within 0.1 % (plus
+ * the few ns between the reads) of the monotonic nanoseconds. */
+static void check_interval(uint64_t sleep)
+{
+	uint64_t n0 = latclock_mono_ns(), k0 = latclock_ticks();
+	uint64_t n1, k1, ns, conv, diff;
+
+	sleep_ns(sleep);
+	k1 = latclock_ticks();
+	n1 = latclock_mono_ns();
+	ns = n1 - n0;
+	conv = latclock_ns(k1 - k0);
+	diff = conv > ns ? conv - ns : ns - conv;
+	if (diff > ns / 1000 + 20000)
+		fail_msg("%s: %llu ticks are %llu ns, CLOCK_MONOTONIC says %llu ns",
+			 latclock.tsc ? "tsc" : "monotonic", (unsigned long long)(k1 - k0),
+			 (unsigned long long)conv, (unsigned long long)ns);
+}
+
+static void test_tsc_or_monotonic(void **state)
+{
+	const char *src;
+
+	(void)state;
+	unsetenv("FAULTLINE_LATCLOCK");
+	src = latclock_init();
+	assert_true(!strcmp(src, "tsc") || !strcmp(src, "monotonic"));
+	assert_int_equal(latclock.tsc, !strcmp(src, "tsc"));
+	check_interval(20000000ull);
+	check_interval(200000000ull);
+	/* The two conversions invert each other, to the rounding of a tick
+	 * and of the 32.32 factors (parts in 10^9). */
+	for (uint64_t ns = 1000; ns < 100000000000ull; ns *= 7) {
+		uint64_t back = latclock_ns(latclock_ticks_of(ns));
+		uint64_t diff = back > ns ? back - ns : ns - back;
+
+		assert_true(diff <= ns / 100000000 + 2);
+	}
+	/* A TSC faster than 1 GHz has more ticks than ns: saturates. */
+	if (!latclock.tsc || latclock.tick_mult >= (1ull << 32))
+		assert_int_equal(latclock_ticks_of(UINT64_MAX), UINT64_MAX);
+}
+
+static void test_forced_monotonic(void **state)
+{
+	uint64_t a, b, c;
+
+	(void)state;
+	setenv("FAULTLINE_LATCLOCK", "monotonic", 1);
+	assert_string_equal(latclock_init(), "monotonic");
+	assert_false(latclock.tsc);
+	assert_int_equal(latclock_ns(123456789), 123456789);
+	assert_int_equal(latclock_ticks_of(987654321), 987654321);
+	/* Ticks are CLOCK_MONOTONIC nanoseconds. */
+	a = latclock_mono_ns();
+	b = latclock_ticks();
+	c = latclock_mono_ns();
+	assert_true(a <= b && b <= c);
+	check_interval(20000000ull);
+	unsetenv("FAULTLINE_LATCLOCK");
+}
+
+/* Stops once the deadline has passed, never before; every request is
+ * in the histogram; the latencies sum to the time spent. */
+static void run_until_deadline(bool lat)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+	struct req_clock clk;
+	uint64_t start, deadline, end, calls = 0;
+
+	assert_non_null(h);
+	hist_init(h);
+	start = now_ns();
+	deadline = start + 30000000ull;
+	req_clock_start(&clk, lat, deadline);
+	for (;;) {
+		calls++;
+		if (sync_request_done(h, &clk))
+			break;
+		if (calls % 4096 == 0)
+			assert_true(now_ns() - start < 60000000000ull);
+	}
+	end = now_ns();
+	assert_true(end >= deadline);
+	if (lat) {
+		assert_int_equal(h->n, calls);
+		/* Within 1 % of the elapsed time, and half a nanosecond of
+		 * rounding per (very short) request. */
+		assert_true(h->sum <= (end - start) + (end - start) / 100 + calls / 2);
+		assert_true(h->sum + calls / 2 >= (deadline - start) - (deadline - start) / 100);
+	} else {
+		assert_int_equal(h->n, 0);
+		assert_int_equal(calls % DEADLINE_CHECK_EVERY, 0);
+	}
+	free(h);
+}
+
+static void test_req_clock_deadline(void **state)
+{
+	(void)state;
+	latclock_init();
+	run_until_deadline(true);
+	run_until_deadline(false);
+	setenv("FAULTLINE_LATCLOCK", "monotonic", 1);
+	latclock_init();
+	run_until_deadline(true);
+	unsetenv("FAULTLINE_LATCLOCK");
+	latclock_init();
+}
+
+/* No deadline (UINT64_MAX): never stops on its own. */
+static void test_req_clock_no_deadline(void **state)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+	struct req_clock clk;
+
+	(void)state;
+	assert_non_null(h);
+	hist_init(h);
+	latclock_init();
+	req_clock_start(&clk, true, UINT64_MAX);
+	for (int i = 0; i < 100000; i++)
+		assert_false(sync_request_done(h, &clk));
+	assert_int_equal(h->n, 100000);
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tsc_or_monotonic),
+		cmocka_unit_test(test_forced_monotonic),
+		cmocka_unit_test(test_req_clock_deadline),
+		cmocka_unit_test(test_req_clock_no_deadline),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
