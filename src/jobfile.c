@@ -265,6 +265,10 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
 		      "engine: one request in flight per thread (as fio)", j->iodepth,
 		      opt_where(j, line, "iodepth", w, sizeof(w)), eng->name);
+	if (j->iodepth_batch != IODEPTH_BATCH_AUTO && !(eng->flags & ENGINE_F_ASYNC))
+		warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
+		      "synchronous engine", j->iodepth_batch,
+		      opt_where(j, line, "iodepth_batch_submit", w, sizeof(w)), eng->name);
 	if (j->random_distribution == DIST_ZIPF && j->rw == RW_READ)
 		warnf(warn, "random_distribution=zipf:%g at %s has no effect with rw=read "
 		      "(sequential)", j->zipf_theta,

@@ -765,6 +765,19 @@ static void test_sync_iodepth_warns(void **state)
 	one_job(&jl, "iodepth=16\nioengine=io_uring\n");
 	assert_string_equal(warnings, "");
 	joblist_free(&jl);
+
+	/* So does an explicit iodepth_batch_submit; auto says nothing. */
+	warnings[0] = '\0';
+	one_job(&jl, "iodepth_batch=4\n");
+	assert_has(warnings, "iodepth_batch_submit=4 at job.fio:3");
+	joblist_free(&jl);
+	warnings[0] = '\0';
+	one_job(&jl, "iodepth_batch_submit=auto\n");
+	assert_string_equal(warnings, "");
+	joblist_free(&jl);
+	one_job(&jl, "iodepth_batch=4\nioengine=libaio\n");
+	assert_string_equal(warnings, "");
+	joblist_free(&jl);
 }
 
 /* ------------------------------------------------------------------ */
