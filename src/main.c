@@ -45,6 +45,7 @@ struct cli {
 	bool parse_only;
 	bool demo;
 	const char *demo_json;		/* --demo: JSON written here as well */
+	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
 	bool check_system;
 	const char *target;
 	int njobargs;
@@ -286,6 +287,8 @@ static void demo_adapt(struct cli *c, struct joblist *jl)
 		c->csv = DEMO_CSV;
 	if (!c->fmt_json && !c->output)
 		c->demo_json = DEMO_JSON;
+	if (jl->n)
+		c->demo_scratch = jl->jobs[0]->filename;
 }
 
 static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
@@ -310,6 +313,9 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s\n", c->csv,
 				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" :
 				"; draw them with plot/faultline-plot " DEMO_CSV " -o faultline-demo.png");
+		if (!ret && c->demo_scratch)
+			fprintf(out, "demo: the scratch file %s is kept, so the next demo need not "
+				"lay it out again; remove it when done\n", c->demo_scratch);
 	}
 	if (out != stdout && fclose(out) != 0 && !ret)
 		ret = err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
