@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -380,13 +379,7 @@ static void offload_run(void *arg, unsigned h, struct io_req *r)
 	if (rt->mapped) {
 		/* Only this request fails: the loop reports it. */
 		if (sigsetjmp(jb, 0)) {
-			sigset_t s;
-
-			worker_bus_arm(NULL);
-			sigemptyset(&s);
-			sigaddset(&s, SIGBUS);
-			pthread_sigmask(SIG_UNBLOCK, &s, NULL);
-			r->res = -EFAULT;
+			worker_bus_caught(r);
 			return;
 		}
 		worker_bus_arm(&jb);

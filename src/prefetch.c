@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,13 +131,7 @@ static void helper_run(void *arg, unsigned helper, struct io_req *r)
 		return;
 	}
 	if (sigsetjmp(jb, 0)) {
-		sigset_t s;
-
-		worker_bus_arm(NULL);
-		sigemptyset(&s);
-		sigaddset(&s, SIGBUS);
-		pthread_sigmask(SIG_UNBLOCK, &s, NULL);
-		r->res = -EFAULT;
+		worker_bus_caught(r);
 		return;
 	}
 	worker_bus_arm(&jb);

@@ -76,6 +76,17 @@ void worker_bus_arm(sigjmp_buf *jb)
 	bus_jmp = jb;
 }
 
+void worker_bus_caught(struct io_req *r)
+{
+	sigset_t s;
+
+	bus_jmp = NULL;
+	sigemptyset(&s);
+	sigaddset(&s, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	r->res = -EFAULT;
+}
+
 static void install_sigbus(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;

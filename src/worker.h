@@ -219,5 +219,8 @@ void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, cons
  * that kills the process). A helper that touches a mapping arms its
  * own; after the jump SIGBUS is still blocked in that thread. */
 void worker_bus_arm(sigjmp_buf *jb);
+/* In a helper, just after its sigsetjmp returned from a SIGBUS: disarm,
+ * unblock SIGBUS for the next request, and fail @r with -EFAULT. */
+void worker_bus_caught(struct io_req *r);
 
 #endif

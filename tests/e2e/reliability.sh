@@ -48,6 +48,40 @@ rows = list(csv.reader(open(sys.argv[1])))
 assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
 ' "$E2E_TMP/bus.csv"
 
+# The same SIGBUS in a helper thread: an offload helper running the mmap
+# loop's accesses, and a prefetch helper touching ahead of the reader.
+# Each fails its request (or its read-ahead) without killing the
+# process; the job then fails with SIGBUS, named, exit 1. (Whether the
+# prefetch helper or the reader meets the hole first is a race; either
+# way the process must survive and say so.)
+for mode in offload prefetch; do
+	mkdata "$a" 64
+	if [ $mode = offload ]; then
+		extra="--loop=4 --offload=2"
+	else
+		extra="--prefetch=touch:1m"
+	fi
+	# shellcheck disable=SC2086
+	"$FAULTLINE" --quiet --name=$mode --filename="$a" --ioengine=mmap --rw=read --bs=64k \
+		--touch=stride:512 --invalidate=0 --runtime=3s --time_based $extra \
+		--output-format=json --output="$E2E_TMP/bus-$mode.json" 2>"$E2E_TMP/bus-$mode.err" &
+	pid=$!
+	sleep 1
+	truncate -s 8192 "$a"
+	wait $pid
+	rc=$?
+	[ $rc = 1 ] && pass "SIGBUS in a $mode helper: exit 1" ||
+		fail "SIGBUS in a $mode helper: exit 1" "exit $rc: $(cat "$E2E_TMP/bus-$mode.err")"
+	pycheck "SIGBUS in a $mode helper: the job failed, naming SIGBUS and the file" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] != 0, j["faultline"]
+assert "SIGBUS" in j["faultline"]["errmsg"] and sys.argv[2] in j["faultline"]["errmsg"], j["faultline"]["errmsg"]
+# Every access of the offloaded loop runs on a helper: the helper caught it.
+assert sys.argv[3] != "offload" or "offload helper" in j["faultline"]["errmsg"], j["faultline"]["errmsg"]
+' "$E2E_TMP/bus-$mode.json" "$a" "$mode"
+done
+
 # A target deleted while read through pread: the open descriptor still
 # reads it (POSIX), so the job completes; nothing hangs.
 mkdata "$a" 16
