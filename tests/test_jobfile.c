@@ -483,20 +483,15 @@ static void test_aliases(void **state)
 	joblist_free(&jl);
 }
 
-static void test_size_suffixes(void **state)
-{
-	static const struct {
-		const char *v;
-		uint64_t want;
-	} cases[] = {
-		{ "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 }, { "4kb", 4096 },
-		{ "4KB", 4096 }, { "1m", MIB }, { "1M", MIB }, { "1g", 1024 * MIB },
-		{ "2t", 2ull << 40 }, { "4096b", 4096 }, { "0x1000", 4096 },
-		{ "1.5k", 1536 }, { "4KiB", 4000 }, { "1mib", 1000000 },
-	};
+struct size_case {
+	const char *v;
+	uint64_t want;
+};
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+/* size=V in a one-job file gives exactly want bytes, for every case. */
+static void check_sizes(const struct size_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		struct joblist jl = { 0 };
 		char body[64];
 		const struct job *j;
@@ -508,6 +503,19 @@ static void test_size_suffixes(void **state)
 				 (unsigned long long)j->size, (unsigned long long)cases[i].want);
 		joblist_free(&jl);
 	}
+}
+
+static void test_size_suffixes(void **state)
+{
+	static const struct size_case cases[] = {
+		{ "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 }, { "4kb", 4096 },
+		{ "4KB", 4096 }, { "1m", MIB }, { "1M", MIB }, { "1g", 1024 * MIB },
+		{ "2t", 2ull << 40 }, { "4096b", 4096 }, { "0x1000", 4096 },
+		{ "1.5k", 1536 }, { "4KiB", 4000 }, { "1mib", 1000000 },
+	};
+
+	(void)state;
+	check_sizes(cases, sizeof(cases) / sizeof(cases[0]));
 	/* fio's KiB-means-1000 surprise is kept, and said */
 	assert_has(warnings, "4KiB");
 }
@@ -556,10 +564,7 @@ static void test_time_suffixes(void **state)
 
 static void test_arithmetic(void **state)
 {
-	static const struct {
-		const char *v;
-		uint64_t want;
-	} cases[] = {
+	static const struct size_case cases[] = {
 		{ "(16*1024*1024)", 16777216 }, { "( 16 * 1024 * 1024 )", 16777216 },
 		{ "(2*4k)", 8192 },		/* (2*4)k */
 		{ "(1+2k)", 2049 },		/* 1+(2k) */
@@ -572,18 +577,7 @@ static void test_arithmetic(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct joblist jl = { 0 };
-		char body[64];
-		const struct job *j;
-
-		snprintf(body, sizeof(body), "size=%s\n", cases[i].v);
-		j = one_job(&jl, body);
-		if (j->size != cases[i].want)
-			fail_msg("size=%s: %llu, want %llu", cases[i].v,
-				 (unsigned long long)j->size, (unsigned long long)cases[i].want);
-		joblist_free(&jl);
-	}
+	check_sizes(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_keywords(void **state)
