@@ -676,7 +676,8 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	jr->depth = (jr->ops->flags & ENGINE_F_ASYNC) ? job->iodepth : 1;
 	if (job->loop)
 		jr->depth *= job->loop;
-	jr->batch = job_batch_resolve(job, jr->depth);
+	/* A synchronous engine submits nothing: one request at a time. */
+	jr->batch = (jr->ops->flags & ENGINE_F_ASYNC) ? job_batch_resolve(job, jr->depth) : 1;
 
 	ret = placement_check(job, e);
 	if (ret)

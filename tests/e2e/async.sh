@@ -58,6 +58,10 @@ for engine in psync mmap io_uring libaio; do
 	run "loop-$engine" --filename="$files" --ioengine=$engine --loop=$n
 	check "loop-$engine" "$E2E_TMP/loop-$engine.json" $n loop=$n helper_threads=0
 done
+# A synchronous engine submits nothing: its batch is 1, loop or not.
+for engine in psync mmap; do
+	check "loop-$engine" "$E2E_TMP/loop-$engine.json" $n iodepth_batch_submit=1
+done
 
 # io_uring with two requests per stream in flight.
 run loop-uring-d2 --filename="$files" --ioengine=io_uring --loop=$n --iodepth=2
