@@ -33,16 +33,14 @@ uint64_t hist_bucket_low(unsigned b)
 	return (uint64_t)(HIST_SUB + (b & (HIST_SUB - 1))) << shift;
 }
 
+/* A bucket above the exact ones spans 2^shift values from its low bound. */
 uint64_t hist_bucket_high(unsigned b)
 {
-	unsigned shift;
-
 	if (b < HIST_SUB)
 		return b;
 	if (b >= HIST_BUCKETS)
 		b = HIST_BUCKETS - 1;
-	shift = (b >> HIST_SUB_BITS) - 1;
-	return ((uint64_t)(HIST_SUB + (b & (HIST_SUB - 1)) + 1) << shift) - 1;
+	return hist_bucket_low(b) + (1ull << ((b >> HIST_SUB_BITS) - 1)) - 1;
 }
 
 /*
