@@ -249,15 +249,31 @@ static void sleep_until_ns(uint64_t t)
 		;
 }
 
-/* Run jobs [first, last) together until all are done. Samples are due
- * at g0 + k * interval, g0 being the moment the group's first job
- * started, so every full row spans exactly one interval. */
+/* A job that could not start fails; the others of its group still run. */
+static void start_failed(struct run *r, unsigned j, const struct err *e, int ret)
+{
+	struct thread_stats *st = &r->jrs[j].stats[0];
+
+	st->error.code = -ret;
+	st->error.target = WORKER_ERROR_SETUP;
+	st->error.offset = 0;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
+	st->failed = 1;
+	r->base_taken[j] = true;
+	r->job_base_ns[j] = now_ns();
+	r->job_ended[j] = true;
+}
+
+/* Run jobs [first, last) together until all are done. Every job is made
+ * ready first (its cache dropped, its memory reserved, its files
+ * prewarmed), so no job's set-up falls inside another's measurement;
+ * then all start at one moment g0. Samples are due at g0 + k * interval,
+ * so every full row of every job spans exactly one interval. */
 static int run_group(struct run *r, unsigned first, unsigned last, struct err *e)
 {
 	const uint64_t iv = r->opts.interval_ns;
 	unsigned left = last - first;
-	uint64_t g0 = 0, tick = 0;
-	bool first_started = false;
+	uint64_t g0, tick = 0;
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
@@ -272,32 +288,30 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			b->ops = b->bytes = b->probe_units = 0;
 			hist_init(&b->lat);
 		}
-		ret = job_run_start(&r->jrs[j], e);
+		ret = job_run_ready(&r->jrs[j], e);
 		if (ret) {
-			/* This job fails; the others of the group still run. */
-			struct thread_stats *st = &r->jrs[j].stats[0];
-
-			st->error.code = -ret;
-			st->error.target = WORKER_ERROR_SETUP;
-			st->error.offset = 0;
-			snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
-			st->failed = 1;
-			r->base_taken[j] = true;
-			r->job_base_ns[j] = now_ns();
-			r->job_ended[j] = true;
+			start_failed(r, j, e, ret);
+			left--;
+		}
+	}
+	for (unsigned j = first; j < last; j++)
+		if (!r->job_ended[j])
+			sampler_job_ready(r->sampler, j);
+	g0 = now_ns();
+	for (unsigned j = first; j < last; j++) {
+		if (r->job_ended[j])
+			continue;
+		ret = job_run_go(&r->jrs[j], g0, e);
+		if (ret) {
+			start_failed(r, j, e, ret);
 			left--;
 			continue;
 		}
 		r->job_started[j] = true;
-		if (!first_started) {
-			g0 = r->jrs[j].start_ns;
-			first_started = true;
-		}
 		sampler_job_started(r->sampler, j);
 		if (!r->jrs[j].ramp_end_ns) {
-			r->job_base_ns[j] = r->jrs[j].start_ns;
+			r->job_base_ns[j] = g0;
 			r->base_taken[j] = true;
-			sampler_job_measure_start(r->sampler, j, r->jrs[j].start_ns);
 		}
 	}
 

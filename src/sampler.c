@@ -469,6 +469,15 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	}
 }
 
+void sampler_job_ready(struct sampler *s, unsigned j)
+{
+	struct job_samp *js = &s->jobs[j];
+
+	read_sys(s, &js->last_sys, now_ns());
+	read_job_devs(s, js, js->dev_last);
+	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
+}
+
 void sampler_job_started(struct sampler *s, unsigned j)
 {
 	struct job_samp *js = &s->jobs[j];
@@ -476,9 +485,7 @@ void sampler_job_started(struct sampler *s, unsigned j)
 
 	js->active = true;
 	js->last_t = jr->start_ns;
-	read_sys(s, &js->last_sys, jr->start_ns);
-	read_job_devs(s, js, js->dev_last);
-	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
+	js->last_sys.t = jr->start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 

@@ -22,8 +22,13 @@ struct sampler;
 /* Opens the CSV and every /proc and /sys source once. */
 int sampler_create(struct sampler **sp, struct run *r, struct err *e);
 void sampler_begin(struct sampler *s, uint64_t now);
+/* Job @job is ready to start: the system and device counters its first
+ * row counts from, read before any of its requests. */
+void sampler_job_ready(struct sampler *s, unsigned job);
+/* Job @job started at its start_ns; without ramp_time that is also the
+ * start of its measured part. */
 void sampler_job_started(struct sampler *s, unsigned job);
-/* The measured part of job @job starts now (after its ramp_time). */
+/* The measured part of job @job starts now (at the end of its ramp_time). */
 void sampler_job_measure_start(struct sampler *s, unsigned job, uint64_t now);
 /* An interval boundary: a row for every job that ran in it. */
 void sampler_tick(struct sampler *s, uint64_t now);

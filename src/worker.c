@@ -662,6 +662,7 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	int ret;
 
 	memset(jr, 0, sizeof(*jr));
+	jr->child_go = -1;
 	jr->job = job;
 	jr->index = index;
 	jr->stop = stop;
@@ -893,11 +894,11 @@ static void join_threads(struct job_run *jr)
 	}
 }
 
-static void set_clock(struct job_run *jr)
+static void set_clock(struct job_run *jr, uint64_t start_ns)
 {
 	const struct job *j = jr->job;
 
-	jr->start_ns = now_ns();
+	jr->start_ns = start_ns;
 	if (j->ramp_ns)
 		jr->ramp_end_ns = jr->start_ns + j->startdelay_ns + j->ramp_ns;
 	if (j->runtime_ns)
@@ -921,10 +922,10 @@ static void child_fail(struct job_run *jr, const struct err *e)
  * a child process that joins the job's cgroup before its first I/O
  * (SPEC 5). Their counters already live in the shared arena. The child
  * prewarms inside the cgroup, says it is ready, and waits for the
- * parent's start time, so runtime and deadline mean the same as for
- * threads.
+ * parent's start time (child_go), so runtime and deadline mean the same
+ * as for threads.
  */
-static int start_in_child(struct job_run *jr, struct err *e)
+static int child_ready(struct job_run *jr, struct err *e)
 {
 	int ready[2], go[2];
 	uint64_t clock[3];
@@ -983,26 +984,30 @@ static int start_in_child(struct job_run *jr, struct err *e)
 				       jr->stats[0].error.what);
 		return err_set(e, EIO, "mem_limit: the worker process died before starting");
 	}
-	set_clock(jr);
-	clock[0] = jr->start_ns;
-	clock[1] = jr->ramp_end_ns;
-	clock[2] = jr->deadline_ns;
-	if (write(go[1], clock, sizeof(clock)) != sizeof(clock)) {
-		int err = errno;
-
-		close(ready[0]);
-		close(go[1]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		jr->child = 0;
-		return err_set(e, err, "mem_limit: cannot start the worker process: %s", strerror(err));
-	}
 	close(ready[0]);
-	close(go[1]);
+	jr->child_go = go[1];
 	return 0;
 }
 
-int job_run_start(struct job_run *jr, struct err *e)
+/* Hand the waiting child its clock; closing the pipe unblocks it. */
+static int child_go(struct job_run *jr, struct err *e)
+{
+	uint64_t clock[3] = { jr->start_ns, jr->ramp_end_ns, jr->deadline_ns };
+	int ok = write(jr->child_go, clock, sizeof(clock)) == sizeof(clock);
+	int err = errno;
+
+	close(jr->child_go);
+	jr->child_go = -1;
+	if (!ok) {
+		kill(jr->child, SIGKILL);
+		waitpid(jr->child, NULL, 0);
+		jr->child = 0;
+		return err_set(e, err, "mem_limit: cannot start the worker process: %s", strerror(err));
+	}
+	return 0;
+}
+
+int job_run_ready(struct job_run *jr, struct err *e)
 {
 	const struct job *j = jr->job;
 	int ret;
@@ -1038,7 +1043,7 @@ int job_run_start(struct job_run *jr, struct err *e)
 		if (ret)
 			goto fail;
 		jr->has_cg = true;
-		ret = start_in_child(jr, e);
+		ret = child_ready(jr, e);
 		if (ret)
 			goto fail;
 		return 0;
@@ -1046,20 +1051,37 @@ int job_run_start(struct job_run *jr, struct err *e)
 	ret = prewarm(jr, e);
 	if (ret)
 		goto fail;
-	set_clock(jr);
-	ret = spawn_threads(jr, e);
-	if (ret) {
-		job_run_join(jr);
-		return ret;
-	}
 	return 0;
 fail:
 	job_run_join(jr);
 	return ret;
 }
 
+int job_run_go(struct job_run *jr, uint64_t start_ns, struct err *e)
+{
+	int ret;
+
+	set_clock(jr, start_ns);
+	ret = jr->child > 0 ? child_go(jr, e) : spawn_threads(jr, e);
+	if (ret)
+		job_run_join(jr);
+	return ret;
+}
+
+int job_run_start(struct job_run *jr, struct err *e)
+{
+	int ret = job_run_ready(jr, e);
+
+	return ret ? ret : job_run_go(jr, now_ns(), e);
+}
+
 void job_run_join(struct job_run *jr)
 {
+	if (jr->child_go >= 0) {
+		/* Ready but never started: the child reads EOF and exits. */
+		close(jr->child_go);
+		jr->child_go = -1;
+	}
 	if (jr->child > 0) {
 		int status = jr->child_status;
 

@@ -63,6 +63,7 @@ struct job_run {
 	struct cgroup cg;		/* mem_limit */
 	bool has_cg;
 	pid_t child;			/* mem_limit: the process the workers run in */
+	int child_go;			/* its start pipe, open between ready and go */
 	int child_status;
 	bool child_reaped;
 	pthread_t probe_thread;
@@ -199,7 +200,16 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		    const struct target_hooks *hooks, struct err *e);
 /* How many thread_stats slots a job needs (job_slots.total). */
 unsigned job_run_nstats(const struct job *job);
-/* Start the workers; they run until done, *stop, or the deadline. */
+/*
+ * Starting is two steps so that the jobs of a group start at one moment:
+ * job_run_ready does everything before the first request (cache
+ * invalidation, reserve_mem, engine set-up, cgroup and worker process,
+ * prewarm); job_run_go sets the job's clock to @start_ns and lets the
+ * workers run until done, *stop, or the deadline. Either undoes itself
+ * on failure. job_run_start is both, starting now.
+ */
+int job_run_ready(struct job_run *jr, struct err *e);
+int job_run_go(struct job_run *jr, uint64_t start_ns, struct err *e);
 int job_run_start(struct job_run *jr, struct err *e);
 /* True once every worker has exited (the sampler's view). */
 bool job_run_finished(struct job_run *jr);

@@ -46,24 +46,34 @@ got = open(sys.argv[1]).readline().strip()
 assert got == want, got
 ' "$E2E_TMP/t.csv"
 
-# As root the sampler runs at real-time priority and keeps to 5 ms; an
-# unprivileged sampler is an ordinary thread that the busy workers of a
-# two-CPU host can delay by some milliseconds (man page, PRIVILEGES).
-tol=0.005
-[ "$(id -u)" = 0 ] || tol=0.030
-pycheck "rows per job = seconds (+/-1), monotonic t_s, dt_s within ${tol}s of 1 s" '
+# The schedule, not its punctuality: how late a wake-up is depends on
+# the host (a vCPU the hypervisor holds back wakes late whatever its
+# priority), so that is measured by tests/bench/sampler-jitter. Here:
+# the jobs of a group start together and share one grid, each dt_s is
+# the distance between its row and the one before, and no sample comes
+# before its due time (start + k * interval) or drifts from it.
+pycheck "rows per job = seconds (+/-1), one grid for both jobs, dt_s = the step of t_s, no drift" '
 import csv, sys
 secs = int(sys.argv[2])
-tol = float(sys.argv[3])
 rows = list(csv.DictReader(open(sys.argv[1])))
+grid, starts = {}, {}
 for job in ("mm", "ps"):
     r = [x for x in rows if x["job"] == job]
     assert abs(len(r) - secs) <= 1, (job, len(r))
     t = [float(x["t_s"]) for x in r]
     assert t == sorted(t) and len(set(t)) == len(t), t
-    for x in r[:-1]:
-        assert abs(float(x["dt_s"]) - 1.0) <= tol, x["dt_s"]
-' "$E2E_TMP/t.csv" "$secs" "$tol"
+    grid[job] = t[:secs - 1]
+    prev = t[0] - float(r[0]["dt_s"])
+    assert prev >= 0, r[0]
+    for x, tx in zip(r, t):
+        assert abs(float(x["dt_s"]) - (tx - prev)) <= 0.0015, (x["t_s"], x["dt_s"], prev)
+        prev = tx
+    start = starts[job] = t[0] - float(r[0]["dt_s"])
+    for k, tx in enumerate(t[:-1], 1):
+        assert -0.0015 <= tx - start - k < 0.25, (k, tx, start)
+assert grid["mm"] == grid["ps"], grid
+assert abs(starts["mm"] - starts["ps"]) <= 0.0015, starts
+' "$E2E_TMP/t.csv" "$secs"
 
 pycheck "every column filled except cgroup_mib (no mem_limit) and the probe of psync" '
 import csv, sys
