@@ -1078,7 +1078,10 @@ int job_run_start(struct job_run *jr, struct err *e)
 void job_run_join(struct job_run *jr)
 {
 	if (jr->child_go >= 0) {
-		/* Ready but never started: the child reads EOF and exits. */
+		/* Ready but never started (run_group starts every job it
+		 * readied, so only a caller that gives up between the two
+		 * steps): the child reads EOF and exits, once no worker
+		 * process forked after it still holds the pipe's end. */
 		close(jr->child_go);
 		jr->child_go = -1;
 	}

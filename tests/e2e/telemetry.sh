@@ -63,12 +63,12 @@ for job in ("mm", "ps"):
     t = [float(x["t_s"]) for x in r]
     assert t == sorted(t) and len(set(t)) == len(t), t
     grid[job] = t[:secs - 1]
-    prev = t[0] - float(r[0]["dt_s"])
-    assert prev >= 0, r[0]
+    start = starts[job] = t[0] - float(r[0]["dt_s"])
+    assert start >= 0, r[0]
+    prev = start
     for x, tx in zip(r, t):
         assert abs(float(x["dt_s"]) - (tx - prev)) <= 0.0015, (x["t_s"], x["dt_s"], prev)
         prev = tx
-    start = starts[job] = t[0] - float(r[0]["dt_s"])
     for k, tx in enumerate(t[:-1], 1):
         assert -0.0015 <= tx - start - k < 0.25, (k, tx, start)
 assert grid["mm"] == grid["ps"], grid
