@@ -1,17 +1,27 @@
 /*
  * engine.h - the interface an I/O engine fills in.
  *
- * An engine only decides how bytes arrive. The worker loop (worker.c),
- * the offset generator (gen.c), the consumer (touch.c) and the
+ * An engine only decides how bytes move. The worker loops (worker.c,
+ * loop.c), the offset generator (gen.c), the consumer (touch.c) and the
  * statistics are shared by all engines. Adding an engine is one source
  * file defining a `const struct engine_ops` and one line in engines.c.
  *
- * A synchronous engine implements queue() only and completes every
- * request inside it. An asynchronous engine queues in queue(), pushes
- * what is queued to the kernel in submit() and hands back completions in
- * reap(). reap() first pushes anything still queued, so the worker calls
- * submit() only in the middle of a batch (iodepth_batch_submit): the
- * last requests before a wait go to the kernel with the wait.
+ * An engine sees two things: its job (struct engine_job: the job's
+ * options, its targets, the request slots per thread, and the state its
+ * job_setup made, shared by every thread) and one thread of it (struct
+ * engine_thread: that thread's request slots and the state init made).
+ * It never sees the worker, the run or the sampler.
+ *
+ * A request carries its operation (read, write, flush); an engine says
+ * in .ops which it serves, and a job that needs another is refused
+ * before it runs (engine_check_ops). A synchronous engine implements
+ * queue() only and completes every request inside it. An asynchronous
+ * engine queues in queue(), pushes what is queued to the kernel in
+ * submit() and hands back completions in reap(). reap() first pushes
+ * anything still queued, so the worker calls submit() only in the
+ * middle of a batch (iodepth_batch_submit): the last requests before a
+ * wait go to the kernel with the wait.
+ *
  * Functions return 0 or -errno (positive counts where noted) and never
  * print.
  */
@@ -21,19 +31,46 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "job.h"
+#include "target.h"
 
-struct worker;
-struct job_run;
+/* What a request asks for. */
+enum io_op {
+	IO_READ,	/* bring len bytes at off into buf (or name them: data) */
+	IO_WRITE,	/* store len bytes from buf at off */
+	IO_FLUSH,	/* make the target's written data durable; off, len unused */
+	IO_NOPS
+};
+
+/* engine_ops.ops: the operations an engine serves. */
+#define ENGINE_OP(op)	(1u << (op))
 
 struct io_req {
 	uint64_t off;		/* absolute byte offset in the target */
 	uint32_t len;
 	uint16_t target;	/* index into the job's targets */
-	uint16_t slot;		/* index in the worker's request array */
+	uint16_t slot;		/* index in the thread's request array */
+	uint8_t op;		/* enum io_op */
 	uint8_t *buf;		/* this slot's aligned buffer (ENGINE_F_BUFFERS) */
-	const uint8_t *data;	/* set at completion: where the bytes are */
-	int64_t res;		/* set at completion: bytes read or -errno */
+	const uint8_t *data;	/* set at completion: where the bytes are (reads) */
+	int64_t res;		/* set at completion: bytes transferred, or -errno */
 	uint64_t t_issue;	/* ns, CLOCK_MONOTONIC; owned by the worker */
+};
+
+/* What an engine sees of its job: the same for every thread. */
+struct engine_job {
+	const struct job *job;
+	struct target *targets;
+	unsigned ntargets;
+	unsigned depth;		/* request slots per thread (iodepth, or a loop's) */
+	void *priv;		/* job_setup's state */
+};
+
+/* What an engine sees of one thread of the job. */
+struct engine_thread {
+	const struct engine_job *ej;
+	struct io_req *reqs;	/* ej->depth slots, buffers set (ENGINE_F_BUFFERS) */
+	void *priv;		/* init's state */
 };
 
 /* queue() return values besides -errno. */
@@ -44,7 +81,7 @@ struct io_req {
 #define ENGINE_F_ASYNC		(1u << 0)	/* iodepth > 1 means requests in flight */
 #define ENGINE_F_NO_TARGET	(1u << 1)	/* needs no file (null) */
 #define ENGINE_F_NO_DIRECT	(1u << 2)	/* direct=1 is a contradiction (mmap) */
-#define ENGINE_F_BUFFERS	(1u << 3)	/* worker gives each slot an aligned bs buffer */
+#define ENGINE_F_BUFFERS	(1u << 3)	/* the worker gives each slot an aligned bs buffer */
 #define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
 						 * (mmap): consuming the bytes is the I/O */
 
@@ -52,22 +89,23 @@ struct engine_ops {
 	const char *name;
 	const char *help;	/* one line for --cmdhelp=ioengine */
 	unsigned flags;
+	unsigned ops;		/* ENGINE_OP(IO_READ) | ...: what it serves */
 
-	/* Once per job before workers start / after they end (optional):
+	/* Once per job before threads start / after they end (optional):
 	 * state every thread of the job shares, e.g. mmap's mappings. */
-	int (*job_setup)(struct job_run *jr, struct err *e);
-	void (*job_teardown)(struct job_run *jr);
+	int (*job_setup)(struct engine_job *ej, struct err *e);
+	void (*job_teardown)(struct engine_job *ej);
 
-	/* Per worker, in the worker's own thread (optional). */
-	int (*init)(struct worker *w, struct err *e);
-	void (*exit)(struct worker *w);
+	/* Per thread, in that thread (optional). */
+	int (*init)(struct engine_thread *et, struct err *e);
+	void (*exit)(struct engine_thread *et);
 
-	int (*queue)(struct worker *w, struct io_req *r);
-	int (*submit)(struct worker *w);
+	int (*queue)(struct engine_thread *et, struct io_req *r);
+	int (*submit)(struct engine_thread *et);
 	/* Push what is still queued, then wait for at least @min
 	 * completions; put up to @max in @done; return how many, or
 	 * -errno. */
-	int (*reap)(struct worker *w, unsigned min, unsigned max, struct io_req **done);
+	int (*reap)(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done);
 };
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
@@ -76,5 +114,10 @@ const struct engine_ops *engine_find(const char *name);
 const struct engine_ops *const *engine_list(void);
 /* Canonical name for @name (alias resolved), or NULL when unknown. */
 const char *engine_canonical(const char *name);
+/* The operations @job issues (ENGINE_OP bits): reads today. */
+unsigned engine_job_ops(const struct job *job);
+/* 0 when @ops serves every operation @job issues, else -EINVAL with a
+ * message naming the engine and the operation. */
+int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e);
 
 #endif

@@ -36,7 +36,6 @@
 #include <liburing.h>
 
 #include "engine.h"
-#include "worker.h"
 
 /* io_uring refuses more registered buffers than this (IORING_MAX_REG_BUFFERS). */
 #define URING_MAX_REG_BUFFERS	(1u << 14)
@@ -65,10 +64,10 @@ static unsigned roundup_pow2(unsigned n)
 	return p;
 }
 
-static int uring_register(struct worker *w, struct uring *u)
+static int uring_register(struct engine_thread *et, struct uring *u)
 {
-	const struct job_run *jr = w->jr;
-	unsigned depth = job_run_depth(jr), i;
+	const struct engine_job *jr = et->ej;
+	unsigned depth = jr->depth, i;
 	struct iovec *iov;
 	int *fds;
 
@@ -81,13 +80,13 @@ static int uring_register(struct worker *w, struct uring *u)
 		io_uring_register_files(&u->ring, fds, jr->ntargets) == 0;
 	free(fds);
 
-	if (!depth || depth > URING_MAX_REG_BUFFERS || !w->reqs[0].buf)
+	if (!depth || depth > URING_MAX_REG_BUFFERS || !et->reqs[0].buf)
 		return 0;
 	iov = malloc(sizeof(*iov) * depth);
 	if (!iov)
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
-		iov[i].iov_base = w->reqs[i].buf;
+		iov[i].iov_base = et->reqs[i].buf;
 		iov[i].iov_len = jr->job->bs;
 	}
 	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, depth) == 0;
@@ -95,11 +94,11 @@ static int uring_register(struct worker *w, struct uring *u)
 	return 0;
 }
 
-static int uring_init(struct worker *w, struct err *e)
+static int uring_init(struct engine_thread *et, struct err *e)
 {
-	const struct job *job = w->jr->job;
+	const struct job *job = et->ej->job;
 	/* One SQE per request slot, so queue() never finds the SQ full. */
-	unsigned entries = roundup_pow2(job_run_depth(w->jr));
+	unsigned entries = roundup_pow2(et->ej->depth);
 	struct io_uring_params p;
 	struct uring *u;
 	size_t i;
@@ -108,7 +107,7 @@ static int uring_init(struct worker *w, struct err *e)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return err_set(e, ENOMEM, "io_uring: out of memory");
-	u->targets = w->jr->targets;
+	u->targets = et->ej->targets;
 	u->direct = job->direct;
 
 	for (i = 0; i < sizeof(uring_flag_sets) / sizeof(uring_flag_sets[0]); i++) {
@@ -128,26 +127,26 @@ static int uring_init(struct worker *w, struct err *e)
 	/* Saves the ring fd lookup in every io_uring_enter (5.18); optional. */
 	io_uring_register_ring_fd(&u->ring);
 
-	ret = uring_register(w, u);
+	ret = uring_register(et, u);
 	if (ret < 0) {
 		io_uring_queue_exit(&u->ring);
 		free(u);
 		return err_set(e, -ret, "io_uring: registering files and buffers: %s",
 			       strerror(-ret));
 	}
-	w->engine_priv = u;
+	et->priv = u;
 	return 0;
 }
 
-static void uring_exit(struct worker *w)
+static void uring_exit(struct engine_thread *et)
 {
-	struct uring *u = w->engine_priv;
+	struct uring *u = et->priv;
 
 	if (!u)
 		return;
 	io_uring_queue_exit(&u->ring);
 	free(u);
-	w->engine_priv = NULL;
+	et->priv = NULL;
 }
 
 static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
@@ -165,9 +164,9 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 	io_uring_sqe_set_data(sqe, r);
 }
 
-static int uring_queue(struct worker *w, struct io_req *r)
+static int uring_queue(struct engine_thread *et, struct io_req *r)
 {
-	struct uring *u = w->engine_priv;
+	struct uring *u = et->priv;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 
 	/* The ring has an entry per request slot and a request holds at
@@ -181,9 +180,9 @@ static int uring_queue(struct worker *w, struct io_req *r)
 /* Push the SQEs queue() prepared without waiting: the worker calls this
  * mid-batch (iodepth_batch_submit); the batch's last SQEs go to the
  * kernel together with the wait, in reap(). */
-static int uring_submit(struct worker *w)
+static int uring_submit(struct engine_thread *et)
 {
-	struct uring *u = w->engine_priv;
+	struct uring *u = et->priv;
 	int ret;
 
 	if (!io_uring_sq_ready(&u->ring))
@@ -229,9 +228,9 @@ static unsigned uring_harvest(struct uring *u, unsigned max, struct io_req **don
 	return n;
 }
 
-static int uring_reap(struct worker *w, unsigned min, unsigned max, struct io_req **done)
+static int uring_reap(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done)
 {
-	struct uring *u = w->engine_priv;
+	struct uring *u = et->priv;
 	unsigned got = 0;
 	int ret;
 
@@ -265,6 +264,7 @@ const struct engine_ops engine_io_uring = {
 	.help = "io_uring (liburing): iodepth reads in flight per thread, registered "
 		"files and buffers, batched submit and reap",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ),
 	.init = uring_init,
 	.exit = uring_exit,
 	.queue = uring_queue,

@@ -26,7 +26,6 @@
 #include <libaio.h>
 
 #include "engine.h"
-#include "worker.h"
 
 /*
  * The completion ring an io_context_t points at (fs/aio.c, unchanged ABI
@@ -73,10 +72,10 @@ static void aio_free(struct aio *a)
 	free(a);
 }
 
-static int aio_init(struct worker *w, struct err *e)
+static int aio_init(struct engine_thread *et, struct err *e)
 {
-	const struct job *job = w->jr->job;
-	unsigned depth = job_run_depth(w->jr) ? job_run_depth(w->jr) : 1;
+	const struct job *job = et->ej->job;
+	unsigned depth = et->ej->depth ? et->ej->depth : 1;
 	struct aio *a;
 	int ret;
 
@@ -84,7 +83,7 @@ static int aio_init(struct worker *w, struct err *e)
 	if (!a)
 		return err_set(e, ENOMEM, "libaio: out of memory");
 	a->depth = depth;
-	a->targets = w->jr->targets;
+	a->targets = et->ej->targets;
 	a->direct = job->direct;
 	a->iocbs = calloc(depth, sizeof(*a->iocbs));
 	a->batch = calloc(depth, sizeof(*a->batch));
@@ -104,25 +103,25 @@ static int aio_init(struct worker *w, struct err *e)
 	a->ring = (struct aio_uring *)a->ctx;
 	if (a->ring->magic != AIO_RING_MAGIC || a->ring->incompat_features)
 		a->ring = NULL;
-	w->engine_priv = a;
+	et->priv = a;
 	return 0;
 }
 
-static void aio_exit(struct worker *w)
+static void aio_exit(struct engine_thread *et)
 {
-	struct aio *a = w->engine_priv;
+	struct aio *a = et->priv;
 
 	if (!a)
 		return;
 	/* Waits for anything still in flight before the buffers go away. */
 	io_destroy(a->ctx);
 	aio_free(a);
-	w->engine_priv = NULL;
+	et->priv = NULL;
 }
 
-static int aio_queue(struct worker *w, struct io_req *r)
+static int aio_queue(struct engine_thread *et, struct io_req *r)
 {
-	struct aio *a = w->engine_priv;
+	struct aio *a = et->priv;
 	struct iocb *cb = &a->iocbs[r->slot];
 	const struct target *t = &a->targets[r->target];
 
@@ -165,9 +164,9 @@ static int aio_flush(struct aio *a)
 	return 0;
 }
 
-static int aio_submit(struct worker *w)
+static int aio_submit(struct engine_thread *et)
 {
-	return aio_flush(w->engine_priv);
+	return aio_flush(et->priv);
 }
 
 static inline void aio_complete(struct io_req *r, const struct io_event *ev)
@@ -197,9 +196,9 @@ static unsigned aio_user_reap(struct aio *a, unsigned max, struct io_req **done)
 	return n;
 }
 
-static int aio_reap(struct worker *w, unsigned min, unsigned max, struct io_req **done)
+static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done)
 {
-	struct aio *a = w->engine_priv;
+	struct aio *a = et->priv;
 	unsigned got = 0, i;
 	int ret;
 
@@ -249,6 +248,7 @@ const struct engine_ops engine_libaio = {
 	.help = "Linux native AIO (libaio): iodepth reads in flight per thread through "
 		"io_submit/io_getevents",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ),
 	.init = aio_init,
 	.exit = aio_exit,
 	.queue = aio_queue,

@@ -7,14 +7,13 @@
  * the worker's touch consumer reads them. Any page fault, and with it
  * any I/O, happens inside that access, on the worker's own thread. A
  * SIGBUS there (file truncated, device error) is caught by the worker
- * (worker.c) and reported with the target and offset.
+ * (worker.c, sigbus.c) and reported with the target and offset.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "engine.h"
-#include "worker.h"
 
 static const int madv_flags[] = {
 	[ADV_NORMAL] = MADV_NORMAL,
@@ -32,7 +31,7 @@ static const char *const madv_names[] = {
 	[ADV_HUGEPAGE] = "hugepage",
 };
 
-static void mmap_job_teardown(struct job_run *jr)
+static void mmap_job_teardown(struct engine_job *jr)
 {
 	for (unsigned i = 0; i < jr->ntargets; i++) {
 		struct target *t = &jr->targets[i];
@@ -44,7 +43,7 @@ static void mmap_job_teardown(struct job_run *jr)
 	}
 }
 
-static int mmap_job_setup(struct job_run *jr, struct err *e)
+static int mmap_job_setup(struct engine_job *jr, struct err *e)
 {
 	const struct job *j = jr->job;
 
@@ -75,9 +74,9 @@ fail:
 	return -e->code;
 }
 
-static int mmap_queue(struct worker *w, struct io_req *r)
+static int mmap_queue(struct engine_thread *et, struct io_req *r)
 {
-	const struct target *t = &w->jr->targets[r->target];
+	const struct target *t = &et->ej->targets[r->target];
 
 	r->data = (const uint8_t *)t->map + r->off;
 	r->res = r->len;
@@ -88,6 +87,7 @@ const struct engine_ops engine_mmap = {
 	.name = "mmap",
 	.help = "loads from a shared read-only MAP_SHARED mapping; faults (and I/O) happen inside the access",
 	.flags = ENGINE_F_NO_DIRECT | ENGINE_F_MAPPED,
+	.ops = ENGINE_OP(IO_READ),
 	.job_setup = mmap_job_setup,
 	.job_teardown = mmap_job_teardown,
 	.queue = mmap_queue,

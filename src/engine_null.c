@@ -4,12 +4,13 @@
  * (offset generation, statistics, the clock), the ceiling every other
  * engine's overhead can be read against.
  */
-#include "engine.h"
-#include "worker.h"
+#include <stddef.h>
 
-static int null_queue(struct worker *w, struct io_req *r)
+#include "engine.h"
+
+static int null_queue(struct engine_thread *et, struct io_req *r)
 {
-	(void)w;
+	(void)et;
 	r->res = r->len;
 	r->data = NULL;		/* nothing to touch */
 	return ENGINE_DONE;
@@ -19,5 +20,6 @@ const struct engine_ops engine_null = {
 	.name = "null",
 	.help = "no I/O: requests complete at once and are not consumed; measures faultline's own per-request cost",
 	.flags = ENGINE_F_NO_TARGET,
+	.ops = ENGINE_OP(IO_READ),
 	.queue = null_queue,
 };

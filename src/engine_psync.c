@@ -6,12 +6,11 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "worker.h"
 
-static int psync_queue(struct worker *w, struct io_req *r)
+static int psync_queue(struct engine_thread *et, struct io_req *r)
 {
-	const struct target *t = &w->jr->targets[r->target];
-	int fd = w->jr->job->direct ? t->fd_direct : t->fd;
+	const struct target *t = &et->ej->targets[r->target];
+	int fd = et->ej->job->direct ? t->fd_direct : t->fd;
 	ssize_t n;
 
 	do
@@ -26,5 +25,6 @@ const struct engine_ops engine_psync = {
 	.name = "psync",
 	.help = "pread(2) into a private aligned buffer, one request at a time (aliases: pread, sync)",
 	.flags = ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ),
 	.queue = psync_queue,
 };

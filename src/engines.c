@@ -2,6 +2,7 @@
  * engines.c - the engine table. The core never names an engine; it asks
  * this table. Adding an engine: one source file and one line below.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "engine.h"
@@ -53,4 +54,27 @@ const struct engine_ops *engine_find(const char *name)
 const struct engine_ops *const *engine_list(void)
 {
 	return engines;
+}
+
+static const char *const op_names[IO_NOPS] = {
+	[IO_READ] = "reads",
+	[IO_WRITE] = "writes",
+	[IO_FLUSH] = "flushes",
+};
+
+unsigned engine_job_ops(const struct job *job)
+{
+	(void)job;
+	return ENGINE_OP(IO_READ);
+}
+
+int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)
+{
+	unsigned missing = engine_job_ops(job) & ~ops->ops;
+
+	for (unsigned op = 0; op < IO_NOPS; op++)
+		if (missing & ENGINE_OP(op))
+			return err_set(e, EINVAL, "ioengine=%s does not do %s, which this job issues",
+				       ops->name, op_names[op]);
+	return 0;
 }

@@ -31,6 +31,8 @@
 
 #include "offload.h"
 #include "prefetch.h"
+#include "latclock.h"
+#include "sigbus.h"
 #include "touch.h"
 #include "worker.h"
 
@@ -53,11 +55,10 @@ struct loop_rt {
 
 /* ---- prepare (the controller, before anything runs) ----------------- */
 
-int loop_prepare(struct job_run *jr, uint64_t seed, struct err *e)
+int loop_prepare(struct loop_setup **lp, const struct job *j, const struct target *targets,
+		 unsigned tfirst, unsigned tcount, uint64_t seed, struct err *e)
 {
-	const struct job *j = jr->job;
-	const struct worker *w0 = &jr->workers[0];
-	unsigned n = j->loop, nt = w0->tcount;
+	unsigned n = j->loop, nt = tcount;
 	struct loop_setup *L;
 	size_t bytes;
 	int ret;
@@ -68,7 +69,7 @@ int loop_prepare(struct job_run *jr, uint64_t seed, struct err *e)
 	L = calloc(1, sizeof(*L));
 	if (!L)
 		return err_set(e, ENOMEM, "loop: out of memory");
-	jr->loop = L;
+	*lp = L;
 	L->n = n;
 	L->streams = calloc(n, sizeof(*L->streams));
 	L->base = calloc(n, sizeof(*L->base));
@@ -104,8 +105,8 @@ int loop_prepare(struct job_run *jr, uint64_t seed, struct err *e)
 			.io_limit = j->io_size ? (j->io_size + n - 1) / n : 0,
 		};
 
-		s->target = w0->tfirst + (nt == n ? i : 0);
-		t = &jr->targets[s->target];
+		s->target = tfirst + (nt == n ? i : 0);
+		t = &targets[s->target];
 		if (nt == n) {
 			s->base = t->base;
 			s->len = t->len;
@@ -132,10 +133,8 @@ int loop_prepare(struct job_run *jr, uint64_t seed, struct err *e)
 	return 0;
 }
 
-void loop_destroy(struct job_run *jr)
+void loop_destroy(struct loop_setup *L)
 {
-	struct loop_setup *L = jr->loop;
-
 	if (!L)
 		return;
 	for (unsigned i = 0; L->streams && i < L->n; i++)
@@ -145,12 +144,10 @@ void loop_destroy(struct job_run *jr)
 	free(L->streams);
 	free(L->base);
 	free(L);
-	jr->loop = NULL;
 }
 
-void loop_take_base(struct job_run *jr)
+void loop_take_base(struct loop_setup *L)
 {
-	struct loop_setup *L = jr->loop;
 
 	for (unsigned i = 0; L && i < L->n; i++) {
 		L->base[i].ops = STAT_LOAD(&L->stats[i].ops);
@@ -164,11 +161,11 @@ static inline bool loop_complete_ok(struct worker *w, struct io_req *r)
 {
 	if (r->res == (int64_t)r->len)
 		return true;
-	if (r->res == -EFAULT && (w->jr->ops->flags & ENGINE_F_MAPPED))
+	if (r->res == -EFAULT && (w->wk->ops->flags & ENGINE_F_MAPPED))
 		worker_fail(w, EIO, r->target, r->off,
 			    "SIGBUS on mmap access in an offload helper (file truncated or read error)");
 	else if (r->res < 0)
-		worker_fail(w, (int)-r->res, r->target, r->off, w->jr->ops->name);
+		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
 	else
 		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
 	return false;
@@ -184,7 +181,7 @@ static inline void count(struct worker *w, struct stream_stats *ss, uint32_t len
 
 static inline void consume(struct worker *w, const struct io_req *r)
 {
-	const struct job *j = w->jr->job;
+	const struct job *j = w->wk->job;
 
 	if (r->data)
 		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
@@ -193,7 +190,7 @@ static inline void consume(struct worker *w, const struct io_req *r)
 /* Next request of stream @s into @r; false when the stream is done. */
 static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 {
-	struct loop_stream *st = &w->jr->loop->streams[s];
+	struct loop_stream *st = &w->wk->loop->streams[s];
 	unsigned tgt;
 	uint64_t off;
 	uint32_t len;
@@ -212,12 +209,12 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 
 static void loop_turns(struct worker *w, struct loop_rt *rt)
 {
-	const struct job_run *jr = w->jr;
-	const struct engine_ops *ops = jr->ops;
-	struct loop_setup *L = jr->loop;
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct loop_setup *L = wk->loop;
 	struct thread_stats *st = w->st;
-	const bool lat = jr->job->latency;
-	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
 	unsigned *live = rt->turn, nlive = L->n, i = 0;
 	struct req_clock clk;
 	int ret;
@@ -227,7 +224,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 		live[k] = k;
 	while (nlive && !worker_should_stop(w)) {
 		unsigned s = live[i];
-		struct io_req *r = &w->reqs[s];
+		struct io_req *r = &w->et.reqs[s];
 
 		if (!stream_next(w, s, r)) {
 			/* Done: drop it, keeping the others' order. */
@@ -236,7 +233,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 				i = 0;
 			continue;
 		}
-		ret = ops->queue(w, r);
+		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, ops->name);
 			break;
@@ -247,7 +244,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 		count(w, &L->stats[s], r->len);
 		if (++i == nlive)
 			i = 0;
-		if (sync_request_done(&st->lat, &clk))
+		if (req_clock_done(&clk, &st->lat))
 			break;
 	}
 }
@@ -262,12 +259,12 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
  */
 static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t t)
 {
-	const struct engine_ops *ops = w->jr->ops;
+	const struct engine_ops *ops = w->wk->ops;
 	int ret;
 
 	while (stream_next(w, s, r)) {
 		r->t_issue = t;
-		ret = ops->queue(w, r);
+		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, ops->name);
 			return -1;
@@ -277,8 +274,8 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 		if (!loop_complete_ok(w, r))
 			return -1;
 		consume(w, r);
-		count(w, &w->jr->loop->stats[s], r->len);
-		if (w->jr->job->latency)
+		count(w, &w->wk->loop->stats[s], r->len);
+		if (w->wk->job->latency)
 			hist_add(&w->st->lat, now_ns() - t);
 	}
 	return 0;
@@ -287,7 +284,7 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 /* submit_step for the loop: false (and the worker failed) on an error. */
 static bool loop_submit_step(struct worker *w, unsigned *pending, bool more)
 {
-	int ret = submit_step(w, pending, more);
+	int ret = worker_submit_step(w, pending, more);
 
 	if (ret < 0)
 		worker_fail(w, ret, w->tfirst, 0, "submit");
@@ -296,13 +293,13 @@ static bool loop_submit_step(struct worker *w, unsigned *pending, bool more)
 
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const struct job_run *jr = w->jr;
-	const struct engine_ops *ops = jr->ops;
-	struct loop_setup *L = jr->loop;
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct loop_setup *L = wk->loop;
 	struct thread_stats *st = w->st;
-	const bool lat = jr->job->latency;
-	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
-	const unsigned d = jr->job->iodepth, total = L->n * d;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	const unsigned d = wk->job->iodepth, total = L->n * d;
 	struct io_req **done = rt->done;
 	unsigned inflight = 0, pending = 0;
 	bool stopping = false;
@@ -314,7 +311,7 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 	 * submit_step left queued. */
 	for (unsigned k = 0; k < d && !stopping; k++) {
 		for (unsigned s = 0; s < L->n && !stopping; s++) {
-			ret = async_issue(w, s, &w->reqs[s * d + k], t);
+			ret = async_issue(w, s, &w->et.reqs[s * d + k], t);
 			if (ret < 0)
 				stopping = true;
 			else if (ret > 0)
@@ -323,7 +320,7 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 		}
 	}
 	while (inflight) {
-		int got = ops->reap(w, stopping ? inflight : 1, total, done);
+		int got = ops->reap(&w->et, stopping ? inflight : 1, total, done);
 
 		pending = 0;
 		if (got < 0) {
@@ -371,7 +368,7 @@ static void offload_run(void *arg, unsigned h, struct io_req *r)
 {
 	struct loop_rt *rt = arg;
 	struct worker *w = rt->w;
-	const struct job *j = w->jr->job;
+	const struct job *j = w->wk->job;
 	struct helper_priv *hp = &rt->hp[h];
 	sigjmp_buf jb;
 	int ret;
@@ -379,27 +376,28 @@ static void offload_run(void *arg, unsigned h, struct io_req *r)
 	if (rt->mapped) {
 		/* Only this request fails: the loop reports it. */
 		if (sigsetjmp(jb, 0)) {
-			worker_bus_caught(r);
+			sigbus_recover();
+			r->res = -EFAULT;
 			return;
 		}
-		worker_bus_arm(&jb);
+		sigbus_arm(&jb);
 	}
-	ret = w->jr->ops->queue(w, r);
+	ret = w->wk->ops->queue(&w->et, r);
 	if (ret < 0)
 		r->res = ret;
 	else if (rt->helper_consumes && r->data && r->res == (int64_t)r->len)
 		hp->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, hp->copybuf);
 	if (rt->mapped)
-		worker_bus_arm(NULL);
+		sigbus_arm(NULL);
 }
 
 static void loop_offload(struct worker *w, struct loop_rt *rt)
 {
-	const struct job_run *jr = w->jr;
-	struct loop_setup *L = jr->loop;
+	const struct work *wk = w->wk;
+	struct loop_setup *L = wk->loop;
 	struct thread_stats *st = w->st;
-	const bool lat = jr->job->latency;
-	const uint64_t deadline = jr->deadline_ns ? jr->deadline_ns : UINT64_MAX;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
 	struct io_req **done = rt->done;
 	unsigned *turn = rt->turn, inflight = 0;
 	bool stopping = false;
@@ -415,7 +413,7 @@ static void loop_offload(struct worker *w, struct loop_rt *rt)
 		t = lat ? now_ns() : 0;
 		while (!stopping && inflight < rt->permits && rt->tlen) {
 			unsigned s = turn[rt->thead];
-			struct io_req *r = &w->reqs[s];
+			struct io_req *r = &w->et.reqs[s];
 
 			rt->thead = rt->thead + 1 == L->n ? 0 : rt->thead + 1;
 			rt->tlen--;
@@ -463,11 +461,12 @@ static void loop_offload(struct worker *w, struct loop_rt *rt)
 
 int loop_worker_init(struct worker *w, struct err *e)
 {
-	const struct job_run *jr = w->jr;
-	const struct job *j = jr->job;
-	struct loop_setup *L = jr->loop;
+	const struct work *wk = w->wk;
+	const struct job *j = wk->job;
+	const struct job_slots *sl = &wk->slots;
+	struct loop_setup *L = wk->loop;
 	struct loop_rt *rt;
-	unsigned total = (jr->ops->flags & ENGINE_F_ASYNC) ? L->n * j->iodepth : L->n;
+	unsigned total = (wk->ops->flags & ENGINE_F_ASYNC) ? L->n * j->iodepth : L->n;
 	int ret;
 
 	rt = calloc(1, sizeof(*rt));
@@ -482,11 +481,8 @@ int loop_worker_init(struct worker *w, struct err *e)
 		return err_set(e, ENOMEM, "loop: out of memory");
 
 	if (j->prefetch != PREFETCH_NONE) {
-		struct job_slots sl;
-
-		job_run_slots(j, &sl);
-		ret = prefetch_start(&w->prefetch, w, L->n,
-				     sl.nprefetch ? &jr->stats[sl.prefetch + w->id] : NULL, e);
+		ret = prefetch_start(&w->prefetch, j, wk->ej.targets, w->st, L->n,
+				     sl->nprefetch ? &wk->stats[sl->prefetch + w->id] : NULL, e);
 		if (ret)
 			return ret;
 		for (unsigned s = 0; s < L->n; s++)
@@ -494,7 +490,6 @@ int loop_worker_init(struct worker *w, struct err *e)
 					 L->streams[s].base + L->streams[s].len);
 	}
 	if (j->offload) {
-		struct job_slots sl;
 		struct offload_config c = {
 			.nhelpers = j->offload,
 			.max_outstanding = L->n,
@@ -503,20 +498,19 @@ int loop_worker_init(struct worker *w, struct err *e)
 			.notify = true,
 		};
 
-		job_run_slots(j, &sl);
-		c.stats = &jr->stats[sl.offload];
+		c.stats = &wk->stats[sl->offload];
 		rt->permits = j->offload_permits ? j->offload_permits : j->offload;
-		rt->helper_consumes = !(jr->ops->flags & ENGINE_F_BUFFERS);
-		rt->mapped = jr->ops->flags & ENGINE_F_MAPPED;
+		rt->helper_consumes = !(wk->ops->flags & ENGINE_F_BUFFERS);
+		rt->mapped = wk->ops->flags & ENGINE_F_MAPPED;
 		rt->hp = aligned_alloc(CACHELINE, sizeof(*rt->hp) * j->offload);
 		if (!rt->hp)
 			return err_set(e, ENOMEM, "loop: out of memory");
 		memset(rt->hp, 0, sizeof(*rt->hp) * j->offload);
 		for (unsigned h = 0; rt->helper_consumes && j->touch == TOUCH_COPY && h < j->offload; h++) {
-			rt->hp[h].copybuf = aligned_alloc(4096, jr->bs_stride);
+			rt->hp[h].copybuf = aligned_alloc(4096, wk->bs_stride);
 			if (!rt->hp[h].copybuf)
 				return err_set(e, ENOMEM, "loop: out of memory");
-			memset(rt->hp[h].copybuf, 0, jr->bs_stride);
+			memset(rt->hp[h].copybuf, 0, wk->bs_stride);
 		}
 		ret = offload_start(&rt->pool, &c, e);
 		if (ret)
@@ -529,7 +523,7 @@ void loop_run(struct worker *w)
 {
 	struct loop_rt *rt = w->loop;
 
-	if (w->jr->ops->flags & ENGINE_F_ASYNC)
+	if (w->wk->ops->flags & ENGINE_F_ASYNC)
 		loop_async(w, rt);
 	else if (rt->pool)
 		loop_offload(w, rt);
@@ -548,7 +542,7 @@ void loop_worker_exit(struct worker *w)
 	offload_stop(rt->pool);
 	prefetch_stop(w->prefetch);
 	w->prefetch = NULL;
-	for (unsigned h = 0; rt->hp && h < w->jr->job->offload; h++) {
+	for (unsigned h = 0; rt->hp && h < w->wk->job->offload; h++) {
 		w->sink += rt->hp[h].sink;
 		free(rt->hp[h].copybuf);
 	}

@@ -26,9 +26,10 @@
 
 #include "err.h"
 #include "gen.h"
+#include "job.h"
 
-struct job_run;
 struct worker;
+struct target;
 
 /* One stream's progress: written by the loop thread only. */
 struct stream_stats {
@@ -51,12 +52,13 @@ struct loop_setup {
 
 /* Build the streams of a loop job (after its targets are open, before
  * anything runs): one per target, or slices of the only one. */
-int loop_prepare(struct job_run *jr, uint64_t seed, struct err *e);
-void loop_destroy(struct job_run *jr);
+int loop_prepare(struct loop_setup **lp, const struct job *j, const struct target *targets,
+		 unsigned tfirst, unsigned tcount, uint64_t seed, struct err *e);
+void loop_destroy(struct loop_setup *L);
 
 /* The controller: stream counters at the start of the measured part, so
  * per-stream totals exclude ramp_time as the job's do. */
-void loop_take_base(struct job_run *jr);
+void loop_take_base(struct loop_setup *L);
 
 /* In the worker thread, around loop_run: start and stop the offload
  * helpers and the prefetcher (their start-up is not timed). */

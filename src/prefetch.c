@@ -18,7 +18,9 @@
 #include <sys/utsname.h>
 
 #include "offload.h"
-#include "worker.h"
+#include "sigbus.h"
+#include "stats.h"
+#include "target.h"
 
 /* Linux 5.14's uapi value; older headers lack the name. */
 #ifndef MADV_POPULATE_READ
@@ -34,8 +36,8 @@ struct prefetch {
 	struct prefetch_view v;		/* first: prefetch_advance reads it */
 	enum prefetch_mode mode;
 	unsigned nkeys;
-	struct worker *w;
-	struct thread_stats *st;	/* the worker's: counters */
+	const struct target *targets;	/* the job's */
+	struct thread_stats *st;	/* the reader's: counters */
 
 	/* populate, touch: ranges handed to the helper. */
 	struct offload_pool *pool;
@@ -122,7 +124,7 @@ static void helper_populate(struct prefetch *p, struct io_req *r, const uint8_t 
 static void helper_run(void *arg, unsigned helper, struct io_req *r)
 {
 	struct prefetch *p = arg;
-	const uint8_t *map = p->w->jr->targets[p->v.keys[r->target].target].map;
+	const uint8_t *map = p->targets[p->v.keys[r->target].target].map;
 	sigjmp_buf jb;
 
 	(void)helper;
@@ -131,12 +133,13 @@ static void helper_run(void *arg, unsigned helper, struct io_req *r)
 		return;
 	}
 	if (sigsetjmp(jb, 0)) {
-		worker_bus_caught(r);
+		sigbus_recover();
+		r->res = -EFAULT;
 		return;
 	}
-	worker_bus_arm(&jb);
+	sigbus_arm(&jb);
 	helper_touch(p, r, map);
-	worker_bus_arm(NULL);
+	sigbus_arm(NULL);
 }
 
 /* ---- the reader's side --------------------------------------------- */
@@ -153,7 +156,7 @@ static void recycle(struct prefetch *p)
  * holds all it may. */
 static int request(struct prefetch *p, struct prefetch_key *k, uint64_t from, uint64_t n)
 {
-	const struct target *t = &p->w->jr->targets[k->target];
+	const struct target *t = &p->targets[k->target];
 	uint64_t a = from & ~(PF_PAGE - 1);
 	struct io_req *r;
 
@@ -221,10 +224,10 @@ void prefetch_key_set(struct prefetch *p, unsigned key, unsigned target, uint64_
 	k->next = lo;
 }
 
-int prefetch_start(struct prefetch **pp, struct worker *w, unsigned nkeys,
+int prefetch_start(struct prefetch **pp, const struct job *j, const struct target *targets,
+		   struct thread_stats *reader_st, unsigned nkeys,
 		   struct thread_stats *helper_st, struct err *e)
 {
-	const struct job *j = w->jr->job;
 	struct prefetch *p;
 	int ret;
 
@@ -233,8 +236,8 @@ int prefetch_start(struct prefetch **pp, struct worker *w, unsigned nkeys,
 	if (!p)
 		return err_set(e, ENOMEM, "prefetch: out of memory");
 	p->mode = j->prefetch;
-	p->w = w;
-	p->st = w->st;
+	p->targets = targets;
+	p->st = reader_st;
 	p->nkeys = nkeys;
 	p->v.window = j->prefetch_window;
 	p->v.step = (j->prefetch_window / 4) & ~(PF_PAGE - 1);

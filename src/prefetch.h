@@ -30,7 +30,7 @@
 #include "err.h"
 #include "job.h"
 
-struct worker;
+struct target;
 struct thread_stats;
 
 struct prefetch_key {
@@ -50,12 +50,14 @@ unsigned prefetch_helpers(const struct job *j);
 int prefetch_check(const struct job *j, struct err *e);
 
 /*
- * For worker @w, @nkeys streams; set each with prefetch_key_set before
+ * For a reader of @targets (a worker of job @j, counting into
+ * @reader_st), @nkeys streams; set each with prefetch_key_set before
  * the first advance. @helper_st: the helper's stats slot (helper modes),
  * else NULL. Runs in the worker's thread (the helper inherits its CPU
  * placement). -errno with @e filled.
  */
-int prefetch_start(struct prefetch **pp, struct worker *w, unsigned nkeys,
+int prefetch_start(struct prefetch **pp, const struct job *j, const struct target *targets,
+		   struct thread_stats *reader_st, unsigned nkeys,
 		   struct thread_stats *helper_st, struct err *e);
 void prefetch_key_set(struct prefetch *p, unsigned key, unsigned target, uint64_t lo,
 		      uint64_t hi);

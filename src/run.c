@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latclock.h"
 #include "loop.h"
 #include "sampler.h"
 
@@ -85,10 +86,35 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		if (ret)
 			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
 	}
-	ret = sampler_create(&r->sampler, r, e);
-	if (ret)
-		return ret;
-	return 0;
+	r->views = calloc(r->njobs ? r->njobs : 1, sizeof(*r->views));
+	if (!r->views)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_run *jr = &r->jrs[i];
+		bool files = !(jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET);
+
+		r->views[i] = (struct sampler_job){
+			.job = jr->job,
+			.stats = jr->crew.wk.stats,
+			.slots = jr->crew.wk.slots,
+			.nworkers = jr->crew.nworkers,
+			.targets = files ? jr->targets : NULL,
+			.ntargets = files ? jr->ntargets : 0,
+		};
+	}
+	{
+		struct sampler_config sc = {
+			.interval_ns = o->interval_ns,
+			.csv_path = o->csv_path,
+			.status_line = o->status_line,
+			.stop = r->stop,
+			.njobs = r->njobs,
+			.jobs = r->views,
+		};
+
+		ret = sampler_create(&r->sampler, &sc, e);
+	}
+	return ret;
 }
 
 void run_request_stop(struct run *r)
@@ -113,7 +139,7 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->probe_units = STAT_LOAD(&s->probe_units);
 		hist_snapshot(&b->lat, &s->lat);
 	}
-	loop_take_base(&r->jrs[j]);
+	loop_take_base(r->jrs[j].crew.wk.loop);
 	r->job_base_ns[j] = now;
 	r->base_taken[j] = true;
 	sampler_job_measure_start(r->sampler, j, now);
@@ -124,16 +150,16 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 static void collect_concurrency(struct run *r, unsigned j)
 {
 	const struct job_run *jr = &r->jrs[j];
-	const struct loop_setup *L = jr->loop;
+	const struct crew *c = &jr->crew;
+	const struct loop_setup *L = c->wk.loop;
 	struct job_result *res = &r->res.jobs[j];
-	struct job_slots sl;
+	const struct job_slots sl = c->wk.slots;
 
-	job_run_slots(jr->job, &sl);
 	res->offload_helpers = sl.noffload;
 	res->prefetch_helpers = sl.nprefetch;
-	res->sleeps_ok = res->sched_ok = jr->nworkers > 0;
-	for (unsigned i = 0; i < jr->nworkers; i++) {
-		const struct thread_stats *s = &jr->stats[i];
+	res->sleeps_ok = res->sched_ok = c->nworkers > 0;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
 		uint64_t wall = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
 		uint64_t cpu = s->exit_cpu_ns - s->start_cpu_ns;
 		uint64_t wait = s->exit_wait_ns - s->start_wait_ns;
@@ -174,18 +200,19 @@ static void collect_concurrency(struct run *r, unsigned j)
 static void collect_job(struct run *r, unsigned j)
 {
 	const struct job_run *jr = &r->jrs[j];
+	const struct crew *c = &jr->crew;
 	const struct job *job = jr->job;
 	struct job_result *res = &r->res.jobs[j];
 	uint64_t end = 0, start = r->job_base_ns[j];
 	struct hist tmp;
 
 	res->job = job;
-	res->nthreads = jr->nworkers;
-	res->batch = job_run_batch(jr);
+	res->nthreads = c->nworkers;
+	res->batch = c->wk.batch;
 	res->lat_ok = job->latency;
 	hist_init(&res->lat);
-	for (unsigned i = 0; i < jr->nworkers; i++) {
-		const struct thread_stats *s = &jr->stats[i];
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
 		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
 
 		res->ops += s->ops - b->ops;
@@ -208,8 +235,8 @@ static void collect_job(struct run *r, unsigned j)
 	/* Exact totals: the min/max the workers saw, not bucket bounds. */
 	res->lat.min = UINT64_MAX;
 	res->lat.max = 0;
-	for (unsigned i = 0; i < jr->nworkers && res->lat.n; i++) {
-		const struct thread_stats *s = &jr->stats[i];
+	for (unsigned i = 0; i < c->nworkers && res->lat.n; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
 
 		if (s->lat.n && s->lat.min < res->lat.min)
 			res->lat.min = s->lat.min;
@@ -219,8 +246,8 @@ static void collect_job(struct run *r, unsigned j)
 	if (!res->lat.n)
 		res->lat.min = 0;
 	res->runtime_ns = end > start ? end - start : 0;
-	if (jr->probe && res->runtime_ns) {
-		uint64_t units = jr->probe->probe_units - r->base[r->stat_first[j] + jr->nworkers].probe_units;
+	if (c->probe && res->runtime_ns) {
+		uint64_t units = c->probe->probe_units - r->base[r->stat_first[j] + c->wk.slots.probe].probe_units;
 
 		res->probe_ok = true;
 		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
@@ -252,7 +279,7 @@ static void sleep_until_ns(uint64_t t)
 /* A job that could not start fails; the others of its group still run. */
 static void start_failed(struct run *r, unsigned j, const struct err *e, int ret)
 {
-	struct thread_stats *st = &r->jrs[j].stats[0];
+	struct thread_stats *st = &r->jrs[j].crew.wk.stats[0];
 
 	st->error.code = -ret;
 	st->error.target = WORKER_ERROR_SETUP;
@@ -308,8 +335,9 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			continue;
 		}
 		r->job_started[j] = true;
-		sampler_job_started(r->sampler, j);
-		if (!r->jrs[j].ramp_end_ns) {
+		sampler_job_started(r->sampler, j, r->jrs[j].crew.wk.start_ns, r->jrs[j].crew.wk.ramp_end_ns,
+				    r->jrs[j].host.has_cg ? &r->jrs[j].host.cg : NULL);
+		if (!r->jrs[j].crew.wk.ramp_end_ns) {
 			r->job_base_ns[j] = g0;
 			r->base_taken[j] = true;
 		}
@@ -321,8 +349,8 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		/* Wake early for a ramp end, so the measured part starts on
 		 * time rather than at the next interval. */
 		for (unsigned j = first; j < last; j++)
-			if (!r->job_ended[j] && !r->base_taken[j] && r->jrs[j].ramp_end_ns < next)
-				next = r->jrs[j].ramp_end_ns;
+			if (!r->job_ended[j] && !r->base_taken[j] && r->jrs[j].crew.wk.ramp_end_ns < next)
+				next = r->jrs[j].crew.wk.ramp_end_ns;
 		/* Check for finished jobs every 10 ms so a short job does not
 		 * wait a whole interval for its end to be noticed. */
 		now = now_ns();
@@ -332,7 +360,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		now = now_ns();
 
 		for (unsigned j = first; j < last; j++)
-			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].ramp_end_ns)
+			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)
 				take_base(r, j, now);
 		for (unsigned j = first; j < last; j++) {
 			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
@@ -409,6 +437,7 @@ void run_destroy(struct run *r)
 	}
 	free(r->res.jobs);
 	free(r->jrs);
+	free(r->views);
 	free(r->stat_first);
 	free(r->job_started);
 	free(r->job_ended);

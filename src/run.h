@@ -13,10 +13,11 @@
 #include "err.h"
 #include "jobfile.h"
 #include "results.h"
+#include "jobrun.h"
 #include "stats.h"
-#include "worker.h"
 
 struct sampler;
+struct sampler_job;
 
 struct run_opts {
 	uint64_t interval_ns;		/* sampling period */
@@ -37,6 +38,7 @@ struct run {
 	uint64_t *job_base_ns;		/* start of the measured part */
 	struct thread_stats *base;	/* per slot: counters at the start of the measured part */
 	bool *base_taken;
+	struct sampler_job *views;	/* what the sampler sees of each job */
 	struct sampler *sampler;
 	struct run_result res;
 };

@@ -25,8 +25,8 @@
 
 #include "cgroup.h"
 #include "devinfo.h"
+#include "latclock.h"
 #include "procfs.h"
-#include "run.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -69,6 +69,8 @@ struct thread_samp {
 
 struct job_samp {
 	bool active;
+	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
+	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
 	uint64_t last_t;
 	struct sys_snap last_sys;
 	unsigned nthreads;		/* workers + probe */
@@ -86,7 +88,7 @@ struct job_samp {
 };
 
 struct sampler {
-	struct run *r;
+	struct sampler_config cfg;
 	FILE *csv;
 	bool csv_is_stdout;
 	bool csv_broken;
@@ -259,17 +261,15 @@ static void job_add_dev(struct job_samp *js, int idx)
  * md members (reported, not summed: the array already counts them). */
 static void resolve_job_devices(struct sampler *s, unsigned j)
 {
-	const struct job_run *jr = &s->r->jrs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
 	struct job_samp *js = &s->jobs[j];
 	const char *sys = devinfo_sysroot();
 	struct devinfo di[RESULT_MAX_DEVS];
 	unsigned nd = 0;
 
-	if (jr->ops->flags & ENGINE_F_NO_TARGET)
-		return;
-	for (unsigned i = 0; i < jr->ntargets && nd < RESULT_MAX_DEVS; i++) {
+	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
 		struct err e = { 0 };
-		const struct target *t = &jr->targets[i];
+		const struct target *t = &sj->targets[i];
 		const struct devinfo *use;
 		int idx;
 
@@ -371,29 +371,29 @@ static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struc
 
 /* ---- lifecycle ------------------------------------------------------ */
 
-int sampler_create(struct sampler **sp, struct run *r, struct err *e)
+int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 
 	*sp = NULL;
 	if (!s)
 		return err_set(e, ENOMEM, "out of memory");
-	s->r = r;
+	s->cfg = *cfg;
 	s->proc = procfs_root();
 	s->hz = procfs_clk_tck();
-	s->jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*s->jobs));
+	s->jobs = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
 	if (!s->jobs) {
 		free(s);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	if (r->opts.csv_path) {
-		if (!strcmp(r->opts.csv_path, "-")) {
+	if (cfg->csv_path) {
+		if (!strcmp(cfg->csv_path, "-")) {
 			s->csv = stdout;
 			s->csv_is_stdout = true;
 		} else {
-			s->csv = fopen(r->opts.csv_path, "w");
+			s->csv = fopen(cfg->csv_path, "w");
 			if (!s->csv) {
-				int ret = err_set(e, errno, "--csv=%s: %s", r->opts.csv_path, strerror(errno));
+				int ret = err_set(e, errno, "--csv=%s: %s", cfg->csv_path, strerror(errno));
 
 				free(s->jobs);
 				free(s);
@@ -402,10 +402,10 @@ int sampler_create(struct sampler **sp, struct run *r, struct err *e)
 		}
 	}
 	open_sys_sources(s);
-	for (unsigned j = 0; j < r->njobs; j++) {
+	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
-		js->nthreads = job_run_nstats(r->jrs[j].job);
+		js->nthreads = cfg->jobs[j].slots.total;
 		js->th = calloc(js->nthreads, sizeof(*js->th));
 		if (!js->th)
 			return err_set(e, ENOMEM, "out of memory");
@@ -433,12 +433,12 @@ static uint64_t job_planned_ns(const struct job *j)
 /* Planned length of the run for the status line: stonewall groups run
  * one after another, the jobs of a group together. 0 = unknown (a job
  * without runtime runs until its I/O is done). */
-static uint64_t planned_ns(const struct run *r)
+static uint64_t planned_ns(const struct sampler_config *c)
 {
 	uint64_t total = 0, group = 0;
 
-	for (unsigned j = 0; j < r->njobs; j++) {
-		const struct job *job = r->jrs[j].job;
+	for (unsigned j = 0; j < c->njobs; j++) {
+		const struct job *job = c->jobs[j].job;
 
 		if (!job_planned_ns(job))
 			return 0;
@@ -462,7 +462,7 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	read_sys(s, &s->begin, now);
 	s->last_tick = s->begin;
 	s->last_tick_ok = true;
-	s->status_total_ns = planned_ns(s->r);
+	s->status_total_ns = planned_ns(&s->cfg);
 	if (s->csv) {
 		fprintf(s->csv, "%s\n", sampler_csv_header);
 		fflush(s->csv);
@@ -478,14 +478,17 @@ void sampler_job_ready(struct sampler *s, unsigned j)
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
 
-void sampler_job_started(struct sampler *s, unsigned j)
+void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
+			 uint64_t ramp_end_ns, struct cgroup *cg)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct job_run *jr = &s->r->jrs[j];
 
 	js->active = true;
-	js->last_t = jr->start_ns;
-	js->last_sys.t = jr->start_ns;
+	js->start_ns = start_ns;
+	js->ramp_end_ns = ramp_end_ns;
+	js->cg = cg;
+	js->last_t = start_ns;
+	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 
@@ -500,13 +503,13 @@ void sampler_job_started(struct sampler *s, unsigned j)
 void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct job_run *jr = &s->r->jrs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	(void)now;
 	read_job_devs(s, js, js->dev_base);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &jr->stats[i];
+		const struct thread_stats *st = &sj->stats[i];
 
 		ts->base_from_start = true;
 		if (STAT_LOAD(&st->running) &&
@@ -529,8 +532,8 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		    double *mib_s_out, double *iops_out)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct job_run *jr = &s->r->jrs[j];
-	const struct job *job = jr->job;
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	const struct job *job = sj->job;
 	const struct sys_snap *ps = &js->last_sys;
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	double dt = (double)(now - js->last_t) / 1e9;
@@ -543,7 +546,7 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	hist_init(&s->interval);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &jr->stats[i];
+		const struct thread_stats *st = &sj->stats[i];
 		uint64_t o = STAT_LOAD(&st->ops), b = STAT_LOAD(&st->bytes);
 		uint64_t u = STAT_LOAD(&st->probe_units);
 		uint64_t mj, mn;
@@ -554,13 +557,13 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		ts->prev_ops = o;
 		ts->prev_bytes = b;
 		ts->prev_probe = u;
-		if (job->latency && i < jr->nworkers) {
+		if (job->latency && i < sj->nworkers) {
 			hist_snapshot(&s->scratch, &st->lat);
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
 			hist_merge(&s->interval, &s->diff);
 			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
 		}
-		if (i >= jr->nworkers)
+		if (i >= sj->nworkers)
 			continue;	/* the probe's faults are not the job's */
 		if (thread_faults(s, ts, st, &mj, &mn)) {
 			maj += mj;
@@ -577,12 +580,12 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		js->faults_ok = false;
 	read_job_devs(s, js, dcur);
 
-	ramp = jr->ramp_end_ns && js->last_t < jr->ramp_end_ns;
+	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
 	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
 		      (double)(now - s->t0) / 1e9,
 		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
 		      job->name, job->ioengine, job->rw == RW_RANDREAD ? "randread" : "read",
-		      jr->nworkers, ramp ? 1 : 0);
+		      sj->nworkers, ramp ? 1 : 0);
 	cell_f(&p, end, true, (double)ops / dt, 1);
 	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
 	if (mib_s_out)
@@ -609,7 +612,7 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
 	{
 		uint64_t cg = 0;
-		bool ok = jr->has_cg && cgroup_usage((struct cgroup *)&jr->cg, &cg) == 0;
+		bool ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
 
 		cell_f(&p, end, ok, (double)cg / MIB, 1);
 		if (ok && cg > js->cgroup_peak)
@@ -641,7 +644,7 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		cell_f(&p, end, ok, ok ? sy * 100 / tot : 0, 1);
 		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
 	}
-	cell_f(&p, end, jr->probe != NULL, (double)probe / dt, 1);
+	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
@@ -653,7 +656,7 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 				/* The reader of --csv=- went away: nobody is
 				 * watching, so end the run (cleanly). */
 				fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
-				run_request_stop(s->r);
+				__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
 			} else {
 				fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
 					strerror(errno));
@@ -668,16 +671,16 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
 	char buf[1024];
 	int n;
 
-	if (!s->r->opts.status_line)
+	if (!s->cfg.status_line)
 		return;
 	n = snprintf(buf, sizeof(buf), "[%.0fs", (double)(now - s->t0) / 1e9);
 	if (s->status_total_ns)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "/%.0fs", (double)s->status_total_ns / 1e9);
 	n += snprintf(buf + n, sizeof(buf) - (size_t)n, "]");
-	for (unsigned j = 0; j < s->r->njobs && n < (int)sizeof(buf) - 80; j++)
+	for (unsigned j = 0; j < s->cfg.njobs && n < (int)sizeof(buf) - 80; j++)
 		if (s->jobs[j].active)
 			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s: %.1f MiB/s %.0f IOPS",
-				      s->r->jrs[j].job->name, mib[j], iops[j]);
+				      s->cfg.jobs[j].job->name, mib[j], iops[j]);
 	if (sys->tlb_ok && s->last_tick_ok && s->last_tick.tlb_ok)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | TLB %.0f/s",
 			      (double)(sys->tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t));
@@ -693,10 +696,10 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
 void sampler_tick(struct sampler *s, uint64_t now)
 {
 	struct sys_snap sys;
-	double mib[s->r->njobs ? s->r->njobs : 1], iops[s->r->njobs ? s->r->njobs : 1];
+	double mib[s->cfg.njobs ? s->cfg.njobs : 1], iops[s->cfg.njobs ? s->cfg.njobs : 1];
 
 	read_sys(s, &sys, now);
-	for (unsigned j = 0; j < s->r->njobs; j++) {
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
 		if (s->jobs[j].active)
 			job_row(s, j, now, &sys, &mib[j], &iops[j]);
@@ -723,8 +726,8 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	/* The job's work ended when its last worker stopped, not when the
 	 * controller noticed: the last row ends there, so it is not a
 	 * stretch of idle time that reads as a collapse in throughput. */
-	for (unsigned i = 0; i < s->r->jrs[j].nworkers; i++) {
-		uint64_t e = STAT_LOAD(&s->r->jrs[j].stats[i].end_ns);
+	for (unsigned i = 0; i < s->cfg.jobs[j].nworkers; i++) {
+		uint64_t e = STAT_LOAD(&s->cfg.jobs[j].stats[i].end_ns);
 
 		if (e > end)
 			end = e;
@@ -739,6 +742,7 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
 	js->active = false;
+	js->cg = NULL;		/* the controller removes it next */
 }
 
 static void fill_host(struct host_result *h, const struct sys_snap *sys)
@@ -762,7 +766,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	struct sys_result *sr = &res->sys;
 
 	read_sys(s, &end, now);
-	if (s->r->opts.status_line && s->status_len)
+	if (s->cfg.status_line && s->status_len)
 		fprintf(stderr, "\n");
 	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
 	if (sr->tlb_ok) {
@@ -795,16 +799,16 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	}
 	fill_host(&res->host, &end);
 
-	for (unsigned j = 0; j < s->r->njobs && j < res->njobs; j++) {
+	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
-		const struct job_run *jr = &s->r->jrs[j];
+		const struct sampler_job *sj = &s->cfg.jobs[j];
 		struct job_result *jres = &res->jobs[j];
 		bool ok = true;
 
 		/* Faults of the measured part: exit figures minus the base. */
 		jres->majflt = jres->minflt = 0;
-		for (unsigned i = 0; i < jr->nworkers; i++) {
-			const struct thread_stats *st = &jr->stats[i];
+		for (unsigned i = 0; i < sj->nworkers; i++) {
+			const struct thread_stats *st = &sj->stats[i];
 			const struct thread_samp *ts = &js->th[i];
 			uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
 			uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
@@ -816,18 +820,17 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->majflt += st->exit_majflt - bmaj;
 			jres->minflt += st->exit_minflt - bmin;
 		}
-		jres->faults_ok = ok && jr->nworkers;
+		jres->faults_ok = ok && sj->nworkers;
 
 		/* Helper threads (offload, prefetch): apart from the workers,
 		 * whose faults are the ones that blocked the reader. */
 		{
-			struct job_slots sl;
+			const struct job_slots sl = sj->slots;
 
-			job_run_slots(jr->job, &sl);
 			jres->helper_majflt = jres->helper_minflt = 0;
 			jres->helper_faults_ok = sl.noffload + sl.nprefetch > 0;
 			for (unsigned i = sl.offload; i < sl.prefetch + sl.nprefetch; i++) {
-				const struct thread_stats *st = &jr->stats[i];
+				const struct thread_stats *st = &sj->stats[i];
 				const struct thread_samp *ts = &js->th[i];
 				uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
 				uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
@@ -885,7 +888,7 @@ void sampler_destroy(struct sampler *s)
 		procfs_kswapd_close(&s->ksw);
 	for (unsigned i = 0; i < s->ndevs; i++)
 		procfs_src_close(&s->devs[i].src);
-	for (unsigned j = 0; j < s->r->njobs; j++) {
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)

@@ -4,30 +4,58 @@
  * and at the end the telemetry totals of the summary and JSON.
  *
  * The run controller owns the clock and calls in at each interval
- * boundary (start + k * interval) and when a job ends. The sampler reads
- * only the workers' published counters and /proc and /sys; it never
- * stops or slows a worker.
+ * boundary (start + k * interval) and when a job ends. The sampler sees
+ * a job only through struct sampler_job: its options, its counter slots
+ * in the arena and its targets; it reads those counters and /proc and
+ * /sys, and never stops or slows a worker. The one thing it may ask of
+ * the run, to stop (its CSV reader went away), it asks through the stop
+ * flag it is handed.
  */
 #ifndef FAULTLINE_SAMPLER_H
 #define FAULTLINE_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "cgroup.h"
 #include "err.h"
+#include "job.h"
 #include "results.h"
+#include "stats.h"
+#include "target.h"
 
-struct run;
 struct sampler;
 
+/* What the sampler knows of one job. */
+struct sampler_job {
+	const struct job *job;
+	const struct thread_stats *stats;	/* slots.total entries, laid out as slots */
+	struct job_slots slots;
+	unsigned nworkers;
+	const struct target *targets;		/* whose devices it samples; */
+	unsigned ntargets;			/* 0 for an engine without targets */
+};
+
+struct sampler_config {
+	uint64_t interval_ns;
+	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
+	bool status_line;		/* live line on stderr */
+	int *stop;			/* set to stop the run */
+	unsigned njobs;
+	const struct sampler_job *jobs;	/* njobs, alive as long as the sampler */
+};
+
 /* Opens the CSV and every /proc and /sys source once. */
-int sampler_create(struct sampler **sp, struct run *r, struct err *e);
+int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e);
 void sampler_begin(struct sampler *s, uint64_t now);
 /* Job @job is ready to start: the system and device counters its first
  * row counts from, read before any of its requests. */
 void sampler_job_ready(struct sampler *s, unsigned job);
-/* Job @job started at its start_ns; without ramp_time that is also the
- * start of its measured part. */
-void sampler_job_started(struct sampler *s, unsigned job);
+/* Job @job started at @start_ns (its measured part begins at
+ * @ramp_end_ns, or at once when 0); @cg is its mem_limit cgroup, or
+ * NULL, valid until sampler_job_ended. */
+void sampler_job_started(struct sampler *s, unsigned job, uint64_t start_ns,
+			 uint64_t ramp_end_ns, struct cgroup *cg);
 /* The measured part of job @job starts now (at the end of its ramp_time). */
 void sampler_job_measure_start(struct sampler *s, unsigned job, uint64_t now);
 /* An interval boundary: a row for every job that ran in it. */

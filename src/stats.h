@@ -79,6 +79,20 @@ static inline void stat_add(uint64_t *c, uint64_t v)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
+/*
+ * A job's slots in the run's counter arena, in this order: its workers,
+ * the cpu probe, the offload helpers (loop=, offload=K), and one prefetch
+ * helper per worker (prefetch=populate|touch). Helpers publish their
+ * tid and faults there; their ops stay 0. worker_slots() lays them out.
+ */
+struct job_slots {
+	unsigned workers;
+	unsigned probe, nprobe;
+	unsigned offload, noffload;
+	unsigned prefetch, nprefetch;
+	unsigned total;
+};
+
 struct stats_arena {
 	unsigned n;
 	size_t bytes;

@@ -8,6 +8,7 @@
  * ever opened read-only.
  */
 #include "target.h"
+#include "latclock.h"
 #include "rng.h"
 
 #include <errno.h>
@@ -71,14 +72,6 @@ static void prng_fill(struct prng *p, uint64_t *w, size_t nwords)
 }
 
 /* ---- small helpers ---- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* "4194304 bytes (4.0 MiB)" for messages. */
 static const char *fmt_bytes(char *buf, size_t n, uint64_t v)

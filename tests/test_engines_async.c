@@ -50,7 +50,7 @@ static struct {
 /* A worker with everything an engine may look at. */
 struct rig {
 	struct job job;
-	struct job_run jr;
+	struct work wk;
 	struct target targets[NTARGETS];
 	struct worker w;
 	const struct engine_ops *ops;
@@ -170,37 +170,39 @@ static void rig_init(struct rig *g, const struct engine_ops *ops, unsigned depth
 		t->len = fx.size[i];
 		t->lbs = 512;
 	}
-	g->jr.job = &g->job;
-	g->jr.ops = ops;
-	g->jr.ntargets = NTARGETS;
-	g->jr.targets = g->targets;
-	g->jr.nworkers = 1;
-	g->jr.workers = &g->w;
+	g->wk.job = &g->job;
+	g->wk.ops = ops;
+	g->wk.ej.job = &g->job;
+	g->wk.ej.ntargets = NTARGETS;
+	g->wk.ej.targets = g->targets;
+	g->wk.ej.depth = depth;
+	g->wk.batch = depth;
 
-	g->w.jr = &g->jr;
+	g->w.wk = &g->wk;
 	g->w.tcount = NTARGETS;
-	g->w.reqs = calloc(depth, sizeof(*g->w.reqs));
+	g->w.et.ej = &g->wk.ej;
+	g->w.et.reqs = calloc(depth, sizeof(*g->w.et.reqs));
 	g->w.bufs = aligned_alloc(PAGE, stride * depth);
 	g->free_slots = calloc(depth, sizeof(*g->free_slots));
 	g->done = calloc(depth, sizeof(*g->done));
-	assert_non_null(g->w.reqs);
+	assert_non_null(g->w.et.reqs);
 	assert_non_null(g->w.bufs);
 	assert_non_null(g->free_slots);
 	assert_non_null(g->done);
 	for (i = 0; i < depth; i++) {
-		g->w.reqs[i].slot = (uint16_t)i;
-		g->w.reqs[i].buf = g->w.bufs + i * stride;
+		g->w.et.reqs[i].slot = (uint16_t)i;
+		g->w.et.reqs[i].buf = g->w.bufs + i * stride;
 		g->free_slots[g->nfree++] = depth - 1 - i;
 	}
-	if (ops->init && ops->init(&g->w, &e) < 0)
+	if (ops->init && ops->init(&g->w.et, &e) < 0)
 		fail_msg("%s init: %s", ops->name, e.msg);
 }
 
 static void rig_destroy(struct rig *g)
 {
 	if (g->ops->exit)
-		g->ops->exit(&g->w);
-	free(g->w.reqs);
+		g->ops->exit(&g->w.et);
+	free(g->w.et.reqs);
 	free(g->w.bufs);
 	free(g->free_slots);
 	free(g->done);
@@ -209,7 +211,7 @@ static void rig_destroy(struct rig *g)
 static struct io_req *rig_take(struct rig *g)
 {
 	assert_true(g->nfree > 0);
-	return &g->w.reqs[g->free_slots[--g->nfree]];
+	return &g->w.et.reqs[g->free_slots[--g->nfree]];
 }
 
 static void rig_put(struct rig *g, struct io_req *r)
@@ -226,7 +228,7 @@ static int rig_queue(struct rig *g, unsigned target, uint64_t off, uint32_t len)
 	r->len = len;
 	r->res = INT64_MIN;
 	r->data = NULL;
-	return g->ops->queue(&g->w, r);
+	return g->ops->queue(&g->w.et, r);
 }
 
 static void check_data(const struct io_req *r, int64_t want)
@@ -265,7 +267,7 @@ static void run_random(const struct engine_ops *ops, unsigned depth, uint64_t bs
 	struct rig g;
 
 	rig_init(&g, ops, depth, bs, direct);
-	g.jr.batch = batch;
+	g.wk.batch = batch ? batch : depth;
 	while (completed < total) {
 		int n, i;
 
@@ -278,13 +280,13 @@ static void run_random(const struct engine_ops *ops, unsigned depth, uint64_t bs
 			issued++;
 			inflight++;
 			if (batch)
-				assert_int_equal(submit_step(&g.w, &pending,
+				assert_int_equal(worker_submit_step(&g.w, &pending,
 							     g.nfree && issued < total), 0);
 		}
 		if (!batch && ops->submit)
-			assert_int_equal(ops->submit(&g.w), 0);
+			assert_int_equal(ops->submit(&g.w.et), 0);
 		/* Drain at the end, as the worker does. */
-		n = ops->reap(&g.w, issued == total ? inflight : 1, depth, g.done);
+		n = ops->reap(&g.w.et, issued == total ? inflight : 1, depth, g.done);
 		pending = 0;
 		assert_true(n >= 1);
 		assert_true((unsigned)n <= inflight);
@@ -340,20 +342,20 @@ static void test_batch_resolve(void **state)
 	(void)state;
 	j.iodepth_batch = IODEPTH_BATCH_AUTO;
 	j.direct = true;
-	assert_int_equal(job_batch_resolve(&j, 64), 1);
+	assert_int_equal(worker_batch_resolve(&j, 64), 1);
 	j.direct = false;
-	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	assert_int_equal(worker_batch_resolve(&j, 64), 64);
 	j.iodepth_batch = 0;
-	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	assert_int_equal(worker_batch_resolve(&j, 64), 64);
 	j.iodepth_batch = 8;
-	assert_int_equal(job_batch_resolve(&j, 64), 8);
+	assert_int_equal(worker_batch_resolve(&j, 64), 8);
 	j.direct = true;
-	assert_int_equal(job_batch_resolve(&j, 64), 8);
+	assert_int_equal(worker_batch_resolve(&j, 64), 8);
 	j.iodepth_batch = 100;
-	assert_int_equal(job_batch_resolve(&j, 64), 64);
+	assert_int_equal(worker_batch_resolve(&j, 64), 64);
 	/* A synchronous engine has one slot. */
 	j.iodepth_batch = IODEPTH_BATCH_AUTO;
-	assert_int_equal(job_batch_resolve(&j, 1), 1);
+	assert_int_equal(worker_batch_resolve(&j, 1), 1);
 }
 
 /* reap() never hands back more than @max, and every request comes back
@@ -370,9 +372,9 @@ static void test_reap_respects_max(void **state)
 	for (i = 0; i < 32; i++)
 		assert_int_equal(rig_queue(&g, 0, (uint64_t)i * 8192, 4096), ENGINE_QUEUED);
 	if (p->ops->submit)
-		assert_int_equal(p->ops->submit(&g.w), 0);
+		assert_int_equal(p->ops->submit(&g.w.et), 0);
 	while (got < 32) {
-		int n = p->ops->reap(&g.w, 1, 3, g.done);
+		int n = p->ops->reap(&g.w.et, 1, 3, g.done);
 		int k;
 
 		assert_true(n >= 1 && n <= 3);
@@ -401,8 +403,8 @@ static void test_short_read_at_eof(void **state)
 	assert_int_equal(rig_queue(&g, 1, end - 1000, 4096), ENGINE_QUEUED);
 	assert_int_equal(rig_queue(&g, 1, end + 4096, 4096), ENGINE_QUEUED);
 	if (p->ops->submit)
-		assert_int_equal(p->ops->submit(&g.w), 0);
-	n = p->ops->reap(&g.w, 2, 2, g.done);
+		assert_int_equal(p->ops->submit(&g.w.et), 0);
+	n = p->ops->reap(&g.w.et, 2, 2, g.done);
 	assert_int_equal(n, 2);
 	r0 = g.done[0]->off < end ? g.done[0] : g.done[1];
 	r1 = g.done[0]->off < end ? g.done[1] : g.done[0];
@@ -428,8 +430,8 @@ static void test_rejected_request_completes(void **state)
 	assert_int_equal(rig_queue(&g, 0, 100, 4096), ENGINE_QUEUED);
 	assert_int_equal(rig_queue(&g, 0, 16384, 4096), ENGINE_QUEUED);
 	if (p->ops->submit)
-		assert_int_equal(p->ops->submit(&g.w), 0);
-	n = p->ops->reap(&g.w, 3, 4, g.done);
+		assert_int_equal(p->ops->submit(&g.w.et), 0);
+	n = p->ops->reap(&g.w.et, 3, 4, g.done);
 	assert_int_equal(n, 3);
 	for (k = 0; k < n; k++) {
 		if (g.done[k]->off == 100) {
@@ -458,7 +460,7 @@ static void test_init_exit_repeat(void **state)
 		rig_init(&g, p->ops, 8, 4096, false);
 		assert_int_equal(rig_queue(&g, 0, 0, 4096), ENGINE_QUEUED);
 		if (i % 2 && p->ops->submit)
-			assert_int_equal(p->ops->submit(&g.w), 0);
+			assert_int_equal(p->ops->submit(&g.w.et), 0);
 		rig_destroy(&g);
 	}
 }

@@ -18,7 +18,6 @@
 #include <cmocka.h>
 
 #include "latclock.h"
-#include "worker.h"
 
 static void sleep_ns(uint64_t ns)
 {
@@ -104,7 +103,7 @@ static void run_until_deadline(bool lat)
 	req_clock_start(&clk, lat, deadline);
 	for (;;) {
 		calls++;
-		if (sync_request_done(h, &clk))
+		if (req_clock_done(&clk, h))
 			break;
 		if (calls % 4096 == 0)
 			assert_true(now_ns() - start < 60000000000ull);
@@ -149,7 +148,7 @@ static void test_req_clock_no_deadline(void **state)
 	latclock_init();
 	req_clock_start(&clk, true, UINT64_MAX);
 	for (int i = 0; i < 100000; i++)
-		assert_false(sync_request_done(h, &clk));
+		assert_false(req_clock_done(&clk, h));
 	assert_int_equal(h->n, 100000);
 	free(h);
 }

@@ -28,6 +28,7 @@
 #include "loop.h"
 #include "options.h"
 #include "stats.h"
+#include "jobrun.h"
 #include "worker.h"
 
 #define MAXREC 65536
@@ -41,7 +42,7 @@ static struct {
 	unsigned delay_us;
 } R;
 
-static int rec_queue(struct worker *w, struct io_req *r)
+static int rec_queue(struct engine_thread *w, struct io_req *r)
 {
 	unsigned i = __atomic_fetch_add(&R.n, 1, __ATOMIC_SEQ_CST);
 	int now = __atomic_add_fetch(&R.running, 1, __ATOMIC_SEQ_CST);
@@ -71,6 +72,7 @@ static int rec_queue(struct worker *w, struct io_req *r)
 static const struct engine_ops rec_engine = {
 	.name = "recorder",
 	.flags = ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ),
 	.queue = rec_queue,
 };
 
@@ -114,7 +116,7 @@ static void rig_run(struct rig *g)
 {
 	struct err e = { 0 };
 
-	g->jr.ops = &rec_engine;
+	g->jr.crew.wk.ops = &rec_engine;
 	assert_int_equal(job_run_start(&g->jr, &e), 0);
 	job_run_join(&g->jr);
 	if (g->arena.ts[0].failed)
@@ -136,15 +138,15 @@ static void test_streams_one_per_file(void **state)
 	(void)state;
 	rig_job(&g, "abc", 64 << 10, 4096, 3);
 	assert_int_equal(rig_prepare(&g, &e), 0);
-	assert_non_null(g.jr.loop);
-	assert_int_equal(g.jr.loop->n, 3);
+	assert_non_null(g.jr.crew.wk.loop);
+	assert_int_equal(g.jr.crew.wk.loop->n, 3);
 	for (unsigned i = 0; i < 3; i++) {
-		assert_int_equal(g.jr.loop->streams[i].target, i);
-		assert_int_equal(g.jr.loop->streams[i].base, 0);
-		assert_int_equal(g.jr.loop->streams[i].len, 64 << 10);
+		assert_int_equal(g.jr.crew.wk.loop->streams[i].target, i);
+		assert_int_equal(g.jr.crew.wk.loop->streams[i].base, 0);
+		assert_int_equal(g.jr.crew.wk.loop->streams[i].len, 64 << 10);
 	}
 	/* Request slots: one per stream. */
-	assert_int_equal(job_run_depth(&g.jr), 3);
+	assert_int_equal(g.jr.crew.wk.ej.depth, 3);
 	rig_free(&g);
 }
 
@@ -159,7 +161,7 @@ static void test_streams_slice_one_target(void **state)
 	rig_job(&g, "s", (1 << 20) + 3 * 8192, 8192, 7);
 	assert_int_equal(rig_prepare(&g, &e), 0);
 	for (unsigned i = 0; i < 7; i++) {
-		const struct loop_stream *s = &g.jr.loop->streams[i];
+		const struct loop_stream *s = &g.jr.crew.wk.loop->streams[i];
 
 		assert_int_equal(s->target, 0);
 		assert_int_equal(s->base, at);
@@ -221,10 +223,10 @@ static void test_sync_round_robin(void **state)
 		assert_int_equal(R.rec[i].tid, R.rec[0].tid);
 	}
 	assert_int_equal(g.arena.ts[0].ops, 9);
-	assert_int_equal(g.jr.loop->stats[0].ops, 4);
-	assert_int_equal(g.jr.loop->stats[1].ops, 2);
-	assert_int_equal(g.jr.loop->stats[2].ops, 3);
-	assert_int_equal(g.jr.loop->stats[2].bytes, 3 * 4096);
+	assert_int_equal(g.jr.crew.wk.loop->stats[0].ops, 4);
+	assert_int_equal(g.jr.crew.wk.loop->stats[1].ops, 2);
+	assert_int_equal(g.jr.crew.wk.loop->stats[2].ops, 3);
+	assert_int_equal(g.jr.crew.wk.loop->stats[2].bytes, 3 * 4096);
 	rig_free(&g);
 }
 
@@ -255,8 +257,8 @@ static void test_offload_exactly_once(void **state)
 		if (seen[b] != 1)
 			fail_msg("block %u requested %u times", b, seen[b]);
 	for (unsigned s = 0; s < nstreams; s++) {
-		assert_int_equal(g.jr.loop->stats[s].ops, blocks);
-		total += g.jr.loop->stats[s].bytes;
+		assert_int_equal(g.jr.crew.wk.loop->stats[s].ops, blocks);
+		total += g.jr.crew.wk.loop->stats[s].bytes;
 	}
 	assert_int_equal(total, g.arena.ts[0].bytes);
 	assert_int_equal(g.arena.ts[0].ops, nstreams * blocks);
@@ -311,9 +313,9 @@ static void test_stream_base(void **state)
 	rig_job(&g, "x", 8 * 4096, 4096, 2);
 	assert_int_equal(rig_prepare(&g, &e), 0);
 	rig_run(&g);
-	loop_take_base(&g.jr);
-	assert_int_equal(g.jr.loop->base[0].ops, 4);
-	assert_int_equal(g.jr.loop->base[1].bytes, 4 * 4096);
+	loop_take_base(g.jr.crew.wk.loop);
+	assert_int_equal(g.jr.crew.wk.loop->base[0].ops, 4);
+	assert_int_equal(g.jr.crew.wk.loop->base[1].bytes, 4 * 4096);
 	rig_free(&g);
 }
 

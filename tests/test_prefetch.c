@@ -22,7 +22,8 @@
 
 #include "options.h"
 #include "prefetch.h"
-#include "worker.h"
+#include "stats.h"
+#include "target.h"
 
 #define FILE_SIZE (8u << 20)
 #define PAGE 4096u
@@ -31,9 +32,7 @@ static char path[300];
 
 struct rig {
 	struct job job;
-	struct job_run jr;
 	struct target t;
-	struct worker w;
 	struct thread_stats *st;	/* [0] the worker, [1] the helper */
 	struct prefetch *p;
 };
@@ -54,15 +53,10 @@ static void rig_init(struct rig *g, enum prefetch_mode mode, uint64_t window)
 	g->t.map = mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, g->t.fd, 0);
 	assert_true(g->t.map != MAP_FAILED);
 	g->t.map_len = FILE_SIZE;
-	g->jr.job = &g->job;
-	g->jr.targets = &g->t;
-	g->jr.ntargets = 1;
 	g->st = aligned_alloc(CACHELINE, 2 * sizeof(*g->st));
 	memset(g->st, 0, 2 * sizeof(*g->st));
-	g->w.jr = &g->jr;
-	g->w.st = &g->st[0];
-	g->w.tcount = 1;
-	assert_int_equal(prefetch_start(&g->p, &g->w, 1, prefetch_helpers(&g->job) ? &g->st[1] : NULL, &e), 0);
+	assert_int_equal(prefetch_start(&g->p, &g->job, &g->t, &g->st[0], 1,
+				       prefetch_helpers(&g->job) ? &g->st[1] : NULL, &e), 0);
 }
 
 static void rig_free(struct rig *g)
