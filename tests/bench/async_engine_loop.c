@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "worker.h"
+#include "latclock.h"
+#include "engine.h"
+#include "latclock.h"
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
@@ -38,9 +40,10 @@ int main(int argc, char **argv)
 {
 	const struct engine_ops *ops;
 	struct job job = { 0 };
-	struct job_run jr = { 0 };
+	struct engine_job ej = { 0 };
 	struct target t = { 0 };
-	struct worker w = { 0 };
+	struct engine_thread w = { 0 };
+	uint8_t *bufs;
 	struct err e = { 0 };
 	struct io_req **done;
 	unsigned depth, *freeslots, nfree = 0, i;
@@ -64,19 +67,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	blocks = (uint64_t)lseek(t.fd, 0, SEEK_END) / BS;
-	jr.job = &job;
-	jr.ntargets = 1;
-	jr.targets = &t;
-	w.jr = &jr;
+	ej.job = &job;
+	ej.ntargets = 1;
+	ej.targets = &t;
+	ej.depth = depth;
+	w.ej = &ej;
 	w.reqs = calloc(depth, sizeof(*w.reqs));
-	w.bufs = aligned_alloc(4096, (size_t)depth * BS);
+	bufs = aligned_alloc(4096, (size_t)depth * BS);
 	freeslots = calloc(depth, sizeof(*freeslots));
 	done = calloc(depth, sizeof(*done));
-	if (!w.reqs || !w.bufs || !freeslots || !done || !blocks)
+	if (!w.reqs || !bufs || !freeslots || !done || !blocks)
 		return 1;
 	for (i = 0; i < depth; i++) {
 		w.reqs[i].slot = (uint16_t)i;
-		w.reqs[i].buf = w.bufs + (size_t)i * BS;
+		w.reqs[i].buf = bufs + (size_t)i * BS;
 		freeslots[nfree++] = i;
 	}
 	if (ops->init(&w, &e) < 0) {
