@@ -8,15 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latclock.h"
 #include "procfs.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int reserve_check(uint64_t len, uint64_t needs, struct err *e)
 {
@@ -52,7 +45,7 @@ int reserve_check(uint64_t len, uint64_t needs, struct err *e)
 
 int reserve_take(struct reserve *r, uint64_t len, struct err *e)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = now_ns();
 	void *p;
 
 	memset(r, 0, sizeof(*r));
@@ -71,7 +64,7 @@ int reserve_take(struct reserve *r, uint64_t len, struct err *e)
 	}
 	r->p = p;
 	r->len = len;
-	r->populate_ns = mono_ns() - t0;
+	r->populate_ns = now_ns() - t0;
 	return 0;
 }
 
