@@ -21,6 +21,7 @@
 
 #include "engine.h"
 #include "optval.h"
+#include "suggest.h"
 
 /* Enum fields are stored through an int pointer. */
 _Static_assert(sizeof(enum rw_mode) == sizeof(int), "enum size");
@@ -896,77 +897,22 @@ int option_format(const struct job *j, const struct option_def *o, char *buf, si
 /* ------------------------------------------------------------------ */
 /* did you mean */
 
-#define SUGGEST_LEN_MAX 64
-
-/* Optimal string alignment distance: a swapped pair ("iodpeth") is one edit. */
-static unsigned osa_distance(const char *a, const char *b)
-{
-	size_t n = strlen(a), m = strlen(b);
-	unsigned d[SUGGEST_LEN_MAX + 1][SUGGEST_LEN_MAX + 1];
-
-	if (n > SUGGEST_LEN_MAX || m > SUGGEST_LEN_MAX)
-		return UINT_MAX;
-	for (size_t i = 0; i <= n; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t k = 0; k <= m; k++)
-		d[0][k] = (unsigned)k;
-	for (size_t i = 1; i <= n; i++) {
-		for (size_t k = 1; k <= m; k++) {
-			unsigned cost = a[i - 1] != b[k - 1];
-			unsigned v = d[i - 1][k - 1] + cost;
-
-			if (d[i - 1][k] + 1 < v)
-				v = d[i - 1][k] + 1;
-			if (d[i][k - 1] + 1 < v)
-				v = d[i][k - 1] + 1;
-			if (i > 1 && k > 1 && a[i - 1] == b[k - 2] && a[i - 2] == b[k - 1] &&
-			    d[i - 2][k - 2] + 1 < v)
-				v = d[i - 2][k - 2] + 1;
-			d[i][k] = v;
-		}
-	}
-	return d[n][m];
-}
-
-static void consider(const char *cand, size_t len, const char *name, unsigned *best,
-		     const char **best_name)
-{
-	char buf[SUGGEST_LEN_MAX + 1];
-	unsigned dist;
-
-	if (len > SUGGEST_LEN_MAX)
-		return;
-	memcpy(buf, cand, len);
-	buf[len] = '\0';
-	dist = osa_distance(name, buf);
-	if (dist < *best) {
-		*best = dist;
-		*best_name = cand;
-	}
-}
-
 const char *option_suggest(const char *name)
 {
 	static char out[SUGGEST_LEN_MAX + 1];
-	size_t n = strlen(name);
-	/* Short names tolerate one slip, longer ones a slip per 4 letters. */
-	unsigned limit = n <= 4 ? 1 : (unsigned)(n + 3) / 4, best = UINT_MAX;
-	const char *best_name = NULL;
+	struct suggest s;
 
+	suggest_init(&s, name);
 	for (size_t i = 0; i < option_count; i++) {
 		const char *a = option_table[i].aliases;
 
-		consider(option_table[i].name, strlen(option_table[i].name), name, &best,
-			 &best_name);
+		suggest_offer(&s, option_table[i].name, strlen(option_table[i].name));
 		while (a && *a) {
 			size_t len = strcspn(a, ",");
 
-			consider(a, len, name, &best, &best_name);
+			suggest_offer(&s, a, len);
 			a += len + (a[len] == ',');
 		}
 	}
-	if (!best_name || best > limit || best == 0)
-		return NULL;
-	snprintf(out, sizeof(out), "%.*s", (int)strcspn(best_name, ","), best_name);
-	return out;
+	return suggest_result(&s, out, sizeof(out));
 }
