@@ -398,7 +398,7 @@ int job_run_ready(struct job_run *jr, struct err *e)
 	if (j->mem_limit) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "faultline-%d-%u", (int)getpid(), jr->index);
+		cgroup_job_name(name, sizeof(name), jr->index);
 		ret = jobhost_cgroup(&jr->host, name, j->mem_limit, e);
 		if (!ret)
 			ret = jobhost_fork(&jr->host, &jr->crew, prewarm_cb, jr, e);

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "outfile.h"
 
 /* fio 3.33's default percentile_list, keys printed as "%f". */
 static const double fio_percentiles[] = {
@@ -689,108 +690,22 @@ int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The mode a new file would get (0666 & ~umask), or the old file's. */
-static mode_t output_mode(const char *path)
-{
-	struct stat st;
-	mode_t mask;
-
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		return st.st_mode & 07777;
-	/* umask can only be read by setting it; writers run after the
-	 * workers, when nothing else creates files. */
-	mask = umask(022);
-	umask(mask);
-	return 0666 & ~mask;
-}
-
 int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = NULL, *tmp = NULL, *s = NULL;
-	const char *base = slash ? slash + 1 : path;
-	int fd = -1, dfd, ret;
+	struct outfile o;
+	char *s = build_text(r);
+	int ret;
 
-	if (!*base)
-		return err_set(e, EISDIR, "JSON output %s: not a file name", path);
-	if (slash == path)
-		dir = strdup("/");
-	else if (slash)
-		dir = strndup(path, (size_t)(slash - path));
-	else
-		dir = strdup(".");
-	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-	s = build_text(r);
-	if (!s) {
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = err_set(e, errno, "JSON output %s: create a temporary file in %s: %s",
-			      path, dir, strerror(errno));
-		goto out;
-	}
-	ret = write_all(fd, s, strlen(s));
-	if (!ret)
-		ret = write_all(fd, "\n", 1);
-	if (!ret && fchmod(fd, output_mode(path)))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
+	if (!s)
+		return err_set(e, ENOMEM, "JSON output %s: out of memory", path);
+	ret = outfile_open(&o, path, e);
 	if (ret) {
-		ret = err_set(e, -ret, "JSON output %s: write %s: %s", path, tmp, strerror(-ret));
-		goto out_unlink;
+		free(s);
+		return err_wrap(e, "JSON output");
 	}
-	if (close(fd)) {
-		fd = -1;
-		ret = err_set(e, errno, "JSON output %s: close %s: %s", path, tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = err_set(e, errno, "JSON output %s: rename from %s: %s", path, tmp,
-			      strerror(errno));
-		goto out_unlink;
-	}
-	/* Make the rename itself durable; a filesystem that cannot fsync a
-	 * directory has nothing more to offer, so that is not an error. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	ret = 0;
-	goto out;
-
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
+	fputs(s, o.f);
+	fputc('\n', o.f);
 	free(s);
-	free(tmp);
-	free(dir);
-	return ret;
+	ret = outfile_commit(&o, e);
+	return ret ? err_wrap(e, "JSON output") : 0;
 }

@@ -20,6 +20,7 @@
 #include "jobfile.h"
 #include "json_out.h"
 #include "options.h"
+#include "outfile.h"
 #include "report.h"
 #include "run.h"
 
@@ -230,6 +231,12 @@ static void print_warning(const char *msg)
 	fprintf(stderr, "faultline: warning: %s\n", msg);
 }
 
+static void say_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	print_warning(msg);
+}
+
 static int load_jobs(struct cli *c, struct joblist *jl, struct err *e)
 {
 	int ret;
@@ -291,17 +298,25 @@ static void demo_adapt(struct cli *c, struct joblist *jl)
 		c->demo_scratch = jl->jobs[0]->filename;
 }
 
+/*
+ * The summary and JSON, whole or not at all (SPEC 8): a file goes
+ * through a temporary file renamed into place (outfile.c); stdout is
+ * checked, so a full disk or a closed pipe there is an error too.
+ */
 static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
 {
+	bool to_file = c->output && strcmp(c->output, "-");
+	struct outfile o = { 0 };
 	FILE *out = stdout;
 	int ret = 0;
 
-	if (c->output && strcmp(c->output, "-")) {
+	if (to_file) {
 		if (c->fmt_json && !c->fmt_normal)
 			return json_out_write_file(res, c->output, e);
-		out = fopen(c->output, "w");
-		if (!out)
-			return err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
+		ret = outfile_open(&o, c->output, e);
+		if (ret)
+			return err_wrap(e, "--output");
+		out = o.f;
 	}
 	if (c->fmt_normal)
 		report_normal(out, res);
@@ -317,9 +332,17 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 			fprintf(out, "demo: the scratch file %s is kept, so the next demo need not "
 				"lay it out again; remove it when done\n", c->demo_scratch);
 	}
-	if (out != stdout && fclose(out) != 0 && !ret)
-		ret = err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
-	fflush(stdout);
+	if (to_file) {
+		if (ret) {
+			outfile_abort(&o);
+			return ret;
+		}
+		ret = outfile_commit(&o, e);
+		return ret ? err_wrap(e, "--output") : 0;
+	}
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !ret)
+		ret = err_set(e, errno ? errno : EIO, "writing the summary to standard output: %s",
+			      strerror(errno ? errno : EIO));
 	return ret;
 }
 
@@ -363,17 +386,14 @@ int main(int argc, char **argv)
 	ro.interval_ns = c.interval_ns;
 	ro.csv_path = c.csv;
 	ro.status_line = !c.quiet && isatty(2);
-	if (c.output && strcmp(c.output, "-")) {
-		/* Fail before the run, not after it. */
-		FILE *probe = fopen(c.output, "a");
-
-		if (!probe) {
-			fprintf(stderr, "faultline: --output=%s: %s\n", c.output, strerror(errno));
-			goto out_jobs;
-		}
-		fclose(probe);
+	/* Fail before the run, not after it, and create nothing yet. */
+	if (c.output && strcmp(c.output, "-") && outfile_check(c.output, "--output", &e) < 0) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		goto out_jobs;
 	}
 
+	/* What a run killed by SIGKILL left behind, before making more. */
+	cgroup_reap_stale(say_warning, NULL);
 	the_run = &run;
 	install_signals();
 	raise_fd_limit();
@@ -395,6 +415,11 @@ int main(int argc, char **argv)
 			status = EXIT_JOB_FAILED;
 	if (run.res.interrupted)
 		status = EXIT_JOB_FAILED;
+	if (run.res.csv_error) {
+		fprintf(stderr, "faultline: the CSV %s is incomplete (it ends at the last whole row): %s\n",
+			c.csv, strerror(run.res.csv_error));
+		status = EXIT_JOB_FAILED;
+	}
 	if (write_outputs(&c, &run.res, &e)) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		status = EXIT_JOB_FAILED;

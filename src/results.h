@@ -127,6 +127,7 @@ struct run_result {
 	uint64_t start_epoch_ms;
 	uint64_t duration_ns;
 	bool interrupted;		/* Ctrl-C / SIGTERM */
+	int csv_error;			/* errno that cut the CSV short, 0 = whole */
 	unsigned njobs;
 	struct job_result *jobs;
 	struct sys_result sys;

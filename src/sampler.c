@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "csvout.h"
 #include "devinfo.h"
 #include "latclock.h"
 #include "procfs.h"
@@ -89,9 +90,8 @@ struct job_samp {
 
 struct sampler {
 	struct sampler_config cfg;
-	FILE *csv;
-	bool csv_is_stdout;
-	bool csv_broken;
+	struct csvout csv;
+	bool have_csv;
 	const char *proc;
 	long hz;
 	struct procfs_src interrupts, vmstat, meminfo, stat;
@@ -369,6 +369,24 @@ static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struc
 	return true;
 }
 
+/* One CSV line, whole or not at all (csvout.c). */
+static void csv_write(struct sampler *s, const char *line, size_t len)
+{
+	int ret = csvout_row(&s->csv, line, len);
+
+	if (!ret)
+		return;
+	if (ret == -EPIPE) {
+		/* The reader of --csv=- went away: nobody is watching, so
+		 * end the run (cleanly). */
+		fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
+		__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
+	} else {
+		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
+			s->csv.path, strerror(-ret));
+	}
+}
+
 /* ---- lifecycle ------------------------------------------------------ */
 
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
@@ -387,19 +405,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	if (cfg->csv_path) {
-		if (!strcmp(cfg->csv_path, "-")) {
-			s->csv = stdout;
-			s->csv_is_stdout = true;
-		} else {
-			s->csv = fopen(cfg->csv_path, "w");
-			if (!s->csv) {
-				int ret = err_set(e, errno, "--csv=%s: %s", cfg->csv_path, strerror(errno));
+		int ret = csvout_open(&s->csv, cfg->csv_path, e);
 
-				free(s->jobs);
-				free(s);
-				return ret;
-			}
+		if (ret) {
+			free(s->jobs);
+			free(s);
+			return ret;
 		}
+		s->have_csv = true;
 	}
 	open_sys_sources(s);
 	for (unsigned j = 0; j < cfg->njobs; j++) {
@@ -463,9 +476,10 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	s->last_tick = s->begin;
 	s->last_tick_ok = true;
 	s->status_total_ns = planned_ns(&s->cfg);
-	if (s->csv) {
-		fprintf(s->csv, "%s\n", sampler_csv_header);
-		fflush(s->csv);
+	if (s->have_csv) {
+		/* Anything stdio holds for stdout goes first (--csv=-). */
+		fflush(stdout);
+		csv_write(s, sampler_csv_header, strlen(sampler_csv_header));
 	}
 }
 
@@ -649,20 +663,8 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
 	js->last_t = now;
-	if (s->csv && !s->csv_broken) {
-		if (fprintf(s->csv, "%s\n", line) < 0 || fflush(s->csv) != 0) {
-			s->csv_broken = true;
-			if (errno == EPIPE) {
-				/* The reader of --csv=- went away: nobody is
-				 * watching, so end the run (cleanly). */
-				fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
-				__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
-			} else {
-				fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
-					strerror(errno));
-			}
-		}
-	}
+	if (s->have_csv)
+		csv_write(s, line, (size_t)(p - line));
 }
 
 static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *sys,
@@ -766,6 +768,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	struct sys_result *sr = &res->sys;
 
 	read_sys(s, &end, now);
+	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
 	if (s->cfg.status_line && s->status_len)
 		fprintf(stderr, "\n");
 	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
@@ -876,10 +879,8 @@ void sampler_destroy(struct sampler *s)
 {
 	if (!s)
 		return;
-	if (s->csv && !s->csv_is_stdout)
-		fclose(s->csv);
-	else if (s->csv)
-		fflush(s->csv);
+	if (s->have_csv)
+		csvout_close(&s->csv);
 	procfs_src_close(&s->interrupts);
 	procfs_src_close(&s->vmstat);
 	procfs_src_close(&s->meminfo);
