@@ -350,7 +350,8 @@ int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct joblist jl = { 0 };
-	struct run run;
+	/* Zeroed: a signal may reach on_signal before run_prepare fills it. */
+	struct run run = { 0 };
 	struct run_opts ro;
 	struct err e = { 0 };
 	int status, ret;
@@ -405,6 +406,9 @@ int main(int argc, char **argv)
 		run_destroy(&run);
 		goto out_jobs;
 	}
+	/* A signal before run_prepare made its stop flag had nowhere to go. */
+	if (signals_seen)
+		run_request_stop(&run);
 	ret = run_execute(&run, &e);
 	if (ret)
 		fprintf(stderr, "faultline: %s\n", e.msg);
