@@ -8,7 +8,7 @@
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
-PKGS     = liburing jansson numa
+PKGS     = liburing jansson numa libisal
 CFLAGS  ?= -O2 -g
 # snprintf into fixed buffers truncates on purpose (messages, names), so
 # -Wformat-truncation would flag every bounded snprintf.
@@ -25,7 +25,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 # Debian packages behind each need: header or tool -> package.
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
-	   pkg-config fio python3-matplotlib
+	   pkg-config fio python3-matplotlib libisal-dev
 
 .PHONY: all check demo deps unit e2e e2e-unprivileged plot-tests clean
 all: $(BIN)
