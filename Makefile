@@ -25,10 +25,10 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 # Debian packages behind each need: header or tool -> package. The
 # tests make filesystems and partition tables on loop devices (mkfs.ext4:
-# e2fsprogs, sfdisk: fdisk).
+# e2fsprogs, sfdisk: fdisk) and watch a run's opens (strace).
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
-	   e2fsprogs fdisk
+	   e2fsprogs fdisk strace
 
 .PHONY: all check demo deps unit e2e e2e-unprivileged plot-tests clean
 all: $(BIN)
