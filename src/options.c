@@ -27,6 +27,8 @@
 _Static_assert(sizeof(enum rw_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum madv_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum prefetch_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum sync_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum verify_mode) == sizeof(int), "enum size");
 
 #define MIB (1024ull * 1024)
 
@@ -765,7 +767,8 @@ static int set_by_type(struct job *j, const struct option_def *o, const char *va
 /* ------------------------------------------------------------------ */
 /* custom parsers */
 
-static const char *const rw_names[] = { "read", "randread", NULL };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+				       NULL };
 static const char *const fst_names[] = { "roundrobin", "random", "sequential", NULL };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed",
 					  "hugepage", NULL };
@@ -794,26 +797,91 @@ static int parse_size(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* fio's other directions write or trim; they arrive with SPEC 10. */
+/* rw=: reads, writes and mixes (SPEC 10); fio's trims are not supported. */
 static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
-	static const char *const writes[] = { "write", "randwrite", "rw", "readwrite",
-					      "randrw", "trim", "randtrim", "trimwrite",
-					      "randtrimwrite", NULL };
+	static const char *const trims[] = { "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 	int v;
 
-	for (int i = 0; val && writes[i]; i++)
-		if (!strcmp(val, writes[i]))
-			return opt_fail(c, val, e, "writes and trims are not supported yet; "
-					"faultline reads: read, randread");
+	for (int i = 0; val && trims[i]; i++)
+		if (!strcmp(val, trims[i]))
+			return opt_fail(c, val, e, "fio's trims are not supported; expected read, "
+					"randread, write, randwrite, rw (readwrite) or randrw");
 	if (val && strchr(val, ':'))
 		return opt_fail(c, val, e, "fio's rw=...:N offset modifier is not supported; "
-				"expected read or randread");
+				"expected read, randread, write, randwrite, rw or randrw");
+	/* fio's value alias, as the option itself has one. */
+	if (val && !strcmp(val, "readwrite"))
+		val = "rw";
 	if (enum_parse(o, c, val, &v, e))
 		return -EINVAL;
 	j->rw = (enum rw_mode)v;
 	return 0;
+}
+
+/* rwmixwrite=N is fio's other way to say rwmixread=100-N. */
+static int parse_rwmixwrite(struct job *j, const struct option_def *o, const char *val,
+			    const struct option_ctx *c, struct err *e)
+{
+	uint64_t v;
+
+	(void)o;
+	if (num_parse(c, val, NUM_SIZE, &v, NULL, e))
+		return -EINVAL;
+	if (v > 100)
+		return opt_fail(c, val, e, "a percentage, 0 to 100");
+	j->rwmixread = 100 - (unsigned)v;
+	return 0;
+}
+
+/*
+ * sync=: fio's values. SPEC 10 makes sync=1 the O_DSYNC open (every
+ * write durable, data only); fio's sync=1 is O_SYNC, which also waits
+ * for the inode's timestamps, and faultline gives that for the word
+ * "sync", so a fio job that means O_SYNC can still say it.
+ */
+static int parse_sync(struct job *j, const struct option_def *o, const char *val,
+		      const struct option_ctx *c, struct err *e)
+{
+	(void)o;
+	if (val && (!strcmp(val, "0") || !strcmp(val, "none")))
+		j->sync = SYNC_NONE;
+	else if (!val || !strcmp(val, "1") || !strcmp(val, "dsync"))
+		j->sync = SYNC_DSYNC;
+	else if (!strcmp(val, "sync"))
+		j->sync = SYNC_SYNC;
+	else
+		return opt_fail(c, val, e, "expected 0 (none), 1 or dsync (O_DSYNC), or sync (O_SYNC)");
+	return 0;
+}
+
+/* verify=: crc32c only; fio's other modes are refused as fio's unknown
+ * options are, naming them as fio's. */
+static int parse_verify(struct job *j, const struct option_def *o, const char *val,
+			const struct option_ctx *c, struct err *e)
+{
+	static const char *const fio_modes[] = { "md5", "crc64", "crc32", "crc16", "crc7", "sha1",
+						 "sha256", "sha512", "sha3-224", "sha3-256",
+						 "sha3-384", "sha3-512", "xxhash", "meta", "pattern",
+						 "null", NULL };
+
+	(void)o;
+	if (val && (!strcmp(val, "0") || !strcmp(val, "none"))) {
+		j->verify = VERIFY_NONE;
+		return 0;
+	}
+	/* fio's crc32c-intel is crc32c computed with the CPU's instruction,
+	 * as faultline always does where the CPU has one. */
+	if (val && (!strcmp(val, "crc32c") || !strcmp(val, "crc32c-intel"))) {
+		j->verify = VERIFY_CRC32C;
+		return 0;
+	}
+	for (int i = 0; val && fio_modes[i]; i++)
+		if (!strcmp(val, fio_modes[i]))
+			return opt_fail(c, val, e, "is an fio verify mode faultline does not support "
+					"(faultline verifies with crc32c: verify=crc32c)");
+	return opt_fail(c, val, e, "expected 0 or crc32c");
 }
 
 static int parse_ioengine(struct job *j, const struct option_def *o, const char *val,
@@ -1143,7 +1211,7 @@ const struct option_def option_table[] = {
 	  .help = "wait this long before starting the job" },
 	{ .name = "rw", .aliases = "readwrite", .type = OPT_ENUM, .off = OFF(rw), .def = "read",
 	  .values = rw_names, .parse = parse_rw,
-	  .help = "sequential scan (read) or random reads (randread)" },
+	  .help = "sequential or random reads, writes, or a mix of both (rw, randrw; rwmixread)" },
 	{ .name = "bs", .aliases = "blocksize", .type = OPT_SIZE, .off = OFF(bs), .def = "4k",
 	  .min = 1, .max = BS_MAX, .help = "request size" },
 	{ .name = "ioengine", .type = OPT_CUSTOM, .off = OFF(ioengine), .def = "psync",
@@ -1218,6 +1286,26 @@ const struct option_def option_table[] = {
 	  .values = prefetch_names, .parse = parse_prefetch,
 	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
 	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
+	{ .name = "rwmixread", .type = OPT_INT, .off = OFF(rwmixread), .def = "50", .max = 100,
+	  .help = "rw=rw, randrw: percentage of requests that read, the rest write" },
+	{ .name = "rwmixwrite", .type = OPT_CUSTOM, .parse = parse_rwmixwrite, .syntax = "int",
+	  .help = "fio's other form: rwmixwrite=N is rwmixread=100-N" },
+	{ .name = "fsync", .type = OPT_INT, .off = OFF(fsync_every), .def = "0",
+	  .help = "flush after every N writes of a thread: fsync, IORING_OP_FSYNC, msync (0: never)" },
+	{ .name = "fdatasync", .type = OPT_INT, .off = OFF(fdatasync_every), .def = "0",
+	  .help = "as fsync, data only: fdatasync, IORING_FSYNC_DATASYNC, msync (0: never)" },
+	{ .name = "sync_interval", .type = OPT_TIME, .off = OFF(sync_interval_ns), .def = "0",
+	  .help = "flush when this long has passed since a thread's last flush, as a checkpointer (0: never)" },
+	{ .name = "end_fsync", .type = OPT_BOOL, .off = OFF(end_fsync), .def = "0",
+	  .help = "one flush of every target a thread wrote, at its end, timed and counted" },
+	{ .name = "sync", .type = OPT_CUSTOM, .off = OFF(sync), .def = "0", .parse = parse_sync,
+	  .syntax = "0|1|none|dsync|sync",
+	  .help = "write jobs open targets O_DSYNC (1, dsync) or O_SYNC (sync); refused with mmap" },
+	{ .name = "verify", .type = OPT_CUSTOM, .off = OFF(verify), .def = "0", .parse = parse_verify,
+	  .syntax = "0|crc32c",
+	  .help = "crc32c: read back every block the job wrote at its end, count mismatches" },
+	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
+	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
 	{ .name = "thread", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_THREAD, .help = "fio's; accepted, no effect: faultline always runs threads" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
@@ -1409,6 +1497,10 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		snprintf(buf, len, "auto");
 	else if (o->parse == parse_batch)
 		snprintf(buf, len, "%u", j->iodepth_batch);
+	else if (o->parse == parse_sync)
+		snprintf(buf, len, "%s", j->sync == SYNC_NONE ? "0" : j->sync == SYNC_DSYNC ? "dsync" : "sync");
+	else if (o->parse == parse_verify)
+		snprintf(buf, len, "%s", j->verify == VERIFY_CRC32C ? "crc32c" : "0");
 	else
 		return -1;
 	return 1;
