@@ -30,11 +30,16 @@
 
 #define MIB (1024.0 * 1024.0)
 
+/* The CSV's rw column, by enum rw_mode. */
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+
 const char sampler_csv_header[] =
 	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
 	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
-	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s";
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
+	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
+	"dev_write_mib_s,dev_write_iops";
 
 /* One snapshot of every system-wide source. */
 struct sys_snap {
@@ -61,6 +66,8 @@ struct thread_samp {
 	struct procfs_src task;
 	bool task_open, task_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
+	uint64_t prev_wops, prev_wbytes, prev_syncs;
+	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
@@ -108,6 +115,8 @@ struct sampler {
 	bool tlb_peak_ok;
 	struct hist scratch;		/* one thread's snapshot */
 	struct hist interval;		/* one job's interval */
+	struct hist winterval;		/* ... of its writes */
+	struct hist sinterval;		/* ... of its flushes */
 	struct hist diff;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
 	size_t status_len;
@@ -409,6 +418,12 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->th = calloc(js->nthreads, sizeof(*js->th));
 		if (!js->th)
 			return err_set(e, ENOMEM, "out of memory");
+		/* Only a write job's workers have write histograms to follow. */
+		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
+			js->th[i].prev_w = calloc(2, sizeof(struct hist));
+			if (!js->th[i].prev_w)
+				return err_set(e, ENOMEM, "out of memory");
+		}
 		resolve_job_devices(s, j);
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
@@ -494,6 +509,11 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		hist_init(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
+		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
+		if (ts->prev_w) {
+			hist_init(&ts->prev_w[0]);
+			hist_init(&ts->prev_w[1]);
+		}
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
 		ts->base_from_start = true;
@@ -538,12 +558,15 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
+	uint64_t wops = 0, wbytes = 0, syncs = 0;
 	bool faults_ok = true, ramp;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
 	if (dt <= 0)
 		return;
 	hist_init(&s->interval);
+	hist_init(&s->winterval);
+	hist_init(&s->sinterval);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
@@ -562,6 +585,27 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
 			hist_merge(&s->interval, &s->diff);
 			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
+		}
+		if (ts->prev_w) {
+			uint64_t wo = STAT_LOAD(&st->wops), wb = STAT_LOAD(&st->wbytes);
+			uint64_t sy = STAT_LOAD(&st->syncs);
+
+			wops += wo - ts->prev_wops;
+			wbytes += wb - ts->prev_wbytes;
+			syncs += sy - ts->prev_syncs;
+			ts->prev_wops = wo;
+			ts->prev_wbytes = wb;
+			ts->prev_syncs = sy;
+			if (job->latency) {
+				hist_snapshot(&s->scratch, &st->wlat);
+				hist_diff(&s->diff, &s->scratch, &ts->prev_w[0]);
+				hist_merge(&s->winterval, &s->diff);
+				memcpy(&ts->prev_w[0], &s->scratch, sizeof(s->scratch));
+				hist_snapshot(&s->scratch, &st->slat);
+				hist_diff(&s->diff, &s->scratch, &ts->prev_w[1]);
+				hist_merge(&s->sinterval, &s->diff);
+				memcpy(&ts->prev_w[1], &s->scratch, sizeof(s->scratch));
+			}
 		}
 		if (i >= sj->nworkers)
 			continue;	/* the probe's faults are not the job's */
@@ -584,14 +628,14 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
 		      (double)(now - s->t0) / 1e9,
 		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
-		      job->name, job->ioengine, job->rw == RW_RANDREAD ? "randread" : "read",
-		      sj->nworkers, ramp ? 1 : 0);
+		      job->name, job->ioengine, rw_names[job->rw], sj->nworkers, ramp ? 1 : 0);
 	cell_f(&p, end, true, (double)ops / dt, 1);
 	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
+	/* The status line shows both directions together. */
 	if (mib_s_out)
-		*mib_s_out = (double)bytes / MIB / dt;
+		*mib_s_out = (double)(bytes + wbytes) / MIB / dt;
 	if (iops_out)
-		*iops_out = (double)ops / dt;
+		*iops_out = (double)(ops + wops) / dt;
 	{
 		bool lat = job->latency && s->interval.n;
 
@@ -646,6 +690,37 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	}
 	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
 
+	/*
+	 * Writes (SPEC 10). A job that issues no writes measures none: 0
+	 * write and flush rates, like any interval without them; the
+	 * latency cells are empty when no write (flush) completed in the
+	 * interval, as lat_p50_us is without reads. Write-back and device
+	 * writes are host- and device-wide: every job's row has them.
+	 */
+	cell_f(&p, end, true, (double)wops / dt, 1);
+	cell_f(&p, end, true, (double)wbytes / MIB / dt, 3);
+	{
+		bool wl = job->latency && s->winterval.n, sl = job->latency && s->sinterval.n;
+
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 50) / 1e3 : 0, 2);
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, true, (double)syncs / dt, 1);
+		cell_f(&p, end, sl, sl ? (double)hist_percentile(&s->sinterval, 99) / 1e3 : 0, 2);
+	}
+	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_WRITEBACK),
+	       (double)sys->mem.bytes[PROCFS_MEM_WRITEBACK] / MIB, 1);
+	{
+		bool ok = job_devs_ok(s, js);
+		uint64_t wb = 0, wi = 0;
+
+		for (unsigned i = 0; ok && i < js->nprimary; i++) {
+			wb += devinfo_write_bytes(&dcur[i]) - devinfo_write_bytes(&js->dev_last[i]);
+			wi += dcur[i].write_ios - js->dev_last[i].write_ios;
+		}
+		cell_f(&p, end, ok, (double)wb / MIB / dt, 3);
+		cell_f(&p, end, ok, (double)wi / dt, 1);
+	}
+
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
 	js->last_t = now;
@@ -693,6 +768,24 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
 	fflush(stderr);
 }
 
+/*
+ * verify=crc32c: every worker has ended its timed part and reads its
+ * blocks back. Those seconds are no part of the job's rates, so they
+ * get no rows; the job's last row ends where its work did
+ * (sampler_job_ended).
+ */
+static bool reading_back(const struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	if (sj->job->verify == VERIFY_NONE || !sj->nworkers)
+		return false;
+	for (unsigned i = 0; i < sj->nworkers; i++)
+		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))
+			return false;
+	return true;
+}
+
 void sampler_tick(struct sampler *s, uint64_t now)
 {
 	struct sys_snap sys;
@@ -701,7 +794,7 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	read_sys(s, &sys, now);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
-		if (s->jobs[j].active)
+		if (s->jobs[j].active && !reading_back(s, j))
 			job_row(s, j, now, &sys, &mib[j], &iops[j]);
 	}
 	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
@@ -858,12 +951,18 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			if (ds->ok) {
 				dr->read_bytes = devinfo_read_bytes(&js->dev_end[i]) - devinfo_read_bytes(&js->dev_base[i]);
 				dr->read_ios = js->dev_end[i].read_ios - js->dev_base[i].read_ios;
+				dr->write_bytes = devinfo_write_bytes(&js->dev_end[i]) -
+						  devinfo_write_bytes(&js->dev_base[i]);
+				dr->write_ios = js->dev_end[i].write_ios - js->dev_base[i].write_ios;
 			}
 		}
 		jres->dev_ok = job_devs_ok(s, js);
-		jres->dev_read_bytes = 0;
-		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++)
+		jres->dev_read_bytes = jres->dev_write_bytes = jres->dev_write_ios = 0;
+		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++) {
 			jres->dev_read_bytes += jres->devs[i].read_bytes;
+			jres->dev_write_bytes += jres->devs[i].write_bytes;
+			jres->dev_write_ios += jres->devs[i].write_ios;
+		}
 		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
 		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
 			if (js->nprimary)
@@ -894,6 +993,8 @@ void sampler_destroy(struct sampler *s)
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
+		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+			free(js->th[i].prev_w);
 		free(js->th);
 		free(js->dev_last);
 		free(js->dev_base);
