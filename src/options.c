@@ -879,8 +879,8 @@ static int parse_verify(struct job *j, const struct option_def *o, const char *v
 	}
 	for (int i = 0; val && fio_modes[i]; i++)
 		if (!strcmp(val, fio_modes[i]))
-			return opt_fail(c, val, e, "is an fio verify mode faultline does not support "
-					"(faultline verifies with crc32c: verify=crc32c)");
+			return opt_fail(c, val, e, "%s is an fio option value faultline does not "
+					"support; faultline verifies with crc32c (verify=crc32c)", val);
 	return opt_fail(c, val, e, "expected 0 or crc32c");
 }
 

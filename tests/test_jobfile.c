@@ -367,7 +367,7 @@ static void test_write_options(void **state)
 	joblist_free(&jl);
 
 	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\n", "verify=md5 at job.fio:4",
-		   "fio verify mode faultline does not support", "crc32c", NULL);
+		   "md5 is an fio option value faultline does not support", "crc32c", NULL);
 	expect_bad("[j]\nsize=1m\nrw=write\nsync=maybe\n", "sync=maybe", "dsync", NULL);
 	expect_bad("[j]\nsize=1m\nrwmixread=101\n", "rwmixread=101", NULL);
 	expect_bad("[j]\nsize=1m\nrwmixwrite=101\n", "rwmixwrite=101", NULL);
