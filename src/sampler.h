@@ -66,7 +66,7 @@ void sampler_job_ended(struct sampler *s, unsigned job, uint64_t now);
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);
 
-/* The CSV header, exactly SPEC 7's columns in order. */
+/* The CSV header: SPEC 7's columns, then SPEC 10's write columns, in order. */
 extern const char sampler_csv_header[];
 
 #endif
