@@ -122,8 +122,10 @@ static void *worker_main(void *arg)
 	sigbus_arm(&jb);
 	if (wk->loop)
 		loop_run(w);
+	else if (job_writes(wk->job) && (wk->ops->flags & ENGINE_F_ASYNC))
+		worker_run_async_rw(w);
 	else if (job_writes(wk->job))
-		(wk->ops->flags & ENGINE_F_ASYNC) ? worker_run_async_rw(w) : worker_run_sync_rw(w);
+		worker_run_sync_rw(w);
 	else if (wk->ops->flags & ENGINE_F_ASYNC)
 		worker_run_async(w);
 	else
