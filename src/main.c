@@ -5,6 +5,8 @@
  *   1  a job failed at run time, or the run was interrupted
  *   2  bad command line or job file, or a feature unavailable here;
  *      nothing was run
+ * --verify JOBFILE... checks what write jobs left: 0 no mismatch, 1 a
+ * mismatch, 2 a target that cannot be read (or a bad job file).
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
+#include "verify.h"
 
 #ifndef FAULTLINE_VERSION
 #define FAULTLINE_VERSION "0.1.0"
@@ -44,6 +47,7 @@ struct cli {
 	uint64_t interval_ns;
 	bool quiet;
 	bool parse_only;
+	bool verify;			/* --verify: check what write jobs wrote, run nothing */
 	bool demo;
 	const char *demo_json;		/* --demo: JSON written here as well */
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
@@ -63,6 +67,7 @@ static void usage(FILE *f)
 		"       faultline --demo\n"
 		"       faultline --check-system [--target=PATH]\n"
 		"       faultline --parse-only JOBFILE...\n"
+		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"
 		"\n"
@@ -170,6 +175,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->quiet = true;
 		} else if (is(a, "--parse-only", &v)) {
 			c->parse_only = true;
+		} else if (is(a, "--verify", &v) && !v) {
+			c->verify = true;
 		} else if (is(a, "--demo", &v)) {
 			c->demo = true;
 		} else if (is(a, "--check-system", &v)) {
@@ -299,6 +306,59 @@ static void demo_adapt(struct cli *c, struct joblist *jl)
 }
 
 /*
+ * --verify: every bs block of every write job's regions, checked as a
+ * run of the job would lay them out. A mismatch names its target and
+ * offset; read jobs are skipped, said so.
+ */
+static int verify_jobs(const struct joblist *jl)
+{
+	int status = EXIT_RAN;
+
+	for (unsigned i = 0; i < jl->n; i++) {
+		const struct job *j = jl->jobs[i];
+		struct verify_result vr;
+		struct err e = { 0 };
+		int ret;
+
+		if (!job_writes(j)) {
+			printf("verify: job '%s': reads only (rw=%s), nothing to check\n", j->name,
+			       j->rw == RW_READ ? "read" : "randread");
+			continue;
+		}
+		ret = verify_job(j, &vr, &e);
+		for (unsigned t = 0; t < vr.ntargets; t++) {
+			const struct verify_target *vt = &vr.targets[t];
+
+			printf("verify: job '%s': %s [%llu, %llu), bs=%llu: %llu blocks: %llu valid, "
+			       "%llu mismatches, %llu never written\n", j->name, vt->path,
+			       (unsigned long long)vt->base, (unsigned long long)(vt->base + vt->len),
+			       (unsigned long long)j->bs, (unsigned long long)vt->blocks,
+			       (unsigned long long)vt->valid, (unsigned long long)vt->bad,
+			       (unsigned long long)vt->never);
+			for (unsigned k = 0; k < vt->nkept; k++)
+				printf("  mismatch: %s offset %llu: %s\n", vt->path,
+				       (unsigned long long)vt->kept[k].off,
+				       verify_code_name(vt->kept[k].code));
+			if (vt->bad > vt->nkept)
+				printf("  ... and %llu more mismatches in %s\n",
+				       (unsigned long long)(vt->bad - vt->nkept), vt->path);
+			if (vt->bad && status == EXIT_RAN)
+				status = EXIT_JOB_FAILED;
+		}
+		if (!vr.ntargets && !ret)
+			printf("verify: job '%s': ioengine=%s writes no target, nothing to check\n",
+			       j->name, j->ioengine);
+		verify_result_free(&vr);
+		if (ret) {
+			fprintf(stderr, "faultline: job '%s': %s\n", j->name, e.msg);
+			status = EXIT_INVALID;
+		}
+	}
+	fflush(stdout);
+	return status;
+}
+
+/*
  * The summary and JSON, whole or not at all (SPEC 8): a file goes
  * through a temporary file renamed into place (outfile.c); stdout is
  * checked, so a full disk or a closed pipe there is an error too.
@@ -381,6 +441,10 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < jl.n; i++)
 			job_print(stdout, jl.jobs[i]);
 		status = EXIT_RAN;
+		goto out_jobs;
+	}
+	if (c.verify) {
+		status = verify_jobs(&jl);
 		goto out_jobs;
 	}
 

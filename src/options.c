@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "engine.h"
+#include "optset.h"
 #include "optval.h"
 #include "suggest.h"
 
@@ -27,217 +28,14 @@
 _Static_assert(sizeof(enum rw_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum madv_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum prefetch_mode) == sizeof(int), "enum size");
-
-/* ------------------------------------------------------------------ */
-/* messages */
-
-/*
- * "bs=0 at job.fio:7: must be at least 1": the option as the user wrote
- * it, its value, where, and what is allowed.
- */
-static int opt_fail(const struct option_ctx *c, const char *val, struct err *e,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int opt_fail(const struct option_ctx *c, const char *val, struct err *e,
-		    const char *fmt, ...)
-{
-	char why[ERR_MSG_MAX / 2];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	if (val)
-		return err_set(e, EINVAL, "%s=%s%s%s: %s", c->key, val,
-			       c->where ? " at " : "", c->where ? c->where : "", why);
-	return err_set(e, EINVAL, "'%s'%s%s: %s", c->key,
-		       c->where ? " at " : "", c->where ? c->where : "", why);
-}
-
-static void opt_warn(const struct option_ctx *c, const char *val, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void opt_warn(const struct option_ctx *c, const char *val, const char *fmt, ...)
-{
-	char why[ERR_MSG_MAX / 2], msg[ERR_MSG_MAX];
-	va_list ap;
-
-	if (!c->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	snprintf(msg, sizeof(msg), "%s=%s%s%s: %s", c->key, val ? val : "1",
-		 c->where ? " at " : "", c->where ? c->where : "", why);
-	c->warn(msg);
-}
-
-/* ------------------------------------------------------------------ */
-/* numbers */
-
-/*
- * Any numeric value, read by optval.c; here the failure gets the
- * option's name and place, and fio's KiB-is-1000 surprise is said.
- * @pct: NULL when % is not allowed.
- */
-static int num_parse(const struct option_ctx *c, const char *val, enum optval_mode mode,
-		     uint64_t *out, bool *pct, struct err *e)
-{
-	char why[256];
-	struct optval p;
-
-	if (!val)
-		return opt_fail(c, val, e, "needs a value (%s=VALUE)", c->key);
-	if (pct)
-		*pct = false;
-	if (optval_parse(val, mode, pct != NULL, &p, why, sizeof(why)))
-		return opt_fail(c, val, e, "%s", why);
-	if (p.si)
-		opt_warn(c, val, "fio's default kb_base=1024 reads KiB, MiB, ... as powers of 1000 "
-			 "and so does faultline (%s = %llu bytes); write k, m, g for powers of 1024",
-			 val, (unsigned long long)p.v);
-	if (pct)
-		*pct = p.pct;
-	*out = p.v;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* setters by type */
-
-static void *field(struct job *j, const struct option_def *o)
-{
-	return (char *)j + o->off;
-}
-
-/* A bound as the user would write it: "1g" for a size, else digits. */
-static const char *bound_str(const struct option_def *o, long long v, char *buf, size_t len)
-{
-	if (o->type == OPT_SIZE)
-		optval_fmt_size(buf, len, (uint64_t)v);
-	else
-		snprintf(buf, len, "%lld", v);
-	return buf;
-}
-
-static int set_u64_bounded(struct job *j, const struct option_def *o, const char *val,
-			   const struct option_ctx *c, enum optval_mode mode, struct err *e)
-{
-	char b[32];
-	uint64_t v;
-	int ret = num_parse(c, val, mode, &v, NULL, e);
-
-	if (ret)
-		return ret;
-	if (v < (uint64_t)o->min)
-		return opt_fail(c, val, e, "must be at least %s", bound_str(o, o->min, b, sizeof(b)));
-	if (o->max && v > (uint64_t)o->max)
-		return opt_fail(c, val, e, "must be at most %s", bound_str(o, o->max, b, sizeof(b)));
-	if (o->type == OPT_INT && v > UINT_MAX)
-		return opt_fail(c, val, e, "must be at most %u", UINT_MAX);
-	if (o->type == OPT_INT)
-		*(unsigned *)field(j, o) = (unsigned)v;
-	else
-		*(uint64_t *)field(j, o) = v;
-	return 0;
-}
-
-static int bool_parse(const struct option_ctx *c, const char *val, bool *out, struct err *e)
-{
-	static const char *const yes[] = { "1", "true", "yes", "on", NULL };
-	static const char *const no[] = { "0", "false", "no", "off", NULL };
-
-	*out = true;
-	if (!val)
-		return 0;
-	for (int i = 0; yes[i]; i++) {
-		if (!strcasecmp(val, yes[i]))
-			return 0;
-		if (!strcasecmp(val, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return opt_fail(c, val, e, "expected 0 or 1 (a bare '%s' means 1)", c->key);
-}
-
-static void values_list(const char *const *v, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; v && v[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", v[i]);
-}
-
-static int enum_parse(const struct option_def *o, const struct option_ctx *c,
-		      const char *val, int *out, struct err *e)
-{
-	char list[256];
-
-	for (int i = 0; val && o->values[i]; i++) {
-		if (!strcmp(val, o->values[i])) {
-			*out = i;
-			return 0;
-		}
-	}
-	values_list(o->values, list, sizeof(list));
-	return opt_fail(c, val, e, "expected one of: %s", list);
-}
-
-static int set_str(struct job *j, const struct option_def *o, const char *val,
-		   const struct option_ctx *c, struct err *e)
-{
-	char **p = field(j, o), *s;
-
-	if (!val || !*val)
-		return opt_fail(c, val, e, "needs a value (%s=VALUE)", c->key);
-	s = strdup(val);
-	if (!s)
-		return err_set(e, ENOMEM, "out of memory");
-	free(*p);
-	*p = s;
-	return 0;
-}
-
-static int set_by_type(struct job *j, const struct option_def *o, const char *val,
-		       const struct option_ctx *c, struct err *e)
-{
-	bool b;
-	int v, ret;
-
-	switch (o->type) {
-	case OPT_STR:
-		return set_str(j, o, val, c, e);
-	case OPT_CUSTOM:
-		break;		/* always has ->parse */
-	case OPT_NAME:
-		if (!val || !*val || strlen(val) >= JOB_NAME_MAX)
-			return opt_fail(c, val, e, "a name of 1 to %d characters", JOB_NAME_MAX - 1);
-		snprintf(field(j, o), JOB_NAME_MAX, "%s", val);
-		return 0;
-	case OPT_INT:
-	case OPT_U64:
-	case OPT_SIZE:
-		return set_u64_bounded(j, o, val, c, OPTVAL_SIZE, e);
-	case OPT_TIME:
-		return set_u64_bounded(j, o, val, c, OPTVAL_TIME, e);
-	case OPT_BOOL:
-		ret = bool_parse(c, val, &b, e);
-		if (!ret)
-			*(bool *)field(j, o) = o->inverse ? !b : b;
-		return ret;
-	case OPT_ENUM:
-		ret = enum_parse(o, c, val, &v, e);
-		if (!ret)
-			*(int *)field(j, o) = v;
-		return ret;
-	}
-	return opt_fail(c, val, e, "internal error: bad option type");
-}
+_Static_assert(sizeof(enum sync_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum verify_mode) == sizeof(int), "enum size");
 
 /* ------------------------------------------------------------------ */
 /* custom parsers */
 
-static const char *const rw_names[] = { "read", "randread", NULL };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+				       NULL };
 static const char *const fst_names[] = { "roundrobin", "random", "sequential", NULL };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed",
 					  "hugepage", NULL };
@@ -266,26 +64,91 @@ static int parse_size(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* fio's other directions write or trim; they arrive with SPEC 10. */
+/* rw=: reads, writes and mixes (SPEC 10); fio's trims are not supported. */
 static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
-	static const char *const writes[] = { "write", "randwrite", "rw", "readwrite",
-					      "randrw", "trim", "randtrim", "trimwrite",
-					      "randtrimwrite", NULL };
+	static const char *const trims[] = { "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 	int v;
 
-	for (int i = 0; val && writes[i]; i++)
-		if (!strcmp(val, writes[i]))
-			return opt_fail(c, val, e, "writes and trims are not supported yet; "
-					"faultline reads: read, randread");
+	for (int i = 0; val && trims[i]; i++)
+		if (!strcmp(val, trims[i]))
+			return opt_fail(c, val, e, "fio's trims are not supported; expected read, "
+					"randread, write, randwrite, rw (readwrite) or randrw");
 	if (val && strchr(val, ':'))
 		return opt_fail(c, val, e, "fio's rw=...:N offset modifier is not supported; "
-				"expected read or randread");
+				"expected read, randread, write, randwrite, rw or randrw");
+	/* fio's value alias, as the option itself has one. */
+	if (val && !strcmp(val, "readwrite"))
+		val = "rw";
 	if (enum_parse(o, c, val, &v, e))
 		return -EINVAL;
 	j->rw = (enum rw_mode)v;
 	return 0;
+}
+
+/* rwmixwrite=N is fio's other way to say rwmixread=100-N. */
+static int parse_rwmixwrite(struct job *j, const struct option_def *o, const char *val,
+			    const struct option_ctx *c, struct err *e)
+{
+	uint64_t v;
+
+	(void)o;
+	if (num_parse(c, val, OPTVAL_SIZE, &v, NULL, e))
+		return -EINVAL;
+	if (v > 100)
+		return opt_fail(c, val, e, "a percentage, 0 to 100");
+	j->rwmixread = 100 - (unsigned)v;
+	return 0;
+}
+
+/*
+ * sync=: fio's values. SPEC 10 makes sync=1 the O_DSYNC open (every
+ * write durable, data only); fio's sync=1 is O_SYNC, which also waits
+ * for the inode's timestamps, and faultline gives that for the word
+ * "sync", so a fio job that means O_SYNC can still say it.
+ */
+static int parse_sync(struct job *j, const struct option_def *o, const char *val,
+		      const struct option_ctx *c, struct err *e)
+{
+	(void)o;
+	if (val && (!strcmp(val, "0") || !strcmp(val, "none")))
+		j->sync = SYNC_NONE;
+	else if (!val || !strcmp(val, "1") || !strcmp(val, "dsync"))
+		j->sync = SYNC_DSYNC;
+	else if (!strcmp(val, "sync"))
+		j->sync = SYNC_SYNC;
+	else
+		return opt_fail(c, val, e, "expected 0 (none), 1 or dsync (O_DSYNC), or sync (O_SYNC)");
+	return 0;
+}
+
+/* verify=: crc32c only; fio's other modes are refused as fio's unknown
+ * options are, naming them as fio's. */
+static int parse_verify(struct job *j, const struct option_def *o, const char *val,
+			const struct option_ctx *c, struct err *e)
+{
+	static const char *const fio_modes[] = { "md5", "crc64", "crc32", "crc16", "crc7", "sha1",
+						 "sha256", "sha512", "sha3-224", "sha3-256",
+						 "sha3-384", "sha3-512", "xxhash", "meta", "pattern",
+						 "null", NULL };
+
+	(void)o;
+	if (val && (!strcmp(val, "0") || !strcmp(val, "none"))) {
+		j->verify = VERIFY_NONE;
+		return 0;
+	}
+	/* fio's crc32c-intel is crc32c computed with the CPU's instruction,
+	 * as faultline always does where the CPU has one. */
+	if (val && (!strcmp(val, "crc32c") || !strcmp(val, "crc32c-intel"))) {
+		j->verify = VERIFY_CRC32C;
+		return 0;
+	}
+	for (int i = 0; val && fio_modes[i]; i++)
+		if (!strcmp(val, fio_modes[i]))
+			return opt_fail(c, val, e, "%s is an fio option value faultline does not "
+					"support; faultline verifies with crc32c (verify=crc32c)", val);
+	return opt_fail(c, val, e, "expected 0 or crc32c");
 }
 
 static int parse_ioengine(struct job *j, const struct option_def *o, const char *val,
@@ -615,7 +478,7 @@ const struct option_def option_table[] = {
 	  .help = "wait this long before starting the job" },
 	{ .name = "rw", .aliases = "readwrite", .type = OPT_ENUM, .off = OFF(rw), .def = "read",
 	  .values = rw_names, .parse = parse_rw,
-	  .help = "sequential scan (read) or random reads (randread)" },
+	  .help = "sequential or random reads, writes, or a mix of both (rw, randrw; rwmixread)" },
 	{ .name = "bs", .aliases = "blocksize", .type = OPT_SIZE, .off = OFF(bs), .def = "4k",
 	  .min = 1, .max = BS_MAX, .help = "request size" },
 	{ .name = "ioengine", .type = OPT_CUSTOM, .off = OFF(ioengine), .def = "psync",
@@ -690,6 +553,26 @@ const struct option_def option_table[] = {
 	  .values = prefetch_names, .parse = parse_prefetch,
 	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
 	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
+	{ .name = "rwmixread", .type = OPT_INT, .off = OFF(rwmixread), .def = "50", .max = 100,
+	  .help = "rw=rw, randrw: percentage of requests that read, the rest write" },
+	{ .name = "rwmixwrite", .type = OPT_CUSTOM, .parse = parse_rwmixwrite, .syntax = "int",
+	  .help = "fio's other form: rwmixwrite=N is rwmixread=100-N" },
+	{ .name = "fsync", .type = OPT_INT, .off = OFF(fsync_every), .def = "0",
+	  .help = "flush after every N writes of a thread: fsync, IORING_OP_FSYNC, msync (0: never)" },
+	{ .name = "fdatasync", .type = OPT_INT, .off = OFF(fdatasync_every), .def = "0",
+	  .help = "as fsync, data only: fdatasync, IORING_FSYNC_DATASYNC, msync (0: never)" },
+	{ .name = "sync_interval", .type = OPT_TIME, .off = OFF(sync_interval_ns), .def = "0",
+	  .help = "flush when this long has passed since a thread's last flush, as a checkpointer (0: never)" },
+	{ .name = "end_fsync", .type = OPT_BOOL, .off = OFF(end_fsync), .def = "0",
+	  .help = "one flush of every target a thread wrote, at its end, timed and counted" },
+	{ .name = "sync", .type = OPT_CUSTOM, .off = OFF(sync), .def = "0", .parse = parse_sync,
+	  .syntax = "0|1|none|dsync|sync",
+	  .help = "write jobs open targets O_DSYNC (1, dsync) or O_SYNC (sync); refused with mmap" },
+	{ .name = "verify", .type = OPT_CUSTOM, .off = OFF(verify), .def = "0", .parse = parse_verify,
+	  .syntax = "0|crc32c",
+	  .help = "crc32c: read back every block the job wrote at its end, count mismatches" },
+	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
+	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
 	{ .name = "thread", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_THREAD, .help = "fio's; accepted, no effect: faultline always runs threads" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
@@ -788,7 +671,7 @@ void option_release(struct job *j)
 		const struct option_def *o = &option_table[i];
 
 		if (o->type == OPT_STR) {
-			char **p = field(j, o);
+			char **p = opt_field(j, o);
 
 			free(*p);
 			*p = NULL;
@@ -805,7 +688,7 @@ int option_copy(struct job *dst, const struct job *src)
 
 		if (o->type != OPT_STR)
 			continue;
-		p = field(dst, o);
+		p = opt_field(dst, o);
 		if (*p && !(*p = strdup(*p)))
 			goto out_nomem;
 	}
@@ -814,7 +697,7 @@ out_nomem:
 	/* Strings not yet copied still point into @src: forget them. */
 	for (size_t i = 0; i < option_count; i++) {
 		const struct option_def *o = &option_table[i];
-		char **p = field(dst, o), *const *s = (char *const *)((const char *)src + o->off);
+		char **p = opt_field(dst, o), *const *s = (char *const *)((const char *)src + o->off);
 
 		if (o->type == OPT_STR && *p == *s)
 			*p = NULL;
@@ -849,6 +732,10 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		snprintf(buf, len, "auto");
 	else if (o->parse == parse_batch)
 		snprintf(buf, len, "%u", j->iodepth_batch);
+	else if (o->parse == parse_sync)
+		snprintf(buf, len, "%s", j->sync == SYNC_NONE ? "0" : j->sync == SYNC_DSYNC ? "dsync" : "sync");
+	else if (o->parse == parse_verify)
+		snprintf(buf, len, "%s", j->verify == VERIFY_CRC32C ? "crc32c" : "0");
 	else
 		return -1;
 	return 1;
