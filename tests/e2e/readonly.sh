@@ -68,7 +68,7 @@ check_target() {
 			name="$what $e $rw"
 			log=$E2E_TMP/strace.log
 			if [ $use_strace = 1 ]; then
-				strace -f -qq -y -e trace=open,openat,openat2,creat -e signal=none -o "$log" \
+				env ASAN_OPTIONS="$NOLEAK" strace -f -qq -y -e trace=open,openat,openat2,creat -e signal=none -o "$log" \
 					"$FAULTLINE" --quiet --name=ro --filename="$t" --ioengine=$e --rw=$rw \
 					--size=32m --runtime=$RUN --time_based --output=/dev/null 2>"$E2E_TMP/err" &
 			else
