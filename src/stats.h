@@ -30,12 +30,31 @@ struct worker_error {
 	char what[160];			/* "SIGBUS", "pread", "io_uring read", ... */
 };
 
+/*
+ * A buffer pool's counters (ioengine=bufpool, bufpool.h), per worker
+ * thread, written only by that thread; the sampler reads them like the
+ * rest. hits + misses is the pages the thread accessed: a hit found the
+ * page in the pool (waits counts the hits that first waited for another
+ * thread to finish loading it), a miss is a page this thread brought in.
+ */
+struct pool_counters {
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t waits;			/* hits that waited for another thread's load */
+	uint64_t evictions;		/* frames taken from another page */
+	uint64_t reads;			/* pages read from the device (misses that read) */
+	uint64_t writebacks;		/* dirty pages written to the device */
+};
+
 struct thread_stats {
 	/* Hot: written by the worker on every request. */
 	uint64_t ops;
 	uint64_t bytes;
 	uint64_t probe_units;		/* cpu_probe thread's work units */
 	uint64_t pad_hot[5];
+
+	/* ioengine=bufpool: on the hot path too, on a line of its own. */
+	struct pool_counters pool __attribute__((aligned(CACHELINE)));
 
 	/* Written once or rarely. */
 	pid_t tid __attribute__((aligned(CACHELINE)));
