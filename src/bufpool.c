@@ -1,8 +1,18 @@
 /*
  * bufpool.c - the buffer pool; what it promises is in bufpool.h.
  *
- * Each frame has a header: the key of the page it holds (or none) and a
- * 32-bit latch word:
+ * The page table is open addressing over 64-byte buckets: a header word
+ * and five 12-byte entries. An entry is a page in the pool: its key, its
+ * latch word and the frame holding its bytes, on one cache line with its
+ * neighbours, so a hit reads that line and the page and nothing else.
+ * On a virtual machine every cache line in a page the TLB does not hold
+ * costs a walk of two page tables, so the table is kept small: first
+ * measured with the key and latch in a separate frame header (that
+ * header's miss cost as much as the page's own), then with 16-byte
+ * entries half used (three quarters used was a quarter faster); hence
+ * 32-bit keys and three in four entries used when the pool is full.
+ *
+ * The latch word:
  *
  *   bits  0-23  pins: threads reading the page (shared latches)
  *   bit     24  REF: accessed since the clock hand last passed
@@ -10,33 +20,37 @@
  *   bit     26  LOCKED: one thread has it alone (loading the page,
  *               writing to it, or evicting it); nobody may pin it
  *   bit     27  WAITERS: a thread sleeps on this word (futex)
+ *   bit     28  USED: the entry holds a page (0 with no key: free)
  *
- * The page table is open addressing over 64-byte buckets of 7 entries;
- * an entry is a frame number and 32 bits of the key's hash (a tag, so
- * a lookup reads the headers of the frames that probably match, not of
- * all 7). A key lives in its home bucket (hash & mask) or, when that is
- * full, in one of the following ones; the home bucket counts such
- * spilled entries and how far the farthest went (reach), so a lookup
- * scans home .. home + reach and no more.
+ * A key lives in its home bucket or, when that is full, in one of the
+ * following ones. The home's header word holds the latch of its keys'
+ * inserts and deletes, how many of them spilled and how far the farthest
+ * went (reach), so a lookup that does not find its key at home scans
+ * home .. home + reach and no more.
+ *
+ * Frames are found by the clock through owner[], per frame: the entry
+ * whose page it holds, or free, or taken (a thread is between evicting
+ * it and giving it to a new page). An entry's reference is its bucket
+ * times 8 plus its way, so decoding it is a shift.
  *
  * Who may change what:
- * - A key enters or leaves the table only under its home bucket's
- *   latch, so two threads missing on one page cannot both insert it: the
- *   second finds the first's entry under the latch and waits for its
- *   load. Lookups take no latch: they read entries and headers with
- *   acquire loads, and a lookup that finds nothing is retried under the
- *   latch before anything is loaded. An entry claims a free slot with a
- *   compare-and-swap, since latch holders of different homes may spill
- *   into one bucket.
- * - A frame's key changes only while the frame is LOCKED, so a pin
- *   (a compare-and-swap that refuses LOCKED) that then re-reads the key
- *   it looked up holds that page for as long as it is pinned.
- * - The clock takes a frame only with no pins and not LOCKED, turning it
- *   LOCKED; a frame with REF gets a second chance (REF cleared).
+ * - A key enters or leaves the table only under its home's latch, so
+ *   two threads missing on one page cannot both insert it: the second
+ *   finds the first's entry under the latch and waits for its load.
+ *   Lookups take no latch: they read keys with acquire loads, and a
+ *   lookup that finds nothing is retried under the latch before anything
+ *   is loaded. A free entry is claimed with a compare-and-swap of its
+ *   latch word, since latch holders of different homes may spill into
+ *   one bucket.
+ * - An entry's key and frame change only while it is LOCKED (or free),
+ *   so a pin (a compare-and-swap that refuses LOCKED) that then re-reads
+ *   the key it looked up holds that page, in that frame, while pinned.
+ * - The clock takes a page only with no pins and not LOCKED, turning it
+ *   LOCKED; one with REF gets a second chance (REF cleared).
  *
- * A thread never holds two bucket latches, nor a bucket latch while it
- * waits for a frame or does I/O: the victim is freed (written back,
- * removed from its key's bucket) before the new key's bucket is latched.
+ * A thread never holds two home latches, nor a home latch while it
+ * waits for a page or does I/O: the victim is freed (written back,
+ * removed from its key's home) before the new key's home is latched.
  *
  * Waiting (a page being loaded, a writer waiting for readers to unpin):
  * spin a little, then sleep on the latch word with a futex, announced by
@@ -59,31 +73,44 @@
 #define F_DIRTY		(1u << 25)
 #define F_LOCKED	(1u << 26)
 #define F_WAITERS	(1u << 27)
+#define F_USED		(1u << 28)
 
-#define KEY_NONE	UINT64_MAX
+#define KEY_NONE	BUFPOOL_NONE
 
-struct bufpool_frame {
-	uint64_t key;		/* KEY_NONE when free; changes only while LOCKED */
+/* owner[] of a frame that holds no page: free for the clock to take,
+ * or taken by a thread that will give it to one. */
+#define FRAME_FREE	UINT32_MAX
+#define FRAME_TAKEN	(UINT32_MAX - 1)
+
+/* Entries in a bucket, and a reference's way bits (refs are bucket << 3
+ * | way). */
+#define WAYS		5
+#define WAY_BITS	3
+
+struct bufpool_entry {
+	uint32_t key;		/* KEY_NONE when free */
 	uint32_t state;		/* the latch word above */
-	uint32_t pad;
+	uint32_t frame;		/* the frame holding the page */
 };
 
-/* A bucket is one cache line: its latch and spill counts, then entries. */
-#define BUCKET_SLOTS 7
+/* The bucket's header word. */
+#define H_LATCH		(1u << 31)	/* inserts and deletes of its keys */
+#define H_SPILL_SHIFT	16		/* bits 16-30: keys homed here, in later buckets */
+#define H_SPILL_MAX	0x7fffu
+#define H_REACH_MASK	0xffffu		/* bits 0-15: the farthest of them, in buckets */
 
 struct bufpool_bucket {
-	uint32_t latch;		/* 0 free, 1 held: inserts and deletes of its keys */
-	uint16_t spill;		/* entries homed here that sit in later buckets */
-	uint16_t reach;		/* the farthest of them, in buckets past this one */
-	uint64_t slot[BUCKET_SLOTS];	/* 0 empty; else tag << 32 | (frame + 1) */
+	uint32_t head;
+	struct bufpool_entry e[WAYS];
 };
 
 _Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
 
-/* Page table load: at most 2 of a bucket's 7 entries used on average
- * when every frame holds a page, so spills stay rare (a bucket holds
- * more than 7 of a Poisson(2) spread about once in 1000). */
-#define ENTRIES_PER_BUCKET 2
+/* Page table load when every frame holds a page: three quarters of the
+ * entries (a key whose home is full goes on to the next bucket, the
+ * next cache line, nearly always in the same page). */
+#define LOAD_NUM 3
+#define LOAD_DEN 4
 
 /* Huge pages, for the alignment that lets THP back the frames, and the
  * base page below which nothing is worth rounding up to one. */
@@ -94,13 +121,14 @@ _Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
  * microseconds: long enough for a writer's memcpy or a reader's touch,
  * far shorter than the device read a loader is in). */
 #define SPIN_WAIT 256
-/* Bucket latches are held for a few stores; past this many spins the
+/* Home latches are held for a few stores; past this many spins the
  * holder was preempted, so yield the CPU to it. */
 #define SPIN_LATCH 64
 
 #define LOAD(p)		__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_RLX(p)	__atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define STORE_RLX(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define CAS(p, exp, v)	__atomic_compare_exchange_n((p), (exp), (v), false, \
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 
@@ -119,9 +147,14 @@ static inline void count(uint64_t *c)
 	stat_add(c, 1);
 }
 
-static inline uint64_t entry_of(uint64_t h, uint32_t f)
+static inline struct bufpool_entry *entry_at(const struct bufpool *bp, uint32_t ref)
 {
-	return (h & 0xffffffff00000000ull) | ((uint64_t)f + 1);
+	return &bp->buckets[ref >> WAY_BITS].e[ref & ((1u << WAY_BITS) - 1)];
+}
+
+static inline uint32_t ref_of(uint32_t bucket, unsigned way)
+{
+	return bucket << WAY_BITS | way;
 }
 
 /* ---- futex waits ------------------------------------------------------ */
@@ -139,42 +172,44 @@ static void futex_wake_all(uint32_t *word)
 }
 
 /*
- * The latch word of @fr was @seen, a state this thread cannot use: wait
+ * The latch word of @en was @seen, a state this thread cannot use: wait
  * until it changes. Spins first; then sets WAITERS (only if the word is
  * still @seen) and sleeps on it.
  */
-static void wait_change(struct bufpool_frame *fr, uint32_t seen)
+static void wait_change(struct bufpool_entry *en, uint32_t seen)
 {
 	for (int i = 0; i < SPIN_WAIT; i++) {
 		cpu_relax();
-		if (LOAD_RLX(&fr->state) != seen)
+		if (LOAD_RLX(&en->state) != seen)
 			return;
 	}
 	if (!(seen & F_WAITERS)) {
 		uint32_t want = seen | F_WAITERS;
 
-		if (!CAS(&fr->state, &seen, want))
+		if (!CAS(&en->state, &seen, want))
 			return;
 		seen = want;
 	}
-	futex_wait(&fr->state, seen);
+	futex_wait(&en->state, seen);
 }
 
 /* After an update that returned @old: wake the sleepers it announced. */
-static inline void wake_if(struct bufpool_frame *fr, uint32_t old)
+static inline void wake_if(struct bufpool_entry *en, uint32_t old)
 {
 	if (__builtin_expect(old & F_WAITERS, 0))
-		futex_wake_all(&fr->state);
+		futex_wake_all(&en->state);
 }
 
-/* ---- bucket latches --------------------------------------------------- */
+/* ---- home latches ----------------------------------------------------- */
 
-static void bucket_lock(struct bufpool_bucket *b)
+/* Latch bucket @b as a home; returns its header word (latched). */
+static uint32_t home_lock(struct bufpool_bucket *b)
 {
 	for (unsigned i = 0;; i++) {
-		if (!LOAD_RLX(&b->latch) &&
-		    !__atomic_exchange_n(&b->latch, 1, __ATOMIC_ACQUIRE))
-			return;
+		uint32_t h = LOAD_RLX(&b->head);
+
+		if (!(h & H_LATCH) && CAS(&b->head, &h, h | H_LATCH))
+			return h | H_LATCH;
 		if (i >= SPIN_LATCH)
 			sched_yield();
 		else
@@ -182,286 +217,325 @@ static void bucket_lock(struct bufpool_bucket *b)
 	}
 }
 
-static void bucket_unlock(struct bufpool_bucket *b)
+/* Give the latch back with the header @h (spill and reach as updated). */
+static void home_unlock(struct bufpool_bucket *b, uint32_t h)
 {
-	__atomic_store_n(&b->latch, 0, __ATOMIC_RELEASE);
+	STORE(&b->head, h & ~H_LATCH);
 }
 
 /* ---- the page table ---------------------------------------------------- */
 
-static inline struct bufpool_bucket *bucket_at(const struct bufpool *bp, uint64_t i)
+static inline uint32_t next_bucket(const struct bufpool *bp, uint32_t b)
 {
-	return &bp->buckets[i & bp->bucket_mask];
+	return b + 1 == bp->nbuckets ? 0 : b + 1;
 }
 
-/* The frame holding @key (hash @h), or BUFPOOL_NONE. Without the home
- * latch the answer may be out of date; with it, it is exact. */
-static uint32_t table_find(const struct bufpool *bp, uint64_t key, uint64_t h)
+static inline uint32_t find_in(const struct bufpool *bp, uint32_t b, uint32_t key)
 {
-	const uint32_t tag = (uint32_t)(h >> 32);
-	struct bufpool_bucket *home = bucket_at(bp, h);
-	unsigned reach = LOAD_RLX(&home->reach);
+	const struct bufpool_entry *en = bp->buckets[b].e;
 
-	for (unsigned d = 0; d <= reach; d++) {
-		struct bufpool_bucket *b = bucket_at(bp, h + d);
+	for (unsigned i = 0; i < WAYS; i++)
+		if (LOAD(&en[i].key) == key)
+			return ref_of(b, i);
+	return BUFPOOL_NONE;
+}
 
-		for (int i = 0; i < BUCKET_SLOTS; i++) {
-			uint64_t s = LOAD(&b->slot[i]);
-			uint32_t f;
+/*
+ * The entry of @key (home bucket @home), or BUFPOOL_NONE. Without the
+ * home latch the answer may be out of date; with it, it is exact. The
+ * reach is in the home's own cache line, read only when the key is not
+ * at home.
+ */
+static inline uint32_t table_find(const struct bufpool *bp, uint32_t key, uint32_t home)
+{
+	uint32_t e = find_in(bp, home, key), b = home;
+	unsigned reach;
 
-			if ((uint32_t)(s >> 32) != tag || !s)
+	if (__builtin_expect(e != BUFPOOL_NONE, 1))
+		return e;
+	reach = LOAD_RLX(&bp->buckets[home].head) & H_REACH_MASK;
+	for (unsigned d = 1; d <= reach; d++) {
+		b = next_bucket(bp, b);
+		e = find_in(bp, b, key);
+		if (e != BUFPOOL_NONE)
+			return e;
+	}
+	return BUFPOOL_NONE;
+}
+
+/*
+ * Under @home's latch (its header word in *@h, updated here): a free
+ * entry for @key, claimed LOCKED, holding frame @f; its reference, or
+ * BUFPOOL_NONE when no free entry is within reach of a header (never:
+ * the table has a third more entries than there are frames).
+ */
+static uint32_t table_insert(struct bufpool *bp, uint32_t key, uint32_t home, uint32_t *h,
+			     uint32_t f)
+{
+	uint32_t b = home;
+
+	for (uint32_t d = 0; d < bp->nbuckets && d <= H_REACH_MASK; d++, b = next_bucket(bp, b)) {
+		struct bufpool_entry *en = bp->buckets[b].e;
+
+		for (unsigned i = 0; i < WAYS; i++) {
+			uint32_t free_state = 0;
+			uint32_t spill = *h >> H_SPILL_SHIFT & H_SPILL_MAX;
+
+			if (d && spill == H_SPILL_MAX)
+				return BUFPOOL_NONE;
+			if (LOAD_RLX(&en[i].state) ||
+			    !CAS(&en[i].state, &free_state, F_USED | F_LOCKED))
 				continue;
-			f = (uint32_t)s - 1;
-			if (LOAD(&bp->fr[f].key) == key)
-				return f;
+			/* Frame first: a lookup that sees the key finds it
+			 * LOCKED and waits, then reads the frame. */
+			STORE_RLX(&en[i].frame, f);
+			STORE(&en[i].key, key);
+			if (d) {
+				uint32_t reach = *h & H_REACH_MASK;
+
+				*h = (*h & H_LATCH) | (spill + 1) << H_SPILL_SHIFT |
+				     (d > reach ? d : reach);
+				/* Before the key can be looked for past home. */
+				STORE(&bp->buckets[home].head, *h);
+			}
+			return ref_of(b, i);
 		}
 	}
 	return BUFPOOL_NONE;
 }
 
-/* Under the home latch: enter frame @f for the key of hash @h. */
-static int table_insert(struct bufpool *bp, uint64_t h, uint32_t f)
+/* Under the home latch of entry @ref's key (header *@h), the entry held
+ * LOCKED by this thread: it becomes free, and whoever waited on it
+ * wakes. */
+static void table_delete(struct bufpool *bp, uint32_t ref, uint32_t home, uint32_t *h)
 {
-	struct bufpool_bucket *home = bucket_at(bp, h);
-	const uint64_t entry = entry_of(h, f);
+	struct bufpool_entry *en = entry_at(bp, ref);
+	uint32_t d = ((ref >> WAY_BITS) + bp->nbuckets - home) % bp->nbuckets;
+	uint32_t old;
 
-	for (uint64_t d = 0; d <= bp->bucket_mask && d <= UINT16_MAX; d++) {
-		struct bufpool_bucket *b = bucket_at(bp, h + d);
+	if (d) {
+		uint32_t spill = (*h >> H_SPILL_SHIFT & H_SPILL_MAX) - 1;
 
-		for (int i = 0; i < BUCKET_SLOTS; i++) {
-			uint64_t empty = 0;
-
-			if (LOAD_RLX(&b->slot[i]) || !CAS(&b->slot[i], &empty, entry))
-				continue;
-			if (d) {
-				__atomic_store_n(&home->spill, (uint16_t)(home->spill + 1),
-						 __ATOMIC_RELAXED);
-				if (d > home->reach)
-					__atomic_store_n(&home->reach, (uint16_t)d, __ATOMIC_RELAXED);
-			}
-			return 0;
-		}
+		*h = (*h & H_LATCH) | spill << H_SPILL_SHIFT | (spill ? (*h & H_REACH_MASK) : 0);
 	}
-	/* At most half the slots are ever used: only a broken hash gets here. */
-	return -ENOSPC;
+	STORE(&en->key, KEY_NONE);
+	old = __atomic_exchange_n(&en->state, 0, __ATOMIC_ACQ_REL);
+	wake_if(en, old);
 }
 
-/* Under the home latch: remove frame @f's entry for the key of hash @h. */
-static void table_delete(struct bufpool *bp, uint64_t h, uint32_t f)
-{
-	struct bufpool_bucket *home = bucket_at(bp, h);
-	const uint64_t entry = entry_of(h, f);
-
-	for (unsigned d = 0; d <= home->reach; d++) {
-		struct bufpool_bucket *b = bucket_at(bp, h + d);
-
-		for (int i = 0; i < BUCKET_SLOTS; i++) {
-			if (LOAD_RLX(&b->slot[i]) != entry)
-				continue;
-			STORE(&b->slot[i], 0);
-			if (d) {
-				uint16_t s = (uint16_t)(home->spill - 1);
-
-				__atomic_store_n(&home->spill, s, __ATOMIC_RELAXED);
-				if (!s)
-					__atomic_store_n(&home->reach, 0, __ATOMIC_RELAXED);
-			}
-			return;
-		}
-	}
-}
-
-/* ---- latches on frames -------------------------------------------------- */
+/* ---- latches on pages --------------------------------------------------- */
 
 /*
- * Latch frame @f, found for @key, in @mode. Returns true with the latch
- * held and the frame still holding @key; false when the frame was given
- * to another page meanwhile (nothing held: look again). *@waited is set
- * when another thread's load (or write) had to be waited for.
+ * Latch entry @ref, found for @key, in @mode. Returns true with the
+ * latch held and the entry still holding @key; false when it was given
+ * to another page or freed meanwhile (nothing held: look again).
+ * *@waited is set when another thread's load (or write) had to be
+ * waited for.
  */
-static bool latch_frame(struct bufpool *bp, uint32_t f, uint64_t key, enum bufpool_mode mode,
+static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum bufpool_mode mode,
 			bool *waited)
 {
-	struct bufpool_frame *fr = &bp->fr[f];
+	struct bufpool_entry *en = entry_at(bp, ref);
 	const uint32_t busy = mode == BUFPOOL_SHARED ? F_LOCKED : F_LOCKED | PIN_MASK;
-	uint32_t s = LOAD_RLX(&fr->state);
+	uint32_t s = LOAD_RLX(&en->state);
 
+	/* The page's first line is on its way while the latch is taken. */
+	__builtin_prefetch(bufpool_frame(bp, LOAD_RLX(&en->frame)));
 	for (;;) {
 		uint32_t want;
 
+		if (!(s & F_USED))
+			return false;
 		if (s & busy) {
-			wait_change(fr, s);
+			wait_change(en, s);
 			*waited = true;
-			if (LOAD(&fr->key) != key)
+			if (LOAD(&en->key) != key)
 				return false;
-			s = LOAD_RLX(&fr->state);
+			s = LOAD_RLX(&en->state);
 			continue;
 		}
 		want = mode == BUFPOOL_SHARED ? (s + 1) | F_REF : s | F_LOCKED | F_REF;
-		if (CAS(&fr->state, &s, want))
+		if (CAS(&en->state, &s, want))
 			break;
 	}
 	/* Latched: the key cannot change now. Was it still ours? */
-	if (__builtin_expect(LOAD(&fr->key) == key, 1))
+	if (__builtin_expect(LOAD(&en->key) == key, 1))
 		return true;
 	if (mode == BUFPOOL_SHARED)
-		bufpool_unpin(bp, f);
+		bufpool_unpin(bp, ref);
 	else
-		bufpool_unlock(bp, f, false);
+		bufpool_unlock(bp, ref, false);
 	return false;
 }
 
-void bufpool_unpin(struct bufpool *bp, uint32_t f)
+void bufpool_unpin(struct bufpool *bp, uint32_t ref)
 {
-	struct bufpool_frame *fr = &bp->fr[f];
-	uint32_t old = __atomic_fetch_sub(&fr->state, 1, __ATOMIC_RELEASE);
+	struct bufpool_entry *en = entry_at(bp, ref);
+	uint32_t old = __atomic_fetch_sub(&en->state, 1, __ATOMIC_RELEASE);
 
 	/* The last reader out wakes a writer or evictor waiting for it. */
 	if (__builtin_expect(old & F_WAITERS, 0) && (old & PIN_MASK) == 1) {
-		__atomic_fetch_and(&fr->state, ~F_WAITERS, __ATOMIC_RELAXED);
-		futex_wake_all(&fr->state);
+		__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
+		futex_wake_all(&en->state);
 	}
 }
 
-void bufpool_unlock(struct bufpool *bp, uint32_t f, bool dirty)
+void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty)
 {
-	struct bufpool_frame *fr = &bp->fr[f];
-	uint32_t s = LOAD_RLX(&fr->state), want;
+	struct bufpool_entry *en = entry_at(bp, ref);
+	uint32_t s = LOAD_RLX(&en->state), want;
 
 	do
 		want = (s & ~(F_LOCKED | F_WAITERS)) | F_REF | (dirty ? F_DIRTY : 0);
-	while (!CAS(&fr->state, &s, want));
-	wake_if(fr, s);
-}
-
-/* A LOCKED frame that holds no page becomes free: no key, no REF, so
- * the clock takes it first. */
-static void frame_free(struct bufpool *bp, uint32_t f)
-{
-	struct bufpool_frame *fr = &bp->fr[f];
-	uint32_t old;
-
-	STORE(&fr->key, KEY_NONE);
-	old = __atomic_exchange_n(&fr->state, 0, __ATOMIC_ACQ_REL);
-	wake_if(fr, old);
+	while (!CAS(&en->state, &s, want));
+	wake_if(en, s);
 }
 
 /* ---- the clock ------------------------------------------------------------ */
 
 /*
- * A frame for a new page, LOCKED by this thread and holding nothing: the
- * next one the clock hand finds unpinned, unlocked and not referenced
- * since its last pass (a referenced one loses its REF and is passed
- * over). Its old page, if any, is written back when dirty and removed
- * from the table.
+ * Entry @ref, this thread's LOCKED: the page leaves the pool (written
+ * back first when @dirty) and its frame stays this thread's (owner
+ * TAKEN).
  */
-static int take_victim(struct bufpool *bp, const struct bufpool_io *io,
-		       struct pool_counters *c, uint32_t *out)
+static int evict(struct bufpool *bp, uint32_t ref, bool dirty, const struct bufpool_io *io,
+		 struct pool_counters *c)
+{
+	struct bufpool_entry *en = entry_at(bp, ref);
+	const uint32_t key = LOAD_RLX(&en->key);
+	const uint32_t f = LOAD_RLX(&en->frame);
+	const uint32_t home = bufpool_home_of(bp, key);
+	struct bufpool_bucket *hb = &bp->buckets[home];
+	uint32_t h;
+
+	if (dirty) {
+		int ret = io->write(io->arg, key, bufpool_frame(bp, f));
+
+		if (ret < 0) {
+			bufpool_unlock(bp, ref, true);
+			return ret;
+		}
+		count(&c->writebacks);
+		__atomic_fetch_and(&en->state, ~F_DIRTY, __ATOMIC_RELAXED);
+	}
+	STORE(&bp->owner[f], FRAME_TAKEN);
+	h = home_lock(hb);
+	table_delete(bp, ref, home, &h);
+	home_unlock(hb, h);
+	count(&c->evictions);
+	return 0;
+}
+
+/*
+ * A frame for a new page, taken by this thread and holding nothing: the
+ * next one the clock hand finds free, or holding a page that is
+ * unpinned, unlocked and not referenced since the hand last passed (a
+ * referenced one loses its REF and is passed over). That page is
+ * written back when dirty and leaves the pool.
+ */
+static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
+		      struct pool_counters *c, uint32_t *out)
 {
 	uint64_t looked = 0;
-	uint32_t f, s;
 
 	for (;;) {
 		uint64_t t = __atomic_fetch_add(&bp->hand, 1, __ATOMIC_RELAXED);
-		struct bufpool_frame *fr;
+		uint32_t f = (uint32_t)(t % bp->nframes);
+		uint32_t o = LOAD(&bp->owner[f]);
 
-		f = (uint32_t)(t % bp->nframes);
-		fr = &bp->fr[f];
-		s = LOAD_RLX(&fr->state);
-		if (!(s & (F_LOCKED | PIN_MASK))) {
-			if (s & F_REF)
-				__atomic_fetch_and(&fr->state, ~F_REF, __ATOMIC_RELAXED);
-			else if (CAS(&fr->state, &s, s | F_LOCKED))
-				break;
+		if (o == FRAME_FREE) {
+			if (CAS(&bp->owner[f], &o, FRAME_TAKEN)) {
+				*out = f;
+				return 0;
+			}
+		} else if (o != FRAME_TAKEN) {
+			struct bufpool_entry *en = entry_at(bp, o);
+			uint32_t s = LOAD_RLX(&en->state);
+
+			if ((s & F_USED) && !(s & (F_LOCKED | PIN_MASK))) {
+				if (s & F_REF) {
+					__atomic_fetch_and(&en->state, ~F_REF, __ATOMIC_RELAXED);
+				} else if (CAS(&en->state, &s, s | F_LOCKED)) {
+					/* Locked: is it still frame f's page, or
+					 * was the entry reused since owner[] was
+					 * read? */
+					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o) {
+						int ret = evict(bp, o, s & F_DIRTY, io, c);
+
+						if (ret)
+							return ret;
+						*out = f;
+						return 0;
+					}
+					bufpool_unlock(bp, o, false);
+				}
+			}
 		}
 		/* Two full turns found every frame latched: they belong to
 		 * threads between two steps of their own; let them run. */
 		if (++looked % (2ull * bp->nframes) == 0)
 			sched_yield();
 	}
-
-	{
-		struct bufpool_frame *fr = &bp->fr[f];
-		uint64_t old = LOAD_RLX(&fr->key);
-
-		if (old != KEY_NONE) {
-			uint64_t h = bufpool_hash(old);
-			struct bufpool_bucket *home = bucket_at(bp, h);
-
-			if (s & F_DIRTY) {
-				int ret = io->write(io->arg, old, bufpool_frame(bp, f));
-
-				if (ret < 0) {
-					bufpool_unlock(bp, f, true);
-					return ret;
-				}
-				count(&c->writebacks);
-				__atomic_fetch_and(&fr->state, ~F_DIRTY, __ATOMIC_RELAXED);
-			}
-			bucket_lock(home);
-			table_delete(bp, h, f);
-			bucket_unlock(home);
-			STORE(&fr->key, KEY_NONE);
-			count(&c->evictions);
-		}
-	}
-	*out = f;
-	return 0;
 }
 
 /* ---- get ---------------------------------------------------------------- */
 
-int bufpool_get(struct bufpool *bp, uint64_t key, enum bufpool_mode mode,
-		const struct bufpool_io *io, struct pool_counters *c, uint32_t *frame)
+int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
+		const struct bufpool_io *io, struct pool_counters *c, uint32_t *ref,
+		uint8_t **data)
 {
-	const uint64_t h = bufpool_hash(key);
-	struct bufpool_bucket *home = bucket_at(bp, h);
+	const uint32_t home = bufpool_home_of(bp, key);
+	struct bufpool_bucket *hb = &bp->buckets[home];
+	struct bufpool_entry *en;
 	bool waited = false;
-	uint32_t f, v;
+	uint32_t e, f = BUFPOOL_NONE, h;
 	int ret;
 
 	for (;;) {
-		f = table_find(bp, key, h);
-		if (f != BUFPOOL_NONE) {
-			if (!latch_frame(bp, f, key, mode, &waited))
+		e = table_find(bp, key, home);
+		if (__builtin_expect(e != BUFPOOL_NONE, 1)) {
+			if (!latch_entry(bp, e, key, mode, &waited))
 				continue;
 			count(&c->hits);
 			if (waited)
 				count(&c->waits);
-			*frame = f;
+			*ref = e;
+			*data = bufpool_frame(bp, LOAD_RLX(&entry_at(bp, e)->frame));
 			return 0;
 		}
 
 		/* A miss, unless another thread is inserting it right now:
 		 * take a frame, then look again under the home latch. */
-		ret = take_victim(bp, io, c, &v);
+		ret = take_frame(bp, io, c, &f);
 		if (ret)
 			return ret;
-		bucket_lock(home);
-		if (table_find(bp, key, h) != BUFPOOL_NONE) {
-			bucket_unlock(home);
-			frame_free(bp, v);
+		h = home_lock(hb);
+		if (table_find(bp, key, home) != BUFPOOL_NONE) {
+			home_unlock(hb, h);
+			STORE(&bp->owner[f], FRAME_FREE);
 			continue;
 		}
-		STORE(&bp->fr[v].key, key);
-		ret = table_insert(bp, h, v);
-		bucket_unlock(home);
-		if (ret) {
-			frame_free(bp, v);
-			return ret;
+		e = table_insert(bp, key, home, &h, f);
+		home_unlock(hb, h);
+		if (e == BUFPOOL_NONE) {
+			STORE(&bp->owner[f], FRAME_FREE);
+			return -ENOSPC;
 		}
 		break;
 	}
 
-	/* Frame v is in the table for key, LOCKED: whoever looks it up now
-	 * waits for the load. */
+	/* Entry e is in the table, LOCKED: whoever looks it up now waits
+	 * for the load. Frame f is its; the clock may see it from now on. */
+	en = entry_at(bp, e);
+	STORE(&bp->owner[f], e);
 	if (mode != BUFPOOL_EXCL_NOREAD) {
-		ret = io->read(io->arg, key, bufpool_frame(bp, v));
+		ret = io->read(io->arg, key, bufpool_frame(bp, f));
 		if (ret < 0) {
-			bucket_lock(home);
-			table_delete(bp, h, v);
-			bucket_unlock(home);
-			frame_free(bp, v);
+			STORE(&bp->owner[f], FRAME_TAKEN);
+			h = home_lock(hb);
+			table_delete(bp, e, home, &h);
+			home_unlock(hb, h);
+			STORE(&bp->owner[f], FRAME_FREE);
 			return ret;
 		}
 		count(&c->reads);
@@ -469,13 +543,14 @@ int bufpool_get(struct bufpool *bp, uint64_t key, enum bufpool_mode mode,
 	count(&c->misses);
 	if (mode == BUFPOOL_SHARED) {
 		/* Pinned by us, REF, unlocked: waiters may pin it now. */
-		uint32_t old = __atomic_exchange_n(&bp->fr[v].state, 1u | F_REF, __ATOMIC_ACQ_REL);
+		uint32_t old = __atomic_exchange_n(&en->state, F_USED | F_REF | 1u, __ATOMIC_ACQ_REL);
 
-		wake_if(&bp->fr[v], old);
+		wake_if(en, old);
 	} else {
-		__atomic_fetch_or(&bp->fr[v].state, F_REF, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&en->state, F_REF, __ATOMIC_RELAXED);
 	}
-	*frame = v;
+	*ref = e;
+	*data = bufpool_frame(bp, f);
 	return 0;
 }
 
@@ -485,51 +560,58 @@ int bufpool_flush(struct bufpool *bp, const struct bufpool_io *io, struct pool_c
 {
 	int written = 0;
 
-	for (uint32_t f = 0; f < bp->nframes; f++) {
-		struct bufpool_frame *fr = &bp->fr[f];
-		uint64_t key;
-		bool waited = false;
-		uint32_t old;
-		int ret;
+	for (uint32_t b = 0; b < bp->nbuckets; b++) {
+		for (unsigned i = 0; i < WAYS; i++) {
+			struct bufpool_entry *en = &bp->buckets[b].e[i];
+			const uint32_t ref = ref_of(b, i);
+			bool waited = false;
+			uint32_t key, old;
+			int ret;
 
-		if (!(LOAD_RLX(&fr->state) & F_DIRTY))
-			continue;
-		key = LOAD(&fr->key);
-		/* A writer holds it, or it is being evicted (the evictor
-		 * writes it back): the pin waits, then sees which. */
-		if (key == KEY_NONE || !latch_frame(bp, f, key, BUFPOOL_SHARED, &waited))
-			continue;
-		/* Pinned: no writer can change it while it is written. DIRTY
-		 * goes first, so a write after this pin's end is not lost. */
-		old = __atomic_fetch_and(&fr->state, ~F_DIRTY, __ATOMIC_ACQ_REL);
-		if (old & F_DIRTY) {
-			ret = io->write(io->arg, key, bufpool_frame(bp, f));
-			if (ret < 0) {
-				__atomic_fetch_or(&fr->state, F_DIRTY, __ATOMIC_RELAXED);
-				bufpool_unpin(bp, f);
-				return ret;
+			if (!(LOAD_RLX(&en->state) & F_DIRTY))
+				continue;
+			key = LOAD(&en->key);
+			/* A writer holds it, or it is being evicted (the
+			 * evictor writes it back): the pin waits, then sees
+			 * which. */
+			if (key == KEY_NONE || !latch_entry(bp, ref, key, BUFPOOL_SHARED, &waited))
+				continue;
+			/* Pinned: no writer can change it while it is
+			 * written. DIRTY goes first, so a write after this
+			 * pin's end is not lost. */
+			old = __atomic_fetch_and(&en->state, ~F_DIRTY, __ATOMIC_ACQ_REL);
+			if (old & F_DIRTY) {
+				ret = io->write(io->arg, key, bufpool_frame(bp, LOAD_RLX(&en->frame)));
+				if (ret < 0) {
+					__atomic_fetch_or(&en->state, F_DIRTY, __ATOMIC_RELAXED);
+					bufpool_unpin(bp, ref);
+					return ret;
+				}
+				count(&c->writebacks);
+				written++;
 			}
-			count(&c->writebacks);
-			written++;
+			bufpool_unpin(bp, ref);
 		}
-		bufpool_unpin(bp, f);
 	}
 	return written;
 }
 
 /* ---- introspection ------------------------------------------------------ */
 
-uint32_t bufpool_lookup(const struct bufpool *bp, uint64_t key)
+uint32_t bufpool_lookup(const struct bufpool *bp, uint32_t key)
 {
-	return table_find(bp, key, bufpool_hash(key));
+	uint32_t e = table_find(bp, key, bufpool_home_of(bp, key));
+
+	return e == BUFPOOL_NONE ? BUFPOOL_NONE : LOAD(&entry_at(bp, e)->frame);
 }
 
 uint32_t bufpool_used(const struct bufpool *bp)
 {
 	uint32_t n = 0;
 
-	for (uint32_t f = 0; f < bp->nframes; f++)
-		n += LOAD(&bp->fr[f].key) != KEY_NONE;
+	for (uint32_t b = 0; b < bp->nbuckets; b++)
+		for (unsigned i = 0; i < WAYS; i++)
+			n += (LOAD(&bp->buckets[b].e[i].state) & F_USED) != 0;
 	return n;
 }
 
@@ -538,55 +620,70 @@ size_t bufpool_overhead(const struct bufpool *bp)
 	return bp->meta_len;
 }
 
+/* bufpool_check on one entry; @spill counts, per home, what spilled. */
+static int check_entry(const struct bufpool *bp, uint32_t b, unsigned i, uint32_t *spill,
+		       uint64_t *used, struct err *e)
+{
+	const struct bufpool_entry *en = &bp->buckets[b].e[i];
+	const uint32_t ref = ref_of(b, i);
+	uint32_t home, d;
+
+	if (!(en->state & F_USED)) {
+		if (en->state || en->key != KEY_NONE)
+			return err_set(e, EUCLEAN, "free entry %#x: state %#x, key %u", ref,
+				       en->state, en->key);
+		return 0;
+	}
+	(*used)++;
+	if (en->state & (F_LOCKED | PIN_MASK | F_WAITERS))
+		return err_set(e, EUCLEAN, "entry %#x is latched (state %#x)", ref, en->state);
+	if (en->frame >= bp->nframes || bp->owner[en->frame] != ref)
+		return err_set(e, EUCLEAN, "entry %#x: frame %u is not its own", ref, en->frame);
+	home = bufpool_home_of(bp, en->key);
+	d = (b + bp->nbuckets - home) % bp->nbuckets;
+	if (d > (bp->buckets[home].head & H_REACH_MASK))
+		return err_set(e, EUCLEAN, "entry %#x sits %u buckets past its home, reach %u",
+			       ref, d, bp->buckets[home].head & H_REACH_MASK);
+	if (d)
+		spill[home]++;
+	if (table_find(bp, en->key, home) != ref)
+		return err_set(e, EUCLEAN, "entry %#x (key %u) is not what a lookup finds", ref,
+			       en->key);
+	return 0;
+}
+
 int bufpool_check(const struct bufpool *bp, struct err *e)
 {
-	uint64_t nb = bp->bucket_mask + 1, entries = 0;
+	uint64_t used = 0, owned = 0;
+	uint32_t *spill = calloc(bp->nbuckets, sizeof(*spill));
+	int ret = 0;
 
-	for (uint64_t i = 0; i < nb; i++) {
-		const struct bufpool_bucket *b = &bp->buckets[i];
+	if (!spill)
+		return err_set(e, ENOMEM, "out of memory");
+	for (uint32_t b = 0; b < bp->nbuckets && !ret; b++)
+		for (unsigned i = 0; i < WAYS && !ret; i++)
+			ret = check_entry(bp, b, i, spill, &used, e);
+	for (uint32_t b = 0; b < bp->nbuckets && !ret; b++) {
+		uint32_t h = bp->buckets[b].head;
 
-		if (b->latch)
-			return err_set(e, EUCLEAN, "bucket %llu is latched", (unsigned long long)i);
-		for (int k = 0; k < BUCKET_SLOTS; k++) {
-			uint64_t s = b->slot[k], key, h;
-			uint32_t f;
-			uint64_t d;
-
-			if (!s)
-				continue;
-			entries++;
-			f = (uint32_t)s - 1;
-			if (f >= bp->nframes)
-				return err_set(e, EUCLEAN, "bucket %llu names frame %u of %u",
-					       (unsigned long long)i, f, bp->nframes);
-			key = bp->fr[f].key;
-			h = bufpool_hash(key);
-			if (key == KEY_NONE || entry_of(h, f) != s)
-				return err_set(e, EUCLEAN, "bucket %llu: frame %u holds another key",
-					       (unsigned long long)i, f);
-			d = (i - h) & bp->bucket_mask;
-			if (d > bucket_at(bp, h)->reach)
-				return err_set(e, EUCLEAN, "frame %u sits %llu buckets past its home, "
-					       "reach %u", f, (unsigned long long)d,
-					       bucket_at(bp, h)->reach);
-		}
+		if ((h & H_LATCH) || (h >> H_SPILL_SHIFT & H_SPILL_MAX) != spill[b])
+			ret = err_set(e, EUCLEAN, "bucket %u: header %#x, %u spilled", b, h, spill[b]);
 	}
-	for (uint32_t f = 0; f < bp->nframes; f++) {
-		const struct bufpool_frame *fr = &bp->fr[f];
+	for (uint32_t f = 0; f < bp->nframes && !ret; f++) {
+		uint32_t o = bp->owner[f];
 
-		if (fr->state & (F_LOCKED | PIN_MASK | F_WAITERS))
-			return err_set(e, EUCLEAN, "frame %u is latched (state %#x)", f, fr->state);
-		if (fr->key == KEY_NONE)
+		if (o == FRAME_FREE)
 			continue;
-		if (table_find(bp, fr->key, bufpool_hash(fr->key)) != f)
-			return err_set(e, EUCLEAN, "frame %u (key %#llx) is not found in the table",
-				       f, (unsigned long long)fr->key);
-		entries--;
+		if (o == FRAME_TAKEN || (o >> WAY_BITS) >= bp->nbuckets ||
+		    (o & ((1u << WAY_BITS) - 1)) >= WAYS || entry_at(bp, o)->frame != f)
+			ret = err_set(e, EUCLEAN, "frame %u: owner %#x does not hold it", f, o);
+		owned++;
 	}
-	if (entries)
-		return err_set(e, EUCLEAN, "%llu table entries name no frame",
-			       (unsigned long long)entries);
-	return 0;
+	if (!ret && owned != used)
+		ret = err_set(e, EUCLEAN, "%llu pages in the table, %llu frames owned",
+			      (unsigned long long)used, (unsigned long long)owned);
+	free(spill);
+	return ret;
 }
 
 /* ---- memory ------------------------------------------------------------- */
@@ -647,17 +744,17 @@ populate:
 int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct err *e)
 {
 	struct bufpool *bp;
-	uint64_t nframes = page ? size / page : 0, nbuckets = 1;
-	size_t fr_len, meta_len;
+	uint64_t nframes = page ? size / page : 0, nbuckets;
+	size_t tab_len, own_len, meta_len;
 	enum bufpool_mem meta_mem;
 
 	if (!page || (page & (page - 1)))
 		return err_set(e, EINVAL, "bufpool: page size %u is not a power of two", page);
-	if (nframes == 0 || nframes >= BUFPOOL_NONE)
+	/* References are bucket << WAY_BITS | way in 32 bits. */
+	if (nframes == 0 || nframes >= (FRAME_TAKEN >> WAY_BITS))
 		return err_set(e, EINVAL, "bufpool: %llu bytes make %llu frames of %u bytes",
 			       (unsigned long long)size, (unsigned long long)nframes, page);
-	while (nbuckets * ENTRIES_PER_BUCKET < nframes)
-		nbuckets <<= 1;
+	nbuckets = (nframes * LOAD_DEN + WAYS * LOAD_NUM - 1) / (WAYS * LOAD_NUM);
 
 	bp = aligned_alloc(64, sizeof(*bp));
 	if (!bp)
@@ -666,12 +763,13 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct er
 	bp->nframes = (uint32_t)nframes;
 	bp->page = page;
 	bp->page_shift = (unsigned)__builtin_ctz(page);
-	bp->bucket_mask = nbuckets - 1;
+	bp->nbuckets = (uint32_t)nbuckets;
 
-	/* Headers and buckets in one mapping: bucket array first (64-byte
-	 * aligned by the mapping), then the frame headers. */
-	fr_len = (size_t)nframes * sizeof(struct bufpool_frame);
-	meta_len = (size_t)nbuckets * sizeof(struct bufpool_bucket) + fr_len;
+	/* One mapping: the buckets first (cache-line aligned by the
+	 * mapping), then owner[]. */
+	tab_len = (size_t)nbuckets * sizeof(struct bufpool_bucket);
+	own_len = (size_t)nframes * sizeof(uint32_t);
+	meta_len = tab_len + own_len;
 	bp->meta_len = meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
@@ -680,10 +778,12 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct er
 			       strerror(errno));
 	}
 	bp->buckets = bp->meta;
-	bp->fr = (struct bufpool_frame *)((uint8_t *)bp->meta +
-					   (size_t)nbuckets * sizeof(struct bufpool_bucket));
+	bp->owner = (uint32_t *)((uint8_t *)bp->meta + tab_len);
+	for (uint64_t b = 0; b < nbuckets; b++)
+		for (unsigned i = 0; i < WAYS; i++)
+			bp->buckets[b].e[i].key = KEY_NONE;
 	for (uint64_t f = 0; f < nframes; f++)
-		bp->fr[f].key = KEY_NONE;
+		bp->owner[f] = FRAME_FREE;
 
 	bp->frames_len = (size_t)nframes * page;
 	bp->frames = mem_map(&bp->frames_len, true, &bp->mem);
