@@ -22,6 +22,10 @@
  * middle of a batch (iodepth_batch_submit): the last requests before a
  * wait go to the kernel with the wait.
  *
+ * An engine that lends the worker memory of its own (bufpool's frames:
+ * r->data points into a frame the request pinned) takes it back in
+ * release(), which the worker calls once it has consumed the bytes.
+ *
  * Functions return 0 or -errno (positive counts where noted) and never
  * print.
  */
@@ -66,11 +70,15 @@ struct engine_job {
 	void *priv;		/* job_setup's state */
 };
 
+struct pool_counters;
+
 /* What an engine sees of one thread of the job. */
 struct engine_thread {
 	const struct engine_job *ej;
 	struct io_req *reqs;	/* ej->depth slots, buffers set (ENGINE_F_BUFFERS) */
 	void *priv;		/* init's state */
+	struct pool_counters *pool;	/* the thread's own pool counters (stats.h),
+					 * for ENGINE_F_POOL; written by it alone */
 };
 
 /* queue() return values besides -errno. */
@@ -84,12 +92,22 @@ struct engine_thread {
 #define ENGINE_F_BUFFERS	(1u << 3)	/* the worker gives each slot an aligned bs buffer */
 #define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
 						 * (mmap): consuming the bytes is the I/O */
+#define ENGINE_F_POOL		(1u << 5)	/* a cache of its own, pool_size bytes (bufpool):
+						 * misses read with O_DIRECT, prewarm fills the
+						 * pool (job_setup), not the page cache; it
+						 * counts into engine_thread.pool */
 
 struct engine_ops {
 	const char *name;
 	const char *help;	/* one line for --cmdhelp=ioengine */
 	unsigned flags;
 	unsigned ops;		/* ENGINE_OP(IO_READ) | ...: what it serves */
+
+	/* Once per job when its targets are open, before anything runs
+	 * (optional): what only the targets can tell (bufpool's pool_page
+	 * against their logical block size). An error here is an invalid
+	 * job: exit 2, nothing run. */
+	int (*prepare)(struct engine_job *ej, struct err *e);
 
 	/* Once per job before threads start / after they end (optional):
 	 * state every thread of the job shares, e.g. mmap's mappings. */
@@ -106,6 +124,12 @@ struct engine_ops {
 	 * completions; put up to @max in @done; return how many, or
 	 * -errno. */
 	int (*reap)(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done);
+	/* After the worker consumed a completed request's bytes (optional):
+	 * what backs r->data may go. Called for every request the engine
+	 * completed without error, by the thread that queued it, before
+	 * its slot is used again. (offload= is refused for such an engine:
+	 * its helpers would queue and the loop consume.) */
+	void (*release)(struct engine_thread *et, struct io_req *r);
 };
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
