@@ -129,8 +129,9 @@ FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 # Each harness links the parser's own sources, not libfaultline.a, so it
 # is built with clang's instrumentation from end to end and needs little
 # else. The job-file parser checks ioengine against the real engine table
-# (names, flags), whose entries pull in liburing and libaio at link time;
-# the harness never runs an engine.
+# (names, flags), whose entries pull in liburing and libaio at link time,
+# and bufpool's its pool and /proc reader; the harness never runs an
+# engine.
 FUZZ_SRCS_procfs_scan_u64          = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_tlb         = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_vmstat      = src/procfs.c src/err.c
@@ -140,7 +141,8 @@ FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/fio_options.c \
-				     src/engines.c $(wildcard src/engine_*.c) src/err.c
+				     src/engines.c $(wildcard src/engine_*.c) src/bufpool.c \
+				     src/procfs.c src/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
 
 # A harness whose parser is not in the tree yet is left out, not failed.

@@ -22,6 +22,7 @@ enum dist_mode { DIST_RANDOM, DIST_ZIPF };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
+enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
@@ -97,6 +98,11 @@ struct job {
 	unsigned offload_permits;	/* offloaded requests running at once; 0 = offload */
 	enum prefetch_mode prefetch;
 	uint64_t prefetch_window;	/* bytes kept requested ahead of each stream */
+
+	/* ioengine=bufpool (SPEC 3; engine_bufpool.c). */
+	uint64_t pool_size;		/* bytes of frames; 0 = not set (required) */
+	uint64_t pool_page;		/* bytes per page, a power of two */
+	enum pool_io_mode pool_io;	/* how misses are read */
 
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */
