@@ -34,7 +34,8 @@ const char sampler_csv_header[] =
 	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
 	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
-	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s";
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
+	"pool_hit_pct,pool_evict_per_s";
 
 /* One snapshot of every system-wide source. */
 struct sys_snap {
@@ -61,6 +62,7 @@ struct thread_samp {
 	struct procfs_src task;
 	bool task_open, task_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
+	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
@@ -494,6 +496,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		hist_init(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
+		ts->prev_hits = ts->prev_misses = ts->prev_evictions = 0;
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
 		ts->base_from_start = true;
@@ -538,6 +541,7 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
+	uint64_t hits = 0, misses = 0, evictions = 0;
 	bool faults_ok = true, ramp;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
@@ -557,6 +561,17 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		ts->prev_ops = o;
 		ts->prev_bytes = b;
 		ts->prev_probe = u;
+		if (sj->pool) {
+			uint64_t h = STAT_LOAD(&st->pool.hits), m = STAT_LOAD(&st->pool.misses);
+			uint64_t ev = STAT_LOAD(&st->pool.evictions);
+
+			hits += h - ts->prev_hits;
+			misses += m - ts->prev_misses;
+			evictions += ev - ts->prev_evictions;
+			ts->prev_hits = h;
+			ts->prev_misses = m;
+			ts->prev_evictions = ev;
+		}
 		if (job->latency && i < sj->nworkers) {
 			hist_snapshot(&s->scratch, &st->lat);
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
@@ -645,6 +660,11 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
 	}
 	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
+	/* A pool's hit ratio of the interval; empty for other engines, and
+	 * when the interval saw no access at all. */
+	cell_f(&p, end, sj->pool && hits + misses,
+	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
+	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
