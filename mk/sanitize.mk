@@ -84,7 +84,8 @@ TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 # them every 100 ms): one run per engine, since each hands out requests
 # and completions differently; two concurrent jobs with the CPU probe; an
 # event loop handing requests to offload helpers (SPEC 9); the prefetch
-# helper thread; and a run stopped by SIGINT (SPEC 8: exit 1).
+# helper thread; the buffer pool; and a run stopped by SIGINT (SPEC 8:
+# exit 1).
 TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
 	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
 TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
@@ -96,6 +97,13 @@ TSAN_OFFLOAD = --name=offload --ioengine=psync --numjobs=1 --loop=4 --offload=4 
 	       --offload_permits=2 --rw=randread --runtime=2s --time_based
 TSAN_PREFETCH = --name=prefetch --ioengine=mmap --rw=read --prefetch=touch:4m \
 	       --numjobs=2 --runtime=2s --time_based
+# The buffer pool: four threads missing, evicting and waiting for each
+# other's reads in a pool of 512 frames, next to two scanning through a
+# pool of 256 with pread.
+TSAN_BUFPOOL = --name=bp --ioengine=bufpool --pool_size=2m --numjobs=4 --rw=randread \
+	       --random_distribution=zipf:1.1 --runtime=2s --time_based \
+	       --name=bps --ioengine=bufpool --pool_io=psync --pool_size=1m --numjobs=2 \
+	       --rw=read --bs=1k --runtime=2s --time_based
 TSAN_ENGINES = mmap psync io_uring libaio null
 
 check-tsan: deps
@@ -111,6 +119,7 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_MIXED); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_OFFLOAD); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL); \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
 	rm -rf build-tsan/scratch; exit $$fail
