@@ -290,13 +290,14 @@ static bool complete_w(struct worker *w, const struct io_req *r)
 }
 
 /* A completed request of a writing job, counted by what it was. */
-static inline void count_done(struct worker *w, const struct io_req *r, bool lat, uint64_t ns)
+static inline void count_done(struct worker *w, struct io_req *r, bool lat, uint64_t ns)
 {
 	struct thread_stats *st = w->st;
 
 	switch (r->op) {
 	case IO_READ:
 		consume(w, r);
+		release(w, w->wk->ops->release, r);
 		stat_add(&st->ops, 1);
 		stat_add(&st->bytes, r->len);
 		if (lat)
@@ -432,6 +433,7 @@ void worker_run_sync_rw(struct worker *w)
 			if (!complete_ok(w, r))
 				break;
 			consume(w, r);
+			release(w, ops->release, r);
 			stat_add(&st->ops, 1);
 			stat_add(&st->bytes, len);
 			if (req_clock_done(&clk, &st->lat))
