@@ -556,7 +556,8 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 
 /* ---- flush -------------------------------------------------------------- */
 
-int bufpool_flush(struct bufpool *bp, const struct bufpool_io *io, struct pool_counters *c)
+int bufpool_flush_keys(struct bufpool *bp, uint32_t lo, uint32_t hi, const struct bufpool_io *io,
+		       struct pool_counters *c)
 {
 	int written = 0;
 
@@ -571,6 +572,8 @@ int bufpool_flush(struct bufpool *bp, const struct bufpool_io *io, struct pool_c
 			if (!(LOAD_RLX(&en->state) & F_DIRTY))
 				continue;
 			key = LOAD(&en->key);
+			if (key < lo || key >= hi)
+				continue;
 			/* A writer holds it, or it is being evicted (the
 			 * evictor writes it back): the pin waits, then sees
 			 * which. */

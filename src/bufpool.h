@@ -140,9 +140,16 @@ void bufpool_unpin(struct bufpool *bp, uint32_t ref);
 /* Give back an exclusive latch; @dirty: the page was modified. */
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty);
 
-/* Write every dirty page back through @io. Pages written, or -errno
- * (the first failure; that page stays dirty). */
-int bufpool_flush(struct bufpool *bp, const struct bufpool_io *io, struct pool_counters *c);
+/* Write every dirty page with a key in [@lo, @hi) back through @io.
+ * Pages written, or -errno (the first failure; that page stays dirty). */
+int bufpool_flush_keys(struct bufpool *bp, uint32_t lo, uint32_t hi, const struct bufpool_io *io,
+		       struct pool_counters *c);
+/* ... every dirty page. */
+static inline int bufpool_flush(struct bufpool *bp, const struct bufpool_io *io,
+				struct pool_counters *c)
+{
+	return bufpool_flush_keys(bp, 0, BUFPOOL_KEY_MAX + 1, io, c);
+}
 
 /* For tests: the frame holding @key, or BUFPOOL_NONE, without latching
  * it (the answer may be stale at once). */

@@ -25,6 +25,8 @@
  * An engine that lends the worker memory of its own (bufpool's frames:
  * r->data points into a frame the request pinned) takes it back in
  * release(), which the worker calls once it has consumed the bytes.
+ * One that keeps writes of its own (bufpool's dirty frames) writes them
+ * to the target in writeback(), after a write job's loop.
  *
  * Functions return 0 or -errno (positive counts where noted) and never
  * print.
@@ -137,6 +139,11 @@ struct engine_ops {
 	 * its slot is used again. (offload= is refused for such an engine:
 	 * its helpers would queue and the loop consume.) */
 	void (*release)(struct engine_thread *et, struct io_req *r);
+	/* A write job's thread, after its loop and untimed, before verify
+	 * reads back (optional): hand the target what the engine still
+	 * holds of the job's writes (bufpool's dirty frames), so that any
+	 * reader of the target sees them. 0 or -errno. */
+	int (*writeback)(struct engine_thread *et);
 };
 
 /* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,

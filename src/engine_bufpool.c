@@ -14,12 +14,16 @@
  * once), or pool_io=psync, pread(2). A thread that finds the page being
  * read by another waits for that read.
  *
- * Writes copy r->buf into the frame under the frame's exclusive latch
- * and mark it dirty (a whole-page write reads nothing first); dirty
- * frames go back to the device when the clock evicts them and on a
- * flush, which writes every dirty frame and then fdatasyncs the
- * targets. A page is written back up to the end of the job's region,
- * rounded up to the logical block size O_DIRECT needs.
+ * Writes copy the worker's stamped block (r->wbuf) into the frame under
+ * the page's exclusive latch and mark it dirty (a whole-page write reads
+ * nothing first). Dirty frames go back to the device, with O_DIRECT
+ * through the same I/O, when the clock evicts them; on a flush of a
+ * target (fsync=N, fdatasync=N, sync_interval, end_fsync), which writes
+ * every dirty frame of that target and then calls fsync or fdatasync on
+ * it, as the job asks; and at the end of a write job (writeback), so the
+ * file holds every write when the job is over. A page is written back up
+ * to the end of the job's region, rounded up to the logical block size
+ * O_DIRECT needs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -217,16 +221,18 @@ static int bp_write(void *arg, uint32_t key, const uint8_t *frame)
 
 /* ---- requests ---------------------------------------------------------- */
 
-static int bp_flush(struct bp_thread *bt)
+/* A flush of target @ti: its dirty frames written back, whoever wrote
+ * them, then the target made durable (fdatasync with fdatasync=N, fsync
+ * otherwise, as psync does). */
+static int bp_flush(struct bp_thread *bt, unsigned ti)
 {
-	int ret = bufpool_flush(bt->pool, &bt->io, bt->ctr);
+	const int fd = bt->ej->targets[ti].fd_direct;
+	int ret = bufpool_flush_keys(bt->pool, bt->first[ti], bt->first[ti + 1], &bt->io, bt->ctr);
 
 	if (ret < 0)
 		return ret;
-	for (unsigned i = 0; i < bt->ej->ntargets; i++)
-		if (fdatasync(bt->ej->targets[i].fd_direct) < 0)
-			return -errno;
-	return 0;
+	ret = engine_flush_datasync(bt->ej->job) ? fdatasync(fd) : fsync(fd);
+	return ret < 0 ? -errno : 0;
 }
 
 static int bp_queue(struct engine_thread *et, struct io_req *r)
@@ -260,13 +266,13 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 			r->res = ret;
 			return ENGINE_DONE;
 		}
-		memcpy(page + in_page, r->buf, r->len);
+		memcpy(page + in_page, r->wbuf, r->len);
 		bufpool_unlock(bp, ref, true);
 		r->data = NULL;
 		r->res = r->len;
 		return ENGINE_DONE;
 	}
-	ret = bp_flush(bt);
+	ret = bp_flush(bt, r->target);
 	r->data = NULL;
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
@@ -281,6 +287,16 @@ static void bp_release(struct engine_thread *et, struct io_req *r)
 		bufpool_unpin(bt->pool, ref);
 		bt->held[r->slot] = BUFPOOL_NONE;
 	}
+}
+
+/* The end of a write job's thread: every dirty frame written back, the
+ * other threads' too (a page another thread is changing is waited for). */
+static int bp_writeback(struct engine_thread *et)
+{
+	struct bp_thread *bt = et->priv;
+	int ret = bufpool_flush(bt->pool, &bt->io, bt->ctr);
+
+	return ret < 0 ? ret : 0;
 }
 
 /* ---- a thread: its counters, slots and I/O ----------------------------- */
@@ -582,7 +598,7 @@ const struct engine_ops engine_bufpool = {
 	.name = "bufpool",
 	.help = "a buffer pool of pool_size bytes shared by the job's threads: page table, "
 		"clock eviction, misses read with O_DIRECT (pool_io)",
-	.flags = ENGINE_F_BUFFERS | ENGINE_F_POOL,
+	.flags = ENGINE_F_POOL,
 	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
 	.prepare = bp_prepare,
 	.job_setup = bp_job_setup,
@@ -591,4 +607,5 @@ const struct engine_ops engine_bufpool = {
 	.exit = bp_exit,
 	.queue = bp_queue,
 	.release = bp_release,
+	.writeback = bp_writeback,
 };

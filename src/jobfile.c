@@ -339,6 +339,12 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 			       "at equal memory, give mmap mem_limit=M and bufpool pool_size=M",
 			       opt_where(j, line, "mem_limit", w, sizeof(w)), eng->name,
 			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->sync != SYNC_NONE && job_writes(j))
+		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: a write goes "
+			       "into the pool, and O_DSYNC would only make its later write-back "
+			       "synchronous; use fsync=1 (or fdatasync=1) for a flush after every write",
+			       opt_where(j, line, "sync", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
 	return 0;
 }
 

@@ -347,13 +347,24 @@ static void test_writes_flush_and_evict(void **state)
 	assert_int_equal(bufpool_flush(bp, &io, &c), 0);
 	assert_int_equal(c.writebacks, 2);
 
+	/* A flush of a key range writes that range only. */
+	bump(bp, &io, &c, 1);
+	bump(bp, &io, &c, 2);
+	assert_int_equal(bufpool_flush_keys(bp, 2, 3, &io, &c), 1);
+	assert_int_equal(d->gen[1], 2);
+	assert_int_equal(d->gen[2], 2);
+	assert_int_equal(bufpool_flush_keys(bp, 0, 2, &io, &c), 1);
+	assert_int_equal(d->gen[1], 3);
+	assert_int_equal(bufpool_flush(bp, &io, &c), 0);
+	assert_int_equal(c.writebacks, 4);
+
 	/* Dirty again; eviction writes it back before reusing the frame. */
 	bump(bp, &io, &c, 3);
 	for (uint32_t p = 10; p < 20; p++)
 		touch(bp, &io, &c, p);
 	assert_int_equal(bufpool_lookup(bp, 3), BUFPOOL_NONE);
 	assert_int_equal(d->gen[3], 1);
-	assert_int_equal(c.writebacks, 3);
+	assert_int_equal(c.writebacks, 5);
 
 	/* A whole-page overwrite of a missing page reads nothing. */
 	{

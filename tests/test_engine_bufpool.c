@@ -3,9 +3,9 @@
  * worker drives a synchronous engine (queue, consume r->data, release),
  * over scratch files whose contents the test keeps in memory: reads come
  * from the right page of the right file, hits and misses add up, prewarm
- * fills the pool, writes land in the file after a flush and after an
- * eviction (the worker issues no writes yet: this is where they are
- * tested), and prepare refuses what the targets cannot do. Both pool_io
+ * fills the pool, writes land in the file after a flush of their target
+ * (and only theirs), after an eviction and after the end-of-job
+ * write-back, and prepare refuses what the targets cannot do. Both pool_io
  * modes. Scratch files live in $TMPDIR (default /var/tmp: O_DIRECT needs
  * a real filesystem) and are removed at the end; everything is skipped
  * where that filesystem refuses O_DIRECT.
@@ -134,7 +134,7 @@ static void rig_up(struct rig *r, uint32_t frames, enum pool_io_mode io, bool pr
 	assert_int_equal(engine_bufpool.job_setup(&r->ej, &e), 0);
 	r->buf = aligned_alloc(PAGE, PAGE);
 	assert_non_null(r->buf);
-	r->req.buf = r->buf;
+	r->req.wbuf = r->buf;
 	r->et = (struct engine_thread){ .ej = &r->ej, .reqs = &r->req, .pool = &r->ctr };
 	if (engine_bufpool.init(&r->et, &e))
 		fail_msg("init: %s", e.msg);
@@ -262,9 +262,12 @@ static void writes(enum pool_io_mode io)
 	write_piece(&r, 1, 7 * PAGE, PAGE);
 	write_piece(&r, 1, file_size[1] - 2 * 512, 512);
 	assert_int_equal(r.ctr.reads, 2);
+	/* A flush is of one target: target 1's pages stay dirty. */
 	issue(&r, IO_FLUSH, 0, 0, 0);
-	assert_int_equal(r.ctr.writebacks, 4);
+	assert_int_equal(r.ctr.writebacks, 2);
 	file_matches(&r, 0);
+	issue(&r, IO_FLUSH, 1, 0, 0);
+	assert_int_equal(r.ctr.writebacks, 4);
 	file_matches(&r, 1);
 	/* The pool still serves what was written. */
 	read_check(&r, 0, 5 * PAGE, PAGE);
@@ -279,6 +282,16 @@ static void writes(enum pool_io_mode io)
 	/* Nothing left to write. */
 	issue(&r, IO_FLUSH, 0, 0, 0);
 	assert_int_equal(r.ctr.writebacks, 6);
+
+	/* The end of a write job: whatever is dirty, of every target. */
+	write_piece(&r, 0, 11 * PAGE, PAGE);
+	write_piece(&r, 1, 3 * PAGE + 1024, 2048);
+	assert_int_equal(engine_bufpool.writeback(&r.et), 0);
+	assert_int_equal(r.ctr.writebacks, 8);
+	file_matches(&r, 0);
+	file_matches(&r, 1);
+	assert_int_equal(engine_bufpool.writeback(&r.et), 0);
+	assert_int_equal(r.ctr.writebacks, 8);
 	rig_down(&r);
 }
 
