@@ -597,7 +597,8 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 const struct engine_ops engine_bufpool = {
 	.name = "bufpool",
 	.help = "a buffer pool of pool_size bytes shared by the job's threads: page table, "
-		"clock eviction, misses read with O_DIRECT (pool_io)",
+		"clock eviction, misses read with O_DIRECT (pool_io); writes dirty a frame, "
+		"written back on eviction, by a flush (then fsync or fdatasync) and at the end",
 	.flags = ENGINE_F_POOL,
 	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
 	.prepare = bp_prepare,
