@@ -99,11 +99,15 @@ TSAN_PREFETCH = --name=prefetch --ioengine=mmap --rw=read --prefetch=touch:4m \
 	       --numjobs=2 --runtime=2s --time_based
 # The buffer pool: four threads missing, evicting and waiting for each
 # other's reads in a pool of 512 frames, next to two scanning through a
-# pool of 256 with pread.
+# pool of 256 with pread; then three threads reading and writing 1 KiB
+# pieces of shared pages in a pool of 64, with flushes, dirty evictions,
+# the write-back at the end and the read-back.
 TSAN_BUFPOOL = --name=bp --ioengine=bufpool --pool_size=2m --numjobs=4 --rw=randread \
 	       --random_distribution=zipf:1.1 --runtime=2s --time_based \
 	       --name=bps --ioengine=bufpool --pool_io=psync --pool_size=1m --numjobs=2 \
 	       --rw=read --bs=1k --runtime=2s --time_based
+TSAN_BUFPOOL_W = --name=bpw --ioengine=bufpool --pool_size=256k --numjobs=3 --rw=randrw \
+	       --bs=1k --fsync=16 --verify=crc32c --runtime=2s --time_based
 TSAN_ENGINES = mmap psync io_uring libaio null
 
 check-tsan: deps
@@ -120,6 +124,7 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_OFFLOAD); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL_W); \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
 	rm -rf build-tsan/scratch; exit $$fail
@@ -149,7 +154,7 @@ FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
-FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optval.c src/suggest.c \
+FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optset.c src/optval.c src/suggest.c \
 				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
 				     src/bufpool.c src/procfs.c src/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
