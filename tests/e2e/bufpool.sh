@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ioengine=bufpool on real files: hits and misses add up to the requests
 # and misses are the pages read; a scan misses each page once; prewarm
-# fills the pool; the outputs (summary line, JSON pool object, CSV pool
+# fills the pool; writes are written back by flushes, on eviction and at
+# the end of the job, and read back clean; the outputs (summary line, JSON pool object, CSV pool
 # columns, empty for another engine); the process stays within the pool
 # and a little more, whatever the file size; hostile options are refused
 # with exit 2 and a message naming the option.
@@ -87,6 +88,116 @@ else
 	echo "skip - peak RSS: no /usr/bin/time here"
 fi
 
+# Misses are the device's reads. The device's own counters count every
+# reader of the disk (the JSON's dev_read_bytes: on a shared host that is
+# mostly others), so the bytes the storage layer read for faultline are
+# taken from its /proc/PID/io read_bytes, which a parent collects from a
+# child it has reaped: its own before and after, around one run.
+cat >"$E2E_TMP/ownio.py" <<'PY'
+import subprocess, sys
+def rb():
+    for l in open("/proc/self/io"):
+        if l.startswith("read_bytes:"):
+            return int(l.split()[1])
+before = rb()
+rc = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % (rb() - before))
+sys.exit(rc)
+PY
+if [ -r /proc/self/io ]; then
+	expect_exit 0 "bufpool zipf, its own device reads counted" "$PY" "$E2E_TMP/ownio.py" \
+		"$E2E_TMP/z.io" "$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/z.json" \
+		--name=z --filename="$f" --size=64m --ioengine=bufpool --pool_size=2m \
+		--rw=randread --random_distribution=zipf:1.2 --touch=page --numjobs=2 --runtime=2s \
+		--time_based
+	pycheck "bytes read for faultline = misses x page (2 %), hits + misses = requests" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+p = j["faultline"]["pool"]
+own = int(open(sys.argv[2]).read())
+assert p["misses"] > 0 and p["evictions"] > 0, p
+assert p["hits"] + p["misses"] == j["read"]["total_ios"], (p, j["read"]["total_ios"])
+want = p["misses"] * p["page"]
+assert abs(own - want) <= 0.02 * want, (own, want)
+' "$E2E_TMP/z.json" "$E2E_TMP/z.io"
+else
+	echo "skip - bytes read = misses x page: no /proc/self/io"
+fi
+
+# Writes (SPEC 10). A flush writes back the target's dirty pages: with
+# fsync=1 and a pool larger than the region, nothing is evicted, so every
+# write is written back by its own flush, exactly once.
+expect_exit 0 "bufpool randwrite fsync=1, pool larger than the region" "$FAULTLINE" --quiet \
+	--output-format=json --output="$E2E_TMP/f1.json" --name=f1 --filename="$f" --size=4m \
+	--ioengine=bufpool --pool_size=8m --rw=randwrite --fsync=1 --io_size=1m --verify=crc32c
+pycheck "fsync=1: a write-back and a flush per write, verify clean" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["faultline"]["errmsg"]
+p, w, s = j["faultline"]["pool"], j["write"], j["sync"]
+assert w["total_ios"] == 256 and s["total_ios"] == 256, (w["total_ios"], s["total_ios"])
+assert p["pages_written"] == 256 and p["evictions"] == 0, p
+# whole-page writes read nothing
+assert p["pages_read"] == 0 and p["hits"] + p["misses"] == 256, p
+assert j["faultline"]["flush"] == "fsync", j["faultline"]["flush"]
+v = j["faultline"]["verify"]
+assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] > 0, v
+' "$E2E_TMP/f1.json"
+
+# No flush at all, pool larger than the region: nothing is evicted, so
+# only the write-back at the end of the job puts the writes in the file,
+# for verify and for a later faultline --verify.
+cat >"$E2E_TMP/nf.job" <<JOB
+[nf]
+filename=$f
+size=4m
+ioengine=bufpool
+pool_size=8m
+rw=randwrite
+numjobs=2
+io_size=2m
+verify=crc32c
+JOB
+expect_exit 0 "bufpool randwrite without a flush, two threads" "$FAULTLINE" --quiet \
+	--output-format=json --output="$E2E_TMP/nf.json" "$E2E_TMP/nf.job"
+pycheck "no flush: the end of the job writes every dirty page back, verify clean" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["faultline"]["errmsg"]
+p, s = j["faultline"]["pool"], j["sync"]
+assert s["total_ios"] == 0 and p["evictions"] == 0, (s, p)
+# 2 x 512 writes of 4k over 1024 pages: distinct pages, each written once
+assert 0 < p["pages_written"] <= 1024 and p["pages_written"] == p["misses"], p
+v = j["faultline"]["verify"]
+assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] == p["pages_written"], v
+' "$E2E_TMP/nf.json"
+expect_exit 0 "--verify after a bufpool write job" "$FAULTLINE" --verify "$E2E_TMP/nf.job"
+if grep -q " 0 mismatches" "$E2E_TMP/out"; then
+	pass "--verify: what bufpool wrote is in the file"
+else
+	fail "--verify: what bufpool wrote is in the file" "$(cat "$E2E_TMP/out")"
+fi
+
+# Blocks smaller than the page, three threads sharing the pages: a write
+# reads its page in first (or finds it), dirty pages are evicted and
+# flushed while others write into them; nothing is torn or lost.
+expect_exit 0 "bufpool randrw bs=1k, three threads, small pool" "$FAULTLINE" --quiet \
+	--output-format=json --output="$E2E_TMP/rw.json" --name=rw --filename="$f" --size=8m \
+	--ioengine=bufpool --pool_size=256k --pool_io=psync --rw=randrw --bs=1k --numjobs=3 \
+	--fdatasync=16 --verify=crc32c --runtime=1s --time_based
+pycheck "sub-page writes: read first, evicted dirty, verify clean" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["faultline"]["errmsg"]
+p = j["faultline"]["pool"]
+assert p["pages_read"] == p["misses"] > 0 and p["evictions"] > 0 and p["pages_written"] > 0, p
+assert j["faultline"]["flush"] == "fdatasync", j["faultline"]["flush"]
+n = j["read"]["total_ios"] + j["write"]["total_ios"]
+assert p["hits"] + p["misses"] == n, (p, n)
+v = j["faultline"]["verify"]
+assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] > 0, v
+' "$E2E_TMP/rw.json"
+
 # Hostile options: exit 2, naming what is wrong.
 bad() { # name, expected text, options...
 	local name=$1 text=$2
@@ -109,6 +220,7 @@ bad "buffered=1" "direct=0 at" --pool_size=8m --buffered=1
 bad "mem_limit" "mem_limit at" --pool_size=8m --mem_limit=8m
 bad "offload" "offload=2 at" --pool_size=8m --loop=2 --offload=2
 bad "pool_io unknown" "io_uring, psync" --pool_size=8m --pool_io=aio
+bad "sync=1 with writes" "O_DSYNC would only make" --pool_size=8m --rw=randwrite --sync=1
 expect_exit 0 "pool_size with mmap: a warning" "$FAULTLINE" --quiet --output=/dev/null --name=x \
 	--filename="$f" --size=1m --ioengine=mmap --pool_size=8m
 expect_err_has "pool_size at" "pool_size with mmap: the warning names it"
