@@ -1037,8 +1037,6 @@ static int parse_mempolicy(struct job *j, const struct option_def *o, const char
 /*
  * fio options that change nothing for a read job here, accepted so fio
  * job files run unchanged and recorded so --parse-only can say so:
- *   thread          faultline always runs threads (thread=0, processes,
- *                   is later work, SPEC 14: warned)
  *   group_reporting faultline reports a job's threads together anyway;
  *   new_group       it has no reporting groups to start
  *   norandommap     random offsets are drawn with replacement, never
@@ -1056,9 +1054,6 @@ static int parse_noop(struct job *j, const struct option_def *o, const char *val
 
 	if (o->noop != FIO_NOOP_DESCRIPTION && bool_parse(c, val, &b, e))
 		return -EINVAL;
-	if (o->noop == FIO_NOOP_THREAD && !b)
-		opt_warn(c, val, "faultline always runs threads (processes are later work); "
-			 "accepted, no effect");
 	j->fio_noops |= o->noop;
 	return 0;
 }
@@ -1161,6 +1156,10 @@ const struct option_def option_table[] = {
 	  .help = "fio's inverse of direct: buffered=0 is direct=1" },
 	{ .name = "numjobs", .type = OPT_INT, .off = OFF(numjobs), .def = "1", .min = 1,
 	  .max = THREADS_MAX, .help = "threads running this job" },
+	/* fio's default is processes; faultline's is threads sharing one
+	 * mapping, as a database's workers do (man page: thread). */
+	{ .name = "thread", .type = OPT_BOOL, .off = OFF(thread), .def = "1",
+	  .help = "1: the job's workers are threads sharing one address space (faultline's default); 0: processes, each with its own mapping (fio's default)" },
 	{ .name = "madvise", .type = OPT_ENUM, .off = OFF(madvise), .def = "normal",
 	  .values = madv_names, .help = "advice on the mapping (mmap)" },
 	{ .name = "fadvise", .type = OPT_ENUM, .off = OFF(fadvise), .def = "normal",
@@ -1218,8 +1217,6 @@ const struct option_def option_table[] = {
 	  .values = prefetch_names, .parse = parse_prefetch,
 	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
 	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
-	{ .name = "thread", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
-	  .noop = FIO_NOOP_THREAD, .help = "fio's; accepted, no effect: faultline always runs threads" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_GROUP_REPORTING,
 	  .help = "fio's; accepted, no effect: a job's threads are always reported together" },
