@@ -20,6 +20,7 @@
 #include "jobfile.h"
 #include "json_out.h"
 #include "options.h"
+#include "perfev.h"
 #include "report.h"
 #include "run.h"
 
@@ -48,6 +49,7 @@ struct cli {
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
 	bool check_system;
 	const char *target;
+	bool mount_tracefs;		/* --mount-tracefs */
 	int njobargs;
 	char **jobargs;		/* fio-style job options, in order */
 	int nfiles;
@@ -71,6 +73,8 @@ static void usage(FILE *f)
 		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
 		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
 		"  --quiet                       no live status line\n"
+		"  --mount-tracefs               mount tracefs for the per-job kernel counters if it is\n"
+		"                                not mounted (root), and unmount it at the end\n"
 		"\n"
 		"See faultline(1) for job options, engines, CSV columns and JSON fields.\n");
 }
@@ -175,6 +179,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->check_system = true;
 		} else if (is(a, "--target", &v) && v) {
 			c->target = v;
+		} else if (is(a, "--mount-tracefs", &v) && !v) {
+			c->mount_tracefs = true;
 		} else if (!strncmp(a, "--", 2)) {
 			c->jobargs[c->njobargs++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
@@ -330,12 +336,23 @@ int main(int argc, char **argv)
 	struct run run;
 	struct run_opts ro;
 	struct err e = { 0 };
+	bool mounted_tracefs = false;
 	int status, ret;
 
 	status = parse_cli(&c, argc, argv);
 	if (status >= 0)
 		goto out_cli;
 	status = EXIT_INVALID;
+
+	/* Only when asked: mounting changes the host (SPEC 15). */
+	if (c.mount_tracefs) {
+		ret = perfev_mount_tracefs(&e);
+		if (ret < 0) {
+			fprintf(stderr, "faultline: %s\n", e.msg);
+			goto out_cli;
+		}
+		mounted_tracefs = ret == 1;
+	}
 
 	if (c.check_system) {
 		ret = checksys_report(stdout, c.target, c.fmt_json, &e);
@@ -408,6 +425,8 @@ int main(int argc, char **argv)
 out_jobs:
 	joblist_free(&jl);
 out_cli:
+	if (mounted_tracefs)
+		perfev_umount_tracefs();
 	free(c.jobargs);
 	free(c.files);
 	return status;

@@ -26,7 +26,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "devinfo.h"
 #include "procfs.h"
 
 static const struct {
@@ -384,8 +383,8 @@ static void tracefs_why(struct perfev_plan *p, enum perfev_counter c)
 	if (p->tracefs == PERFEV_TRACEFS_OK)
 		return;
 	if (!p->privileged)
-		snprintf(also, sizeof(also), "; and without root or CAP_PERFMON, %s refuses kernel events",
-			 paranoid_text(p, pt, sizeof(pt)));
+		snprintf(also, sizeof(also), "; and without root or CAP_PERFMON kernel events are refused "
+			 "anyway (%s)", paranoid_text(p, pt, sizeof(pt)));
 	switch (p->tracefs) {
 	case PERFEV_TRACEFS_UNMOUNTED:
 		set_why(p, c, "tracefs is not mounted at %s (mount -t tracefs nodev /sys/kernel/tracing, "
@@ -420,6 +419,7 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	for (int c = 0; c < PERFEV_NR; c++)
 		p->avail[c] = true;
 	p->reason_ipi = p->reason_local = p->reason_local_mm = -1;
+	p->page_size = sysconf(_SC_PAGESIZE) > 0 ? (unsigned)sysconf(_SC_PAGESIZE) : 4096;
 	p->paranoid = INT_MIN;
 	if (procfs_read_small(procroot, "sys/kernel/perf_event_paranoid", buf, sizeof(buf)) == 0)
 		p->paranoid = atoi(buf);
@@ -511,8 +511,12 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	if (!p->has_pmu) {
 		char why[PERFEV_WHY_MAX];
 
-		snprintf(why, sizeof(why), "no hardware PMU: %s/bus/event_source/devices lists %s and no cpu "
-			 "(a virtual machine without a virtual PMU)", sysroot, p->pmus[0] ? p->pmus : "nothing");
+		if (p->pmus[0])
+			snprintf(why, sizeof(why), "no hardware PMU: %s/bus/event_source/devices lists %s but no cpu, "
+				 "as in a virtual machine without a virtual PMU", sysroot, p->pmus);
+		else
+			snprintf(why, sizeof(why), "no hardware PMU: no event source in %s/bus/event_source/devices",
+				 sysroot);
 		unavailable(p, PERFEV_DTLB_MISS, why);
 		unavailable(p, PERFEV_CYCLES, why);
 	} else {
@@ -638,10 +642,13 @@ bool perfev_privileged(void)
 	return (eff >> 38 & 1) || (eff >> 21 & 1);
 }
 
-void perfev_probe(struct perfev_plan *p)
+void perfev_probe(struct perfev_plan *p, const char *sysroot, const char *procroot)
 {
-	perfev_plan_build(p, devinfo_sysroot(), procfs_root(), perfev_privileged());
-	perfev_plan_verify(p);
+	perfev_plan_build(p, sysroot, procroot, perfev_privileged());
+	if (strcmp(sysroot, "/sys") || strcmp(procroot, "/proc"))
+		p->recorded = true;
+	else
+		perfev_plan_verify(p);
 }
 
 bool perfev_any(const struct perfev_plan *p)

@@ -122,9 +122,11 @@ struct perfev_plan {
 	char tracefs_dir[256];		/* the events directory used, or looked for */
 	long reason_ipi, reason_local, reason_local_mm;	/* tlb_flush reasons, -1 absent */
 	bool pgcache_orders;		/* one counter per folio order */
+	unsigned page_size;		/* bytes of a base page */
 	unsigned max_order;		/* the largest folio order counted apart */
 	char pmus[256];			/* event sources in <sys>/bus/event_source/devices */
 	bool has_pmu;			/* a CPU PMU among them */
+	bool recorded;			/* built from a recorded tree, not tried */
 };
 
 /*
@@ -138,8 +140,10 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 /* Open each planned event once on the calling thread to find out what
  * this kernel and these privileges allow; drop and explain the rest. */
 void perfev_plan_verify(struct perfev_plan *p);
-/* Both, on the running host (devinfo_sysroot(), procfs_root()). */
-void perfev_probe(struct perfev_plan *p);
+/* Both: the plan below these roots, verified when they are the live
+ * /sys and /proc (a recorded tree's ids mean nothing to this kernel:
+ * p->recorded says it was not tried). */
+void perfev_probe(struct perfev_plan *p, const char *sysroot, const char *procroot);
 /* True when the caller may count events in the kernel: root, or
  * CAP_PERFMON / CAP_SYS_ADMIN (perf_event_open's own test). */
 bool perfev_privileged(void);

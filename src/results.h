@@ -15,6 +15,7 @@
 
 #include "histogram.h"
 #include "job.h"
+#include "perfev.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -95,6 +96,12 @@ struct job_result {
 	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
 	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+
+	/* Kernel counters of the job's own tasks over the measured part
+	 * (SPEC 15, perfev.h); why they could not be opened for this job,
+	 * or "". What the host does not offer at all: run_result.events. */
+	struct perfev_values events;
+	char events_why[PERFEV_WHY_MAX];
 };
 
 struct sys_result {
@@ -131,6 +138,9 @@ struct run_result {
 	struct job_result *jobs;
 	struct sys_result sys;
 	struct host_result host;
+	/* The per-job counters this host offers, and why not the others
+	 * (NULL: never probed). */
+	const struct perfev_plan *events;
 };
 
 #endif

@@ -26,6 +26,7 @@
 #include "cgroup.h"
 #include "devinfo.h"
 #include "latclock.h"
+#include "perfev.h"
 #include "procfs.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -34,7 +35,21 @@ const char sampler_csv_header[] =
 	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
 	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
-	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s";
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
+	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
+	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
+	"job_migrations_per_s,job_cycles_per_s";
+
+/* The job_* columns (SPEC 15), in header order: a counter, and a second
+ * one added to it (-1: none). Direct reclaim counts the job's threads
+ * entering reclaim themselves, globally or in their memory cgroup (the
+ * only kind a mem_limit job does). */
+static const int8_t ev_cols[][2] = {
+	{ PERFEV_TLB_IPI, -1 }, { PERFEV_PGCACHE_ADD, -1 },
+	{ PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM }, { PERFEV_CSW, -1 },
+	{ PERFEV_DTLB_MISS, -1 }, { PERFEV_TLB_LOCAL, -1 }, { PERFEV_FAULTS, -1 },
+	{ PERFEV_MAJFLT, -1 }, { PERFEV_MIGRATIONS, -1 }, { PERFEV_CYCLES, -1 },
+};
 
 /* One snapshot of every system-wide source. */
 struct sys_snap {
@@ -85,6 +100,13 @@ struct job_samp {
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
+	/* Kernel counters of the job's own tasks (perfev.h), opened on its
+	 * leader from ready until it ends: at the previous row, at the
+	 * start of the measured part, at its end. */
+	struct perfev_set ev;
+	bool ev_open, ev_ended;
+	struct perfev_values ev_last, ev_base, ev_end;
+	char ev_why[PERFEV_WHY_MAX];
 };
 
 struct sampler {
@@ -97,7 +119,8 @@ struct sampler {
 	struct procfs_src interrupts, vmstat, meminfo, stat;
 	struct procfs_kswapd ksw;
 	bool have_ksw;
-	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task;
+	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task, warned_ev;
+	struct perfev_plan *plan;	/* the per-job counters this host offers */
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
@@ -402,6 +425,12 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		}
 	}
 	open_sys_sources(s);
+	s->plan = malloc(sizeof(*s->plan));
+	if (!s->plan)
+		return err_set(e, ENOMEM, "out of memory");
+	/* The kernel's own counters: the live host's, whatever recorded
+	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
+	perfev_probe(s->plan, "/sys", "/proc");
 	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
@@ -469,10 +498,26 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	}
 }
 
-void sampler_job_ready(struct sampler *s, unsigned j)
+void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 {
 	struct job_samp *js = &s->jobs[j];
 
+	/* Counters on the leader before it starts anything: every task of
+	 * the job is counted, and none of another job's. Hosts that offer
+	 * none say so in --check-system, not once per run. */
+	if (leader > 0 && perfev_any(s->plan)) {
+		struct err e = { 0 };
+
+		js->ev_open = perfev_open(&js->ev, s->plan, leader, &e) == 0;
+		if (e.code) {
+			snprintf(js->ev_why, sizeof(js->ev_why), "%s", e.msg);
+			warn_once(&s->warned_ev, "job %s: per-job kernel counters: %s",
+				  s->cfg.jobs[j].job->name, e.msg);
+		}
+		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
+			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		js->ev_base = js->ev_last;
+	}
 	read_sys(s, &js->last_sys, now_ns());
 	read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
@@ -507,6 +552,8 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 
 	(void)now;
 	read_job_devs(s, js, js->dev_base);
+	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
+		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
@@ -645,6 +692,27 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
 	}
 	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
+	{
+		struct perfev_values ev;
+
+		if (!js->ev_open || perfev_read(&js->ev, &ev) < 0)
+			memset(ev.ok, 0, sizeof(ev.ok));
+		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
+			bool ok = true;
+			double d = 0;
+
+			for (unsigned i = 0; i < 2 && ev_cols[k][i] >= 0; i++) {
+				int c = ev_cols[k][i];
+
+				ok = ok && ev.ok[c] && js->ev_last.ok[c];
+				/* A scaled PMU estimate may step back a little. */
+				if (ok && ev.v[c] > js->ev_last.v[c])
+					d += (double)(ev.v[c] - js->ev_last.v[c]);
+			}
+			cell_f(&p, end, ok, d / dt, 1);
+		}
+		js->ev_last = ev;
+	}
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
@@ -741,6 +809,13 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 		job_row(s, j, end, &sys, NULL, NULL);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
+	if (js->ev_open) {
+		/* The rows end here, so do the totals. */
+		js->ev_end = js->ev_last;
+		js->ev_ended = true;
+		perfev_close(&js->ev);
+		js->ev_open = false;
+	}
 	js->active = false;
 	js->cg = NULL;		/* the controller removes it next */
 }
@@ -798,6 +873,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		sr->cache_end = end.mem.bytes[PROCFS_MEM_CACHED];
 	}
 	fill_host(&res->host, &end);
+	res->events = s->plan;
 
 	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
@@ -821,6 +897,14 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->minflt += st->exit_minflt - bmin;
 		}
 		jres->faults_ok = ok && sj->nworkers;
+
+		/* Kernel counters of the measured part. */
+		for (int c = 0; c < PERFEV_NR; c++) {
+			jres->events.ok[c] = js->ev_ended && js->ev_end.ok[c] && js->ev_base.ok[c] &&
+					     js->ev_end.v[c] >= js->ev_base.v[c];
+			jres->events.v[c] = jres->events.ok[c] ? js->ev_end.v[c] - js->ev_base.v[c] : 0;
+		}
+		snprintf(jres->events_why, sizeof(jres->events_why), "%s", js->ev_why);
 
 		/* Helper threads (offload, prefetch): apart from the workers,
 		 * whose faults are the ones that blocked the reader. */
@@ -891,6 +975,8 @@ void sampler_destroy(struct sampler *s)
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
+		if (js->ev_open)
+			perfev_close(&js->ev);
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
@@ -900,5 +986,6 @@ void sampler_destroy(struct sampler *s)
 		free(js->dev_end);
 	}
 	free(s->jobs);
+	free(s->plan);
 	free(s);
 }
