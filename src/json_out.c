@@ -441,8 +441,8 @@ static json_t *events_object(const struct job_result *jr, const struct perfev_pl
 	for (int c = 0; c < PERFEV_NR; c++) {
 		put(o, perfev_key(c), ju64_ok(ev->ok[c], ev->v[c]));
 		if (!ev->ok[c])
-			put(why, perfev_key(c), json_string(jr->events_why[0] ? jr->events_why
-							    : p && !p->avail[c] ? p->why[c]
+			put(why, perfev_key(c), json_string(p && !p->avail[c] ? p->why[c]
+							    : jr->events_why[0] ? jr->events_why
 							    : "not measured (the job did not start)"));
 		else if (p && p->why[c][0])
 			put(notes, perfev_key(c), json_string(p->why[c]));

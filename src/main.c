@@ -220,12 +220,29 @@ static void install_signals(void)
 }
 
 /* Thousands of jobs or targets need thousands of descriptors: take the
- * hard limit, as the soft default (1024) is an accident of history. */
+ * hard limit, as the soft default (1024) is an accident of history. Each
+ * job's kernel counters hold about 20 more (perfev.h), so root, which
+ * may, raises the hard limit to the kernel's own (fs.nr_open). */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+	unsigned long long nr_open = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (f) {
+		if (fscanf(f, "%llu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit up = { .rlim_cur = nr_open, .rlim_max = nr_open };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}

@@ -770,6 +770,16 @@ int perfev_read(const struct perfev_set *s, struct perfev_values *out)
 	return ret;
 }
 
+int perfev_highest_fd(const struct perfev_set *s)
+{
+	int hi = -1;
+
+	for (unsigned i = 0; i < PERFEV_MAX_EVENTS; i++)
+		if (s->fd[i] > hi)
+			hi = s->fd[i];
+	return hi;
+}
+
 void perfev_close(struct perfev_set *s)
 {
 	for (unsigned i = 0; i < PERFEV_MAX_EVENTS; i++) {

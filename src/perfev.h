@@ -184,6 +184,8 @@ int perfev_open(struct perfev_set *s, const struct perfev_plan *p, pid_t tid, st
 /* The totals so far of every counter (exited tasks included). */
 int perfev_read(const struct perfev_set *s, struct perfev_values *out);
 void perfev_close(struct perfev_set *s);
+/* The highest descriptor the set holds, -1 when none. */
+int perfev_highest_fd(const struct perfev_set *s);
 
 /*
  * Decode one group read (PERF_FORMAT_GROUP with TOTAL_TIME_ENABLED and

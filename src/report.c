@@ -319,10 +319,10 @@ static void print_events(FILE *f, const struct job_result *jr, const struct perf
 
 		if (ev->ok[c] || said[c])
 			continue;
-		why = jr->events_why[0] ? jr->events_why : !p->avail[c] ? p->why[c] : "not measured";
+		why = !p->avail[c] ? p->why[c] : jr->events_why[0] ? jr->events_why : "not measured";
 		fprintf(f, "    not counted: %s", perfev_label(c));
 		for (int k = c + 1; k < PERFEV_NR; k++) {
-			const char *wk = jr->events_why[0] ? jr->events_why : !p->avail[k] ? p->why[k] : "not measured";
+			const char *wk = !p->avail[k] ? p->why[k] : jr->events_why[0] ? jr->events_why : "not measured";
 
 			if (!ev->ok[k] && !said[k] && !strcmp(wk, why)) {
 				fprintf(f, ", %s", perfev_label(k));

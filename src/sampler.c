@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -121,6 +122,8 @@ struct sampler {
 	bool have_ksw;
 	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task, warned_ev;
 	struct perfev_plan *plan;	/* the per-job counters this host offers */
+	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
+	unsigned ev_skipped;		/* jobs whose counters did not fit */
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
@@ -431,6 +434,11 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	/* The kernel's own counters: the live host's, whatever recorded
 	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
 	perfev_probe(s->plan, "/sys", "/proc");
+	/* Workers open rings and pidfds, the sampler a task file per
+	 * thread: counters give way to those. */
+	s->ev_reserve = 256;
+	for (unsigned j = 0; j < cfg->njobs; j++)
+		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
 	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
@@ -507,9 +515,20 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 	 * none say so in --check-system, not once per run. */
 	if (leader > 0 && perfev_any(s->plan)) {
 		struct err e = { 0 };
+		struct rlimit rl;
 
 		js->ev_open = perfev_open(&js->ev, s->plan, leader, &e) == 0;
-		if (e.code) {
+		/* Counters are what gives way when descriptors run short.
+		 * They are handed out lowest first: the highest tells how
+		 * many are in use. */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    (e.code == EMFILE || (js->ev_open && (rlim_t)perfev_highest_fd(&js->ev) + s->ev_reserve >= rl.rlim_cur))) {
+			perfev_close(&js->ev);
+			js->ev_open = false;
+			snprintf(js->ev_why, sizeof(js->ev_why), "not opened: out of file descriptors "
+				 "(RLIMIT_NOFILE %llu, %u per job)", (unsigned long long)rl.rlim_cur, s->plan->nev);
+			s->ev_skipped++;
+		} else if (e.code) {
 			snprintf(js->ev_why, sizeof(js->ev_why), "%s", e.msg);
 			warn_once(&s->warned_ev, "job %s: per-job kernel counters: %s",
 				  s->cfg.jobs[j].job->name, e.msg);
@@ -874,6 +893,11 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	}
 	fill_host(&res->host, &end);
 	res->events = s->plan;
+	if (s->ev_skipped)
+		fprintf(stderr, "faultline: warning: per-job kernel counters not opened for %u of %u jobs: "
+			"each needs %u file descriptors and RLIMIT_NOFILE is too low (raise the hard limit, "
+			"as root: ulimit -Hn); their job_* cells stay empty\n",
+			s->ev_skipped, s->cfg.njobs, s->plan->nev);
 
 	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
