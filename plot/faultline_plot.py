@@ -20,7 +20,7 @@ import os
 import sys
 
 # SPEC 7: the header, exactly and in this order.
-COLUMNS = (
+BASE_COLUMNS = (
     "t_s", "epoch_ms", "dt_s", "job", "engine", "rw", "threads", "ramp",
     "iops", "mib_s", "lat_p50_us", "lat_p99_us", "lat_max_us",
     "majflt_per_s", "minflt_per_s", "tlb_shootdowns_per_s", "kswapd_cpu_pct",
@@ -28,6 +28,17 @@ COLUMNS = (
     "cgroup_mib", "dev_read_mib_s", "dev_read_iops", "cpu_user_pct",
     "cpu_sys_pct", "cpu_iowait_pct", "cpu_probe_per_s",
 )
+# SPEC 15: the job's own kernel counters, appended. A CSV written before
+# them (the recorded ones in tests/fixtures/csv) has SPEC 7's alone; its
+# job_* values read as missing.
+JOB_EVENT_COLUMNS = (
+    "job_tlb_ipi_per_s", "job_pgcache_add_per_s", "job_direct_reclaim_per_s",
+    "job_csw_per_s", "job_dtlb_miss_per_s", "job_tlb_local_per_s",
+    "job_faults_per_s", "job_majflt_per_s", "job_migrations_per_s",
+    "job_cycles_per_s",
+)
+COLUMNS = BASE_COLUMNS + JOB_EVENT_COLUMNS
+HEADERS = (COLUMNS, BASE_COLUMNS)
 TEXT_COLUMNS = ("job", "engine", "rw")
 
 # Columns the sampler reads once per interval for the whole host and repeats
@@ -58,6 +69,10 @@ SHORT_NAMES = {
     "latmax": ("lat_max_us",),
     "cpu": ("cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct"),
     "probe": ("cpu_probe_per_s",),
+    "job_tlb": ("job_tlb_ipi_per_s",),
+    "job_pgcache": ("job_pgcache_add_per_s",),
+    "job_reclaim": ("job_direct_reclaim_per_s",),
+    "job_csw": ("job_csw_per_s",),
 }
 
 # The paper's figure, top to bottom.
@@ -78,6 +93,10 @@ AXIS_LABELS = {
     "dirty_mib": "dirty\nMiB",
     "dev_read_mib_s": "device read\nMiB/s",
     "dev_read_iops": "device read\nIOPS",
+    "job_tlb_ipi_per_s": "job's TLB\nIPIs sent/s",
+    "job_pgcache_add_per_s": "job's page-cache\nadds, pages/s",
+    "job_direct_reclaim_per_s": "job's reclaim\nentries/s",
+    "job_csw_per_s": "job's context\nswitches/s",
     "majflt_per_s": "major\nfaults/s",
     "minflt_per_s": "minor\nfaults/s",
     "pgscan_per_s": "reclaim\npages/s",
@@ -158,11 +177,13 @@ def _parse_number(path, lineno, column, cell):
 
 
 def _check_header(path, header):
+    """The columns of an accepted header, in its order; else PlotError."""
     got = [h.strip() for h in header]
-    if tuple(got) == COLUMNS:
-        return
+    if tuple(got) in HEADERS:
+        return tuple(got)
     what = "not a faultline CSV"
-    missing = [c for c in COLUMNS if c not in got]
+    want = COLUMNS if set(got) & set(JOB_EVENT_COLUMNS) else BASE_COLUMNS
+    missing = [c for c in want if c not in got]
     extra = [c for c in got if c not in COLUMNS]
     if not set(got) & set(COLUMNS):
         detail = "the first line is not the faultline header (it starts %r)" \
@@ -175,9 +196,9 @@ def _check_header(path, header):
             parts.append("unknown column(s) " + ", ".join(extra))
         detail = "header has " + "; ".join(parts)
     else:
-        i = next(i for i, (a, b) in enumerate(zip(got, COLUMNS)) if a != b)
+        i = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
         detail = "header column %d is %r, expected %r (columns out of order)" \
-            % (i + 1, got[i], COLUMNS[i])
+            % (i + 1, got[i], want[i])
     raise PlotError("%s: %s: %s" % (path, what, detail))
 
 
@@ -204,7 +225,7 @@ def read_csv(path):
     except csv.Error as e:
         raise PlotError("%s: not a faultline CSV: %s" % (path, e)) from None
 
-    _check_header(path, rows[0])
+    columns = _check_header(path, rows[0])
     run = Run(path)
     by_key = {}
     body = rows[1:]
@@ -212,7 +233,7 @@ def read_csv(path):
         lineno = n + 2
         if not cells or (len(cells) == 1 and not cells[0].strip()):
             continue
-        if len(cells) != len(COLUMNS):
+        if len(cells) != len(columns):
             # A run killed mid-write can leave its last line cut short; every
             # finished interval before it is still good (SPEC 7).
             if n == len(body) - 1 and not text.endswith("\n"):
@@ -221,9 +242,9 @@ def read_csv(path):
                       file=sys.stderr)
                 break
             raise PlotError("%s: line %d has %d fields, expected %d"
-                            % (path, lineno, len(cells), len(COLUMNS)))
-        row = {}
-        for column, cell in zip(COLUMNS, cells):
+                            % (path, lineno, len(cells), len(columns)))
+        row = dict.fromkeys(JOB_EVENT_COLUMNS, math.nan)
+        for column, cell in zip(columns, cells):
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()
             else:

@@ -141,6 +141,23 @@ class LineTests(TmpDirTest):
         fig = fp.build_figure([path], "tlb")
         self.assertEqual(len(fig.axes[0].get_lines()), 2)
 
+    def test_job_columns_are_per_job(self):
+        path = self.write("j.csv", "\n".join(
+            [HEADER, row(1, "a"), row(1, "b"), row(2, "a"), row(2, "b")])
+            + "\n")
+        fig = fp.build_figure([path], "job_tlb")
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)
+
+    def test_csv_without_job_columns_reads_them_as_missing(self):
+        # The recorded CSVs predate SPEC 15's job_* columns.
+        run = fp.read_csv(STONEWALL)
+        r = run.jobs[0].rows[0]
+        self.assertTrue(math.isnan(r["job_tlb_ipi_per_s"]))
+        self.assertTrue(math.isfinite(r["mib_s"]))
+        fig = fp.build_figure([STONEWALL], "job_tlb")
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        self.assertTrue(any("no data" in t for t in texts), texts)
+
     def test_empty_cells_are_gaps_not_zeros(self):
         fig = fp.build_figure([ARM64], "tlb,dev")
         tlb, dev = fig.axes
