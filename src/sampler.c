@@ -124,6 +124,8 @@ struct sampler {
 	struct perfev_plan *plan;	/* the per-job counters this host offers */
 	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
 	unsigned ev_skipped;		/* jobs whose counters did not fit */
+	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
+	bool group_sys_taken;
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
@@ -537,7 +539,13 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
 		js->ev_base = js->ev_last;
 	}
-	read_sys(s, &js->last_sys, now_ns());
+	/* One snapshot for all the jobs of a group (readied together, then
+	 * started together), so their first rows' system-wide cells agree
+	 * as every later row's do. */
+	if (!s->group_sys_taken)
+		read_sys(s, &s->group_sys, now_ns());
+	s->group_sys_taken = true;
+	js->last_sys = s->group_sys;
 	read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
@@ -547,6 +555,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 {
 	struct job_samp *js = &s->jobs[j];
 
+	s->group_sys_taken = false;	/* the next group takes its own */
 	js->active = true;
 	js->start_ns = start_ns;
 	js->ramp_end_ns = ramp_end_ns;
@@ -786,6 +795,7 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	double mib[s->cfg.njobs ? s->cfg.njobs : 1], iops[s->cfg.njobs ? s->cfg.njobs : 1];
 
 	read_sys(s, &sys, now);
+	s->group_sys_taken = false;
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
 		if (s->jobs[j].active)
