@@ -35,7 +35,7 @@ JOB_EVENT_COLUMNS = (
     "job_tlb_ipi_per_s", "job_pgcache_add_per_s", "job_direct_reclaim_per_s",
     "job_csw_per_s", "job_dtlb_miss_per_s", "job_tlb_local_per_s",
     "job_faults_per_s", "job_majflt_per_s", "job_migrations_per_s",
-    "job_cycles_per_s",
+    "job_cycles_per_s", "job_tlb_recv_per_s",
 )
 COLUMNS = BASE_COLUMNS + JOB_EVENT_COLUMNS
 HEADERS = (COLUMNS, BASE_COLUMNS)

@@ -92,7 +92,8 @@ static const struct {
 } event_sources[] = {
 	{ "software events", PERFEV_FAULTS, PERFEV_MAJFLT },
 	{ "software events", PERFEV_CSW, PERFEV_MIGRATIONS },
-	{ "tlb:tlb_flush", PERFEV_TLB_IPI, PERFEV_TLB_LOCAL },
+	{ "tlb:tlb_flush", PERFEV_TLB_IPI, PERFEV_TLB_REMOTE },
+	{ "tlb:tlb_flush", PERFEV_TLB_WRONG_CPU, PERFEV_TLB_WRONG_CPU },
 	{ "filemap:mm_filemap_add_to_page_cache", PERFEV_PGCACHE_ADD, PERFEV_PGCACHE_ADD },
 	{ "vmscan:mm_vmscan_direct_reclaim_begin", PERFEV_DIRECT_RECLAIM, PERFEV_DIRECT_RECLAIM },
 	{ "vmscan:mm_vmscan_memcg_reclaim_begin", PERFEV_MEMCG_RECLAIM, PERFEV_MEMCG_RECLAIM },
@@ -126,14 +127,12 @@ static json_t *events_json(void)
 	json_object_set_new(o, "tracefs_path", json_string(p->tracefs_dir));
 	json_object_set_new(o, "pmus", json_string(p->pmus));
 	json_object_set_new(o, "tried", json_boolean(!p->recorded));
+	/* The tracepoint filters, with the numbers this kernel uses. */
 	c = json_object();
-	if (p->reason_ipi >= 0)
-		json_object_set_new(c, "remote IPI send", json_integer(p->reason_ipi));
-	if (p->reason_local >= 0)
-		json_object_set_new(c, "local shootdown", json_integer(p->reason_local));
-	if (p->reason_local_mm >= 0)
-		json_object_set_new(c, "local MM shootdown", json_integer(p->reason_local_mm));
-	json_object_set_new(o, "tlb_flush_reasons", c);
+	for (unsigned i = 0; i < p->nev; i++)
+		if (p->ev[i].filter[0] && p->ev[i].counter != PERFEV_PGCACHE_ADD)
+			json_object_set_new(c, perfev_key(p->ev[i].counter), json_string(p->ev[i].filter));
+	json_object_set_new(o, "filters", c);
 	json_object_set_new(o, "pgcache_max_order", p->pgcache_orders ? json_integer(p->max_order) : json_null());
 	for (unsigned i = 0; i < sizeof(event_sources) / sizeof(event_sources[0]); i++) {
 		const int f = event_sources[i].first, l = event_sources[i].last;
@@ -152,10 +151,16 @@ static json_t *events_json(void)
 		json_object_set_new(s, "available", json_boolean(avail));
 		json_object_set_new(s, avail ? "note" : "why", why ? json_string(why) : json_null());
 		/* How the numbers are found, for a reader who checks them. */
-		if (avail && f == PERFEV_TLB_IPI) {
-			snprintf(detail, sizeof(detail), "filters reason == %ld (remote IPI send), reason == %ld || "
-				 "reason == %ld (local shootdown, local MM shootdown), from its format file",
-				 p->reason_ipi, p->reason_local, p->reason_local_mm);
+		if (avail && (f == PERFEV_TLB_IPI || f == PERFEV_TLB_WRONG_CPU)) {
+			size_t n = (size_t)snprintf(detail, sizeof(detail), "filters from its format file:");
+			const char *sep = " ";
+
+			for (unsigned e = 0; e < p->nev; e++)
+				if (p->ev[e].counter >= f && p->ev[e].counter <= l && n < sizeof(detail)) {
+					n += (size_t)snprintf(detail + n, sizeof(detail) - n, "%s%s: %s", sep,
+							      perfev_key(p->ev[e].counter), p->ev[e].filter);
+					sep = "; ";
+				}
 			json_object_set_new(s, "how", json_string(detail));
 		} else if (avail && f == PERFEV_PGCACHE_ADD && p->pgcache_orders) {
 			snprintf(detail, sizeof(detail), "a counter per folio order 0 to %u (the last also counts "

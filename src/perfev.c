@@ -37,6 +37,9 @@ static const struct {
 	[PERFEV_MIGRATIONS] = { "cpu_migrations", "CPU migrations", "software event" },
 	[PERFEV_TLB_IPI] = { "tlb_ipi", "TLB shootdown IPIs sent", "tlb:tlb_flush" },
 	[PERFEV_TLB_LOCAL] = { "tlb_local", "local TLB flushes", "tlb:tlb_flush" },
+	[PERFEV_TLB_REMOTE] = { "tlb_remote", "TLB shootdowns received", "tlb:tlb_flush" },
+	[PERFEV_TLB_WRONG_CPU] = { "tlb_remote_wrong_cpu", "shootdowns received for another address space",
+				   "tlb:tlb_flush" },
 	[PERFEV_PGCACHE_ADD] = { "pgcache_add_pages", "pages added to the page cache",
 				 "filemap:mm_filemap_add_to_page_cache" },
 	[PERFEV_DIRECT_RECLAIM] = { "direct_reclaim", "direct reclaim entries",
@@ -182,13 +185,26 @@ int perfev_format_symbol(const char *buf, size_t len, const char *field, const c
 /* A format file with the kernel's big __print_flags tables is ~5 KiB. */
 #define FORMAT_MAX 16384
 
-/* enum tlb_flush_reason, as the tracepoint prints it
- * (include/trace/events/tlb.h). Kernels from before the "remote wrong
- * CPU" reason print "local mm shootdown" and "remote ipi send", hence a
- * match without case. */
-#define TLB_REASON_IPI "remote IPI send"
-#define TLB_REASON_LOCAL "local shootdown"
-#define TLB_REASON_LOCAL_MM "local MM shootdown"
+/*
+ * The tlb:tlb_flush counters and the reasons of enum tlb_flush_reason
+ * each sums, as the tracepoint prints them (include/trace/events/tlb.h,
+ * arch/x86/mm/tlb.c): the initiator traces "remote IPI send" when it
+ * interrupts other CPUs, and "local shootdown" or "local MM shootdown"
+ * for its own flush; a CPU interrupted traces "remote shootdown" when
+ * it flushes, or since 6.x "remote wrong CPU" when the address space is
+ * no longer loaded there (it only leaves the mm's cpumask). Kernels
+ * from before that reason print "local mm shootdown" and "remote ipi
+ * send", hence a match without case.
+ */
+static const struct {
+	enum perfev_counter c;
+	const char *reason[2];
+} tlb_reasons[] = {
+	{ PERFEV_TLB_IPI, { "remote IPI send", NULL } },
+	{ PERFEV_TLB_LOCAL, { "local shootdown", "local MM shootdown" } },
+	{ PERFEV_TLB_REMOTE, { "remote shootdown", NULL } },
+	{ PERFEV_TLB_WRONG_CPU, { "remote wrong CPU", NULL } },
+};
 
 /* MAX_PAGECACHE_ORDER (include/linux/pagemap.h) is the PMD order with
  * THP, else 8, and never above MAX_XAS_ORDER, 11. */
@@ -402,6 +418,32 @@ static void tracefs_why(struct perfev_plan *p, enum perfev_counter c)
 	p->avail[c] = false;
 }
 
+/* A tlb:tlb_flush counter: a filter on the reason numbers its labels
+ * have in this kernel's format file. */
+static void plan_tlb(struct perfev_plan *p, enum perfev_counter c, const char *const *labels,
+		     struct tp *tlb)
+{
+	struct perfev_event *ev;
+	char filter[64] = "";
+	size_t n = 0;
+	long v;
+
+	plan_tracepoint(p, c, tlb);
+	if (!p->avail[c])
+		return;
+	for (unsigned k = 0; k < 2 && labels[k]; k++) {
+		if (perfev_format_symbol(tlb->format, tlb->flen, "reason", labels[k], &v) < 0) {
+			set_why(p, c, "this kernel's tlb:tlb_flush has no '%s' reason", labels[k]);
+			p->avail[c] = false;
+			return;
+		}
+		n += (size_t)snprintf(filter + n, sizeof(filter) - n, "%sreason == %ld", k ? " || " : "", v);
+	}
+	ev = add_event(p, c, PERF_TYPE_TRACEPOINT, tlb->id, false);
+	if (ev)
+		snprintf(ev->filter, sizeof(ev->filter), "%s", filter);
+}
+
 void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *procroot,
 		       bool root)
 {
@@ -418,7 +460,6 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	memset(p, 0, sizeof(*p));
 	for (int c = 0; c < PERFEV_NR; c++)
 		p->avail[c] = true;
-	p->reason_ipi = p->reason_local = p->reason_local_mm = -1;
 	p->page_size = sysconf(_SC_PAGESIZE) > 0 ? (unsigned)sysconf(_SC_PAGESIZE) : 4096;
 	p->paranoid = INT_MIN;
 	if (procfs_read_small(procroot, "sys/kernel/perf_event_paranoid", buf, sizeof(buf)) == 0)
@@ -449,34 +490,8 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	for (int c = PERFEV_TLB_IPI; c <= PERFEV_MEMCG_RECLAIM; c++)
 		tracefs_why(p, c);
 
-	plan_tracepoint(p, PERFEV_TLB_IPI, tlb);
-	plan_tracepoint(p, PERFEV_TLB_LOCAL, tlb);
-	if (p->avail[PERFEV_TLB_IPI]) {
-		if (perfev_format_symbol(tlb->format, tlb->flen, "reason", TLB_REASON_IPI, &p->reason_ipi) < 0) {
-			set_why(p, PERFEV_TLB_IPI, "tlb:tlb_flush's format names no '%s' reason", TLB_REASON_IPI);
-			p->avail[PERFEV_TLB_IPI] = false;
-		} else {
-			struct perfev_event *ev = add_event(p, PERFEV_TLB_IPI, PERF_TYPE_TRACEPOINT, tlb->id, false);
-
-			snprintf(ev->filter, sizeof(ev->filter), "reason == %ld", p->reason_ipi);
-		}
-	}
-	if (p->avail[PERFEV_TLB_LOCAL]) {
-		int r1 = perfev_format_symbol(tlb->format, tlb->flen, "reason", TLB_REASON_LOCAL, &p->reason_local);
-		int r2 = perfev_format_symbol(tlb->format, tlb->flen, "reason", TLB_REASON_LOCAL_MM,
-					      &p->reason_local_mm);
-
-		if (r1 < 0 || r2 < 0) {
-			set_why(p, PERFEV_TLB_LOCAL, "tlb:tlb_flush's format names no '%s' or '%s' reason",
-				TLB_REASON_LOCAL, TLB_REASON_LOCAL_MM);
-			p->avail[PERFEV_TLB_LOCAL] = false;
-		} else {
-			struct perfev_event *ev = add_event(p, PERFEV_TLB_LOCAL, PERF_TYPE_TRACEPOINT, tlb->id, false);
-
-			snprintf(ev->filter, sizeof(ev->filter), "reason == %ld || reason == %ld",
-				 p->reason_local, p->reason_local_mm);
-		}
-	}
+	for (unsigned i = 0; i < sizeof(tlb_reasons) / sizeof(tlb_reasons[0]); i++)
+		plan_tlb(p, tlb_reasons[i].c, tlb_reasons[i].reason, tlb);
 
 	plan_tracepoint(p, PERFEV_PGCACHE_ADD, fm);
 	if (p->avail[PERFEV_PGCACHE_ADD]) {

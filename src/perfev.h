@@ -16,7 +16,11 @@
  *   context switches, CPU migrations
  *   TLB flushes by reason              tracepoint tlb:tlb_flush, one counter
  *                                      per reason filter; the reason numbers
- *                                      come from the tracepoint's format file
+ *                                      come from the tracepoint's format file.
+ *                                      Sent (IPIs) and local flushes are the
+ *                                      job's own; a shootdown received is
+ *                                      counted in whichever task the IPI
+ *                                      interrupted
  *   page-cache additions               filemap:mm_filemap_add_to_page_cache,
  *                                      one counter per folio order, so that
  *                                      pages = sum of count << order
@@ -50,6 +54,8 @@ enum perfev_counter {
 	PERFEV_MIGRATIONS,	/* CPU migrations */
 	PERFEV_TLB_IPI,		/* TLB flushes that sent shootdown IPIs */
 	PERFEV_TLB_LOCAL,	/* TLB flushes done on the local CPU only */
+	PERFEV_TLB_REMOTE,	/* shootdowns received and done while a task of the job ran */
+	PERFEV_TLB_WRONG_CPU,	/* ... received for an address space not loaded there */
 	PERFEV_PGCACHE_ADD,	/* base pages added to the page cache */
 	PERFEV_DIRECT_RECLAIM,	/* entries into global direct reclaim */
 	PERFEV_MEMCG_RECLAIM,	/* entries into memory-cgroup reclaim */
@@ -120,7 +126,6 @@ struct perfev_plan {
 	bool privileged;		/* kernel events may be counted */
 	enum perfev_tracefs_state tracefs;
 	char tracefs_dir[256];		/* the events directory used, or looked for */
-	long reason_ipi, reason_local, reason_local_mm;	/* tlb_flush reasons, -1 absent */
 	bool pgcache_orders;		/* one counter per folio order */
 	unsigned page_size;		/* bytes of a base page */
 	unsigned max_order;		/* the largest folio order counted apart */

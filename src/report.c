@@ -287,7 +287,8 @@ static void print_concurrency(FILE *f, const struct job_result *jr)
  * was not and why, each reason once. */
 static void print_events(FILE *f, const struct job_result *jr, const struct perfev_plan *p)
 {
-	static const int line[] = { PERFEV_TLB_IPI, PERFEV_TLB_LOCAL, PERFEV_DIRECT_RECLAIM,
+	static const int line[] = { PERFEV_TLB_IPI, PERFEV_TLB_LOCAL, PERFEV_TLB_REMOTE,
+				    PERFEV_TLB_WRONG_CPU, PERFEV_DIRECT_RECLAIM,
 				    PERFEV_MEMCG_RECLAIM, PERFEV_CSW, PERFEV_MIGRATIONS, PERFEV_FAULTS,
 				    PERFEV_MAJFLT, PERFEV_DTLB_MISS, PERFEV_CYCLES };
 	const struct perfev_values *ev = &jr->events;

@@ -39,7 +39,7 @@ const char sampler_csv_header[] =
 	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
 	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
-	"job_migrations_per_s,job_cycles_per_s";
+	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s";
 
 /* The job_* columns (SPEC 15), in header order: a counter, and a second
  * one added to it (-1: none). Direct reclaim counts the job's threads
@@ -50,6 +50,7 @@ static const int8_t ev_cols[][2] = {
 	{ PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM }, { PERFEV_CSW, -1 },
 	{ PERFEV_DTLB_MISS, -1 }, { PERFEV_TLB_LOCAL, -1 }, { PERFEV_FAULTS, -1 },
 	{ PERFEV_MAJFLT, -1 }, { PERFEV_MIGRATIONS, -1 }, { PERFEV_CYCLES, -1 },
+	{ PERFEV_TLB_REMOTE, -1 },
 };
 
 /* One snapshot of every system-wide source. */

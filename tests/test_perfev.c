@@ -186,6 +186,10 @@ static void test_plan_this_host_root(void **state)
 	assert_string_equal(ev->filter, "reason == 4");
 	ev = events_of(p, PERFEV_TLB_LOCAL, &n);
 	assert_string_equal(ev->filter, "reason == 2 || reason == 3");
+	ev = events_of(p, PERFEV_TLB_REMOTE, &n);
+	assert_string_equal(ev->filter, "reason == 1");
+	ev = events_of(p, PERFEV_TLB_WRONG_CPU, &n);
+	assert_string_equal(ev->filter, "reason == 5");
 
 	/* 2 MiB PMD with 4 KiB pages: orders 0..9, the last one open-ended. */
 	ev = events_of(p, PERFEV_PGCACHE_ADD, &n);
@@ -257,6 +261,12 @@ static void test_plan_old_kernel(void **state)
 	ev = events_of(p, PERFEV_TLB_IPI, &n);
 	assert_string_equal(ev->filter, "reason == 4");
 	assert_int_equal(ev->config, 176);
+	ev = events_of(p, PERFEV_TLB_LOCAL, &n);
+	assert_string_equal(ev->filter, "reason == 2 || reason == 3");
+	/* 5.10 had no "remote wrong CPU": that counter alone is missing. */
+	assert_false(p->avail[PERFEV_TLB_WRONG_CPU]);
+	assert_non_null(strstr(p->why[PERFEV_TLB_WRONG_CPU], "no 'remote wrong CPU' reason"));
+	assert_true(p->avail[PERFEV_TLB_REMOTE]);
 	/* No order field: one counter, folios counted as pages, and said. */
 	ev = events_of(p, PERFEV_PGCACHE_ADD, &n);
 	assert_int_equal(n, 1);

@@ -48,7 +48,7 @@ d = json.load(open(sys.argv[1]))["job_events"]
 text = open(sys.argv[2]).read()
 srcs = d["sources"]
 assert [s["source"] for s in srcs] == ["software events", "software events", "tlb:tlb_flush",
-    "filemap:mm_filemap_add_to_page_cache", "vmscan:mm_vmscan_direct_reclaim_begin",
+    "tlb:tlb_flush", "filemap:mm_filemap_add_to_page_cache", "vmscan:mm_vmscan_direct_reclaim_begin",
     "vmscan:mm_vmscan_memcg_reclaim_begin", "PMU"], srcs
 for s in srcs:
     line = [l for l in text.splitlines() if "(" + s["source"] + "):" in l]
@@ -79,6 +79,7 @@ cs = json.load(open(sys.argv[1]))["job_events"]["sources"]
 col = {"faults": "job_faults_per_s", "major_faults": "job_majflt_per_s",
        "context_switches": "job_csw_per_s", "cpu_migrations": "job_migrations_per_s",
        "tlb_ipi": "job_tlb_ipi_per_s", "tlb_local": "job_tlb_local_per_s",
+       "tlb_remote": "job_tlb_recv_per_s",
        "pgcache_add_pages": "job_pgcache_add_per_s", "dtlb_load_misses": "job_dtlb_miss_per_s",
        "cycles": "job_cycles_per_s"}
 avail = {k: s["available"] for s in cs for k in s["counters"]}
