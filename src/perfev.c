@@ -756,8 +756,11 @@ int perfev_decode_group(const void *buf, size_t n, const struct perfev_plan *p,
 			out->ok[ev->counter] = false;
 			continue;
 		}
-		if (running < enabled)
-			x = (uint64_t)((double)x * (double)enabled / (double)running + 0.5);
+		if (running < enabled) {
+			double s = (double)x * (double)enabled / (double)running + 0.5;
+
+			x = s < 18446744073709549568.0 ? (uint64_t)s : UINT64_MAX;
+		}
 		out->v[ev->counter] += x << ev->shift;
 	}
 	return 0;
