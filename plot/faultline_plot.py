@@ -19,8 +19,9 @@ import math
 import os
 import sys
 
-# SPEC 7: the header, exactly and in this order.
-BASE_COLUMNS = (
+# SPEC 7's columns, then SPEC 10's write columns, then SPEC 15's job_*
+# columns: the header, exactly and in this order.
+READ_COLUMNS = (
     "t_s", "epoch_ms", "dt_s", "job", "engine", "rw", "threads", "ramp",
     "iops", "mib_s", "lat_p50_us", "lat_p99_us", "lat_max_us",
     "majflt_per_s", "minflt_per_s", "tlb_shootdowns_per_s", "kswapd_cpu_pct",
@@ -28,17 +29,23 @@ BASE_COLUMNS = (
     "cgroup_mib", "dev_read_mib_s", "dev_read_iops", "cpu_user_pct",
     "cpu_sys_pct", "cpu_iowait_pct", "cpu_probe_per_s",
 )
-# SPEC 15: the job's own kernel counters, appended. A CSV written before
-# them (the recorded ones in tests/fixtures/csv) has SPEC 7's alone; its
-# job_* values read as missing.
+WRITE_COLUMNS = (
+    "w_iops", "w_mib_s", "w_lat_p50_us", "w_lat_p99_us", "flush_per_s",
+    "flush_lat_p99_us", "writeback_mib", "dev_write_mib_s", "dev_write_iops",
+)
+# SPEC 15: the job's own kernel counters, appended last.
 JOB_EVENT_COLUMNS = (
     "job_tlb_ipi_per_s", "job_pgcache_add_per_s", "job_direct_reclaim_per_s",
     "job_csw_per_s", "job_dtlb_miss_per_s", "job_tlb_local_per_s",
     "job_faults_per_s", "job_majflt_per_s", "job_migrations_per_s",
     "job_cycles_per_s", "job_tlb_recv_per_s",
 )
-COLUMNS = BASE_COLUMNS + JOB_EVENT_COLUMNS
-HEADERS = (COLUMNS, BASE_COLUMNS)
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS + JOB_EVENT_COLUMNS
+# A CSV of a faultline from before the write columns (the recorded ones in
+# tests/fixtures/csv) or before the job_* columns still reads; the columns
+# it lacks are empty (NaN).
+OLDER_HEADERS = (READ_COLUMNS, READ_COLUMNS + WRITE_COLUMNS)
+HEADERS = (COLUMNS,) + OLDER_HEADERS
 TEXT_COLUMNS = ("job", "engine", "rw")
 
 # Columns the sampler reads once per interval for the whole host and repeats
@@ -48,6 +55,7 @@ SYSTEM_COLUMNS = frozenset((
     "tlb_shootdowns_per_s", "kswapd_cpu_pct", "pgscan_per_s", "pgsteal_per_s",
     "page_cache_mib", "dirty_mib", "dev_read_mib_s", "dev_read_iops",
     "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct",
+    "writeback_mib", "dev_write_mib_s", "dev_write_iops",
 ))
 
 # Short names for --metrics; any numeric column name works as well.
@@ -69,6 +77,15 @@ SHORT_NAMES = {
     "latmax": ("lat_max_us",),
     "cpu": ("cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct"),
     "probe": ("cpu_probe_per_s",),
+    "writes": ("w_mib_s",),
+    "wiops": ("w_iops",),
+    "wlat50": ("w_lat_p50_us",),
+    "wlat99": ("w_lat_p99_us",),
+    "flush": ("flush_per_s",),
+    "flushlat": ("flush_lat_p99_us",),
+    "writeback": ("writeback_mib", "dirty_mib"),
+    "dev_write": ("dev_write_mib_s",),
+    "dev_write_iops": ("dev_write_iops",),
     "job_tlb": ("job_tlb_ipi_per_s",),
     "job_pgcache": ("job_pgcache_add_per_s",),
     "job_reclaim": ("job_direct_reclaim_per_s",),
@@ -105,6 +122,15 @@ AXIS_LABELS = {
     "lat_max_us": "latency max\nus",
     "cpu_user_pct": "CPU %",
     "cpu_probe_per_s": "CPU probe\nwork/s",
+    "w_iops": "writes\nIOPS",
+    "w_mib_s": "writes\nMiB/s",
+    "w_lat_p50_us": "write latency\np50 us",
+    "w_lat_p99_us": "write latency\np99 us",
+    "flush_per_s": "flushes/s",
+    "flush_lat_p99_us": "flush latency\np99 us",
+    "writeback_mib": "write-back\nMiB",
+    "dev_write_mib_s": "device write\nMiB/s",
+    "dev_write_iops": "device write\nIOPS",
 }
 
 # How a column is named in a legend when it shares its panel with others.
@@ -116,6 +142,8 @@ LINE_SUFFIX = {
     "cpu_user_pct": "user",
     "cpu_sys_pct": "sys",
     "cpu_iowait_pct": "iowait",
+    "writeback_mib": "write-back",
+    "dirty_mib": "dirty",
 }
 
 # Line styles of the 2nd, 3rd, ... column of a panel; colour is the job's.
@@ -177,12 +205,13 @@ def _parse_number(path, lineno, column, cell):
 
 
 def _check_header(path, header):
-    """The columns of an accepted header, in its order; else PlotError."""
+    """The columns @header names, when it is a faultline header."""
     got = [h.strip() for h in header]
-    if tuple(got) in HEADERS:
+    if tuple(got) == COLUMNS or tuple(got) in OLDER_HEADERS:
         return tuple(got)
     what = "not a faultline CSV"
-    want = COLUMNS if set(got) & set(JOB_EVENT_COLUMNS) else BASE_COLUMNS
+    # Told against the accepted header it comes closest to.
+    want = max(HEADERS, key=lambda h: (len(set(h) & set(got)), -len(h)))
     missing = [c for c in want if c not in got]
     extra = [c for c in got if c not in COLUMNS]
     if not set(got) & set(COLUMNS):
@@ -243,7 +272,7 @@ def read_csv(path):
                 break
             raise PlotError("%s: line %d has %d fields, expected %d"
                             % (path, lineno, len(cells), len(columns)))
-        row = dict.fromkeys(JOB_EVENT_COLUMNS, math.nan)
+        row = {c: math.nan for c in COLUMNS}
         for column, cell in zip(columns, cells):
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()

@@ -7,7 +7,9 @@
  *   { "faultline version", "timestamp", "timestamp_ms", "time",
  *     "jobs": [ { "jobname", "groupid", "error", "job options",
  *                 "read": { io_bytes ... lat_ns, clat_ns },
- *                 "write", "trim" (all zero: faultline only reads),
+ *                 "write": the same for writes (fio's all-zero form in a read job),
+ *                 "trim" (all zero: faultline never trims),
+ *                 "sync": { total_ios, lat_ns }: the flushes (SPEC 10),
  *                 "job_runtime", "usr_cpu", "sys_cpu", "ctx", "majf", "minf",
  *                 "latency_ns", "latency_us", "latency_ms",
  *                 "faultline": { what fio lacks } } ],
@@ -16,7 +18,7 @@
  *
  * A telemetry figure whose source could not be read (its _ok flag is
  * false) is JSON null, never 0. Zeros that remain are true: the write
- * and trim directions, short and dropped I/Os.
+ * direction of a read job, trims, short and dropped I/Os.
  *
  * Latency: faultline measures one latency per request, from issue to
  * completion as seen by the worker, with no separate submission part.
@@ -38,7 +40,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "options.h"
+#include "outfile.h"
 
 /* fio 3.33's default percentile_list, keys printed as "%f". */
 static const double fio_percentiles[] = {
@@ -58,7 +62,7 @@ static const unsigned lat_bin_edges[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 
 /* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
-static const char *const rw_names[] = { "read", "randread" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
@@ -187,12 +191,11 @@ static json_t *percentiles(const struct hist *h)
 }
 
 /* fio's {min, max, mean, stddev, N[, percentile]} for one direction. */
-static json_t *lat_object(const struct job_result *jr, bool with_pct)
+static json_t *lat_object(bool lat_ok, const struct hist *h, bool with_pct)
 {
 	json_t *o = json_object();
-	const struct hist *h = &jr->lat;
 
-	if (!jr->lat_ok || h->n == 0) {
+	if (!lat_ok || h->n == 0) {
 		/* latency=0, or no request completed: nothing measured. */
 		put(o, "min", json_null());
 		put(o, "max", json_null());
@@ -288,14 +291,14 @@ static void put_lat_bins(json_t *job, const struct job_result *jr)
 /* ------------------------------------------------------------------ */
 /* jobs */
 
-static double job_iops(const struct job_result *jr)
+static double job_iops(const struct job_result *jr, uint64_t ops)
 {
-	return jr->runtime_ns ? (double)jr->ops * 1e9 / (double)jr->runtime_ns : 0.0;
+	return jr->runtime_ns ? (double)ops * 1e9 / (double)jr->runtime_ns : 0.0;
 }
 
-static uint64_t job_bw_bytes(const struct job_result *jr)
+static uint64_t job_bw_bytes(const struct job_result *jr, uint64_t bytes)
 {
-	return jr->runtime_ns ? (uint64_t)((double)jr->bytes * 1e9 / (double)jr->runtime_ns) : 0;
+	return jr->runtime_ns ? (uint64_t)((double)bytes * 1e9 / (double)jr->runtime_ns) : 0;
 }
 
 static uint64_t ns_to_ms(uint64_t ns)
@@ -303,23 +306,46 @@ static uint64_t ns_to_ms(uint64_t ns)
 	return (ns + 500000) / 1000000;
 }
 
-static json_t *read_object(const struct job_result *jr)
+/* fio's object for one direction: @ops requests of @bytes in the job's
+ * runtime, latencies in @h. */
+static json_t *direction_object(const struct job_result *jr, uint64_t ops, uint64_t bytes,
+				const struct hist *h)
 {
 	json_t *o = json_object();
-	uint64_t bwb = job_bw_bytes(jr);
+	uint64_t bwb = job_bw_bytes(jr, bytes);
 
-	put(o, "io_bytes", ju64(jr->bytes));
-	put(o, "io_kbytes", ju64(jr->bytes / 1024));
+	put(o, "io_bytes", ju64(bytes));
+	put(o, "io_kbytes", ju64(bytes / 1024));
 	put(o, "bw_bytes", ju64(bwb));
 	put(o, "bw", ju64(bwb / 1024));
-	put(o, "iops", jdbl(job_iops(jr)));
+	put(o, "iops", jdbl(job_iops(jr, ops)));
 	put(o, "runtime", ju64(ns_to_ms(jr->runtime_ns)));
-	put(o, "total_ios", ju64(jr->ops));
+	put(o, "total_ios", ju64(ops));
 	put(o, "short_ios", json_integer(0));
 	put(o, "drop_ios", json_integer(0));
 	put(o, "slat_ns", zero_lat_object());
-	put(o, "clat_ns", lat_object(jr, true));
-	put(o, "lat_ns", lat_object(jr, true));
+	put(o, "clat_ns", lat_object(jr->lat_ok, h, true));
+	put(o, "lat_ns", lat_object(jr->lat_ok, h, true));
+	return o;
+}
+
+static json_t *read_object(const struct job_result *jr)
+{
+	return direction_object(jr, jr->ops, jr->bytes, &jr->lat);
+}
+
+/* fio's sync object: the flushes, counted and timed like requests. */
+static json_t *sync_object(const struct job_result *jr)
+{
+	json_t *o = json_object();
+
+	if (!jr->w) {
+		put(o, "total_ios", json_integer(0));
+		put(o, "lat_ns", zero_lat_object());
+		return o;
+	}
+	put(o, "total_ios", ju64(jr->w->syncs));
+	put(o, "lat_ns", lat_object(jr->lat_ok, &jr->w->sync_lat, true));
 	return o;
 }
 
@@ -364,6 +390,8 @@ static json_t *device_object(const struct dev_result *d)
 	put(o, "role", jstr_or_null(d->role));
 	put(o, "read_bytes", ju64_ok(d->ok, d->read_bytes));
 	put(o, "read_ios", ju64_ok(d->ok, d->read_ios));
+	put(o, "write_bytes", ju64_ok(d->ok, d->write_bytes));
+	put(o, "write_ios", ju64_ok(d->ok, d->write_ios));
 	put(o, "model", jstr_or_null(d->model));
 	put(o, "scheduler", jstr_or_null(d->scheduler));
 	put(o, "rotational", d->rotational < 0 ? json_null() : json_boolean(d->rotational));
@@ -454,6 +482,37 @@ static json_t *events_object(const struct job_result *jr, const struct perfev_pl
 	return o;
 }
 
+/* What a write job did beyond fio's write and sync objects: its mix and
+ * flush policy as resolved, and the read-back (null when not asked). */
+static void put_writes(json_t *o, const struct job_result *jr)
+{
+	static const char *const sync_names[] = { "none", "dsync", "sync" };
+	const struct job *j = jr->job;
+	const struct write_result *w = jr->w;
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	json_t *v;
+
+	put(o, "rwmixread", job_mixed(j) ? json_integer(j->rwmixread) : json_null());
+	put(o, "flush", !job_writes(j) ? json_null() :
+			json_string(eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
+				    engine_flush_datasync(j) ? "fdatasync" : "fsync"));
+	put(o, "sync_open", json_string(NAME_OF(sync_names, j->sync)));
+	if (!w || !w->verify) {
+		put(o, "verify", json_null());
+		return;
+	}
+	v = json_object();
+	put(v, "mode", json_string("crc32c"));
+	put(v, "complete", json_boolean(w->verify_complete));
+	put(v, "blocks_checked", ju64(w->verify_blocks));
+	put(v, "mismatches", ju64(w->verify_bad));
+	put(v, "first_bad_target", w->verify_bad && w->verify_first_target < jr->ntargets && jr->targets
+					   ? json_string(jr->targets[w->verify_first_target].path)
+					   : json_null());
+	put(v, "first_bad_offset", w->verify_bad ? ju64(w->verify_first_off) : json_null());
+	put(o, "verify", v);
+}
+
 static json_t *faultline_job_object(const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -498,6 +557,9 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 
 	put(o, "dev_read_bytes", ju64_ok(jr->dev_ok, jr->dev_read_bytes));
 	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->bytes, jr->read_amp));
+	put(o, "dev_write_bytes", ju64_ok(jr->dev_ok, jr->dev_write_bytes));
+	put(o, "dev_write_ios", ju64_ok(jr->dev_ok, jr->dev_write_ios));
+	put_writes(o, jr);
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
 	put_concurrency(o, jr);
 	put(o, "events", events_object(jr, plan));
@@ -526,8 +588,10 @@ static json_t *job_object(const struct run_result *r, unsigned idx)
 	put(o, "error", json_integer(jr->error));
 	put(o, "job options", json_out_job_options(jr->job));
 	put(o, "read", read_object(jr));
-	put(o, "write", idle_direction());
+	put(o, "write", jr->w ? direction_object(jr, jr->w->ops, jr->w->bytes, &jr->w->lat)
+			      : idle_direction());
 	put(o, "trim", idle_direction());
+	put(o, "sync", sync_object(jr));
 	put(o, "job_runtime", ju64(ns_to_ms(jr->runtime_ns)));
 	/* Not measured per job (yet): null, not fio's made-up zero. */
 	put(o, "usr_cpu", json_null());
@@ -560,7 +624,7 @@ static json_t *disk_util(const struct run_result *r)
 
 		for (unsigned d = 0; d < jr->ndevs && d < RESULT_MAX_DEVS; d++) {
 			const char *name = jr->devs[d].name;
-			uint64_t bytes = 0, ios = 0;
+			uint64_t bytes = 0, ios = 0, wbytes = 0, wios = 0;
 			bool seen = false, ok = true;
 			json_t *o;
 
@@ -576,7 +640,7 @@ static json_t *disk_util(const struct run_result *r)
 				continue;
 
 			for (unsigned g = 0; g < ngroups; g++) {
-				uint64_t gb = 0, gi = 0;
+				uint64_t gb = 0, gi = 0, gwb = 0, gwi = 0;
 
 				for (unsigned k = i; k < r->njobs; k++) {
 					const struct job_result *kr = &r->jobs[k];
@@ -594,15 +658,23 @@ static json_t *disk_util(const struct run_result *r)
 							gb = dv->read_bytes;
 						if (dv->read_ios > gi)
 							gi = dv->read_ios;
+						if (dv->write_bytes > gwb)
+							gwb = dv->write_bytes;
+						if (dv->write_ios > gwi)
+							gwi = dv->write_ios;
 					}
 				}
 				bytes += gb;
 				ios += gi;
+				wbytes += gwb;
+				wios += gwi;
 			}
 			o = json_object();
 			put(o, "name", json_string(name));
 			put(o, "read_ios", ju64_ok(ok, ios));
 			put(o, "read_sectors", ju64_ok(ok, bytes / 512));
+			put(o, "write_ios", ju64_ok(ok, wios));
+			put(o, "write_sectors", ju64_ok(ok, wbytes / 512));
 			push(a, o);
 		}
 	}
@@ -716,108 +788,22 @@ int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The mode a new file would get (0666 & ~umask), or the old file's. */
-static mode_t output_mode(const char *path)
-{
-	struct stat st;
-	mode_t mask;
-
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		return st.st_mode & 07777;
-	/* umask can only be read by setting it; writers run after the
-	 * workers, when nothing else creates files. */
-	mask = umask(022);
-	umask(mask);
-	return 0666 & ~mask;
-}
-
 int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = NULL, *tmp = NULL, *s = NULL;
-	const char *base = slash ? slash + 1 : path;
-	int fd = -1, dfd, ret;
+	struct outfile o;
+	char *s = build_text(r);
+	int ret;
 
-	if (!*base)
-		return err_set(e, EISDIR, "JSON output %s: not a file name", path);
-	if (slash == path)
-		dir = strdup("/");
-	else if (slash)
-		dir = strndup(path, (size_t)(slash - path));
-	else
-		dir = strdup(".");
-	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-	s = build_text(r);
-	if (!s) {
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = err_set(e, errno, "JSON output %s: create a temporary file in %s: %s",
-			      path, dir, strerror(errno));
-		goto out;
-	}
-	ret = write_all(fd, s, strlen(s));
-	if (!ret)
-		ret = write_all(fd, "\n", 1);
-	if (!ret && fchmod(fd, output_mode(path)))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
+	if (!s)
+		return err_set(e, ENOMEM, "JSON output %s: out of memory", path);
+	ret = outfile_open(&o, path, e);
 	if (ret) {
-		ret = err_set(e, -ret, "JSON output %s: write %s: %s", path, tmp, strerror(-ret));
-		goto out_unlink;
+		free(s);
+		return err_wrap(e, "JSON output");
 	}
-	if (close(fd)) {
-		fd = -1;
-		ret = err_set(e, errno, "JSON output %s: close %s: %s", path, tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = err_set(e, errno, "JSON output %s: rename from %s: %s", path, tmp,
-			      strerror(errno));
-		goto out_unlink;
-	}
-	/* Make the rename itself durable; a filesystem that cannot fsync a
-	 * directory has nothing more to offer, so that is not an error. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	ret = 0;
-	goto out;
-
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
+	fputs(s, o.f);
+	fputc('\n', o.f);
 	free(s);
-	free(tmp);
-	free(dir);
-	return ret;
+	ret = outfile_commit(&o, e);
+	return ret ? err_wrap(e, "JSON output") : 0;
 }

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latclock.h"
+
 struct ring {
 	/* The producer's line. */
 	uint32_t head __attribute__((aligned(CACHELINE)));
@@ -157,14 +159,6 @@ static inline void sleeper_cancel(struct sleeper *s)
 
 /* ---- a helper -------------------------------------------------------- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void usage_now(uint64_t *maj, uint64_t *min, uint64_t *nvcsw, int *ok)
 {
 	*ok = stats_thread_usage(maj, min, nvcsw) == 0;
@@ -181,7 +175,7 @@ static void *helper_main(void *arg)
 		STAT_STORE(&st->pid, getpid());
 		STAT_STORE(&st->tid, gettid());
 		usage_now(&st->start_majflt, &st->start_minflt, &st->start_nvcsw, &ok);
-		st->start_ns = mono_ns();
+		st->start_ns = now_ns();
 		STAT_STORE(&st->running, 1);
 	}
 	for (;;) {
@@ -210,7 +204,7 @@ static void *helper_main(void *arg)
 	if (st) {
 		usage_now(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw, &ok);
 		st->rusage_ok = ok;
-		STAT_STORE(&st->end_ns, mono_ns());
+		STAT_STORE(&st->end_ns, now_ns());
 		STAT_STORE(&st->running, 0);
 		STAT_STORE(&st->done, 1);
 	}
