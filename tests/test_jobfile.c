@@ -788,8 +788,6 @@ static void test_fio_noops(void **state)
 			 FIO_NOOP_GROUP_REPORTING | FIO_NOOP_NORANDOMMAP |
 			 FIO_NOOP_RANDREPEAT | FIO_NOOP_NEW_GROUP | FIO_NOOP_DESCRIPTION);
 	assert_false(j->randseed_set);
-	joblist_free(&jl);
-
 	/* thread has an effect now: workers as processes. */
 	assert_true(j->thread);
 	joblist_free(&jl);
