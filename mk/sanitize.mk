@@ -84,7 +84,9 @@ TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 # them every 100 ms): one run per engine, since each hands out requests
 # and completions differently; two concurrent jobs with the CPU probe; an
 # event loop handing requests to offload helpers (SPEC 9); the prefetch
-# helper thread; and a run stopped by SIGINT (SPEC 8: exit 1).
+# helper thread; worker processes (thread=0) started by the job's leader
+# thread while the sampler reads their counters; and a run stopped by
+# SIGINT (SPEC 8: exit 1).
 TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
 	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
 TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
@@ -111,6 +113,7 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_MIXED); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_OFFLOAD); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --runtime=2s --ioengine=psync --thread=0; \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
 	rm -rf build-tsan/scratch; exit $$fail
