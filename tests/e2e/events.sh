@@ -175,7 +175,9 @@ ev = {x["jobname"]: x["faultline"]["events"] for x in json.load(open(sys.argv[2]
 print("# job_tlb_ipi total: mm %.0f, ps %.0f; pages added: mm %d, ps %d" % (tot["mm"], tot["ps"],
       ev["mm"]["pgcache_add_pages"], ev["ps"]["pgcache_add_pages"]), file=sys.stderr)
 assert tot["mm"] >= 300, tot
-assert tot["ps"] <= max(5, 0.01 * tot["mm"]), tot
+# About zero: the psync job threads unmap little (their buffers;
+# under ASan the allocator munmaps send a dozen)
+assert tot["ps"] <= max(20, 0.03 * tot["mm"]), tot
 by_t = {}
 for r in rows:
     by_t.setdefault(r["t_s"], {})[r["job"]] = r["tlb_shootdowns_per_s"]
@@ -184,7 +186,7 @@ assert len(both) >= 2 and all(v["mm"] == v["ps"] for v in both), by_t
 # the mmap job sends them while the host sees them: its rate is the bulk of the system-wide one
 sysw = sum(float(r["tlb_shootdowns_per_s"]) * float(r["dt_s"]) for r in rows if r["job"] == "mm")
 assert tot["mm"] <= 1.1 * sysw + 20, (tot["mm"], sysw)
-assert ev["mm"]["tlb_ipi"] >= 300 and ev["ps"]["tlb_ipi"] <= max(5, 0.01 * ev["mm"]["tlb_ipi"]), ev
+assert ev["mm"]["tlb_ipi"] >= 300 and ev["ps"]["tlb_ipi"] <= max(20, 0.03 * ev["mm"]["tlb_ipi"]), ev
 # the mmap job reclaims in its cgroup; the psync job has no limit and does not
 assert ev["mm"]["memcg_reclaim"] > 0 and ev["ps"]["memcg_reclaim"] == 0, ev
 ' "$E2E_TMP/two.csv" "$E2E_TMP/two.json"
