@@ -170,6 +170,7 @@ static json_t *events_json(void)
 		json_array_append_new(a, s);
 	}
 	json_object_set_new(o, "sources", a);
+	perfev_plan_release(p);
 	free(p);
 	return o;
 }

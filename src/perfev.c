@@ -611,6 +611,22 @@ static void why_open(struct perfev_plan *p, const struct perfev_event *ev, int e
 	}
 }
 
+/* A tracepoint event of @ev's tracepoint is already held open. */
+static bool held(const struct perfev_plan *p, const struct perfev_event *ev)
+{
+	for (unsigned i = 0; i < p->nanchor; i++)
+		if (p->anchor_config[i] == ev->config)
+			return true;
+	return false;
+}
+
+void perfev_plan_release(struct perfev_plan *p)
+{
+	for (unsigned i = 0; i < p->nanchor; i++)
+		close(p->anchor[i]);
+	p->nanchor = 0;
+}
+
 void perfev_plan_verify(struct perfev_plan *p)
 {
 	unsigned n = 0;
@@ -631,10 +647,18 @@ void perfev_plan_verify(struct perfev_plan *p)
 				set_why(p, ev->counter, "user-space faults only (faults taken inside system "
 					"calls are not counted)");
 		}
-		if (fd < 0)
+		if (fd < 0) {
 			why_open(p, ev, -fd);
-		else
+		} else if (ev->type == PERF_TYPE_TRACEPOINT && !held(p, ev)) {
+			/* The first of its tracepoint: held, so that closing
+			 * every later one (here, and each job's when it ends)
+			 * is quick. Disabled: it counts nothing. */
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			p->anchor[p->nanchor] = fd;
+			p->anchor_config[p->nanchor++] = ev->config;
+		} else {
 			close(fd);
+		}
 	}
 	/* Keep the events of the counters that survived, in order. */
 	for (unsigned i = 0; i < p->nev; i++)

@@ -132,6 +132,15 @@ struct perfev_plan {
 	char pmus[256];			/* event sources in <sys>/bus/event_source/devices */
 	bool has_pmu;			/* a CPU PMU among them */
 	bool recorded;			/* built from a recorded tree, not tried */
+
+	/* One event per tracepoint kept open, disabled, by plan_verify
+	 * until perfev_plan_release: while any perf event of a tracepoint
+	 * is open, closing another is quick; closing the last one waits
+	 * for an RCU grace period (the kernel's perf_trace_event_unreg),
+	 * 20 to 50 ms each on this loaded 2-CPU VM. */
+	unsigned nanchor;
+	int anchor[PERFEV_MAX_EVENTS];
+	uint64_t anchor_config[PERFEV_MAX_EVENTS];	/* the tracepoint's id */
 };
 
 /*
@@ -145,6 +154,11 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 /* Open each planned event once on the calling thread to find out what
  * this kernel and these privileges allow; drop and explain the rest. */
 void perfev_plan_verify(struct perfev_plan *p);
+/* Close the plan's held events (plan_verify's), after the last job's
+ * counters closed: a grace period each, one after another (the kernel
+ * waits under its event mutex), about 4 x 40 ms here, after the
+ * outputs are written. */
+void perfev_plan_release(struct perfev_plan *p);
 /* Both: the plan below these roots, verified when they are the live
  * /sys and /proc (a recorded tree's ids mean nothing to this kernel:
  * p->recorded says it was not tried). */

@@ -672,6 +672,8 @@ void sampler_destroy(struct sampler *s)
 		free(js->dev_end);
 	}
 	free(s->jobs);
+	if (s->plan)
+		perfev_plan_release(s->plan);
 	free(s->plan);
 	free(s);
 }
