@@ -84,8 +84,9 @@ TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 # them every 100 ms): one run per engine, since each hands out requests
 # and completions differently; two concurrent jobs with the CPU probe; an
 # event loop handing requests to offload helpers (SPEC 9); the prefetch
-# helper thread; the buffer pool; and a run stopped by SIGINT (SPEC 8:
-# exit 1).
+# helper thread; the buffer pool; worker processes (thread=0) started by
+# the job's leader thread while the sampler reads their counters; and a
+# run stopped by SIGINT (SPEC 8: exit 1).
 TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
 	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
 TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
@@ -125,6 +126,7 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL_W); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --runtime=2s --ioengine=psync --thread=0; \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
 	rm -rf build-tsan/scratch; exit $$fail
@@ -154,6 +156,7 @@ FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
+FUZZ_SRCS_perfev_parse_format      = src/perfev.c src/procfs.c src/err.c
 FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optset.c src/optval.c src/suggest.c \
 				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
 				     src/bufpool.c src/procfs.c src/err.c

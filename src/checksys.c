@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <liburing.h>
 #include <numa.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #include "cgroup.h"
 #include "devinfo.h"
+#include "perfev.h"
 #include "procfs.h"
 
 static json_t *src_json(const struct procfs_probe_src *s)
@@ -79,6 +81,97 @@ static json_t *dev_json(const struct devinfo *d)
 			json_array_append_new(m, dev_json(&d->members[i]));
 		json_object_set_new(o, "members", m);
 	}
+	return o;
+}
+
+/* SPEC 15's per-job counters: one entry per source, what it gives and
+ * whether it can be had here, and why not. */
+static const struct {
+	const char *source;		/* as perfev_source() names it, once per line */
+	int first, last;		/* its counters */
+} event_sources[] = {
+	{ "software events", PERFEV_FAULTS, PERFEV_MAJFLT },
+	{ "software events", PERFEV_CSW, PERFEV_MIGRATIONS },
+	{ "tlb:tlb_flush", PERFEV_TLB_IPI, PERFEV_TLB_REMOTE },
+	{ "tlb:tlb_flush", PERFEV_TLB_WRONG_CPU, PERFEV_TLB_WRONG_CPU },
+	{ "filemap:mm_filemap_add_to_page_cache", PERFEV_PGCACHE_ADD, PERFEV_PGCACHE_ADD },
+	{ "vmscan:mm_vmscan_direct_reclaim_begin", PERFEV_DIRECT_RECLAIM, PERFEV_DIRECT_RECLAIM },
+	{ "vmscan:mm_vmscan_memcg_reclaim_begin", PERFEV_MEMCG_RECLAIM, PERFEV_MEMCG_RECLAIM },
+	{ "PMU", PERFEV_DTLB_MISS, PERFEV_CYCLES },
+};
+
+static int key_counter(const char *key)
+{
+	for (int c = 0; c < PERFEV_NR; c++)
+		if (!strcmp(perfev_key(c), key))
+			return c;
+	return PERFEV_NR;
+}
+
+static json_t *events_json(void)
+{
+	static const char *const tracefs_state[] = {
+		[PERFEV_TRACEFS_OK] = "mounted", [PERFEV_TRACEFS_UNMOUNTED] = "not mounted",
+		[PERFEV_TRACEFS_DENIED] = "not readable", [PERFEV_TRACEFS_ABSENT] = "absent",
+	};
+	struct perfev_plan *p = malloc(sizeof(*p));
+	json_t *o = json_object(), *a = json_array(), *c;
+	char detail[256];
+
+	if (!p)
+		return o;
+	perfev_probe(p, devinfo_sysroot(), procfs_root());
+	json_object_set_new(o, "perf_event_paranoid", p->paranoid == INT_MIN ? json_null() : json_integer(p->paranoid));
+	json_object_set_new(o, "kernel_events_allowed", json_boolean(p->privileged));
+	json_object_set_new(o, "tracefs", json_string(tracefs_state[p->tracefs]));
+	json_object_set_new(o, "tracefs_path", json_string(p->tracefs_dir));
+	json_object_set_new(o, "pmus", json_string(p->pmus));
+	json_object_set_new(o, "tried", json_boolean(!p->recorded));
+	/* The tracepoint filters, with the numbers this kernel uses. */
+	c = json_object();
+	for (unsigned i = 0; i < p->nev; i++)
+		if (p->ev[i].filter[0] && p->ev[i].counter != PERFEV_PGCACHE_ADD)
+			json_object_set_new(c, perfev_key(p->ev[i].counter), json_string(p->ev[i].filter));
+	json_object_set_new(o, "filters", c);
+	json_object_set_new(o, "pgcache_max_order", p->pgcache_orders ? json_integer(p->max_order) : json_null());
+	for (unsigned i = 0; i < sizeof(event_sources) / sizeof(event_sources[0]); i++) {
+		const int f = event_sources[i].first, l = event_sources[i].last;
+		json_t *s = json_object(), *k = json_array();
+		bool avail = true;
+		const char *why = NULL;
+
+		json_object_set_new(s, "source", json_string(event_sources[i].source));
+		for (int n = f; n <= l; n++) {
+			json_array_append_new(k, json_string(perfev_key(n)));
+			avail = avail && p->avail[n];
+			if (!why && p->why[n][0])
+				why = p->why[n];
+		}
+		json_object_set_new(s, "counters", k);
+		json_object_set_new(s, "available", json_boolean(avail));
+		json_object_set_new(s, avail ? "note" : "why", why ? json_string(why) : json_null());
+		/* How the numbers are found, for a reader who checks them. */
+		if (avail && (f == PERFEV_TLB_IPI || f == PERFEV_TLB_WRONG_CPU)) {
+			size_t n = (size_t)snprintf(detail, sizeof(detail), "filters from its format file:");
+			const char *sep = " ";
+
+			for (unsigned e = 0; e < p->nev; e++)
+				if (p->ev[e].counter >= f && p->ev[e].counter <= l && n < sizeof(detail)) {
+					n += (size_t)snprintf(detail + n, sizeof(detail) - n, "%s%s: %s", sep,
+							      perfev_key(p->ev[e].counter), p->ev[e].filter);
+					sep = "; ";
+				}
+			json_object_set_new(s, "how", json_string(detail));
+		} else if (avail && f == PERFEV_PGCACHE_ADD && p->pgcache_orders) {
+			snprintf(detail, sizeof(detail), "a counter per folio order 0 to %u (the last also counts "
+				 "larger ones): pages = sum of count << order", p->max_order);
+			json_object_set_new(s, "how", json_string(detail));
+		}
+		json_array_append_new(a, s);
+	}
+	json_object_set_new(o, "sources", a);
+	perfev_plan_release(p);
+	free(p);
 	return o;
 }
 
@@ -232,6 +325,7 @@ json_t *checksys_build(const char *target, struct err *e)
 	json_object_set_new(o, "why", ci.can_create ? json_null() : json_string(ci.why));
 	json_object_set_new(root, "memory_cgroup", o);
 
+	json_object_set_new(root, "job_events", events_json());
 	json_object_set_new(root, "features", features_json());
 
 	if (target) {
@@ -349,6 +443,38 @@ static void text_report(FILE *f, json_t *r)
 	text_src(f, "page cache (meminfo)", o, detail);
 	text_src(f, "CPU times (stat)", json_object_get(r, "cpu_times"), NULL);
 	text_src(f, "per-thread faults", json_object_get(r, "thread_faults"), NULL);
+
+	o = json_object_get(r, "job_events");
+	if (o) {
+		json_t *par = json_object_get(o, "perf_event_paranoid");
+
+		if (json_is_integer(par))
+			snprintf(detail, sizeof(detail), "%lld", json_integer_value(par));
+		else
+			snprintf(detail, sizeof(detail), "unreadable");
+		fprintf(f, "per-job kernel counters (perf_event_open; perf_event_paranoid %s; tracefs %s at %s%s):\n",
+			detail, json_string_value(json_object_get(o, "tracefs")),
+			json_string_value(json_object_get(o, "tracefs_path")),
+			json_is_true(json_object_get(o, "tried")) ? "" : "; a recorded tree, not tried");
+		json_array_foreach(json_object_get(o, "sources"), i, v) {
+			char label[160];
+			size_t n = 0, k;
+			json_t *c, *note = json_object_get(v, "note");
+
+			json_t *how = json_object_get(v, "how");
+
+			json_array_foreach(json_object_get(v, "counters"), k, c)
+				n += (size_t)snprintf(label + n, sizeof(label) - n, "%s%s", k ? ", " : "",
+						      perfev_label(key_counter(json_string_value(c))));
+			fprintf(f, "  %s (%s): ", label, json_string_value(json_object_get(v, "source")));
+			if (json_is_true(json_object_get(v, "available")))
+				fprintf(f, "yes%s%s%s%s\n", json_is_string(note) ? "; " : "",
+					json_is_string(note) ? json_string_value(note) : "",
+					json_is_string(how) ? "; " : "", json_is_string(how) ? json_string_value(how) : "");
+			else
+				fprintf(f, "NO: %s\n", json_string_value(json_object_get(v, "why")));
+		}
+	}
 
 	o = json_object_get(r, "memory_cgroup");
 	if (json_is_integer(json_object_get(o, "version")))

@@ -1,6 +1,7 @@
 /*
- * crew.c - a job's threads: each worker's thread around its loop, and
- * the CPU probe.
+ * crew.c - a job's workers: each worker's thread (or, with thread=0,
+ * process) around its loop, the leader they are started from, and the
+ * CPU probe.
  *
  * A worker thread publishes who it is, applies the job's placement,
  * sets up its slots and engine, starts its helpers (loop, prefetch),
@@ -11,10 +12,16 @@
 #include "crew.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,59 +167,308 @@ out_free:
 	return NULL;
 }
 
-/* ---- starting and joining -------------------------------------------- */
+/* ---- workers as processes (thread=0) -------------------------------- */
 
-int crew_spawn(struct crew *c, struct err *e)
+/* In the worker's own process: the engine's job state made here (mmap:
+ * a mapping in this address space alone, as fio's processes have),
+ * then the worker on the process's one thread. */
+static int process_main(struct crew *c, struct worker *w)
 {
-	pthread_attr_t attr;
-	int ret;
+	struct work *wk = &c->wk;
+	struct err e = { 0 };
 
-	sigbus_install();
-	/* Workers are ordinary threads whatever the controller runs as
-	 * (it may hold a real-time priority to sample on time). */
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-	pthread_attr_setschedparam(&attr, &(struct sched_param){ .sched_priority = 0 });
+	if (wk->ops->job_setup && wk->ops->job_setup(&wk->ej, &e) < 0) {
+		worker_fail(w, e.code, WORKER_ERROR_SETUP, 0, e.msg);
+		STAT_STORE(&w->st->done, 1);
+		return 1;
+	}
+	worker_main(w);
+	if (wk->ops->job_teardown)
+		wk->ops->job_teardown(&wk->ej);
+	return 0;
+}
+
+static int spawn_process(struct crew *c, struct worker *w, struct err *e)
+{
+	pid_t parent = getpid();
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return err_set(e, errno, "thread=0: forking worker %u of job %s: %s", w->id,
+			       c->wk.job->name, strerror(errno));
+	if (pid == 0) {
+		/* Die with the task that forked us, even one killed by
+		 * SIGKILL (SPEC 8), as jobhost_fork's child does; a parent
+		 * that died before prctl took effect shows as a changed
+		 * parent pid. (The signal follows the forking thread, the
+		 * leader, which outlives its workers in crew_join.) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
+		_exit(process_main(c, w));
+	}
+	w->pid = pid;
+	return 0;
+}
+
+/* A worker process has exited with @status. Killed by a signal (the OOM
+ * killer, under a tight mem_limit), it fails its slot and stops the
+ * job, as a killed thread would have taken the job's process down. */
+static void reaped(struct crew *c, struct worker *w, int status)
+{
+	struct thread_stats *st = w->st;
+
+	if (WIFSIGNALED(status) && !STAT_LOAD(&st->failed)) {
+		st->error.code = EINTR;
+		st->error.target = WORKER_ERROR_SETUP;
+		st->error.offset = 0;
+		snprintf(st->error.what, sizeof(st->error.what),
+			 "worker process %u killed by signal %d (%s)%s", w->id, WTERMSIG(status),
+			 strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGKILL && c->wk.job->mem_limit
+				 ? "; under mem_limit this is usually the OOM killer" : "");
+		STAT_STORE(&st->failed, 1);
+		__atomic_store_n(c->wk.job_stop, 1, __ATOMIC_RELAXED);
+	}
+	STAT_STORE(&st->done, 1);
+	w->started = false;
+}
+
+/* Wait for every worker process, in the order they end (a pidfd each),
+ * so the first to be killed stops the others at once. Without pidfds
+ * (Linux < 5.3), in order. */
+static void join_processes(struct crew *c)
+{
+	struct pollfd *pf = calloc(c->nworkers, sizeof(*pf));
+	unsigned left = 0;
+	int status;
 
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		struct worker *w = &c->workers[i];
 
-		ret = pthread_create(&w->thread, &attr, worker_main, w);
+		if (pf)
+			pf[i].fd = -1;
+		if (!w->started)
+			continue;
+		left++;
+		if (pf) {
+			pf[i].fd = (int)syscall(SYS_pidfd_open, w->pid, 0);
+			pf[i].events = POLLIN;
+		}
+		if (pf && pf[i].fd < 0) {
+			for (unsigned k = 0; k < i; k++)
+				if (pf[k].fd >= 0)
+					close(pf[k].fd);
+			free(pf);
+			pf = NULL;
+		}
+	}
+	while (left && pf) {
+		if (poll(pf, c->nworkers, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (unsigned i = 0; i < c->nworkers; i++) {
+			if (pf[i].fd < 0 || !pf[i].revents)
+				continue;
+			while (waitpid(c->workers[i].pid, &status, 0) < 0 && errno == EINTR)
+				;
+			reaped(c, &c->workers[i], status);
+			close(pf[i].fd);
+			pf[i].fd = -1;
+			left--;
+		}
+	}
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		struct worker *w = &c->workers[i];
+
+		if (pf && pf[i].fd >= 0)
+			close(pf[i].fd);
+		if (!w->started)
+			continue;
+		while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		reaped(c, w, status);
+	}
+	free(pf);
+	/* Their helpers went with them. */
+	crew_mark_done(c);
+}
+
+/* ---- starting and joining -------------------------------------------- */
+
+/* Workers, leaders and the probe are ordinary threads whatever the
+ * controller runs as (it may hold a real-time priority to sample on
+ * time). */
+static void ordinary_attr(pthread_attr_t *attr)
+{
+	pthread_attr_init(attr);
+	pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(attr, SCHED_OTHER);
+	pthread_attr_setschedparam(attr, &(struct sched_param){ .sched_priority = 0 });
+}
+
+int crew_spawn(struct crew *c, struct err *e)
+{
+	pthread_attr_t attr;
+	int ret = 0;
+
+	sigbus_install();
+	ordinary_attr(&attr);
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		struct worker *w = &c->workers[i];
+
+		if (c->wk.job->thread) {
+			ret = -pthread_create(&w->thread, &attr, worker_main, w);
+			if (ret)
+				err_set(e, -ret, "starting worker %u of job %s: %s", i, c->wk.job->name,
+					strerror(-ret));
+		} else {
+			ret = spawn_process(c, w, e);
+		}
 		if (ret) {
-			err_set(e, ret, "starting worker %u of job %s: %s", i, c->wk.job->name, strerror(ret));
-			__atomic_store_n(&c->wk.job_stop, 1, __ATOMIC_RELAXED);
-			pthread_attr_destroy(&attr);
+			__atomic_store_n(c->wk.job_stop, 1, __ATOMIC_RELAXED);
 			/* The ones that never started count as done. */
 			for (unsigned k = i; k < c->nworkers; k++)
 				STAT_STORE(&c->wk.stats[k].done, 1);
-			return -ret;
+			break;
 		}
 		w->started = true;
 	}
-	if (c->probe) {
-		ret = pthread_create(&c->probe_thread, &attr, probe_main, c);
-		if (ret == 0)
-			c->probe_started = true;
-		else
-			STAT_STORE(&c->probe->done, 1);
-	}
 	pthread_attr_destroy(&attr);
-	return 0;
+	return ret;
 }
 
 void crew_join(struct crew *c)
 {
+	if (!c->wk.job->thread) {
+		join_processes(c);
+		return;
+	}
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		if (c->workers[i].started)
 			pthread_join(c->workers[i].thread, NULL);
 		c->workers[i].started = false;
 	}
-	if (c->probe_started) {
-		__atomic_store_n(&c->probe_stop, 1, __ATOMIC_RELAXED);
-		pthread_join(c->probe_thread, NULL);
-		c->probe_started = false;
+}
+
+void crew_probe_start(struct crew *c)
+{
+	pthread_attr_t attr;
+
+	if (!c->probe || c->probe_started)
+		return;
+	ordinary_attr(&attr);
+	if (pthread_create(&c->probe_thread, &attr, probe_main, c) == 0)
+		c->probe_started = true;
+	else
+		STAT_STORE(&c->probe->done, 1);
+	pthread_attr_destroy(&attr);
+}
+
+void crew_probe_stop(struct crew *c)
+{
+	if (!c->probe_started)
+		return;
+	__atomic_store_n(&c->probe_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(c->probe_thread, NULL);
+	c->probe_started = false;
+}
+
+/* ---- the leader ------------------------------------------------------ */
+
+enum { LEAD_WAIT, LEAD_GO, LEAD_ABORT };
+
+static void *leader_main(void *arg)
+{
+	struct crew *c = arg;
+	struct err e = { 0 };
+	bool go;
+
+	pthread_mutex_lock(&c->lead_mu);
+	c->leader_tid = gettid();
+	pthread_cond_broadcast(&c->lead_cv);
+	while (c->lead_state == LEAD_WAIT)
+		pthread_cond_wait(&c->lead_cv, &c->lead_mu);
+	go = c->lead_state == LEAD_GO;
+	pthread_mutex_unlock(&c->lead_mu);
+	if (!go)
+		return NULL;
+	if (crew_spawn(c, &e) < 0)
+		crew_fail(c, &e);
+	crew_join(c);
+	return NULL;
+}
+
+/* A leader does nothing but start and wait: a small stack will do. */
+#define LEADER_STACK (256u << 10)
+
+int crew_lead(struct crew *c, struct err *e)
+{
+	pthread_attr_t attr;
+	int ret;
+
+	pthread_mutex_init(&c->lead_mu, NULL);
+	pthread_cond_init(&c->lead_cv, NULL);
+	c->lead_state = LEAD_WAIT;
+	c->leader_tid = 0;
+	ordinary_attr(&attr);
+	pthread_attr_setstacksize(&attr, LEADER_STACK);
+	ret = pthread_create(&c->leader, &attr, leader_main, c);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		pthread_cond_destroy(&c->lead_cv);
+		pthread_mutex_destroy(&c->lead_mu);
+		return err_set(e, ret, "starting job %s: %s", c->wk.job->name, strerror(ret));
 	}
+	c->leader_started = true;
+	pthread_mutex_lock(&c->lead_mu);
+	while (!c->leader_tid)
+		pthread_cond_wait(&c->lead_cv, &c->lead_mu);
+	pthread_mutex_unlock(&c->lead_mu);
+	return 0;
+}
+
+static void lead_state(struct crew *c, int state)
+{
+	pthread_mutex_lock(&c->lead_mu);
+	if (c->lead_state == LEAD_WAIT)
+		c->lead_state = state;
+	pthread_cond_broadcast(&c->lead_cv);
+	pthread_mutex_unlock(&c->lead_mu);
+}
+
+void crew_lead_go(struct crew *c)
+{
+	if (c->leader_started)
+		lead_state(c, LEAD_GO);
+}
+
+void crew_lead_join(struct crew *c)
+{
+	if (!c->leader_started)
+		return;
+	lead_state(c, LEAD_ABORT);	/* if it never started: end it */
+	pthread_join(c->leader, NULL);
+	pthread_cond_destroy(&c->lead_cv);
+	pthread_mutex_destroy(&c->lead_mu);
+	c->leader_started = false;
+	c->leader_tid = 0;
+}
+
+void crew_fail(struct crew *c, const struct err *e)
+{
+	struct thread_stats *st = &c->wk.stats[0];
+
+	if (STAT_LOAD(&st->failed))
+		return;
+	st->error.code = e->code;
+	st->error.target = WORKER_ERROR_SETUP;
+	st->error.offset = 0;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
+	STAT_STORE(&st->failed, 1);
 }
 
 bool crew_done(const struct crew *c)
@@ -225,6 +481,10 @@ bool crew_done(const struct crew *c)
 
 void crew_mark_done(struct crew *c)
 {
-	for (unsigned i = 0; i < c->wk.slots.total; i++)
-		STAT_STORE(&c->wk.stats[i].done, 1);
+	const struct job_slots *sl = &c->wk.slots;
+
+	/* Not the probe: it runs in the run's process, and says so itself. */
+	for (unsigned i = 0; i < sl->total; i++)
+		if (!(sl->nprobe && i >= sl->probe && i < sl->probe + sl->nprobe))
+			STAT_STORE(&c->wk.stats[i].done, 1);
 }

@@ -69,6 +69,7 @@ struct job {
 	unsigned iodepth_batch;
 	bool direct;
 	unsigned numjobs;
+	bool thread;			/* workers are threads (1) or processes (0) */
 	enum madv_mode madvise;
 	enum fadv_mode fadvise;
 	enum touch_mode touch;

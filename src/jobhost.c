@@ -28,18 +28,6 @@ int jobhost_cgroup(struct job_host *h, const char *name, uint64_t limit, struct 
 	return ret;
 }
 
-/* Record a failure of the child's set-up where the parent will find it. */
-static void child_fail(struct crew *c, const struct err *e)
-{
-	struct thread_stats *st = &c->wk.stats[0];
-
-	st->error.code = e->code;
-	st->error.target = WORKER_ERROR_SETUP;
-	st->error.offset = 0;
-	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
-	STAT_STORE(&st->failed, 1);
-}
-
 int jobhost_fork(struct job_host *h, struct crew *c,
 		 int (*prepare)(void *arg, struct err *e), void *arg, struct err *e)
 {
@@ -80,7 +68,7 @@ int jobhost_fork(struct job_host *h, struct crew *c,
 		close(go[1]);
 		ok = cgroup_enter(&h->cg, 0, &ce) == 0 && (!prepare || prepare(arg, &ce) == 0);
 		if (!ok)
-			child_fail(c, &ce);
+			crew_fail(c, &ce);
 		ch = ok ? 'r' : 'f';
 		if (write(ready[1], &ch, 1) != 1 || !ok ||
 		    read(go[0], clock, sizeof(clock)) != sizeof(clock))
@@ -89,7 +77,7 @@ int jobhost_fork(struct job_host *h, struct crew *c,
 		c->wk.ramp_end_ns = clock[1];
 		c->wk.deadline_ns = clock[2];
 		if (crew_spawn(c, &ce) < 0)
-			child_fail(c, &ce);
+			crew_fail(c, &ce);
 		crew_join(c);
 		_exit(0);
 	}

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -204,6 +205,7 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	wk->job = job;
 	wk->stop = stop;
 	wk->stats = stats;
+	wk->job_stop = &stats[0].job_stop;
 	worker_slots(job, &wk->slots);
 	wk->bs_stride = (job->bs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
 	wk->ops = engine_find(job->ioengine);
@@ -255,14 +257,18 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			goto fail;
 	}
 
-	jr->cursors = aligned_alloc(CACHELINE, (size_t)jr->ntargets * sizeof(*jr->cursors));
+	/* Shared, so that worker processes (thread=0) take their pieces
+	 * from one cursor as threads do; page-aligned, so line-aligned. */
+	jr->cursors_len = (size_t)jr->ntargets * sizeof(*jr->cursors);
+	jr->cursors = mmap(NULL, jr->cursors_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (jr->cursors == MAP_FAILED)
+		jr->cursors = NULL;
 	c->workers = calloc(c->nworkers, sizeof(*c->workers));
 	regions = calloc(jr->ntargets, sizeof(*regions));
 	if (!jr->cursors || !c->workers || !regions) {
 		ret = err_set(e, ENOMEM, "out of memory");
 		goto fail;
 	}
-	memset(jr->cursors, 0, (size_t)jr->ntargets * sizeof(*jr->cursors));
 	for (unsigned i = 0; i < jr->ntargets; i++) {
 		regions[i].base = jr->targets[i].base;
 		regions[i].len = jr->targets[i].len;
@@ -430,7 +436,8 @@ int job_run_ready(struct job_run *jr, struct err *e)
 			jr->hooks->warn(jr->hooks->arg, msg);
 		}
 	}
-	if (ops->job_setup) {
+	/* With thread=0 each worker process sets up its own (crew.c). */
+	if (ops->job_setup && j->thread) {
 		ret = ops->job_setup(&jr->crew.wk.ej, e);
 		if (ret)
 			goto fail;
@@ -448,6 +455,8 @@ int job_run_ready(struct job_run *jr, struct err *e)
 		return 0;
 	}
 	ret = prewarm(jr, e);
+	if (!ret)
+		ret = crew_lead(&jr->crew, e);
 	if (ret)
 		goto fail;
 	return 0;
@@ -473,13 +482,23 @@ int job_run_go(struct job_run *jr, uint64_t start_ns, struct err *e)
 	int ret;
 
 	set_clock(jr, start_ns);
-	if (jobhost_forked(&jr->host))
+	if (jobhost_forked(&jr->host)) {
 		ret = jobhost_go(&jr->host, &jr->crew, e);
-	else
-		ret = crew_spawn(&jr->crew, e);
-	if (ret)
+	} else {
+		crew_lead_go(&jr->crew);
+		ret = 0;
+	}
+	if (ret) {
 		job_run_join(jr);
-	return ret;
+		return ret;
+	}
+	crew_probe_start(&jr->crew);
+	return 0;
+}
+
+pid_t job_run_leader(const struct job_run *jr)
+{
+	return jobhost_forked(&jr->host) ? jr->host.child : jr->crew.leader_tid;
 }
 
 int job_run_start(struct job_run *jr, struct err *e)
@@ -496,7 +515,8 @@ void job_run_join(struct job_run *jr)
 	if (jobhost_forked(&jr->host))
 		jobhost_wait(&jr->host, &jr->crew);
 	else
-		crew_join(&jr->crew);
+		crew_lead_join(&jr->crew);
+	crew_probe_stop(&jr->crew);
 	if (jr->setup_done && ops->job_teardown)
 		ops->job_teardown(&jr->crew.wk.ej);
 	jr->setup_done = false;
@@ -522,7 +542,8 @@ void job_run_destroy(struct job_run *jr)
 	for (unsigned i = 0; i < jr->ntargets; i++)
 		target_close(&jr->targets[i]);
 	free(jr->targets);
-	free(jr->cursors);
+	if (jr->cursors)
+		munmap(jr->cursors, jr->cursors_len);
 	c->workers = NULL;
 	jr->targets = NULL;
 	jr->cursors = NULL;

@@ -34,7 +34,8 @@ struct job_run {
 	/* What it reads. */
 	unsigned ntargets;
 	struct target *targets;
-	struct gen_cursor *cursors;	/* ntargets, scan=shared */
+	struct gen_cursor *cursors;	/* ntargets, scan=shared; a shared mapping */
+	size_t cursors_len;
 
 	struct crew crew;		/* who runs it */
 	struct job_host host;		/* where it runs */
@@ -60,6 +61,10 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 int job_run_ready(struct job_run *jr, struct err *e);
 int job_run_go(struct job_run *jr, uint64_t start_ns, struct err *e);
 int job_run_start(struct job_run *jr, struct err *e);
+/* Between ready and join: the task every thread and process of the job
+ * descends from (the crew's leader thread, or the mem_limit worker
+ * process), where per-job kernel counters are attached. */
+pid_t job_run_leader(const struct job_run *jr);
 /* True once every worker has exited (the sampler's view). */
 bool job_run_finished(struct job_run *jr);
 /* Wait for every worker of the job, and give back what it held. */

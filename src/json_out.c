@@ -481,6 +481,32 @@ static json_t *pool_object(const struct job_result *jr)
 	return o;
 }
 
+/* SPEC 15: the job's own kernel counters over the measured part, null
+ * where not counted, with why under "unavailable" and caveats of the
+ * counted ones under "notes". */
+static json_t *events_object(const struct job_result *jr, const struct perfev_plan *p)
+{
+	const struct perfev_values *ev = &jr->events;
+	json_t *o = json_object(), *why = json_object(), *notes = json_object();
+	bool pc = ev->ok[PERFEV_PGCACHE_ADD] && p;
+	double pc_bytes = pc ? (double)ev->v[PERFEV_PGCACHE_ADD] * p->page_size : 0;
+
+	for (int c = 0; c < PERFEV_NR; c++) {
+		put(o, perfev_key(c), ju64_ok(ev->ok[c], ev->v[c]));
+		if (!ev->ok[c])
+			put(why, perfev_key(c), json_string(p && !p->avail[c] ? p->why[c]
+							    : jr->events_why[0] ? jr->events_why
+							    : "not measured (the job did not start)"));
+		else if (p && p->why[c][0])
+			put(notes, perfev_key(c), json_string(p->why[c]));
+	}
+	put(o, "pgcache_add_bytes", ju64_ok(pc, (uint64_t)pc_bytes));
+	put(o, "pgcache_read_amplification", jdbl_ok(pc && jr->bytes, jr->bytes ? pc_bytes / (double)jr->bytes : 0));
+	put(o, "unavailable", why);
+	put(o, "notes", notes);
+	return o;
+}
+
 /* What a write job did beyond fio's write and sync objects: its mix and
  * flush policy as resolved, and the read-back (null when not asked). */
 static void put_writes(json_t *o, const struct job_result *jr)
@@ -512,7 +538,7 @@ static void put_writes(json_t *o, const struct job_result *jr)
 	put(o, "verify", v);
 }
 
-static json_t *faultline_job_object(const struct job_result *jr)
+static json_t *faultline_job_object(const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
 	json_t *o = json_object(), *a;
@@ -562,6 +588,7 @@ static json_t *faultline_job_object(const struct job_result *jr)
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
 	put(o, "pool", pool_object(jr));
 	put_concurrency(o, jr);
+	put(o, "events", events_object(jr, plan));
 	return o;
 }
 
@@ -599,7 +626,7 @@ static json_t *job_object(const struct run_result *r, unsigned idx)
 	put(o, "majf", ju64_ok(jr->faults_ok, jr->majflt));
 	put(o, "minf", ju64_ok(jr->faults_ok, jr->minflt));
 	put_lat_bins(o, jr);
-	put(o, "faultline", faultline_job_object(jr));
+	put(o, "faultline", faultline_job_object(jr, r->events));
 	return o;
 }
 

@@ -23,6 +23,7 @@
 #include "json_out.h"
 #include "options.h"
 #include "outfile.h"
+#include "perfev.h"
 #include "report.h"
 #include "run.h"
 #include "verify.h"
@@ -53,6 +54,7 @@ struct cli {
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
 	bool check_system;
 	const char *target;
+	bool mount_tracefs;		/* --mount-tracefs */
 	int njobargs;
 	char **jobargs;		/* fio-style job options, in order */
 	int nfiles;
@@ -77,6 +79,8 @@ static void usage(FILE *f)
 		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
 		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
 		"  --quiet                       no live status line\n"
+		"  --mount-tracefs               mount tracefs for the per-job kernel counters if it is\n"
+		"                                not mounted (root), and unmount it at the end\n"
 		"\n"
 		"See faultline(1) for job options, engines, CSV columns and JSON fields.\n");
 }
@@ -183,6 +187,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->check_system = true;
 		} else if (is(a, "--target", &v) && v) {
 			c->target = v;
+		} else if (is(a, "--mount-tracefs", &v) && !v) {
+			c->mount_tracefs = true;
 		} else if (!strncmp(a, "--", 2)) {
 			c->jobargs[c->njobargs++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
@@ -222,12 +228,29 @@ static void install_signals(void)
 }
 
 /* Thousands of jobs or targets need thousands of descriptors: take the
- * hard limit, as the soft default (1024) is an accident of history. */
+ * hard limit, as the soft default (1024) is an accident of history. Each
+ * job's kernel counters hold about 20 more (perfev.h), so root, which
+ * may, raises the hard limit to the kernel's own (fs.nr_open). */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+	unsigned long long nr_open = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (f) {
+		if (fscanf(f, "%llu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (nr_open > rl.rlim_max) {
+		struct rlimit up = { .rlim_cur = nr_open, .rlim_max = nr_open };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
@@ -414,12 +437,23 @@ int main(int argc, char **argv)
 	struct run run = { 0 };
 	struct run_opts ro;
 	struct err e = { 0 };
+	bool mounted_tracefs = false;
 	int status, ret;
 
 	status = parse_cli(&c, argc, argv);
 	if (status >= 0)
 		goto out_cli;
 	status = EXIT_INVALID;
+
+	/* Only when asked: mounting changes the host (SPEC 15). */
+	if (c.mount_tracefs) {
+		ret = perfev_mount_tracefs(&e);
+		if (ret < 0) {
+			fprintf(stderr, "faultline: %s\n", e.msg);
+			goto out_cli;
+		}
+		mounted_tracefs = ret == 1;
+	}
 
 	if (c.check_system) {
 		ret = checksys_report(stdout, c.target, c.fmt_json, &e);
@@ -501,6 +535,8 @@ int main(int argc, char **argv)
 out_jobs:
 	joblist_free(&jl);
 out_cli:
+	if (mounted_tracefs)
+		perfev_umount_tracefs();
 	free(c.jobargs);
 	free(c.files);
 	return status;

@@ -31,7 +31,7 @@ enum opt_type {
  * fio_noops). Each has its own table entry, so --cmdhelp and the man
  * page list them too.
  */
-#define FIO_NOOP_THREAD			(1u << 0)
+/* (1u << 0) was thread, which now has an effect. */
 #define FIO_NOOP_GROUP_REPORTING	(1u << 1)
 #define FIO_NOOP_NEW_GROUP		(1u << 2)
 #define FIO_NOOP_NORANDOMMAP		(1u << 3)

@@ -374,8 +374,6 @@ static int parse_mempolicy(struct job *j, const struct option_def *o, const char
 /*
  * fio options that change nothing for a read job here, accepted so fio
  * job files run unchanged and recorded so --parse-only can say so:
- *   thread          faultline always runs threads (thread=0, processes,
- *                   is later work, SPEC 14: warned)
  *   group_reporting faultline reports a job's threads together anyway;
  *   new_group       it has no reporting groups to start
  *   norandommap     random offsets are drawn with replacement, never
@@ -393,9 +391,6 @@ static int parse_noop(struct job *j, const struct option_def *o, const char *val
 
 	if (o->noop != FIO_NOOP_DESCRIPTION && bool_parse(c, val, &b, e))
 		return -EINVAL;
-	if (o->noop == FIO_NOOP_THREAD && !b)
-		opt_warn(c, val, "faultline always runs threads (processes are later work); "
-			 "accepted, no effect");
 	j->fio_noops |= o->noop;
 	return 0;
 }
@@ -501,6 +496,10 @@ const struct option_def option_table[] = {
 	  .help = "fio's inverse of direct: buffered=0 is direct=1" },
 	{ .name = "numjobs", .type = OPT_INT, .off = OFF(numjobs), .def = "1", .min = 1,
 	  .max = THREADS_MAX, .help = "threads running this job" },
+	/* fio's default is processes; faultline's is threads sharing one
+	 * mapping, as a database's workers do (man page: thread). */
+	{ .name = "thread", .type = OPT_BOOL, .off = OFF(thread), .def = "1",
+	  .help = "1: the job's workers are threads sharing one address space (faultline's default); 0: processes, each with its own mapping (fio's default)" },
 	{ .name = "madvise", .type = OPT_ENUM, .off = OFF(madvise), .def = "normal",
 	  .values = madv_names, .help = "advice on the mapping (mmap)" },
 	{ .name = "fadvise", .type = OPT_ENUM, .off = OFF(fadvise), .def = "normal",
@@ -586,8 +585,6 @@ const struct option_def option_table[] = {
 	  .help = "crc32c: read back every block the job wrote at its end, count mismatches" },
 	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
 	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
-	{ .name = "thread", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
-	  .noop = FIO_NOOP_THREAD, .help = "fio's; accepted, no effect: faultline always runs threads" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_GROUP_REPORTING,
 	  .help = "fio's; accepted, no effect: a job's threads are always reported together" },

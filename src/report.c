@@ -321,6 +321,57 @@ static void print_pool(FILE *f, const struct job_result *jr)
 		p->misses, p->evictions, p->reads, p->writebacks, p->waits);
 }
 
+/* The job's own kernel counters (SPEC 15): what was counted, then what
+ * was not and why, each reason once. */
+static void print_events(FILE *f, const struct job_result *jr, const struct perfev_plan *p)
+{
+	static const int line[] = { PERFEV_TLB_IPI, PERFEV_TLB_LOCAL, PERFEV_TLB_REMOTE,
+				    PERFEV_TLB_WRONG_CPU, PERFEV_DIRECT_RECLAIM,
+				    PERFEV_MEMCG_RECLAIM, PERFEV_CSW, PERFEV_MIGRATIONS, PERFEV_FAULTS,
+				    PERFEV_MAJFLT, PERFEV_DTLB_MISS, PERFEV_CYCLES };
+	const struct perfev_values *ev = &jr->events;
+	bool said[PERFEV_NR] = { false };
+	char b1[NUMBUF];
+	int n = 0;
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < sizeof(line) / sizeof(line[0]); i++) {
+		if (!ev->ok[line[i]])
+			continue;
+		fprintf(f, "%s%s=%" PRIu64, n++ ? ", " : "    kernel events: ", perfev_label(line[i]),
+			ev->v[line[i]]);
+	}
+	if (n)
+		fputc('\n', f);
+	if (ev->ok[PERFEV_PGCACHE_ADD]) {
+		double bytes = (double)ev->v[PERFEV_PGCACHE_ADD] * p->page_size;
+
+		fprintf(f, "    page cache: %" PRIu64 " pages added (%s)", ev->v[PERFEV_PGCACHE_ADD],
+			fmt_bytes(b1, bytes, 1024));
+		if (jr->bytes)
+			fprintf(f, ", %.2fx the bytes requested", bytes / (double)jr->bytes);
+		fputc('\n', f);
+	}
+	for (int c = 0; c < PERFEV_NR; c++) {
+		const char *why;
+
+		if (ev->ok[c] || said[c])
+			continue;
+		why = !p->avail[c] ? p->why[c] : jr->events_why[0] ? jr->events_why : "not measured";
+		fprintf(f, "    not counted: %s", perfev_label(c));
+		for (int k = c + 1; k < PERFEV_NR; k++) {
+			const char *wk = !p->avail[k] ? p->why[k] : jr->events_why[0] ? jr->events_why : "not measured";
+
+			if (!ev->ok[k] && !said[k] && !strcmp(wk, why)) {
+				fprintf(f, ", %s", perfev_label(k));
+				said[k] = true;
+			}
+		}
+		fprintf(f, " (%s)\n", why);
+	}
+}
+
 /* A write job's mix and flush policy, inside its header's parentheses. */
 static void print_policy(FILE *f, const struct job *j)
 {
@@ -372,7 +423,7 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	}
 }
 
-static void print_job(FILE *f, const struct job_result *jr)
+static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
@@ -413,6 +464,7 @@ static void print_job(FILE *f, const struct job_result *jr)
 	print_concurrency(f, jr);
 	print_pool(f, jr);
 	print_devices(f, jr);
+	print_events(f, jr, plan);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
 	if (jr->error || jr->errmsg[0])
@@ -525,7 +577,7 @@ int report_normal(FILE *f, const struct run_result *r)
 {
 	print_header(f, r);
 	for (unsigned i = 0; i < r->njobs; i++)
-		print_job(f, &r->jobs[i]);
+		print_job(f, &r->jobs[i], r->events);
 	print_system(f, &r->sys);
 	if (r->njobs > 1)
 		print_table(f, r);

@@ -16,6 +16,7 @@
 #include "histogram.h"
 #include "job.h"
 #include "stats.h"
+#include "perfev.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -122,6 +123,11 @@ struct job_result {
 	 * part, summed over the workers. pool_ok: the engine has a pool. */
 	bool pool_ok;
 	struct pool_counters pool;
+	/* Kernel counters of the job's own tasks over the measured part
+	 * (SPEC 15, perfev.h); why they could not be opened for this job,
+	 * or "". What the host does not offer at all: run_result.events. */
+	struct perfev_values events;
+	char events_why[PERFEV_WHY_MAX];
 };
 
 struct sys_result {
@@ -159,6 +165,9 @@ struct run_result {
 	struct job_result *jobs;
 	struct sys_result sys;
 	struct host_result host;
+	/* The per-job counters this host offers, and why not the others
+	 * (NULL: never probed). */
+	const struct perfev_plan *events;
 };
 
 #endif

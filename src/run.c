@@ -424,7 +424,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	}
 	for (unsigned j = first; j < last; j++)
 		if (!r->job_ended[j])
-			sampler_job_ready(r->sampler, j);
+			sampler_job_ready(r->sampler, j, job_run_leader(&r->jrs[j]));
 	g0 = now_ns();
 	for (unsigned j = first; j < last; j++) {
 		if (r->job_ended[j])

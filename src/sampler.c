@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "csvout.h"
 #include "devinfo.h"
 #include "latclock.h"
+#include "perfev.h"
 #include "procfs.h"
 #include "samplerow.h"
 
@@ -37,7 +39,10 @@ const char sampler_csv_header[] =
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
 	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
 	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
-	"dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s";
+	"dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s,"
+	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
+	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
+	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s";
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -208,6 +213,17 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		s->have_csv = true;
 	}
 	open_sys_sources(s);
+	s->plan = malloc(sizeof(*s->plan));
+	if (!s->plan)
+		return err_set(e, ENOMEM, "out of memory");
+	/* The kernel's own counters: the live host's, whatever recorded
+	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
+	perfev_probe(s->plan, "/sys", "/proc");
+	/* Workers open rings and pidfds, the sampler a task file per
+	 * thread: counters give way to those. */
+	s->ev_reserve = 256;
+	for (unsigned j = 0; j < cfg->njobs; j++)
+		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
 	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
@@ -282,11 +298,44 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	}
 }
 
-void sampler_job_ready(struct sampler *s, unsigned j)
+void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 {
 	struct job_samp *js = &s->jobs[j];
 
-	read_sys(s, &js->last_sys, now_ns());
+	/* Counters on the leader before it starts anything: every task of
+	 * the job is counted, and none of another job's. Hosts that offer
+	 * none say so in --check-system, not once per run. */
+	if (leader > 0 && perfev_any(s->plan)) {
+		struct err e = { 0 };
+		struct rlimit rl;
+
+		js->ev_open = perfev_open(&js->ev, s->plan, leader, &e) == 0;
+		/* Counters are what gives way when descriptors run short.
+		 * They are handed out lowest first: the highest tells how
+		 * many are in use. */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    (e.code == EMFILE || (js->ev_open && (rlim_t)perfev_highest_fd(&js->ev) + s->ev_reserve >= rl.rlim_cur))) {
+			perfev_close(&js->ev);
+			js->ev_open = false;
+			snprintf(js->ev_why, sizeof(js->ev_why), "not opened: out of file descriptors "
+				 "(RLIMIT_NOFILE %llu, %u per job)", (unsigned long long)rl.rlim_cur, s->plan->nev);
+			s->ev_skipped++;
+		} else if (e.code) {
+			snprintf(js->ev_why, sizeof(js->ev_why), "%s", e.msg);
+			sampler_warn_once(&s->warned_ev, "job %s: per-job kernel counters: %s",
+				  s->cfg.jobs[j].job->name, e.msg);
+		}
+		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
+			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		js->ev_base = js->ev_last;
+	}
+	/* One snapshot for all the jobs of a group (readied together, then
+	 * started together), so their first rows' system-wide cells agree
+	 * as every later row's do. */
+	if (!s->group_sys_taken)
+		read_sys(s, &s->group_sys, now_ns());
+	s->group_sys_taken = true;
+	js->last_sys = s->group_sys;
 	sampler_read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
@@ -296,6 +345,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 {
 	struct job_samp *js = &s->jobs[j];
 
+	s->group_sys_taken = false;	/* the next group takes its own */
 	js->active = true;
 	js->start_ns = start_ns;
 	js->ramp_end_ns = ramp_end_ns;
@@ -326,6 +376,8 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 
 	(void)now;
 	sampler_read_job_devs(s, js, js->dev_base);
+	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
+		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
@@ -389,6 +441,7 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	double mib[s->cfg.njobs ? s->cfg.njobs : 1], iops[s->cfg.njobs ? s->cfg.njobs : 1];
 
 	read_sys(s, &sys, now);
+	s->group_sys_taken = false;
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
 		if (s->jobs[j].active && !reading_back(s, j))
@@ -431,6 +484,13 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 		sampler_job_row(s, j, end, &sys, NULL, NULL);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
+	if (js->ev_open) {
+		/* The rows end here, so do the totals. */
+		js->ev_end = js->ev_last;
+		js->ev_ended = true;
+		perfev_close(&js->ev);
+		js->ev_open = false;
+	}
 	js->active = false;
 	js->cg = NULL;		/* the controller removes it next */
 }
@@ -489,6 +549,12 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		sr->cache_end = end.mem.bytes[PROCFS_MEM_CACHED];
 	}
 	fill_host(&res->host, &end);
+	res->events = s->plan;
+	if (s->ev_skipped)
+		fprintf(stderr, "faultline: warning: per-job kernel counters not opened for %u of %u jobs: "
+			"each needs %u file descriptors and RLIMIT_NOFILE is too low (raise the hard limit, "
+			"as root: ulimit -Hn); their job_* cells stay empty\n",
+			s->ev_skipped, s->cfg.njobs, s->plan->nev);
 
 	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
@@ -512,6 +578,14 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->minflt += st->exit_minflt - bmin;
 		}
 		jres->faults_ok = ok && sj->nworkers;
+
+		/* Kernel counters of the measured part. */
+		for (int c = 0; c < PERFEV_NR; c++) {
+			jres->events.ok[c] = js->ev_ended && js->ev_end.ok[c] && js->ev_base.ok[c] &&
+					     js->ev_end.v[c] >= js->ev_base.v[c];
+			jres->events.v[c] = jres->events.ok[c] ? js->ev_end.v[c] - js->ev_base.v[c] : 0;
+		}
+		snprintf(jres->events_why, sizeof(jres->events_why), "%s", js->ev_why);
 
 		/* Helper threads (offload, prefetch): apart from the workers,
 		 * whose faults are the ones that blocked the reader. */
@@ -586,6 +660,8 @@ void sampler_destroy(struct sampler *s)
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
+		if (js->ev_open)
+			perfev_close(&js->ev);
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
@@ -597,5 +673,8 @@ void sampler_destroy(struct sampler *s)
 		free(js->dev_end);
 	}
 	free(s->jobs);
+	if (s->plan)
+		perfev_plan_release(s->plan);
+	free(s->plan);
 	free(s);
 }

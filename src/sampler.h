@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cgroup.h"
 #include "err.h"
@@ -32,8 +33,10 @@ struct sampler;
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e);
 void sampler_begin(struct sampler *s, uint64_t now);
 /* Job @job is ready to start: the system and device counters its first
- * row counts from, read before any of its requests. */
-void sampler_job_ready(struct sampler *s, unsigned job);
+ * row counts from, read before any of its requests, and its own kernel
+ * counters opened on @leader, the task all its threads and processes
+ * will descend from (0: none). */
+void sampler_job_ready(struct sampler *s, unsigned job, pid_t leader);
 /* Job @job started at @start_ns (its measured part begins at
  * @ramp_end_ns, or at once when 0); @cg is its mem_limit cgroup, or
  * NULL, valid until sampler_job_ended. */
@@ -49,7 +52,10 @@ void sampler_job_ended(struct sampler *s, unsigned job, uint64_t now);
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);
 
-/* The CSV header: SPEC 7's columns, then SPEC 10's write columns, in order. */
+/*
+ * The CSV header: SPEC 7's columns, then SPEC 10's write columns, then
+ * SPEC 15's job_* columns, in order.
+ */
 extern const char sampler_csv_header[];
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * samplerow.c - one CSV row per job per interval (SPEC 7, then SPEC 10's
- * write columns, then bufpool's pool columns): the job's counters and latency histograms since its
+ * write columns, then bufpool's pool columns, then SPEC 15's job_* columns): the job's counters and latency histograms since its
  * previous row, its threads' faults, its devices, and the system-wide
  * deltas over the same span. A cell whose source could not be read is
  * empty, never 0.
@@ -68,6 +68,18 @@ void sampler_csv_write(struct sampler *s, const char *line, size_t len)
 			s->csv.path, strerror(-ret));
 	}
 }
+
+/* The job_* columns (SPEC 15), in header order: a counter, and a second
+ * one added to it (-1: none). Direct reclaim counts the job's threads
+ * entering reclaim themselves, globally or in their memory cgroup (the
+ * only kind a mem_limit job does). */
+static const int8_t ev_cols[][2] = {
+	{ PERFEV_TLB_IPI, -1 }, { PERFEV_PGCACHE_ADD, -1 },
+	{ PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM }, { PERFEV_CSW, -1 },
+	{ PERFEV_DTLB_MISS, -1 }, { PERFEV_TLB_LOCAL, -1 }, { PERFEV_FAULTS, -1 },
+	{ PERFEV_MAJFLT, -1 }, { PERFEV_MIGRATIONS, -1 }, { PERFEV_CYCLES, -1 },
+	{ PERFEV_TLB_REMOTE, -1 },
+};
 
 /* The CSV's rw column, by enum rw_mode. */
 static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
@@ -320,6 +332,30 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	cell_f(&p, end, sj->pool && hits + misses,
 	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
 	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
+
+	/* The job's own kernel counters (SPEC 15): empty where the host
+	 * has no such source or they could not be opened. */
+	{
+		struct perfev_values ev;
+
+		if (!js->ev_open || perfev_read(&js->ev, &ev) < 0)
+			memset(ev.ok, 0, sizeof(ev.ok));
+		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
+			bool ok = true;
+			double d = 0;
+
+			for (unsigned i = 0; i < 2 && ev_cols[k][i] >= 0; i++) {
+				int c = ev_cols[k][i];
+
+				ok = ok && ev.ok[c] && js->ev_last.ok[c];
+				/* A scaled PMU estimate may step back a little. */
+				if (ok && ev.v[c] > js->ev_last.v[c])
+					d += (double)(ev.v[c] - js->ev_last.v[c]);
+			}
+			cell_f(&p, end, ok, d / dt, 1);
+		}
+		js->ev_last = ev;
+	}
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;

@@ -12,6 +12,7 @@
 
 #include "csvout.h"
 #include "devinfo.h"
+#include "perfev.h"
 #include "procfs.h"
 #include "results.h"
 #include "samplercfg.h"
@@ -71,6 +72,13 @@ struct job_samp {
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
+	/* Kernel counters of the job's own tasks (perfev.h), opened on its
+	 * leader from ready until it ends: at the previous row, at the
+	 * start of the measured part, at its end. */
+	struct perfev_set ev;
+	bool ev_open, ev_ended;
+	struct perfev_values ev_last, ev_base, ev_end;
+	char ev_why[PERFEV_WHY_MAX];
 };
 
 struct sampler {
@@ -82,7 +90,12 @@ struct sampler {
 	struct procfs_src interrupts, vmstat, meminfo, stat;
 	struct procfs_kswapd ksw;
 	bool have_ksw;
-	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task;
+	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task, warned_ev;
+	struct perfev_plan *plan;	/* the per-job counters this host offers */
+	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
+	unsigned ev_skipped;		/* jobs whose counters did not fit */
+	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
+	bool group_sys_taken;
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;

@@ -76,6 +76,10 @@ struct thread_stats {
 	pid_t tid __attribute__((aligned(CACHELINE)));
 	int running;			/* 1 while the worker loop runs */
 	int done;			/* 1 once the worker has exited, on any path */
+	/* A job's first slot only: a worker failed, the job's others stop.
+	 * Here, in the shared arena, so that worker processes (thread=0)
+	 * see it as threads do. */
+	int job_stop;
 	int failed;
 	struct worker_error error;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */

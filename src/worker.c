@@ -46,7 +46,7 @@ void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, cons
 	snprintf(st->error.what, sizeof(st->error.what), "%s", what);
 	STAT_STORE(&st->failed, 1);
 	/* The job is failed: its other workers stop too. */
-	__atomic_store_n(&w->wk->job_stop, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(w->wk->job_stop, 1, __ATOMIC_RELAXED);
 }
 
 void worker_fail_bus(struct worker *w, const void *addr)

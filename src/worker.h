@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine.h"
 #include "err.h"
@@ -49,7 +50,8 @@ struct work {
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
-	int job_stop;			/* a worker failed: the job's others stop */
+	int *job_stop;			/* a worker failed: the job's others stop
+					 * (in the arena: stats[0].job_stop) */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
 	uint64_t deadline_ns;		/* 0 = none */
@@ -75,6 +77,7 @@ struct worker {
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
 	pthread_t thread;
+	pid_t pid;			/* thread=0: the worker's process */
 	bool started;
 };
 
@@ -106,7 +109,7 @@ void worker_verify(struct worker *w);
 static inline bool worker_should_stop(const struct worker *w)
 {
 	return __atomic_load_n(w->wk->stop, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&w->wk->job_stop, __ATOMIC_RELAXED);
+	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
 }
 
 /* Record why @w stopped (code: errno, either sign) and stop its job. */

@@ -558,7 +558,8 @@ static void test_plain_fio_file(void **state)
 	assert_int_equal(jl.jobs[1]->nrfiles, 2);
 	assert_true(jl.jobs[1]->stonewall);
 	assert_false(jl.jobs[1]->time_based);
-	assert_int_equal(jl.jobs[1]->fio_noops, FIO_NOOP_THREAD | FIO_NOOP_GROUP_REPORTING);
+	assert_int_equal(jl.jobs[1]->fio_noops, FIO_NOOP_GROUP_REPORTING);
+	assert_true(jl.jobs[1]->thread);
 	joblist_free(&jl);
 }
 
@@ -783,14 +784,19 @@ static void test_fio_noops(void **state)
 		 "description=a test\nname=renamed\n");
 	j = jl.jobs[0];
 	assert_string_equal(j->name, "renamed");
-	assert_int_equal(j->fio_noops, FIO_NOOP_NAME | FIO_NOOP_THREAD |
+	assert_int_equal(j->fio_noops, FIO_NOOP_NAME |
 			 FIO_NOOP_GROUP_REPORTING | FIO_NOOP_NORANDOMMAP |
 			 FIO_NOOP_RANDREPEAT | FIO_NOOP_NEW_GROUP | FIO_NOOP_DESCRIPTION);
 	assert_false(j->randseed_set);
+	/* thread has an effect now: workers as processes. */
+	assert_true(j->thread);
 	joblist_free(&jl);
-
 	j = one_job(&jl, "thread=0\n");
-	assert_has(warnings, "thread=0 at job.fio:3");
+	assert_false(j->thread);
+	assert_int_equal(j->fio_noops, 0);
+	joblist_free(&jl);
+	j = one_job(&jl, "bs=4k\n");
+	assert_true(j->thread);		/* faultline's default, not fio's */
 	joblist_free(&jl);
 }
 
@@ -972,7 +978,8 @@ static void test_job_print(void **state)
 	assert_has(out, "\nruntime=1500ms\n");
 	assert_has(out, "\nioengine=psync\n");
 	assert_has(out, "\nfilename=/dev/null\n");
-	assert_has(out, "; accepted, no effect here: thread group_reporting\n");
+	assert_has(out, "; accepted, no effect here: group_reporting\n");
+	assert_has(out, "\nthread=1\n");
 	/* every option shows, defaults included */
 	for (size_t i = 0; i < option_count; i++) {
 		const struct option_def *o = &option_table[i];

@@ -48,10 +48,17 @@ assert [j["jobname"] for j in d["jobs"]] == ["seq", "rand"] and d["jobs"][1]["gr
 ' "$E2E_TMP/seq-then-rand.json"
 
 expect_exit 0 "--parse-only shows the fio no-ops" "$FAULTLINE" --parse-only "$dir/aliases.fio"
-if grep -q "no effect" "$E2E_TMP/out" && grep -q "thread" "$E2E_TMP/out"; then
+if grep -q "^; accepted, no effect here: randrepeat$" "$E2E_TMP/out"; then
 	pass "no-op fio options are listed as having no effect"
 else
 	fail "no-op fio options are listed as having no effect" "$(cat "$E2E_TMP/out")"
+fi
+# fio's bare thread is thread=1, an option with an effect (workers are
+# threads), not a no-op.
+if grep -q "^thread=1$" "$E2E_TMP/out"; then
+	pass "fio's bare thread resolves to thread=1"
+else
+	fail "fio's bare thread resolves to thread=1" "$(cat "$E2E_TMP/out")"
 fi
 
 expect_exit 2 "verify=md5 is refused" "$FAULTLINE" "$dir/verify.fio"

@@ -50,6 +50,52 @@ else
 	echo "skip - SIGKILL of a mem_limit run: no memory cgroup can be made here"
 fi
 
+# thread=0: worker processes die with the run killed by SIGKILL, a read
+# job and a write job with flushes; with mem_limit (root) they are the
+# grandchildren, forked by the job's worker process, and die with it.
+descendants() { # pid -> every descendant pid
+	local k
+	for k in $(pgrep -P "$1"); do
+		echo "$k"
+		descendants "$k"
+	done
+}
+# @1: what; the rest: options of the run. Waits for @want workers.
+kill_thread0() {
+	local what=$1 want=$2 p kids="" alive=""
+	shift 2
+	"$FAULTLINE" --quiet --name=t0 --filename="$f" --size=32m --thread=0 --numjobs=2 \
+		--runtime=30s --time_based --output=/dev/null "$@" 2>/dev/null &
+	p=$!
+	for _ in $(seq 50); do
+		kids=$(descendants $p)
+		[ "$(echo "$kids" | grep -c .)" -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -KILL $p
+	wait $p 2>/dev/null
+	sleep 1
+	# Dead is dead: a zombie waiting for init to reap it counts as gone.
+	for k in $kids; do
+		case $(ps -o stat= -p "$k" 2>/dev/null) in "" | Z*) ;; *) alive="$alive $k" ;; esac
+	done
+	if [ "$(echo "$kids" | grep -c .)" -ge "$want" ] && [ -z "$alive" ]; then
+		pass "thread=0, $what: the $(echo $kids | wc -w) processes below the run are gone 1 s after SIGKILL"
+	else
+		fail "thread=0, $what: processes after SIGKILL" "seen: $(echo $kids), alive: ${alive:-none}" \
+			"$(ps -o pid,ppid,stat,args -p "$(echo $kids | tr ' ' ,)" 2>&1 | tail -n +2)"
+	fi
+}
+kill_thread0 "psync randread" 2 --ioengine=psync --rw=randread
+kill_thread0 "mmap randwrite fsync=4" 2 --ioengine=mmap --rw=randwrite --fsync=4
+if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_limit (cgroup) *yes"; then
+	kill_thread0 "io_uring randread under mem_limit" 3 --ioengine=io_uring --iodepth=4 \
+		--rw=randread --mem_limit=16m
+else
+	echo "skip - thread=0 under mem_limit after SIGKILL: no memory cgroup can be made here"
+fi
+
 # reserve_mem is locked memory; the kernel gives it back when the
 # process dies, whatever killed it.
 mlocked() { awk '/^Mlocked:/ {print $2}' /proc/meminfo; }

@@ -14,7 +14,11 @@ import json, sys
 j = json.load(open(sys.argv[1]))["jobs"]
 assert len(j) == 2000 and all(x["read"]["total_ios"] == 256 for x in j)
 ' "$E2E_TMP/many.json"
-[ -s "$E2E_TMP/err" ] && fail "2000 jobs: no warnings" "$(head -3 "$E2E_TMP/err")" || pass "2000 jobs: no warnings"
+# Each job's kernel counters (tests/e2e/events.sh) hold ~20 descriptors:
+# where tracefs is mounted and the hard RLIMIT_NOFILE is low, 2000
+# concurrent jobs do not all get them, which is said once, truthfully.
+grep -v "per-job kernel counters not opened for" "$E2E_TMP/err" >"$E2E_TMP/err.other"
+[ -s "$E2E_TMP/err.other" ] && fail "2000 jobs: no warnings" "$(head -3 "$E2E_TMP/err.other")" || pass "2000 jobs: no warnings"
 
 expect_exit 0 "numjobs=1024" "$FAULTLINE" --quiet --name=n --filename="$f" --rw=randread --numjobs=1024 \
 	--runtime=500ms --time_based --output=/dev/null

@@ -121,6 +121,45 @@ j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] == 0 and j["faultline"]["verify"]["mismatches"] == 0, j["faultline"]
 ' "$E2E_TMP/u2.json"
 
+# thread=0: the same with worker processes, each with its own engine
+# set-up (mmap: its own PROT_WRITE mapping, msync of its own range), for
+# every engine; the two processes share the file, write only their own
+# blocks, flush per process, and each reads back what it wrote. While it
+# runs, the workers are two processes forked by the run.
+for engine in psync mmap io_uring libaio null; do
+	vfy=--verify=crc32c
+	[ $engine = null ] && vfy=
+	"$FAULTLINE" --quiet --name=p2 --filename="$f" --ioengine=$engine --rw=randwrite \
+		--iodepth=4 --numjobs=2 --thread=0 --fsync=8 $vfy --runtime=700ms --time_based \
+		--output-format=json --output="$E2E_TMP/p2-$engine.json" 2>"$E2E_TMP/err" &
+	p=$!
+	# The most children seen while it runs (set-up first takes its time
+	# on a busy host).
+	kids=0
+	while kill -0 $p 2>/dev/null; do
+		n=$(pgrep -P $p | wc -l)
+		[ "$n" -gt "$kids" ] && kids=$n
+		sleep 0.05
+	done
+	wait $p
+	rc=$?
+	pycheck "thread=0 $engine randwrite fsync=8, 2 processes ($kids children seen, exit $rc): verify clean, flushes per process" '
+import json, sys
+engine, kids, rc = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+assert rc == 0 and kids == 2, (rc, kids)
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["faultline"]["errmsg"]
+assert j["job options"]["thread"] == "0", j["job options"]
+n, s = j["write"]["total_ios"], j["sync"]["total_ios"]
+assert n > 0 and n // 8 - 2 < s <= n // 8, (n, s)
+v = j["faultline"]["verify"]
+if engine == "null":
+    assert v is None, v
+else:
+    assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] > 0, v
+' "$E2E_TMP/p2-$engine.json" $engine "$kids" $rc
+done
+
 # rwmixread decides the mix: 100 only reads, 0 only writes.
 for mix in 100 0; do
 	expect_exit 0 "randrw rwmixread=$mix" "$FAULTLINE" --quiet --name=mix --filename="$f" \

@@ -141,6 +141,23 @@ class LineTests(TmpDirTest):
         fig = fp.build_figure([path], "tlb")
         self.assertEqual(len(fig.axes[0].get_lines()), 2)
 
+    def test_job_columns_are_per_job(self):
+        path = self.write("j.csv", "\n".join(
+            [HEADER, row(1, "a"), row(1, "b"), row(2, "a"), row(2, "b")])
+            + "\n")
+        fig = fp.build_figure([path], "job_tlb")
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)
+
+    def test_csv_without_job_columns_reads_them_as_missing(self):
+        # The recorded CSVs predate SPEC 15's job_* columns.
+        run = fp.read_csv(STONEWALL)
+        r = run.jobs[0].rows[0]
+        self.assertTrue(math.isnan(r["job_tlb_ipi_per_s"]))
+        self.assertTrue(math.isfinite(r["mib_s"]))
+        fig = fp.build_figure([STONEWALL], "job_tlb")
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        self.assertTrue(any("no data" in t for t in texts), texts)
+
     def test_empty_cells_are_gaps_not_zeros(self):
         fig = fp.build_figure([ARM64], "tlb,dev")
         tlb, dev = fig.axes
@@ -184,6 +201,23 @@ class LineTests(TmpDirTest):
         for job in run.jobs:
             self.assertTrue(all(math.isnan(v) for v in job.values("w_mib_s")))
             self.assertTrue(all(math.isfinite(v) for v in job.values("mib_s")))
+
+    def test_csv_with_write_columns_but_no_job_columns_reads(self):
+        # A faultline between SPEC 10 and SPEC 15: the job_* cells are
+        # missing, the write columns read.
+        cols = fp.READ_COLUMNS + fp.WRITE_COLUMNS
+        line = ",".join("a" if c in fp.TEXT_COLUMNS else "2" for c in cols)
+        path = self.write("rw.csv", ",".join(cols) + "\n" + line + "\n")
+        r = fp.read_csv(path).jobs[0].rows[0]
+        self.assertEqual(r["w_mib_s"], 2.0)
+        self.assertTrue(math.isnan(r["job_tlb_ipi_per_s"]))
+
+    def test_header_missing_a_job_column_names_it(self):
+        cols = [c for c in fp.COLUMNS if c != "job_csw_per_s"]
+        path = self.write("m.csv", ",".join(cols) + "\n")
+        with self.assertRaises(fp.PlotError) as cm:
+            fp.read_csv(path)
+        self.assertIn("missing column(s) job_csw_per_s", str(cm.exception))
 
     def test_column_with_no_values_says_so(self):
         fig = fp.build_figure([ARM64], "tlb")

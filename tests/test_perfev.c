@@ -1,0 +1,462 @@
+/*
+ * test_perfev.c - the per-job kernel counters: tracefs format parsing,
+ * the plan a host's files give, and the decoding of a group read.
+ *
+ * this-host is the development VM (Linux 6.18.44, no PMU, paranoid 2);
+ * linux-5.10 is synthetic, an older kernel's formats (see its README).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfev.h"
+
+#ifndef FIXTURES
+#error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""
+#endif
+
+#define THIS_SYS FIXTURES "/this-host/sys"
+#define THIS_PROC FIXTURES "/this-host/proc"
+#define OLD_SYS FIXTURES "/linux-5.10/sys"
+#define OLD_PROC FIXTURES "/linux-5.10/proc"
+#define EVENTS "/kernel/tracing/events"
+
+static char *slurp(const char *path, size_t *len)
+{
+	static char buf[16384];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* ---- format files ---- */
+
+static void test_symbol_this_host(void **state)
+{
+	size_t n;
+	const char *f = slurp(THIS_SYS EVENTS "/tlb/tlb_flush/format", &n);
+	long v = -1;
+
+	(void)state;
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote IPI send", &v), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "local shootdown", &v), 0);
+	assert_int_equal(v, 2);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "local MM shootdown", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "flush on task switch", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote wrong CPU", &v), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "no such reason", &v), -ENOENT);
+	assert_int_equal(perfev_format_symbol(f, n, "pages", "remote IPI send", &v), -ENOENT);
+}
+
+static void test_symbol_old_kernel_lower_case(void **state)
+{
+	size_t n;
+	const char *f = slurp(OLD_SYS EVENTS "/tlb/tlb_flush/format", &n);
+	long v = -1;
+
+	(void)state;
+	/* 5.10 printed "remote ipi send": the same reason. */
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote IPI send", &v), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "local MM shootdown", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote wrong CPU", &v), -ENOENT);
+}
+
+/* The numbers are read, not assumed: a kernel that renumbered its enum
+ * gets filters with its own numbers. */
+static void test_symbol_renumbered(void **state)
+{
+	const char *f = "print fmt: \"pages:%ld reason:%s (%d)\", REC->pages, "
+			"__print_symbolic(REC->reason, { 7, \"remote IPI send\" }, { -1, \"local shootdown\" }), "
+			"REC->reason\n";
+	long v = 0;
+
+	(void)state;
+	assert_int_equal(perfev_format_symbol(f, strlen(f), "reason", "remote IPI send", &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(perfev_format_symbol(f, strlen(f), "reason", "local shootdown", &v), 0);
+	assert_int_equal(v, -1);
+}
+
+static void test_symbol_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"__print_symbolic(REC->reason, { x, \"remote IPI send\" })",
+		"__print_symbolic(REC->reason, { 4 \"remote IPI send }",
+		"__print_symbolic(REC->reason, { 4, remote })",
+		"__print_symbolic(REC->reason, { 4, \"a\" ",
+		"__print_symbolic(REC->reason,",
+	};
+	long v;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(perfev_format_symbol(bad[i], strlen(bad[i]), "reason", "remote IPI send", &v),
+				 -EBADMSG);
+}
+
+static void test_fields(void **state)
+{
+	size_t n;
+	const char *f = slurp(THIS_SYS EVENTS "/filemap/mm_filemap_add_to_page_cache/format", &n);
+
+	(void)state;
+	assert_true(perfev_format_has_field(f, n, "order"));
+	assert_true(perfev_format_has_field(f, n, "s_dev"));
+	assert_true(perfev_format_has_field(f, n, "common_pid"));
+	assert_false(perfev_format_has_field(f, n, "pid"));	/* common_pid is not pid */
+	assert_false(perfev_format_has_field(f, n, "ino"));	/* i_ino is not ino */
+	f = slurp(OLD_SYS EVENTS "/filemap/mm_filemap_add_to_page_cache/format", &n);
+	assert_false(perfev_format_has_field(f, n, "order"));
+	assert_true(perfev_format_has_field(f, n, "pfn"));
+}
+
+static void test_parse_id(void **state)
+{
+	uint32_t id = 0;
+
+	(void)state;
+	assert_int_equal(perfev_parse_id("188\n", 4, &id), 0);
+	assert_int_equal(id, 188);
+	assert_int_equal(perfev_parse_id("", 0, &id), -EBADMSG);
+	assert_int_equal(perfev_parse_id("0\n", 2, &id), -EBADMSG);
+	assert_int_equal(perfev_parse_id("12x\n", 4, &id), -EBADMSG);
+	assert_int_equal(perfev_parse_id("99999999999\n", 12, &id), -EBADMSG);
+}
+
+/* ---- plans ---- */
+
+static const struct perfev_event *events_of(const struct perfev_plan *p, enum perfev_counter c,
+					    unsigned *n)
+{
+	const struct perfev_event *first = NULL;
+
+	*n = 0;
+	for (unsigned i = 0; i < p->nev; i++)
+		if (p->ev[i].counter == c) {
+			if (!first)
+				first = &p->ev[i];
+			(*n)++;
+		}
+	return first;
+}
+
+static void test_plan_this_host_root(void **state)
+{
+	struct perfev_plan *p = calloc(1, sizeof(*p));
+	const struct perfev_event *ev;
+	unsigned n;
+
+	(void)state;
+	perfev_plan_build(p, THIS_SYS, THIS_PROC, true);
+	assert_int_equal(p->paranoid, 2);
+	assert_true(p->privileged);
+	assert_int_equal(p->tracefs, PERFEV_TRACEFS_OK);
+	for (int c = PERFEV_FAULTS; c <= PERFEV_MEMCG_RECLAIM; c++)
+		assert_true(p->avail[c]);
+
+	ev = events_of(p, PERFEV_TLB_IPI, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev->type, PERF_TYPE_TRACEPOINT);
+	assert_int_equal(ev->config, 188);
+	assert_string_equal(ev->filter, "reason == 4");
+	ev = events_of(p, PERFEV_TLB_LOCAL, &n);
+	assert_string_equal(ev->filter, "reason == 2 || reason == 3");
+	ev = events_of(p, PERFEV_TLB_REMOTE, &n);
+	assert_string_equal(ev->filter, "reason == 1");
+	ev = events_of(p, PERFEV_TLB_WRONG_CPU, &n);
+	assert_string_equal(ev->filter, "reason == 5");
+
+	/* 2 MiB PMD with 4 KiB pages: orders 0..9, the last one open-ended. */
+	ev = events_of(p, PERFEV_PGCACHE_ADD, &n);
+	assert_int_equal(p->max_order, 9);
+	assert_int_equal(n, 10);
+	assert_int_equal(ev->config, 600);
+	assert_string_equal(ev[0].filter, "order == 0");
+	assert_int_equal(ev[3].shift, 3);
+	assert_string_equal(ev[3].filter, "order == 3");
+	assert_string_equal(ev[9].filter, "order >= 9");
+
+	ev = events_of(p, PERFEV_DIRECT_RECLAIM, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(ev->config, 637);
+	assert_string_equal(ev->filter, "");
+	ev = events_of(p, PERFEV_MEMCG_RECLAIM, &n);
+	assert_int_equal(ev->config, 636);
+
+	ev = events_of(p, PERFEV_CSW, &n);
+	assert_int_equal(ev->type, PERF_TYPE_SOFTWARE);
+	assert_false(ev->exclude_kernel);
+	assert_int_equal(ev->group, PERFEV_GROUP_SW);
+
+	/* No cpu PMU on this VM: said, with what there is. */
+	assert_false(p->has_pmu);
+	assert_false(p->avail[PERFEV_DTLB_MISS]);
+	assert_false(p->avail[PERFEV_CYCLES]);
+	events_of(p, PERFEV_CYCLES, &n);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(p->why[PERFEV_DTLB_MISS], "no hardware PMU"));
+	assert_non_null(strstr(p->why[PERFEV_DTLB_MISS], "breakpoint, msr, software, tracepoint, uprobe"));
+	free(p);
+}
+
+/* Without privilege at paranoid 2: user-space faults only, and every
+ * kernel-side counter says why. */
+static void test_plan_this_host_unprivileged(void **state)
+{
+	struct perfev_plan *p = calloc(1, sizeof(*p));
+	const struct perfev_event *ev;
+	unsigned n;
+
+	(void)state;
+	perfev_plan_build(p, THIS_SYS, THIS_PROC, false);
+	assert_false(p->privileged);
+	assert_true(p->avail[PERFEV_FAULTS]);
+	ev = events_of(p, PERFEV_FAULTS, &n);
+	assert_true(ev->exclude_kernel);
+	assert_non_null(strstr(p->why[PERFEV_FAULTS], "user-space faults only"));
+	for (int c = PERFEV_CSW; c <= PERFEV_MEMCG_RECLAIM; c++) {
+		assert_false(p->avail[c]);
+		assert_non_null(strstr(p->why[c], "perf_event_paranoid is 2"));
+		events_of(p, c, &n);
+		assert_int_equal(n, 0);
+	}
+	free(p);
+}
+
+static void test_plan_old_kernel(void **state)
+{
+	struct perfev_plan *p = calloc(1, sizeof(*p));
+	const struct perfev_event *ev;
+	unsigned n;
+
+	(void)state;
+	/* paranoid 1: kernel events for everyone. */
+	perfev_plan_build(p, OLD_SYS, OLD_PROC, false);
+	assert_true(p->privileged);
+	ev = events_of(p, PERFEV_TLB_IPI, &n);
+	assert_string_equal(ev->filter, "reason == 4");
+	assert_int_equal(ev->config, 176);
+	ev = events_of(p, PERFEV_TLB_LOCAL, &n);
+	assert_string_equal(ev->filter, "reason == 2 || reason == 3");
+	/* 5.10 had no "remote wrong CPU": that counter alone is missing. */
+	assert_false(p->avail[PERFEV_TLB_WRONG_CPU]);
+	assert_non_null(strstr(p->why[PERFEV_TLB_WRONG_CPU], "no 'remote wrong CPU' reason"));
+	assert_true(p->avail[PERFEV_TLB_REMOTE]);
+	/* No order field: one counter, folios counted as pages, and said. */
+	ev = events_of(p, PERFEV_PGCACHE_ADD, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(ev->filter, "");
+	assert_true(p->avail[PERFEV_PGCACHE_ADD]);
+	assert_non_null(strstr(p->why[PERFEV_PGCACHE_ADD], "no folio order"));
+	assert_false(p->avail[PERFEV_DIRECT_RECLAIM]);
+	assert_non_null(strstr(p->why[PERFEV_DIRECT_RECLAIM], "no tracepoint vmscan:mm_vmscan_direct_reclaim_begin"));
+	assert_false(p->avail[PERFEV_DTLB_MISS]);
+	free(p);
+}
+
+static void mkdirs(const char *base, const char *rel)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/%s", base, rel);
+	for (s = path + strlen(base) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	mkdir(path, 0755);
+}
+
+/* A mount point with nothing on it: tracefs not mounted, said so, and
+ * how to mount it. */
+static void test_plan_tracefs_unmounted(void **state)
+{
+	struct perfev_plan *p = calloc(1, sizeof(*p));
+	char root[] = "/tmp/faultline-perfev.XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	mkdirs(root, "sys/kernel/tracing");
+	{
+		char sys[64];
+
+		snprintf(sys, sizeof(sys), "%s/sys", root);
+		perfev_plan_build(p, sys, THIS_PROC, true);
+	}
+	assert_int_equal(p->tracefs, PERFEV_TRACEFS_UNMOUNTED);
+	for (int c = PERFEV_TLB_IPI; c <= PERFEV_MEMCG_RECLAIM; c++) {
+		assert_false(p->avail[c]);
+		assert_non_null(strstr(p->why[c], "tracefs is not mounted"));
+		assert_non_null(strstr(p->why[c], "--mount-tracefs"));
+	}
+	assert_true(p->avail[PERFEV_CSW]);
+	/* No bus/event_source at all: no PMU, nothing listed. */
+	assert_non_null(strstr(p->why[PERFEV_CYCLES], "no event source"));
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		assert_int_equal(system(cmd), 0);
+	}
+	free(p);
+}
+
+/* ---- decoding a group read ---- */
+
+static void test_decode_weights_and_counters(void **state)
+{
+	struct perfev_plan *p = calloc(1, sizeof(*p));
+	struct perfev_values v;
+	uint8_t memb[PERFEV_MAX_EVENTS];
+	unsigned nm = 0, n;
+	uint64_t buf[3 + PERFEV_MAX_EVENTS];
+	const struct perfev_event *ev;
+
+	(void)state;
+	perfev_plan_build(p, THIS_SYS, THIS_PROC, true);
+	/* The software group, in plan order, as perfev_open joins it. */
+	for (unsigned i = 0; i < p->nev; i++)
+		if (p->ev[i].group == PERFEV_GROUP_SW)
+			memb[nm++] = (uint8_t)i;
+	buf[0] = nm;
+	buf[1] = buf[2] = 1000;
+	for (unsigned i = 0; i < nm; i++)
+		buf[3 + i] = 0;
+	ev = events_of(p, PERFEV_PGCACHE_ADD, &n);
+	/* 2049 order-0, 1024 order-2, 256 order-4, 64 order-6, 8 order-8:
+	 * what 64 MiB read with MADV_NORMAL added here, 16385 pages. */
+	for (unsigned i = 0; i < nm; i++) {
+		const struct perfev_event *e = &p->ev[memb[i]];
+
+		if (e == &ev[0])
+			buf[3 + i] = 2049;
+		else if (e == &ev[2])
+			buf[3 + i] = 1024;
+		else if (e == &ev[4])
+			buf[3 + i] = 256;
+		else if (e == &ev[6])
+			buf[3 + i] = 64;
+		else if (e == &ev[8])
+			buf[3 + i] = 8;
+		else if (e->counter == PERFEV_TLB_IPI)
+			buf[3 + i] = 77;
+		else if (e->counter == PERFEV_FAULTS)
+			buf[3 + i] = 5;
+	}
+	memset(&v, 0, sizeof(v));
+	for (int c = 0; c < PERFEV_NR; c++)
+		v.ok[c] = true;
+	assert_int_equal(perfev_decode_group(buf, (3 + nm) * 8, p, memb, nm, &v), 0);
+	assert_int_equal(v.v[PERFEV_PGCACHE_ADD], 16385);
+	assert_int_equal(v.v[PERFEV_TLB_IPI], 77);
+	assert_int_equal(v.v[PERFEV_FAULTS], 5);
+	assert_int_equal(v.v[PERFEV_CSW], 0);
+	assert_true(v.ok[PERFEV_CSW]);
+	free(p);
+}
+
+/* A multiplexed PMU group is scaled; one that never ran is no number. */
+static void test_decode_scaling(void **state)
+{
+	struct perfev_plan p;
+	struct perfev_values v;
+	uint8_t memb[2] = { 0, 1 };
+	uint64_t buf[5] = { 2, 1000, 250, 100, 3 };
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.nev = 2;
+	p.ev[0].counter = PERFEV_DTLB_MISS;
+	p.ev[1].counter = PERFEV_CYCLES;
+	p.ev[0].group = p.ev[1].group = PERFEV_GROUP_PMU;
+	memset(&v, 0, sizeof(v));
+	v.ok[PERFEV_DTLB_MISS] = v.ok[PERFEV_CYCLES] = true;
+	assert_int_equal(perfev_decode_group(buf, sizeof(buf), &p, memb, 2, &v), 0);
+	assert_int_equal(v.v[PERFEV_DTLB_MISS], 400);
+	assert_int_equal(v.v[PERFEV_CYCLES], 12);
+
+	buf[2] = 0;
+	memset(&v, 0, sizeof(v));
+	v.ok[PERFEV_DTLB_MISS] = v.ok[PERFEV_CYCLES] = true;
+	assert_int_equal(perfev_decode_group(buf, sizeof(buf), &p, memb, 2, &v), 0);
+	assert_false(v.ok[PERFEV_DTLB_MISS]);
+	assert_false(v.ok[PERFEV_CYCLES]);
+}
+
+static void test_decode_malformed(void **state)
+{
+	struct perfev_plan p;
+	struct perfev_values v;
+	uint8_t memb[2] = { 0, 1 };
+	uint64_t buf[5] = { 3, 1, 1, 1, 1 };
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.nev = 2;
+	memset(&v, 0, sizeof(v));
+	/* nr disagrees with the members opened */
+	assert_int_equal(perfev_decode_group(buf, sizeof(buf), &p, memb, 2, &v), -EBADMSG);
+	/* shorter than its own nr */
+	buf[0] = 2;
+	assert_int_equal(perfev_decode_group(buf, 4 * 8, &p, memb, 2, &v), -EBADMSG);
+	assert_int_equal(perfev_decode_group(buf, 2 * 8, &p, memb, 2, &v), -EBADMSG);
+	assert_int_equal(perfev_decode_group(buf, 5 * 8 - 1, &p, memb, 2, &v), -EBADMSG);
+}
+
+static void test_keys(void **state)
+{
+	(void)state;
+	assert_string_equal(perfev_key(PERFEV_TLB_IPI), "tlb_ipi");
+	assert_string_equal(perfev_source(PERFEV_PGCACHE_ADD), "filemap:mm_filemap_add_to_page_cache");
+	for (int c = 0; c < PERFEV_NR; c++) {
+		assert_string_not_equal(perfev_key(c), "?");
+		assert_string_not_equal(perfev_label(c), "?");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symbol_this_host),
+		cmocka_unit_test(test_symbol_old_kernel_lower_case),
+		cmocka_unit_test(test_symbol_renumbered),
+		cmocka_unit_test(test_symbol_malformed),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_parse_id),
+		cmocka_unit_test(test_plan_this_host_root),
+		cmocka_unit_test(test_plan_this_host_unprivileged),
+		cmocka_unit_test(test_plan_old_kernel),
+		cmocka_unit_test(test_plan_tracefs_unmounted),
+		cmocka_unit_test(test_decode_weights_and_counters),
+		cmocka_unit_test(test_decode_scaling),
+		cmocka_unit_test(test_decode_malformed),
+		cmocka_unit_test(test_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
