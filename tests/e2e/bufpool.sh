@@ -41,7 +41,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 bp = [r for r in rows if r["job"] == "bp"]
 ps = [r for r in rows if r["job"] == "ps"]
-assert list(rows[0].keys())[-2:] == ["pool_hit_pct", "pool_evict_per_s"], list(rows[0].keys())
+k = list(rows[0].keys())
+assert k[k.index("dev_write_iops") + 1:][:2] == ["pool_hit_pct", "pool_evict_per_s"], k
 assert bp and ps
 assert all(r["pool_evict_per_s"] != "" for r in bp), bp
 hit = [float(r["pool_hit_pct"]) for r in bp if r["pool_hit_pct"] != ""]
