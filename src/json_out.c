@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "explain_out.h"
 #include "options.h"
 #include "outfile.h"
 
@@ -536,6 +537,7 @@ static json_t *faultline_job_object(const struct job_result *jr)
 	put_writes(o, jr);
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
 	put_concurrency(o, jr);
+	explain_json(o, jr);
 	return o;
 }
 

@@ -15,6 +15,7 @@
 
 #include "histogram.h"
 #include "job.h"
+#include "phases.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -70,6 +71,20 @@ struct write_result {
 	int verify_first_code;		/* blockdata_check's answer for it */
 };
 
+/* What explains the job's numbers (explain.c): its targets' page-cache
+ * residency at its last row, its cost per page over the measured part,
+ * and the cache-full moment with the phases around it. */
+struct explain_result {
+	bool res_ok;			/* residency read at the last row */
+	bool res_full;			/* cachestat: dirty..recently_evicted known */
+	const char *res_method;		/* "cachestat", "mincore" */
+	uint64_t page_size;
+	uint64_t cached, dirty, writeback, evicted, recently_evicted;	/* pages */
+	struct phase_stats cost;	/* the whole measured part */
+	bool cgroup;			/* the cache gauge was its mem_limit cgroup */
+	struct phases phases;
+};
+
 struct job_result {
 	const struct job *job;		/* resolved options */
 	unsigned nthreads;
@@ -116,6 +131,8 @@ struct job_result {
 	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
 	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+
+	struct explain_result x;
 };
 
 struct sys_result {

@@ -37,7 +37,8 @@ const char sampler_csv_header[] =
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
 	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
 	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
-	"dev_write_mib_s,dev_write_iops";
+	"dev_write_mib_s,dev_write_iops,"
+	EXPLAIN_CSV_COLUMNS;
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -55,6 +56,7 @@ static void open_sys_sources(struct sampler *s)
 	if (procfs_src_open(&s->stat, root, "stat") < 0)
 		s->stat.fd = -1;
 	s->have_ksw = procfs_kswapd_open(&s->ksw, root) == 0;
+	explain_host_open(&s->psi, root);
 }
 
 static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
@@ -98,6 +100,7 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	o->cpu_ok = ret == 0;
 	if (!o->cpu_ok)
 		sampler_warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
+	explain_host_read(&s->psi, &o->psi);
 }
 
 /* ---- devices -------------------------------------------------------- */
@@ -222,6 +225,9 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 				return err_set(e, ENOMEM, "out of memory");
 		}
 		resolve_job_devices(s, j);
+		if (explain_job_init(&js->x, cfg->jobs[j].targets, cfg->jobs[j].ntargets,
+				     cfg->jobs[j].job->mem_limit) < 0)
+			return err_set(e, ENOMEM, "out of memory");
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
 		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
@@ -300,6 +306,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	js->start_ns = start_ns;
 	js->ramp_end_ns = ramp_end_ns;
 	js->cg = cg;
+	explain_job_cgroup(&js->x, cg);
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
@@ -314,6 +321,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		}
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
+		ts->cpu_ticks = ts->prev_cpu = 0;
 		ts->base_from_start = true;
 	}
 }
@@ -432,6 +440,7 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	js->dev_end_taken = true;
 	js->active = false;
 	js->cg = NULL;		/* the controller removes it next */
+	explain_job_cgroup(&js->x, NULL);
 }
 
 static void fill_host(struct host_result *h, const struct sys_snap *sys)
@@ -561,6 +570,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->dev_write_ios += jres->devs[i].write_ios;
 		}
 		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
+		explain_result(&js->x, jres);
 		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
 			if (js->nprimary)
 				snprintf(jres->targets[t].device, sizeof(jres->targets[t].device), "%s",
@@ -580,6 +590,7 @@ void sampler_destroy(struct sampler *s)
 	procfs_src_close(&s->stat);
 	if (s->have_ksw)
 		procfs_kswapd_close(&s->ksw);
+	explain_host_close(&s->psi);
 	for (unsigned i = 0; i < s->ndevs; i++)
 		procfs_src_close(&s->devs[i].src);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
@@ -591,6 +602,7 @@ void sampler_destroy(struct sampler *s)
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			free(js->th[i].prev_w);
 		free(js->th);
+		explain_job_free(&js->x);
 		free(js->dev_last);
 		free(js->dev_base);
 		free(js->dev_end);

@@ -12,6 +12,7 @@
 
 #include "csvout.h"
 #include "devinfo.h"
+#include "explain.h"
 #include "procfs.h"
 #include "results.h"
 #include "samplercfg.h"
@@ -28,6 +29,7 @@ struct sys_snap {
 	struct procfs_vmstat vm;
 	struct procfs_meminfo mem;
 	struct procfs_cpu cpu;
+	struct explain_sys psi;		/* memory and io pressure (explain.c) */
 };
 
 /* A block device some job reads from. */
@@ -47,6 +49,8 @@ struct thread_samp {
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
+	uint64_t cpu_ticks;		/* utime+stime at the last task read */
+	uint64_t prev_cpu;		/* ... at the previous row */
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
 	struct hist prev_lat;
@@ -70,6 +74,7 @@ struct job_samp {
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
+	struct explain_job x;		/* residency, pressure, cost, phases */
 };
 
 struct sampler {
@@ -81,6 +86,7 @@ struct sampler {
 	struct procfs_src interrupts, vmstat, meminfo, stat;
 	struct procfs_kswapd ksw;
 	bool have_ksw;
+	struct explain_host psi;
 	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task;
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
@@ -137,7 +143,8 @@ void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinf
 bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
 
 /* A thread's fault counters now: its exit figures once it has exited,
- * else its /proc task stat. false when neither can be had. */
+ * else its /proc task stat. false when neither can be had. Its CPU
+ * ticks (utime+stime) at the last task read are in ts->cpu_ticks. */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min);
 /* One CSV row for job @j covering [its previous row, now); its rates
