@@ -67,6 +67,7 @@ struct job {
 	 * iodepth otherwise. Resolved in job_run_init (jr->batch). */
 	unsigned iodepth_batch;
 	bool direct;
+	bool uncached;			/* reads with RWF_DONTCACHE (uncached.h) */
 	unsigned numjobs;
 	enum madv_mode madvise;
 	enum fadv_mode fadvise;

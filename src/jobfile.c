@@ -353,6 +353,23 @@ static int check_job(const struct job *j, const int *line, void (*warn)(const ch
 			       "for O_DIRECT, or direct=0",
 			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
 			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	if (j->uncached && j->direct)
+		return err_set(e, EINVAL, "uncached=1 at %s contradicts direct=1 at %s: uncached reads "
+			       "go through the page cache and drop the pages after the copy; O_DIRECT "
+			       "bypasses it. Choose one",
+			       opt_where(j, line, "uncached", w, sizeof(w)),
+			       opt_where(j, line, "direct", w2, sizeof(w2)));
+	if (j->uncached && !(eng->flags & ENGINE_F_UNCACHED))
+		return err_set(e, EINVAL, "uncached=1 at %s contradicts ioengine=%s at %s: RWF_DONTCACHE "
+			       "is a flag of read calls, served by psync and io_uring",
+			       opt_where(j, line, "uncached", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->uncached && job_writes(j))
+		return err_set(e, EINVAL, "uncached=1 at %s with rw=%s at %s: faultline reads uncached "
+			       "only; write jobs keep the page cache's write-back (SPEC 10)",
+			       opt_where(j, line, "uncached", w, sizeof(w)),
+			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
+			       opt_where(j, line, "rw", w2, sizeof(w2)));
 	ret = check_target(j, eng, line, e);
 	if (ret)
 		return ret;

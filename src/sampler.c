@@ -150,13 +150,13 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 	struct job_samp *js = &s->jobs[j];
 	const char *sys = devinfo_sysroot();
 	struct devinfo di[RESULT_MAX_DEVS];
+	const struct devinfo *use[RESULT_MAX_DEVS];
+	bool count[RESULT_MAX_DEVS];
 	unsigned nd = 0;
 
 	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
 		struct err e = { 0 };
 		const struct target *t = &sj->targets[i];
-		const struct devinfo *use;
-		int idx;
 
 		memset(&di[nd], 0, sizeof(di[nd]));
 		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
@@ -166,11 +166,15 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 		}
 		/* A loop device's reads reach its backing file's device;
 		 * sample that, where it resolved. */
-		use = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
-		idx = dev_add(s, use->name, devinfo_kind_name(use->kind), use);
-		job_add_dev(js, idx);
+		use[nd] = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
 		nd++;
 	}
+	/* Summed: each device whose reads no other of the set already
+	 * counts (a partition's disk, a member's array). */
+	devinfo_counted(use, nd, count);
+	for (unsigned i = 0; i < nd; i++)
+		if (count[i])
+			job_add_dev(js, dev_add(s, use[i]->name, devinfo_kind_name(use[i]->kind), use[i]));
 	js->nprimary = js->ndev;
 	for (unsigned i = 0; i < nd; i++) {
 		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
@@ -321,7 +325,8 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		}
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
-		ts->cpu_ticks = ts->prev_cpu = 0;
+		ts->cpu_ns = ts->prev_cpu = 0;
+		ts->cpu_ok = false;
 		ts->base_from_start = true;
 	}
 }

@@ -83,6 +83,9 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	pid_t tid = STAT_LOAD(&st->tid);
 
 	if (STAT_LOAD(&st->done)) {
+		ts->cpu_ok = st->sched_ok;
+		if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+			ts->cpu_ns = st->exit_cpu_ns;
 		if (!st->rusage_ok)
 			return false;
 		*maj = st->exit_majflt;
@@ -110,6 +113,9 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 		/* The thread may have exited between the checks: its exit
 		 * figures are published before done is set. */
 		if (STAT_LOAD(&st->done) && st->rusage_ok) {
+			ts->cpu_ok = st->sched_ok;
+			if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+				ts->cpu_ns = st->exit_cpu_ns;
 			*maj = st->exit_majflt;
 			*min = st->exit_minflt;
 			return true;
@@ -118,7 +124,8 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	*maj = pt.majflt;
 	*min = pt.minflt;
-	ts->cpu_ticks = pt.utime + pt.stime;
+	ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+	ts->cpu_ok = true;
 	return true;
 }
 
@@ -143,7 +150,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
 	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
-	bool faults_ok = true, ramp, dev_ok;
+	bool faults_ok = true, cpu_ok = true, ramp, dev_ok;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
 	if (dt <= 0)
@@ -200,12 +207,15 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			pmin += ts->prev_min;
 			ts->prev_maj = mj;
 			ts->prev_min = mn;
-			/* An exited thread's last interval of CPU is lost (its
-			 * exit figures have no ticks): at most one row's. */
-			cpu += ts->cpu_ticks - ts->prev_cpu;
-			ts->prev_cpu = ts->cpu_ticks;
+			/* Ticks and the exit schedstat differ in grain: a
+			 * thread's time never runs backwards here. */
+			cpu_ok = cpu_ok && ts->cpu_ok;
+			cpu += ts->cpu_ns > ts->prev_cpu ? ts->cpu_ns - ts->prev_cpu : 0;
+			if (ts->cpu_ns > ts->prev_cpu)
+				ts->prev_cpu = ts->cpu_ns;
 		} else if (STAT_LOAD(&st->tid)) {
 			faults_ok = false;
+			cpu_ok = false;
 		}
 	}
 	if (!faults_ok)
@@ -331,8 +341,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			.host_cache_ok = sys->mem_ok, .host_cached = sys->mem.bytes[PROCFS_MEM_CACHED],
 			.cg_ok = cg_ok, .cg_bytes = cg,
 			.dev_ok = dev_ok, .dev_bytes = rb_dev,
-			.cpu_ok = faults_ok && sj->nworkers,
-			.cpu_ns = cpu * (1000000000ull / (uint64_t)s->hz),
+			.cpu_ok = cpu_ok && sj->nworkers,
+			.cpu_ns = cpu,
 			.sys = &sys->psi, .prev_sys = &ps->psi,
 		};
 

@@ -49,8 +49,10 @@ struct thread_samp {
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
-	uint64_t cpu_ticks;		/* utime+stime at the last task read */
-	uint64_t prev_cpu;		/* ... at the previous row */
+	/* Time on a CPU since the thread began: utime+stime of its task
+	 * stat while it runs, its exit schedstat once it has ended. */
+	uint64_t cpu_ns, prev_cpu;	/* now, and at the previous row */
+	bool cpu_ok;
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
 	struct hist prev_lat;
@@ -144,7 +146,7 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
 
 /* A thread's fault counters now: its exit figures once it has exited,
  * else its /proc task stat. false when neither can be had. Its CPU
- * ticks (utime+stime) at the last task read are in ts->cpu_ticks. */
+ * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min);
 /* One CSV row for job @j covering [its previous row, now); its rates
