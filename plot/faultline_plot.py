@@ -33,9 +33,20 @@ WRITE_COLUMNS = (
     "w_iops", "w_mib_s", "w_lat_p50_us", "w_lat_p99_us", "flush_per_s",
     "flush_lat_p99_us", "writeback_mib", "dev_write_mib_s", "dev_write_iops",
 )
-COLUMNS = READ_COLUMNS + WRITE_COLUMNS
-# A CSV of a faultline from before the write columns still reads; its
-# write columns are empty (NaN).
+# What explains a run (issue 19): residency of the job's targets, refaults,
+# pressure stall percent (host, and the mem_limit cgroup's on cgroup v2),
+# device bytes and CPU time per byte read.
+EXPLAIN_COLUMNS = (
+    "target_cached_mib", "target_evicted_mib", "target_recent_evicted_mib",
+    "refault_per_s", "psi_mem_some_pct", "psi_mem_full_pct",
+    "psi_io_some_pct", "psi_io_full_pct", "cg_mem_some_pct",
+    "cg_mem_full_pct", "read_amp", "cpu_us_per_4k",
+)
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS + EXPLAIN_COLUMNS
+# After SPEC 7's columns (always first, in order) a CSV may carry any of
+# the appended groups, found by name: older CSVs lack some (their cells
+# read as empty, NaN), newer ones may hold columns this version does not
+# know, which are read by name and otherwise ignored.
 OLDER_HEADERS = (READ_COLUMNS,)
 TEXT_COLUMNS = ("job", "engine", "rw")
 
@@ -47,6 +58,8 @@ SYSTEM_COLUMNS = frozenset((
     "page_cache_mib", "dirty_mib", "dev_read_mib_s", "dev_read_iops",
     "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct",
     "writeback_mib", "dev_write_mib_s", "dev_write_iops",
+    "refault_per_s", "psi_mem_some_pct", "psi_mem_full_pct",
+    "psi_io_some_pct", "psi_io_full_pct",
 ))
 
 # Short names for --metrics; any numeric column name works as well.
@@ -77,6 +90,13 @@ SHORT_NAMES = {
     "writeback": ("writeback_mib", "dirty_mib"),
     "dev_write": ("dev_write_mib_s",),
     "dev_write_iops": ("dev_write_iops",),
+    "residency": ("target_cached_mib", "target_evicted_mib"),
+    "refault": ("refault_per_s",),
+    "pressure": ("psi_mem_some_pct", "psi_mem_full_pct", "psi_io_some_pct",
+                 "psi_io_full_pct"),
+    "cgpressure": ("cg_mem_some_pct", "cg_mem_full_pct"),
+    "amp": ("read_amp",),
+    "cpu4k": ("cpu_us_per_4k",),
 }
 
 # The paper's figure, top to bottom.
@@ -114,6 +134,12 @@ AXIS_LABELS = {
     "writeback_mib": "write-back\nMiB",
     "dev_write_mib_s": "device write\nMiB/s",
     "dev_write_iops": "device write\nIOPS",
+    "target_cached_mib": "target in\ncache MiB",
+    "refault_per_s": "refaults/s",
+    "psi_mem_some_pct": "pressure\nstalled %",
+    "cg_mem_some_pct": "cgroup memory\nstalled %",
+    "read_amp": "device bytes\nper byte read",
+    "cpu_us_per_4k": "CPU us\nper 4 KiB",
 }
 
 # How a column is named in a legend when it shares its panel with others.
@@ -127,6 +153,14 @@ LINE_SUFFIX = {
     "cpu_iowait_pct": "iowait",
     "writeback_mib": "write-back",
     "dirty_mib": "dirty",
+    "target_cached_mib": "cached",
+    "target_evicted_mib": "evicted",
+    "psi_mem_some_pct": "memory some",
+    "psi_mem_full_pct": "memory full",
+    "psi_io_some_pct": "io some",
+    "psi_io_full_pct": "io full",
+    "cg_mem_some_pct": "some",
+    "cg_mem_full_pct": "full",
 }
 
 # Line styles of the 2nd, 3rd, ... column of a panel; colour is the job's.
@@ -136,6 +170,16 @@ COLUMN_STYLES = ("-", "--", ":", "-.")
 SHARED_COLOURS = ("black", "dimgray", "darkgray")
 
 OUTPUT_FORMATS = ("png", "svg", "pdf")
+
+
+# The cache-full moment (faultline's phases.h, the man page's PHASES): the
+# first row whose cache gauge (cgroup_mib when the job has a cgroup, else
+# page_cache_mib) is at least FULL_PCT % of its highest value and in which,
+# or in the row after it, eviction is seen (target_evicted_mib grew, or
+# pgsteal_per_s > 0). faultline itself, knowing a mem_limit job's limit,
+# uses the limit as the ceiling; its JSON (--json) gives its own answer.
+FULL_PCT = 95
+EVICT_LAG = 1
 
 
 class PlotError(Exception):
@@ -190,11 +234,14 @@ def _parse_number(path, lineno, column, cell):
 def _check_header(path, header):
     """The columns @header names, when it is a faultline header."""
     got = [h.strip() for h in header]
-    if tuple(got) == COLUMNS or tuple(got) in OLDER_HEADERS:
+    n = len(READ_COLUMNS)
+    if tuple(got[:n]) == READ_COLUMNS and len(set(got)) == len(got):
         return tuple(got)
     what = "not a faultline CSV"
-    missing = [c for c in COLUMNS if c not in got]
+    missing = [c for c in READ_COLUMNS if c not in got]
     extra = [c for c in got if c not in COLUMNS]
+    if not missing and len(set(got)) != len(got):
+        extra = sorted(set(c for c in got if got.count(c) > 1))
     if not set(got) & set(COLUMNS):
         detail = "the first line is not the faultline header (it starts %r)" \
             % ",".join(got[:3])
@@ -206,9 +253,10 @@ def _check_header(path, header):
             parts.append("unknown column(s) " + ", ".join(extra))
         detail = "header has " + "; ".join(parts)
     else:
-        i = next(i for i, (a, b) in enumerate(zip(got, COLUMNS)) if a != b)
+        i = next(i for i, (a, b) in enumerate(zip(got, READ_COLUMNS))
+                 if a != b)
         detail = "header column %d is %r, expected %r (columns out of order)" \
-            % (i + 1, got[i], COLUMNS[i])
+            % (i + 1, got[i], READ_COLUMNS[i])
     raise PlotError("%s: %s: %s" % (path, what, detail))
 
 
@@ -257,8 +305,14 @@ def read_csv(path):
         for column, cell in zip(columns, cells):
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()
-            else:
+            elif column in COLUMNS:
                 row[column] = _parse_number(path, lineno, column, cell)
+            else:
+                # A column this version does not know: by name, if numeric.
+                try:
+                    row[column] = float(cell) if cell.strip() else math.nan
+                except ValueError:
+                    row[column] = math.nan
         if not math.isfinite(row["t_s"]):
             raise PlotError("%s: line %d: t_s is empty" % (path, lineno))
         key = (row["job"], row["engine"])
@@ -324,6 +378,51 @@ def resolve_metrics(spec=None):
         optional = OPTIONAL_IN_DEFAULT & set(columns) if default else ()
         panels.append(Panel(key, columns, optional))
     return panels
+
+
+def cache_full_t(job):
+    """t_s of the job's cache-full row by the CSV rule, or None."""
+    rows = job.rows
+    gauge = job.values("cgroup_mib")
+    if not any(map(math.isfinite, gauge)):
+        gauge = job.values("page_cache_mib")
+    finite = [v for v in gauge if math.isfinite(v)]
+    ceiling = max(finite, default=0.0)
+    if ceiling <= 0:
+        return None
+    evict, source, prev = [], False, math.nan
+    for r in rows:
+        e, steal = r["target_evicted_mib"], r["pgsteal_per_s"]
+        source = source or math.isfinite(e) or math.isfinite(steal)
+        evict.append((math.isfinite(e) and math.isfinite(prev) and e > prev)
+                     or (math.isfinite(steal) and steal > 0))
+        prev = e
+    if source and not any(evict):
+        return None
+    for i, v in enumerate(gauge):
+        if not math.isfinite(v) or v * 100 < ceiling * FULL_PCT:
+            continue
+        if not source or any(evict[i:i + 1 + EVICT_LAG]):
+            return rows[i]["t_s"]
+    return None
+
+
+def read_json_moments(path):
+    """{job name: t_s} of the cache-full moments in a faultline JSON."""
+    import json
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise PlotError("%s: cannot read: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise PlotError("%s: not faultline JSON: %s" % (path, e)) from None
+    out = {}
+    for j in doc.get("jobs", []) if isinstance(doc, dict) else []:
+        ph = (j.get("faultline") or {}).get("phases") or {}
+        if ph.get("cache_full") and isinstance(ph.get("t_s"), (int, float)):
+            out[j.get("jobname")] = float(ph["t_s"])
+    return out
 
 
 def _overlap_groups(jobs):
@@ -410,13 +509,18 @@ def _has_data(runs, column):
                for run in runs for job in run.jobs for v in job.values(column))
 
 
-def build_figure(paths, metrics=None, title=None, align=False):
+def build_figure(paths, metrics=None, title=None, align=False, moments=None,
+                 cache_full=True):
     """Read the CSV files and draw them; return the matplotlib Figure.
 
     paths: CSV file names. metrics: a --metrics string, a list of names, or
     None for the default panels. align: measure time from each job's start
     (concurrent jobs keep their common start) so stonewalled jobs overlay,
     as in the paper's figures; otherwise time since the run started.
+    moments: {job name: t_s} of cache-full moments (faultline's JSON);
+    None: found in the CSV by the rule above. cache_full: draw them, a
+    vertical dashed line per job in its colour (fig.cache_full holds
+    {label: x} of the lines drawn).
     """
     # Figure without pyplot: no display, no global figure registry.
     from matplotlib.figure import Figure
@@ -457,6 +561,17 @@ def build_figure(paths, metrics=None, title=None, align=False):
             ramp[-1][1] = max(ramp[-1][1], b)
         else:
             ramp.append([a, b])
+
+    full_x = {}             # job label -> x of its cache-full line
+    if cache_full:
+        for ri, group, shift in groups:
+            for job in group:
+                t = (moments.get(job.name) if moments is not None
+                     else cache_full_t(job))
+                if t is not None:
+                    full_x[job_style[id(job)][2]] = (t - shift,
+                                                     job_style[id(job)][0])
+    fig.cache_full = {k: x for k, (x, _) in full_x.items()}
 
     shown = None            # labels already in a legend above
     for ax, panel in zip(axes, panels):
@@ -503,6 +618,12 @@ def build_figure(paths, metrics=None, title=None, align=False):
         ax.grid(True, alpha=0.3)
         for a, b in ramp:
             ax.axvspan(a, b, color="0.85", alpha=0.6, linewidth=0, zorder=0)
+        for x, colour in full_x.values():
+            # A collection spanning the axes' height, not a data line: it
+            # is no series of the panel and leaves its y range alone.
+            ax.vlines(x, 0, 1, transform=ax.get_xaxis_transform(),
+                      colors=colour, linestyles="dashed", linewidth=1.0,
+                      alpha=0.9, zorder=1, gid="cache_full")
 
         ys = [y for line in ax.get_lines() for y in line.get_ydata()
               if math.isfinite(y)]
@@ -532,6 +653,10 @@ def build_figure(paths, metrics=None, title=None, align=False):
             handles = [h for h, _ in new] + keys
             if shown is None and ramp:
                 handles.append(Patch(color="0.85", label="ramp time"))
+            if shown is None and full_x:
+                handles.append(Line2D([], [], color="0.3",
+                                      linestyle=(0, (4, 2)),
+                                      label="cache full (its job's colour)"))
             ax.legend(handles=handles, loc="upper left",
                       bbox_to_anchor=(1.01, 1.0), fontsize="small",
                       frameon=False)
@@ -571,6 +696,12 @@ share one line, black or grey, labelled "host (jobA + jobB)"; a stonewalled
 job, running alone, draws them in its own colour. Empty cells (a source the
 host could not read) are gaps, never zeros. Ramp-time intervals are shaded.
 
+A dashed vertical line in a job's colour marks its cache-full moment: the
+first interval whose cache (cgroup_mib, else page_cache_mib) is at 95 %% of
+its peak with eviction seen then or one interval later (target_evicted_mib
+grew, or pgsteal_per_s > 0); --json RUN.json takes faultline's own moments
+instead (for mem_limit jobs it uses the limit as the ceiling).
+
 exit status: 0 figure written; 1 it could not be written; 2 bad input or
 usage (not a faultline CSV, unknown metric or output format).
 """
@@ -598,6 +729,12 @@ def parse_args(argv):
                         "cache,dev)")
     p.add_argument("--title", metavar="T",
                    help="figure title (default: the CSV file names)")
+    p.add_argument("--json", metavar="JSON",
+                   help="faultline's JSON of the same run: take each job's "
+                        "cache-full moment from it (jobs[].faultline.phases) "
+                        "instead of finding it in the CSV")
+    p.add_argument("--no-cache-full", action="store_true",
+                   help="do not mark the cache-full moments")
     p.add_argument("--align", action="store_true",
                    help="time from each job's start, so stonewalled jobs "
                         "overlay as in the paper's figures (concurrent jobs "
@@ -609,7 +746,9 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         fmt = output_format(args.output)
-        fig = build_figure(args.csv, args.metrics, args.title, args.align)
+        moments = read_json_moments(args.json) if args.json else None
+        fig = build_figure(args.csv, args.metrics, args.title, args.align,
+                           moments, not args.no_cache_full)
     except PlotError as e:
         print("faultline-plot: %s" % e, file=sys.stderr)
         return 2
