@@ -98,9 +98,9 @@ static json_t *target_residency(int fd, const char *path)
 		return NULL;
 	}
 	len = (uint64_t)st.st_size;
-	vec = malloc(residency_pages(0, len));
+	vec = malloc(RESIDENCY_VEC_MAX);
 	ca = residency_cachestat(fd, 0, len, &a);
-	cb = vec ? residency_mincore(fd, 0, len, vec, &b) : -ENOMEM;
+	cb = vec ? residency_mincore(fd, 0, len, vec, RESIDENCY_VEC_MAX, &b) : -ENOMEM;
 	free(vec);
 	json_object_set_new(o, "path", json_string(path));
 	json_object_set_new(o, "pages", json_integer((json_int_t)residency_pages(0, len)));

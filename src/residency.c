@@ -70,29 +70,34 @@ size_t residency_pages(uint64_t off, uint64_t len)
 	return (size_t)((off + len - start + ps - 1) / ps);
 }
 
-int residency_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec,
+int residency_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec, size_t vec_len,
 		      struct residency *out)
 {
 	size_t ps = page_size();
-	uint64_t start = off / ps * ps;
-	size_t maplen = (size_t)(off + len - start), n = residency_pages(off, len);
-	void *m;
-	int ret = 0;
+	uint64_t pos = off / ps * ps, end = off + len;
 
-	if (!len)
+	if (!len || !vec_len)
 		return -EINVAL;
-	/* Mapping does not read the file, and mincore does not fault. */
-	m = mmap(NULL, maplen, PROT_READ, MAP_SHARED, fd, (off_t)start);
-	if (m == MAP_FAILED)
-		return -errno;
-	if (mincore(m, maplen, vec) < 0)
-		ret = -errno;
-	munmap(m, maplen);
-	if (ret)
-		return ret;
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
-		out->cached += vec[i] & 1;
+	while (pos < end) {
+		size_t maplen = end - pos > (uint64_t)vec_len * ps ? vec_len * ps : (size_t)(end - pos);
+		size_t n = (maplen + ps - 1) / ps;
+		void *m;
+		int ret = 0;
+
+		/* Mapping does not read the file, and mincore does not fault. */
+		m = mmap(NULL, maplen, PROT_READ, MAP_SHARED, fd, (off_t)pos);
+		if (m == MAP_FAILED)
+			return -errno;
+		if (mincore(m, maplen, vec) < 0)
+			ret = -errno;
+		munmap(m, maplen);
+		if (ret)
+			return ret;
+		for (size_t i = 0; i < n; i++)
+			out->cached += vec[i] & 1;
+		pos += maplen;
+	}
 	return 0;
 }
 
@@ -122,10 +127,12 @@ int residency_open(struct residency_src *s, int fd, uint64_t off, uint64_t len)
 			return ret;
 	}
 	s->vec_len = residency_pages(off, len);
+	if (s->vec_len > RESIDENCY_VEC_MAX)
+		s->vec_len = RESIDENCY_VEC_MAX;
 	s->vec = malloc(s->vec_len ? s->vec_len : 1);
 	if (!s->vec)
 		return -ENOMEM;
-	ret = residency_mincore(fd, off, len, s->vec, &r);
+	ret = residency_mincore(fd, off, len, s->vec, s->vec_len, &r);
 	if (ret) {
 		free(s->vec);
 		s->vec = NULL;
@@ -141,7 +148,7 @@ int residency_read(struct residency_src *s, struct residency *out)
 	case RESIDENCY_CACHESTAT:
 		return residency_cachestat(s->fd, s->off, s->len, out);
 	case RESIDENCY_MINCORE:
-		return residency_mincore(s->fd, s->off, s->len, s->vec, out);
+		return residency_mincore(s->fd, s->off, s->len, s->vec, s->vec_len, out);
 	default:
 		return -EBADF;
 	}
@@ -183,6 +190,6 @@ enum residency_method residency_probe(int fd, char *why, size_t cap)
 			 ? "cachestat(2) needs Linux 6.5+; this kernel answers ENOSYS"
 			 : strerror(-ret));
 	}
-	return residency_mincore(fd, 0, (uint64_t)page_size(), vec, &r) == 0 ? RESIDENCY_MINCORE
-									      : RESIDENCY_NONE;
+	return residency_mincore(fd, 0, (uint64_t)page_size(), vec, 1, &r) == 0 ? RESIDENCY_MINCORE
+										 : RESIDENCY_NONE;
 }

@@ -38,10 +38,13 @@ struct residency_src {
 
 /* cachestat(2) of [off, off+len) of @fd. -ENOSYS on a kernel without it. */
 int residency_cachestat(int fd, uint64_t off, uint64_t len, struct residency *out);
-/* mincore(2) of a read-only shared mapping of the range; @vec holds at
- * least residency_pages(off, len) bytes. Only cached is filled. */
-int residency_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec,
+/* mincore(2) of read-only shared mappings of the range, @vec_len pages
+ * at a time (one byte of @vec each), so a 2 TB region needs no 512 MB
+ * vector. Only cached is filled. */
+int residency_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec, size_t vec_len,
 		      struct residency *out);
+/* The vector a source keeps: a 4 GiB window of 4 KiB pages at most. */
+#define RESIDENCY_VEC_MAX (1u << 20)
 /* Pages a mapping of [off, off+len) spans (off rounded down to a page). */
 size_t residency_pages(uint64_t off, uint64_t len);
 

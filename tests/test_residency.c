@@ -61,7 +61,7 @@ static void test_cachestat_and_mincore_agree(void **state)
 
 	(void)state;
 	read_every_other(fd, ps);
-	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, &b), 0);
+	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
 	assert_false(b.full);
 	/* Read-around may bring a neighbour in; never fewer than read. */
 	assert_true(b.cached >= NPAGES / 2 && b.cached <= NPAGES);
@@ -75,16 +75,25 @@ static void test_cachestat_and_mincore_agree(void **state)
 		assert_int_equal(a.dirty, 0);
 	}
 	/* A sub-range: the second quarter. */
-	assert_int_equal(residency_mincore(fd, (uint64_t)16 * ps, (uint64_t)16 * ps, vec, &b), 0);
+	assert_int_equal(residency_mincore(fd, (uint64_t)16 * ps, (uint64_t)16 * ps, vec, NPAGES, &b), 0);
 	assert_true(b.cached >= 8 && b.cached <= 16);
 	if (ret == 0) {
 		assert_int_equal(residency_cachestat(fd, (uint64_t)16 * ps, (uint64_t)16 * ps, &a), 0);
 		assert_int_equal(a.cached, b.cached);
 	}
+	/* In windows of 5 pages (the last one short): the same count. */
+	{
+		struct residency c;
+
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, 5, &c), 0);
+		assert_int_equal(c.cached, b.cached);
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, 0, &c), -EINVAL);
+	}
 	/* Dropped again: nothing cached, and no eviction counted (an
 	 * invalidation leaves no shadow entry). */
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, &b), 0);
+	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
 	assert_int_equal(b.cached, 0);
 	close(fd);
 	unlink(path);
