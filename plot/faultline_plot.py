@@ -68,7 +68,7 @@ SHORT_NAMES = {
     "iops": ("iops",),
     "tlb": ("tlb_shootdowns_per_s",),
     "kswapd": ("kswapd_cpu_pct",),
-    "cache": ("page_cache_mib", "cgroup_mib"),
+    "cache": ("page_cache_mib", "cgroup_mib", "target_cached_mib"),
     "cgroup": ("cgroup_mib",),
     "dirty": ("dirty_mib",),
     "dev": ("dev_read_mib_s",),
@@ -104,7 +104,7 @@ DEFAULT_METRICS = ("throughput", "tlb", "kswapd", "cache", "dev")
 
 # A column that a default panel shows only when the CSV has values for it:
 # cgroup_mib exists only for jobs with mem_limit.
-OPTIONAL_IN_DEFAULT = frozenset(("cgroup_mib",))
+OPTIONAL_IN_DEFAULT = frozenset(("cgroup_mib", "target_cached_mib"))
 
 # Y axis label of a panel holding this column (first column of the panel).
 AXIS_LABELS = {
@@ -153,7 +153,7 @@ LINE_SUFFIX = {
     "cpu_iowait_pct": "iowait",
     "writeback_mib": "write-back",
     "dirty_mib": "dirty",
-    "target_cached_mib": "cached",
+    "target_cached_mib": "target cached",
     "target_evicted_mib": "evicted",
     "psi_mem_some_pct": "memory some",
     "psi_mem_full_pct": "memory full",
@@ -680,7 +680,8 @@ def output_format(path):
 HELP_EPILOG = """\
 default panels, top to bottom (the paper's figures): throughput (MiB/s),
 TLB shootdowns/s, kswapd CPU %%, page cache MiB (plus each job's cgroup MiB,
-dashed, when the CSV has mem_limit jobs), device read MiB/s.
+dashed, when the CSV has mem_limit jobs, and how much of its targets is
+cached, dotted, when the CSV has target_cached_mib), device read MiB/s.
 
 --metrics takes a comma-separated list of short names or CSV column names,
 one panel each, in the order given:

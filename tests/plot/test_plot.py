@@ -303,6 +303,16 @@ class ExplainColumnTests(TmpDirTest):
         fig = fp.build_figure([path], "residency,pressure,amp,cpu4k,refault")
         self.assertEqual(len(fig.axes), 5)
 
+    def test_default_cache_panel_shows_target_residency(self):
+        lines = [HEADER] + [row(t) for t in (1, 2, 3)]
+        path = self.write("t.csv", "\n".join(lines) + "\n")
+        ax = fp.build_figure([path]).axes[3]
+        styles = [l.get_linestyle() for l in ax.get_lines()]
+        # page cache (solid), cgroup (dashed), target cached (dotted)
+        self.assertEqual(styles, ["-", "--", ":"])
+        ax = fp.build_figure([STONEWALL]).axes[3]
+        self.assertEqual({l.get_linestyle() for l in ax.get_lines()}, {"-"})
+
     def test_older_csv_has_empty_explain_columns(self):
         run = fp.read_csv(STONEWALL)
         self.assertTrue(all(math.isnan(v)
