@@ -71,6 +71,7 @@ void explain_json(json_t *fj, const struct job_result *jr)
 	put(p, "cache_full", json_boolean(ph->found));
 	put(p, "why", ph->found || !ph->why ? json_null() : json_string(ph->why));
 	put(p, "t_s", num(ph->found, ph->t_s));
+	put(p, "t_job_s", num(ph->found, ph->t_job_s));
 	put(p, "interval", ph->found ? json_integer(ph->row + 1) : json_null());
 	put(p, "before", ph->found ? phase_json(&ph->before) : json_null());
 	put(p, "after", ph->found ? phase_json(&ph->after) : json_null());
@@ -134,11 +135,13 @@ void explain_report(FILE *f, const struct job_result *jr)
 		return;
 	}
 	if (ph->by_limit)
-		fprintf(f, "    cache full at t=%.2f s, interval %u: the cgroup reached %d%% of its %.0fMiB limit\n",
-			ph->t_s, ph->row + 1, PHASES_FULL_PCT, (double)ph->ceiling_bytes / MIB);
+		fprintf(f, "    cache full at t=%.2f s (%.2f s into the job), interval %u: the cgroup reached "
+			"%d%% of its %.0fMiB limit\n", ph->t_s, ph->t_job_s, ph->row + 1, PHASES_FULL_PCT,
+			(double)ph->ceiling_bytes / MIB);
 	else
-		fprintf(f, "    cache full at t=%.2f s, interval %u: the host's page cache reached %d%% of its "
-			"%.0fMiB peak%s\n", ph->t_s, ph->row + 1, PHASES_FULL_PCT,
+		fprintf(f, "    cache full at t=%.2f s (%.2f s into the job), interval %u: the host's page "
+			"cache reached %d%% of its %.0fMiB peak%s\n", ph->t_s, ph->t_job_s, ph->row + 1,
+			PHASES_FULL_PCT,
 			(double)ph->ceiling_bytes / MIB,
 			ph->by_gauge_only ? "" : " and eviction began");
 	print_phase(f, "before", &ph->before);

@@ -107,6 +107,7 @@ static void found_at(const struct phase_row *rows, size_t n, size_t i, struct ph
 	out->why = NULL;
 	out->row = (unsigned)i;
 	out->t_s = rows[i].t_s;
+	out->t_job_s = rows[i].t_s - (rows[0].t_s - rows[0].dt_s);
 	phases_sum(rows, 0, i + 1, &out->before);
 	phases_sum(rows, i + 1, n, &out->after);
 }

@@ -85,6 +85,7 @@ struct phases {
 	const char *why;		/* when !found: a sentence for the reader */
 	unsigned row;			/* index of the row of the moment */
 	double t_s;			/* its end on the run clock, as its CSV t_s */
+	double t_job_s;			/* ... and since the job's first row began */
 	uint64_t ceiling_bytes;		/* the limit, or the highest gauge value */
 	bool by_limit;			/* the ceiling was the cgroup's limit */
 	bool by_gauge_only;		/* host: no eviction source, the gauge alone decided */

@@ -132,6 +132,7 @@ static void test_host_cache_x86_randread(void **state)
 	/* t=7 is at 98 % of the peak, but nothing is stolen until t=9:
 	 * the first row at the ceiling with eviction within one row is 8. */
 	assert_true(fabs(p.t_s - 8.0) < 1e-9);
+	assert_true(fabs(p.t_job_s - 8.0) < 1e-9);	/* the first job: from 0 */
 	assert_true(p.before.ok && p.after.ok);
 	assert_int_equal(p.before.rows + p.after.rows, s.n);
 	assert_true(p.before.iops > 400000 && p.after.iops < 100000);
