@@ -96,15 +96,18 @@ static const char *fmt(char *buf, size_t cap, bool ok, double v, const char *uni
 
 static void print_phase(FILE *f, const char *name, const struct phase_stats *p)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32];
 
+	if (p->ipi_ok)
+		snprintf(g, sizeof(g), "%.3f", p->ipi_per_majflt);
+	else
+		snprintf(g, sizeof(g), "n/a");
 	fprintf(f, "      %-6s %5.1f s: IOPS=%s, BW=%s, lat p50=%s p99=%s, TLB shootdowns %s, "
 		"IPIs per major fault %s\n", name, p->secs,
 		fmt(a, sizeof(a), p->ok, p->iops, ""), fmt(b, sizeof(b), p->ok, p->mib_s, "MiB/s"),
 		fmt(c, sizeof(c), p->lat_ok, p->lat_p50_us, "us"),
 		fmt(d, sizeof(d), p->lat_ok, p->lat_p99_us, "us"),
-		fmt(e, sizeof(e), p->tlb_ok, p->tlb_per_s, "/s"),
-		p->ipi_ok ? (snprintf(a, sizeof(a), "%.2f", p->ipi_per_majflt), a) : "n/a");
+		fmt(e, sizeof(e), p->tlb_ok, p->tlb_per_s, "/s"), g);
 }
 
 void explain_report(FILE *f, const struct job_result *jr)
@@ -117,7 +120,7 @@ void explain_report(FILE *f, const struct job_result *jr)
 
 	fprintf(f, "    cost per page: %s TLB shootdown IPIs per major fault, %s device bytes per byte "
 		"read, %s CPU per 4 KiB read\n",
-		c->ipi_ok ? (snprintf(a, sizeof(a), "%.2f", c->ipi_per_majflt), a) : "n/a",
+		c->ipi_ok ? (snprintf(a, sizeof(a), "%.3f", c->ipi_per_majflt), a) : "n/a",
 		c->amp_ok ? (snprintf(b, sizeof(b), "%.3f", c->read_amp), b) : "n/a",
 		fmt(d, sizeof(d), c->cpu_ok, c->cpu_us_per_4k, "us"));
 	if (x->res_ok) {
