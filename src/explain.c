@@ -8,11 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MIB (1024.0 * 1024.0)
 /* "Per 4 KiB": the paper's page, whatever the host's page size. */
 #define PAGE_4K 4096.0
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t page_bytes(void)
 {
@@ -52,6 +61,7 @@ void explain_host_open(struct explain_host *h, const char *proc_root)
 void explain_host_read(struct explain_host *h, struct explain_sys *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->t_ns = mono_ns();
 	out->mem_ok = h->mem.fd >= 0 && psi_read(&h->mem, &out->mem) == 0;
 	out->io_ok = h->io.fd >= 0 && psi_read(&h->io, &out->io) == 0;
 	if ((!out->mem_ok && h->mem.fd >= 0) || (!out->io_ok && h->io.fd >= 0)) {
@@ -115,6 +125,7 @@ void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg)
 		return;
 	}
 	x->cg_psi_open = true;
+	x->cg_last_ns = mono_ns();
 	x->cg_last_ok = psi_read(&x->cg_psi, &x->cg_last) == 0;
 }
 
@@ -162,7 +173,9 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	bool res = read_residency(x, &r);
 	bool full = res && r.full;
 	struct psi_totals cg = { 0 };
+	uint64_t cg_ns = mono_ns();
 	bool cg_ok = x->cg_psi_open && x->cg_last_ok && psi_read(&x->cg_psi, &cg) == 0;
+	uint64_t sys_ns = s && ps && s->t_ns > ps->t_ns ? s->t_ns - ps->t_ns : 0;
 	struct phase_row pr = {
 		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
 		.ops = in->ops, .bytes = in->bytes,
@@ -177,14 +190,14 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	cell(p, end, full, (double)r.evicted * pg / MIB, 1);
 	cell(p, end, full, (double)r.recently_evicted * pg / MIB, 1);
 	cell(p, end, in->refault_ok, (double)in->refaults / in->dt_s, 1);
-	cell(p, end, s && ps && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, in->dt_ns) : 0, 2);
-	cell(p, end, s && ps && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
-	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, in->dt_ns) : 0, 2);
-	cell(p, end, s && ps && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, in->dt_ns) : 0, 2);
-	cell(p, end, s && ps && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
-	     s ? psi_pct(ps->io.full_us, s->io.full_us, in->dt_ns) : 0, 2);
-	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, in->dt_ns), 2);
-	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, in->dt_ns), 2);
+	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
+	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
+	     s ? psi_pct(ps->io.full_us, s->io.full_us, sys_ns) : 0, 2);
+	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, cg_ns - x->cg_last_ns), 2);
+	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, cg_ns - x->cg_last_ns), 2);
 	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */
 	cell(p, end, in->dev_ok && in->bytes, in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0, 3);
 	cell(p, end, in->cpu_ok && in->bytes,
@@ -210,8 +223,10 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	if (res)
 		x->last = r;
 	x->last_ok = res;
-	if (cg_ok)
+	if (cg_ok) {
 		x->cg_last = cg;
+		x->cg_last_ns = cg_ns;
+	}
 	x->cg_last_ok = cg_ok;
 }
 

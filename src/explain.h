@@ -33,6 +33,9 @@
 
 /* Host-wide pressure at one sample (the sampler's snapshot holds one). */
 struct explain_sys {
+	uint64_t t_ns;			/* CLOCK_MONOTONIC when read: a stall percent is
+					 * over the time between two readings, which for a
+					 * job's last, short row is longer than its dt_s */
 	bool mem_ok, io_ok;
 	struct psi_totals mem, io;
 };
@@ -50,7 +53,6 @@ void explain_host_close(struct explain_host *h);
 /* One interval of a job, as the sampler counted it. */
 struct explain_in {
 	double t_s, dt_s;
-	uint64_t dt_ns;
 	bool ramp;
 	uint64_t ops, bytes;
 	bool lat_ok;
@@ -85,6 +87,7 @@ struct explain_job {
 	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
 	bool cg_psi_open, cg_last_ok;
 	struct psi_totals cg_last;
+	uint64_t cg_last_ns;
 	char cg_why[160];		/* why its cells are empty */
 	struct phase_row *rows;
 	size_t nrows, cap;

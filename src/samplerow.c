@@ -326,7 +326,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		uint64_t cg = 0;
 		bool cg_ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
 		struct explain_in in = {
-			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt, .dt_ns = now - js->last_t,
+			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt,
 			.ramp = ramp, .ops = ops, .bytes = bytes,
 			.lat_ok = lat,
 			.lat_p50_us = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0,

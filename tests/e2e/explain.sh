@@ -150,6 +150,22 @@ assert not fits["cache_full"] and fits["why"] and fits["t_s"] is None, fits
 	else
 		fail "the summary gives the moment, the phases and the cost per page" "$(head -40 "$E2E_TMP/full.out")"
 	fi
+	pycheck "the summary's phase lines carry the JSON's figures (IOPS, IPIs per major fault)" '
+import json, re, sys
+text = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+ph = d["jobs"][0]["faultline"]["phases"]
+lines = [l for l in text.splitlines() if re.match(r"\s+(before|after)\s", l)]
+assert len(lines) == 2, lines
+for l, k in zip(lines, ("before", "after")):
+    p = ph[k]
+    ipi = re.search(r"IPIs per major fault (\S+)", l).group(1)
+    want = "n/a" if p["ipi_per_major_fault"] is None else "%.3f" % p["ipi_per_major_fault"]
+    assert ipi == want, (l, want)
+    iops = re.search(r"IOPS=([0-9.]+)(k|M)?", l)
+    v = float(iops.group(1)) * {None: 1, "k": 1e3, "M": 1e6}[iops.group(2)]
+    assert abs(v - p["iops"]) <= 0.01 * p["iops"] + 1, (l, p["iops"])
+' "$E2E_TMP/full.out" "$E2E_TMP/full.json"
 	here=$(cd "$(dirname "$0")/../.." && pwd)
 	if "$here/plot/pick-python" >/dev/null 2>&1; then
 		expect_exit 0 "faultline-plot marks the moments (from the JSON)" "$here/plot/faultline-plot" \
