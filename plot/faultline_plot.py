@@ -175,8 +175,8 @@ OUTPUT_FORMATS = ("png", "svg", "pdf")
 # The cache-full moment (faultline's phases.h, the man page's PHASES): the
 # first row whose cache gauge (cgroup_mib when the job has a cgroup, else
 # page_cache_mib) is at least FULL_PCT % of its highest value and in which,
-# or in the row after it, eviction is seen (target_evicted_mib grew, or
-# pgsteal_per_s > 0). faultline itself, knowing a mem_limit job's limit,
+# or in the row after it, eviction is seen (target_evicted_mib grew; only
+# where the CSV lacks it, pgsteal_per_s > 0). faultline itself, knowing a mem_limit job's limit,
 # uses the limit as the ceiling; its JSON (--json) gives its own answer.
 FULL_PCT = 95
 EVICT_LAG = 1
@@ -390,12 +390,18 @@ def cache_full_t(job):
     ceiling = max(finite, default=0.0)
     if ceiling <= 0:
         return None
+    # The target's own evictions where the CSV has them; the host's
+    # reclaim (anyone's) only where it has not.
+    own = any(math.isfinite(v) for v in job.values("target_evicted_mib"))
     evict, source, prev = [], False, math.nan
     for r in rows:
         e, steal = r["target_evicted_mib"], r["pgsteal_per_s"]
-        source = source or math.isfinite(e) or math.isfinite(steal)
-        evict.append((math.isfinite(e) and math.isfinite(prev) and e > prev)
-                     or (math.isfinite(steal) and steal > 0))
+        if own:
+            source = source or math.isfinite(e)
+            evict.append(math.isfinite(e) and math.isfinite(prev) and e > prev)
+        else:
+            source = source or math.isfinite(steal)
+            evict.append(math.isfinite(steal) and steal > 0)
         prev = e
     if source and not any(evict):
         return None
@@ -700,7 +706,7 @@ host could not read) are gaps, never zeros. Ramp-time intervals are shaded.
 A dashed vertical line in a job's colour marks its cache-full moment: the
 first interval whose cache (cgroup_mib, else page_cache_mib) is at 95 %% of
 its peak with eviction seen then or one interval later (target_evicted_mib
-grew, or pgsteal_per_s > 0); --json RUN.json takes faultline's own moments
+grew; without that column, pgsteal_per_s > 0); --json RUN.json takes faultline's own moments
 instead (for mem_limit jobs it uses the limit as the ceiling).
 
 exit status: 0 figure written; 1 it could not be written; 2 bad input or

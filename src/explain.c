@@ -80,11 +80,15 @@ void explain_host_close(struct explain_host *h)
 
 /* ---- per job -------------------------------------------------------- */
 
-int explain_job_init(struct explain_job *x, const struct target *t, unsigned n, uint64_t limit)
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n)
 {
 	memset(x, 0, sizeof(*x));
 	x->cg_psi.fd = -1;
-	x->limit = limit;
+	x->limit = job->mem_limit;
+	if (job->direct)
+		x->bypass = "direct=1: O_DIRECT reads bypass the page cache";
+	else if (job->uncached)
+		x->bypass = "uncached=1: each read's pages are dropped once copied";
 	snprintf(x->cg_why, sizeof(x->cg_why), "the job has no mem_limit cgroup");
 	if (!n)
 		return 0;
@@ -204,8 +208,9 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	     in->bytes ? (double)in->cpu_ns / 1e3 / ((double)in->bytes / PAGE_4K) : 0, 2);
 
 	/* The row phases_detect reads: the cgroup's gauge under mem_limit,
-	 * else the host's; eviction seen as the target's evicted pages
-	 * growing or the host's reclaim stealing. */
+	 * else the host's; eviction seen as the target's own evicted pages
+	 * growing (cachestat), and only without cachestat as the host's
+	 * reclaim stealing, which on a shared host is anyone's. */
 	if (x->limit) {
 		pr.cache_ok = in->cg_ok;
 		pr.cache_bytes = in->cg_bytes;
@@ -213,11 +218,13 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 		pr.cache_ok = in->host_cache_ok;
 		pr.cache_bytes = in->host_cached;
 	}
-	pr.evict_ok = in->steal_ok || (full && x->last_ok && x->last.full);
-	if (full && x->last_ok && x->last.full && r.evicted > x->last.evicted)
-		pr.evicted += r.evicted - x->last.evicted;
-	if (in->steal_ok)
-		pr.evicted += in->pgsteal;
+	if (full && x->last_ok && x->last.full) {
+		pr.evict_ok = true;
+		pr.evicted = r.evicted > x->last.evicted ? r.evicted - x->last.evicted : 0;
+	} else if (!full && in->steal_ok) {
+		pr.evict_ok = true;
+		pr.evicted = in->pgsteal;
+	}
 	push_row(x, &pr);
 
 	if (res)
@@ -250,6 +257,10 @@ void explain_result(struct explain_job *x, struct job_result *res)
 	phases_sum(x->rows, 0, x->nrows, &e->cost);
 	e->cgroup = x->limit != 0;
 	phases_detect(x->rows, x->nrows, x->limit, &e->phases);
+	if (x->bypass) {
+		memset(&e->phases, 0, sizeof(e->phases));
+		e->phases.why = x->bypass;
+	}
 }
 
 void explain_job_free(struct explain_job *x)

@@ -78,6 +78,8 @@ struct explain_in {
 
 struct explain_job {
 	uint64_t limit;			/* mem_limit bytes, 0 = the host's cache */
+	const char *bypass;		/* why the job's reads fill no cache (direct=1,
+					 * uncached=1): it has no cache-full moment */
 	unsigned nres;
 	struct residency_src *res;	/* one per target region */
 	bool res_ok;			/* every target's residency could be read */
@@ -95,7 +97,7 @@ struct explain_job {
 
 /* Open residency sources on the job's target regions. 0 or -ENOMEM; a
  * target whose residency cannot be read leaves the cells empty (warned). */
-int explain_job_init(struct explain_job *x, const struct target *t, unsigned n, uint64_t limit);
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n);
 /* The job's cgroup now exists (@cg) or is gone (NULL). */
 void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg);
 /* The job's cells of one interval, appended at *p (each with its comma). */

@@ -17,10 +17,10 @@
  *     ceiling is not known in advance: it is the highest value reached
  *     during the job, and the moment is the first row at least
  *     PHASES_FULL_PCT % of it in which, or in the row after it, eviction
- *     is seen (the target's evicted pages grew, by cachestat, or the
- *     host's reclaim stole pages). A job that saw no eviction has no
- *     moment (its region fit); without any eviction source the gauge
- *     alone decides.
+ *     is seen (the caller's evidence: explain.c counts the target's own
+ *     evicted pages, by cachestat, and the host's reclaim only without
+ *     it). A job that saw no eviction has no moment (its region fit);
+ *     without any eviction source the gauge alone decides.
  *   - "before" is the measured rows up to and including that row (the
  *     cache filling), "after" the measured rows following it; ramp_time
  *     rows count for the moment but in neither phase.

@@ -229,8 +229,8 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 				return err_set(e, ENOMEM, "out of memory");
 		}
 		resolve_job_devices(s, j);
-		if (explain_job_init(&js->x, cfg->jobs[j].targets, cfg->jobs[j].ntargets,
-				     cfg->jobs[j].job->mem_limit) < 0)
+		if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
+				     cfg->jobs[j].ntargets) < 0)
 			return err_set(e, ENOMEM, "out of memory");
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));

@@ -175,6 +175,15 @@ else
 	echo "skip - no memory cgroup can be made here: no mem_limit moment test"
 fi
 
+# --- reads that bypass the cache have no moment --------------------------
+expect_exit 0 "an O_DIRECT job, JSON" "$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/d.json" \
+	--name=d --filename="$f" --rw=randread --direct=1 --ioengine=io_uring --iodepth=8 --runtime=2s --time_based
+pycheck "O_DIRECT: no cache-full moment, and why (whatever the host's cache does meanwhile)" '
+import json, sys
+ph = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["phases"]
+assert not ph["cache_full"] and "direct=1" in ph["why"], ph
+' "$E2E_TMP/d.json"
+
 # --- uncached=1 ---------------------------------------------------------
 if "$FAULTLINE" --check-system --target="$f" --output-format=json | "$PY" -c '
 import json, sys; sys.exit(0 if json.load(sys.stdin)["uncached"]["available"] else 1)'; then
