@@ -166,6 +166,41 @@ static void test_cgroup_arm64_scan(void **state)
 	assert_non_null(strstr(p.why, "limit"));
 }
 
+/*
+ * A recorded run (x86-fig2-memlimit-1g.csv, 1 GiB mem_limit): each mmap
+ * job's moment is the first row whose cgroup_mib reaches 95 % of the
+ * limit, read here from the same CSV, and the phases split its rows.
+ */
+static void test_recorded_fig2_moments_match_cgroup_column(void **state)
+{
+	static struct series s;
+	static const char *const jobs[] = { "mmap-normal", "mmap-random", "mmap-sequential" };
+	struct phases p;
+
+	(void)state;
+	for (unsigned k = 0; k < 3; k++) {
+		size_t first = SIZE_MAX;
+
+		load(FIXTURES "/csv/x86-fig2-memlimit-1g.csv", jobs[k], &s);
+		for (size_t i = 0; i < s.n && first == SIZE_MAX; i++)
+			if (s.r[i].cache_ok && (double)s.r[i].cache_bytes >= 0.95 * 1024 * MIB)
+				first = i;
+		assert_true(first != SIZE_MAX);
+		phases_detect(s.r, s.n, 1024ull << 20, &p);
+		assert_true(p.found);
+		assert_int_equal(p.row, first);
+		assert_true(fabs(p.t_s - s.r[first].t_s) < 1e-9);
+		assert_int_equal(p.before.rows, first + 1);
+		assert_int_equal(p.after.rows, s.n - first - 1);
+		/* Every row had TLB and fault counts: IPIs per fault known. */
+		assert_true(p.after.ipi_ok && p.after.tlb_ok);
+	}
+	/* The O_DIRECT job has no cgroup_mib, only the host's page cache. */
+	load(FIXTURES "/csv/x86-fig2-memlimit-1g.csv", "io_uring-direct", &s);
+	for (size_t i = 0; i < s.n; i++)
+		assert_true(s.r[i].cache_ok);
+}
+
 /* Ramp rows count for the moment but in neither phase. */
 static void test_ramp_rows_left_out(void **state)
 {
@@ -267,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_host_cache_x86_randread),
 		cmocka_unit_test(test_cgroup_arm64_scan),
 		cmocka_unit_test(test_ramp_rows_left_out),
+		cmocka_unit_test(test_recorded_fig2_moments_match_cgroup_column),
 		cmocka_unit_test(test_rule_edges),
 	};
 

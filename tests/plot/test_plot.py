@@ -232,6 +232,22 @@ class CacheFullTests(TmpDirTest):
         fig = fp.build_figure([ARM64])
         self.assertEqual(fig.cache_full["scan-mmap (mmap)"], 4.0)
 
+    def test_recorded_fig2_moments_are_the_cgroup_column_s(self):
+        path = os.path.join(FIXTURES, "x86-fig2-memlimit-1g.csv")
+        fig = fp.build_figure([path])
+        run = fp.read_csv(path)
+        for job in run.jobs:
+            cg = [(r["t_s"], r["cgroup_mib"]) for r in job.rows]
+            peak = max((v for _, v in cg if math.isfinite(v)), default=0)
+            want = next((t for t, v in cg
+                         if math.isfinite(v) and v >= 0.95 * peak), None)
+            if job.engine == "mmap":
+                self.assertEqual(fig.cache_full[job.label], want)
+            else:
+                # O_DIRECT: its target is never evicted, whatever the
+                # host's reclaim does for other processes.
+                self.assertNotIn(job.label, fig.cache_full)
+
     def test_aligned_moment_is_since_the_job_start(self):
         fig = fp.build_figure([STONEWALL], align=True)
         self.assertEqual(fig.cache_full, {"rand-mmap (mmap)": 8.0})
