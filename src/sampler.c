@@ -601,9 +601,12 @@ void sampler_destroy(struct sampler *s)
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
-		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
+			if (js->th[i].sched_open)
+				procfs_src_close(&js->th[i].sched);
+		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			free(js->th[i].prev_w);
 		free(js->th);

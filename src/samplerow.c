@@ -124,7 +124,21 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	*maj = pt.majflt;
 	*min = pt.minflt;
-	ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+	if (!ts->sched_open && !ts->sched_failed) {
+		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
+
+		ts->sched_open = procfs_schedstat_open(&ts->sched, s->proc, pid, tid) == 0;
+		ts->sched_failed = !ts->sched_open;
+	}
+	{
+		uint64_t ns;
+		ssize_t n = ts->sched_open ? procfs_src_read(&ts->sched) : -EBADF;
+
+		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
+			ts->cpu_ns = ns;
+		else
+			ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+	}
 	ts->cpu_ok = true;
 	return true;
 }

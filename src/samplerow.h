@@ -45,12 +45,15 @@ struct dev_src {
 struct thread_samp {
 	struct procfs_src task;
 	bool task_open, task_failed;
+	struct procfs_src sched;	/* its schedstat: CPU time in ns */
+	bool sched_open, sched_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
-	/* Time on a CPU since the thread began: utime+stime of its task
-	 * stat while it runs, its exit schedstat once it has ended. */
+	/* Time on a CPU since the thread began: its schedstat while it runs
+	 * (utime+stime ticks where that cannot be read), its exit schedstat
+	 * once it has ended. */
 	uint64_t cpu_ns, prev_cpu;	/* now, and at the previous row */
 	bool cpu_ok;
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
