@@ -137,7 +137,8 @@ void phases_detect(const struct phase_row *rows, size_t n, uint64_t limit, struc
 				found_at(rows, n, i, out);
 				return;
 			}
-		out->why = any_gauge ? "the cgroup never came within 5 % of its limit (the region fit)"
+		out->why = any_gauge ? "the cgroup never came within 5 % of its limit: the region fits "
+				       "in it, or the job read less than that"
 				     : "the cgroup's usage could not be read";
 		return;
 	}
@@ -147,7 +148,7 @@ void phases_detect(const struct phase_row *rows, size_t n, uint64_t limit, struc
 		return;
 	}
 	if (any_evict_src && !any_evict) {
-		out->why = "nothing was evicted: the cache never filled (the region fit)";
+		out->why = "nothing of the job's was evicted: the cache never filled for it";
 		return;
 	}
 	out->by_gauge_only = !any_evict_src;

@@ -19,7 +19,7 @@
  *     PHASES_FULL_PCT % of it in which, or in the row after it, eviction
  *     is seen (the caller's evidence: explain.c counts the target's own
  *     evicted pages, by cachestat, and the host's reclaim only without
- *     it). A job that saw no eviction has no moment (its region fit);
+ *     it). A job that saw no eviction of its own has no moment;
  *     without any eviction source the gauge alone decides.
  *   - "before" is the measured rows up to and including that row (the
  *     cache filling), "after" the measured rows following it; ramp_time
