@@ -154,10 +154,11 @@ FUZZ_SRCS_procfs_parse_vmstat      = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_meminfo     = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
+FUZZ_SRCS_psi_parse                = src/psi.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_perfev_parse_format      = src/perfev.c src/procfs.c src/err.c
-FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optset.c src/optval.c src/suggest.c \
+FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/jobcheck.c src/options.c src/optset.c src/optval.c src/suggest.c \
 				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
 				     src/bufpool.c src/procfs.c src/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm

@@ -42,14 +42,21 @@ JOB_EVENT_COLUMNS = (
     "job_faults_per_s", "job_majflt_per_s", "job_migrations_per_s",
     "job_cycles_per_s", "job_tlb_recv_per_s",
 )
-COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS + JOB_EVENT_COLUMNS
-# A CSV of a faultline from before the write columns (the recorded ones in
-# tests/fixtures/csv), before the pool's or before the job_* columns still
-# reads; the columns it lacks are empty (NaN).
-OLDER_HEADERS = (READ_COLUMNS, READ_COLUMNS + WRITE_COLUMNS,
-                 READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS,
-                 READ_COLUMNS + WRITE_COLUMNS + JOB_EVENT_COLUMNS)
-HEADERS = (COLUMNS,) + OLDER_HEADERS
+# What explains a run (issue 19): residency of the job's targets, refaults,
+# pressure stall percent (host, and the mem_limit cgroup's on cgroup v2),
+# device bytes and CPU time per byte read.
+EXPLAIN_COLUMNS = (
+    "target_cached_mib", "target_evicted_mib", "target_recent_evicted_mib",
+    "refault_per_s", "psi_mem_some_pct", "psi_mem_full_pct",
+    "psi_io_some_pct", "psi_io_full_pct", "cg_mem_some_pct",
+    "cg_mem_full_pct", "read_amp", "cpu_us_per_4k",
+)
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS + JOB_EVENT_COLUMNS + EXPLAIN_COLUMNS
+# After SPEC 7's columns (always first, in order) a CSV may carry any of
+# the appended groups, found by name: older CSVs lack some (their cells
+# read as empty, NaN), newer ones may hold columns this version does not
+# know, which are read by name and otherwise ignored.
+OLDER_HEADERS = (READ_COLUMNS,)
 TEXT_COLUMNS = ("job", "engine", "rw")
 
 # Columns the sampler reads once per interval for the whole host and repeats
@@ -60,6 +67,8 @@ SYSTEM_COLUMNS = frozenset((
     "page_cache_mib", "dirty_mib", "dev_read_mib_s", "dev_read_iops",
     "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct",
     "writeback_mib", "dev_write_mib_s", "dev_write_iops",
+    "refault_per_s", "psi_mem_some_pct", "psi_mem_full_pct",
+    "psi_io_some_pct", "psi_io_full_pct",
 ))
 
 # Short names for --metrics; any numeric column name works as well.
@@ -68,7 +77,7 @@ SHORT_NAMES = {
     "iops": ("iops",),
     "tlb": ("tlb_shootdowns_per_s",),
     "kswapd": ("kswapd_cpu_pct",),
-    "cache": ("page_cache_mib", "cgroup_mib"),
+    "cache": ("page_cache_mib", "cgroup_mib", "target_cached_mib"),
     "cgroup": ("cgroup_mib",),
     "dirty": ("dirty_mib",),
     "dev": ("dev_read_mib_s",),
@@ -96,6 +105,13 @@ SHORT_NAMES = {
     "job_pgcache": ("job_pgcache_add_per_s",),
     "job_reclaim": ("job_direct_reclaim_per_s",),
     "job_csw": ("job_csw_per_s",),
+    "residency": ("target_cached_mib", "target_evicted_mib"),
+    "refault": ("refault_per_s",),
+    "pressure": ("psi_mem_some_pct", "psi_mem_full_pct", "psi_io_some_pct",
+                 "psi_io_full_pct"),
+    "cgpressure": ("cg_mem_some_pct", "cg_mem_full_pct"),
+    "amp": ("read_amp",),
+    "cpu4k": ("cpu_us_per_4k",),
 }
 
 # The paper's figure, top to bottom.
@@ -103,7 +119,7 @@ DEFAULT_METRICS = ("throughput", "tlb", "kswapd", "cache", "dev")
 
 # A column that a default panel shows only when the CSV has values for it:
 # cgroup_mib exists only for jobs with mem_limit.
-OPTIONAL_IN_DEFAULT = frozenset(("cgroup_mib",))
+OPTIONAL_IN_DEFAULT = frozenset(("cgroup_mib", "target_cached_mib"))
 
 # Y axis label of a panel holding this column (first column of the panel).
 AXIS_LABELS = {
@@ -139,6 +155,12 @@ AXIS_LABELS = {
     "dev_write_iops": "device write\nIOPS",
     "pool_hit_pct": "pool hits\n%",
     "pool_evict_per_s": "pool\nevictions/s",
+    "target_cached_mib": "target in\ncache MiB",
+    "refault_per_s": "refaults/s",
+    "psi_mem_some_pct": "pressure\nstalled %",
+    "cg_mem_some_pct": "cgroup memory\nstalled %",
+    "read_amp": "device bytes\nper byte read",
+    "cpu_us_per_4k": "CPU us\nper 4 KiB",
 }
 
 # How a column is named in a legend when it shares its panel with others.
@@ -152,6 +174,14 @@ LINE_SUFFIX = {
     "cpu_iowait_pct": "iowait",
     "writeback_mib": "write-back",
     "dirty_mib": "dirty",
+    "target_cached_mib": "target cached",
+    "target_evicted_mib": "evicted",
+    "psi_mem_some_pct": "memory some",
+    "psi_mem_full_pct": "memory full",
+    "psi_io_some_pct": "io some",
+    "psi_io_full_pct": "io full",
+    "cg_mem_some_pct": "some",
+    "cg_mem_full_pct": "full",
 }
 
 # Line styles of the 2nd, 3rd, ... column of a panel; colour is the job's.
@@ -161,6 +191,16 @@ COLUMN_STYLES = ("-", "--", ":", "-.")
 SHARED_COLOURS = ("black", "dimgray", "darkgray")
 
 OUTPUT_FORMATS = ("png", "svg", "pdf")
+
+
+# The cache-full moment (faultline's phases.h, the man page's PHASES): the
+# first row whose cache gauge (cgroup_mib when the job has a cgroup, else
+# page_cache_mib) is at least FULL_PCT % of its highest value and in which,
+# or in the row after it, eviction is seen (target_evicted_mib grew; only
+# where the CSV lacks it, pgsteal_per_s > 0). faultline itself, knowing a mem_limit job's limit,
+# uses the limit as the ceiling; its JSON (--json) gives its own answer.
+FULL_PCT = 95
+EVICT_LAG = 1
 
 
 class PlotError(Exception):
@@ -215,13 +255,14 @@ def _parse_number(path, lineno, column, cell):
 def _check_header(path, header):
     """The columns @header names, when it is a faultline header."""
     got = [h.strip() for h in header]
-    if tuple(got) == COLUMNS or tuple(got) in OLDER_HEADERS:
+    n = len(READ_COLUMNS)
+    if tuple(got[:n]) == READ_COLUMNS and len(set(got)) == len(got):
         return tuple(got)
     what = "not a faultline CSV"
-    # Told against the accepted header it comes closest to.
-    want = max(HEADERS, key=lambda h: (len(set(h) & set(got)), -len(h)))
-    missing = [c for c in want if c not in got]
+    missing = [c for c in READ_COLUMNS if c not in got]
     extra = [c for c in got if c not in COLUMNS]
+    if not missing and len(set(got)) != len(got):
+        extra = sorted(set(c for c in got if got.count(c) > 1))
     if not set(got) & set(COLUMNS):
         detail = "the first line is not the faultline header (it starts %r)" \
             % ",".join(got[:3])
@@ -233,9 +274,10 @@ def _check_header(path, header):
             parts.append("unknown column(s) " + ", ".join(extra))
         detail = "header has " + "; ".join(parts)
     else:
-        i = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+        i = next(i for i, (a, b) in enumerate(zip(got, READ_COLUMNS))
+                 if a != b)
         detail = "header column %d is %r, expected %r (columns out of order)" \
-            % (i + 1, got[i], want[i])
+            % (i + 1, got[i], READ_COLUMNS[i])
     raise PlotError("%s: %s: %s" % (path, what, detail))
 
 
@@ -284,8 +326,14 @@ def read_csv(path):
         for column, cell in zip(columns, cells):
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()
-            else:
+            elif column in COLUMNS:
                 row[column] = _parse_number(path, lineno, column, cell)
+            else:
+                # A column this version does not know: by name, if numeric.
+                try:
+                    row[column] = float(cell) if cell.strip() else math.nan
+                except ValueError:
+                    row[column] = math.nan
         if not math.isfinite(row["t_s"]):
             raise PlotError("%s: line %d: t_s is empty" % (path, lineno))
         key = (row["job"], row["engine"])
@@ -351,6 +399,57 @@ def resolve_metrics(spec=None):
         optional = OPTIONAL_IN_DEFAULT & set(columns) if default else ()
         panels.append(Panel(key, columns, optional))
     return panels
+
+
+def cache_full_t(job):
+    """t_s of the job's cache-full row by the CSV rule, or None."""
+    rows = job.rows
+    gauge = job.values("cgroup_mib")
+    if not any(map(math.isfinite, gauge)):
+        gauge = job.values("page_cache_mib")
+    finite = [v for v in gauge if math.isfinite(v)]
+    ceiling = max(finite, default=0.0)
+    if ceiling <= 0:
+        return None
+    # The target's own evictions where the CSV has them; the host's
+    # reclaim (anyone's) only where it has not.
+    own = any(math.isfinite(v) for v in job.values("target_evicted_mib"))
+    evict, source, prev = [], False, math.nan
+    for r in rows:
+        e, steal = r["target_evicted_mib"], r["pgsteal_per_s"]
+        if own:
+            source = source or math.isfinite(e)
+            evict.append(math.isfinite(e) and math.isfinite(prev) and e > prev)
+        else:
+            source = source or math.isfinite(steal)
+            evict.append(math.isfinite(steal) and steal > 0)
+        prev = e
+    if source and not any(evict):
+        return None
+    for i, v in enumerate(gauge):
+        if not math.isfinite(v) or v * 100 < ceiling * FULL_PCT:
+            continue
+        if not source or any(evict[i:i + 1 + EVICT_LAG]):
+            return rows[i]["t_s"]
+    return None
+
+
+def read_json_moments(path):
+    """{job name: t_s} of the cache-full moments in a faultline JSON."""
+    import json
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise PlotError("%s: cannot read: %s" % (path, e.strerror or e))
+    except ValueError as e:
+        raise PlotError("%s: not faultline JSON: %s" % (path, e)) from None
+    out = {}
+    for j in doc.get("jobs", []) if isinstance(doc, dict) else []:
+        ph = (j.get("faultline") or {}).get("phases") or {}
+        if ph.get("cache_full") and isinstance(ph.get("t_s"), (int, float)):
+            out[j.get("jobname")] = float(ph["t_s"])
+    return out
 
 
 def _overlap_groups(jobs):
@@ -437,13 +536,18 @@ def _has_data(runs, column):
                for run in runs for job in run.jobs for v in job.values(column))
 
 
-def build_figure(paths, metrics=None, title=None, align=False):
+def build_figure(paths, metrics=None, title=None, align=False, moments=None,
+                 cache_full=True):
     """Read the CSV files and draw them; return the matplotlib Figure.
 
     paths: CSV file names. metrics: a --metrics string, a list of names, or
     None for the default panels. align: measure time from each job's start
     (concurrent jobs keep their common start) so stonewalled jobs overlay,
     as in the paper's figures; otherwise time since the run started.
+    moments: {job name: t_s} of cache-full moments (faultline's JSON);
+    None: found in the CSV by the rule above. cache_full: draw them, a
+    vertical dashed line per job in its colour (fig.cache_full holds
+    {label: x} of the lines drawn).
     """
     # Figure without pyplot: no display, no global figure registry.
     from matplotlib.figure import Figure
@@ -484,6 +588,17 @@ def build_figure(paths, metrics=None, title=None, align=False):
             ramp[-1][1] = max(ramp[-1][1], b)
         else:
             ramp.append([a, b])
+
+    full_x = {}             # job label -> x of its cache-full line
+    if cache_full:
+        for ri, group, shift in groups:
+            for job in group:
+                t = (moments.get(job.name) if moments is not None
+                     else cache_full_t(job))
+                if t is not None:
+                    full_x[job_style[id(job)][2]] = (t - shift,
+                                                     job_style[id(job)][0])
+    fig.cache_full = {k: x for k, (x, _) in full_x.items()}
 
     shown = None            # labels already in a legend above
     for ax, panel in zip(axes, panels):
@@ -530,6 +645,12 @@ def build_figure(paths, metrics=None, title=None, align=False):
         ax.grid(True, alpha=0.3)
         for a, b in ramp:
             ax.axvspan(a, b, color="0.85", alpha=0.6, linewidth=0, zorder=0)
+        for x, colour in full_x.values():
+            # A collection spanning the axes' height, not a data line: it
+            # is no series of the panel and leaves its y range alone.
+            ax.vlines(x, 0, 1, transform=ax.get_xaxis_transform(),
+                      colors=colour, linestyles="dashed", linewidth=1.0,
+                      alpha=0.9, zorder=1, gid="cache_full")
 
         ys = [y for line in ax.get_lines() for y in line.get_ydata()
               if math.isfinite(y)]
@@ -559,6 +680,10 @@ def build_figure(paths, metrics=None, title=None, align=False):
             handles = [h for h, _ in new] + keys
             if shown is None and ramp:
                 handles.append(Patch(color="0.85", label="ramp time"))
+            if shown is None and full_x:
+                handles.append(Line2D([], [], color="0.3",
+                                      linestyle=(0, (4, 2)),
+                                      label="cache full (its job's colour)"))
             ax.legend(handles=handles, loc="upper left",
                       bbox_to_anchor=(1.01, 1.0), fontsize="small",
                       frameon=False)
@@ -582,7 +707,8 @@ def output_format(path):
 HELP_EPILOG = """\
 default panels, top to bottom (the paper's figures): throughput (MiB/s),
 TLB shootdowns/s, kswapd CPU %%, page cache MiB (plus each job's cgroup MiB,
-dashed, when the CSV has mem_limit jobs), device read MiB/s.
+dashed, when the CSV has mem_limit jobs, and how much of its targets is
+cached, dotted, when the CSV has target_cached_mib), device read MiB/s.
 
 --metrics takes a comma-separated list of short names or CSV column names,
 one panel each, in the order given:
@@ -597,6 +723,12 @@ repeat on every job's row of an interval, so jobs that ran at the same time
 share one line, black or grey, labelled "host (jobA + jobB)"; a stonewalled
 job, running alone, draws them in its own colour. Empty cells (a source the
 host could not read) are gaps, never zeros. Ramp-time intervals are shaded.
+
+A dashed vertical line in a job's colour marks its cache-full moment: the
+first interval whose cache (cgroup_mib, else page_cache_mib) is at 95 %% of
+its peak with eviction seen then or one interval later (target_evicted_mib
+grew; without that column, pgsteal_per_s > 0); --json RUN.json takes faultline's own moments
+instead (for mem_limit jobs it uses the limit as the ceiling).
 
 exit status: 0 figure written; 1 it could not be written; 2 bad input or
 usage (not a faultline CSV, unknown metric or output format).
@@ -625,6 +757,12 @@ def parse_args(argv):
                         "cache,dev)")
     p.add_argument("--title", metavar="T",
                    help="figure title (default: the CSV file names)")
+    p.add_argument("--json", metavar="JSON",
+                   help="faultline's JSON of the same run: take each job's "
+                        "cache-full moment from it (jobs[].faultline.phases) "
+                        "instead of finding it in the CSV")
+    p.add_argument("--no-cache-full", action="store_true",
+                   help="do not mark the cache-full moments")
     p.add_argument("--align", action="store_true",
                    help="time from each job's start, so stonewalled jobs "
                         "overlay as in the paper's figures (concurrent jobs "
@@ -636,7 +774,9 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         fmt = output_format(args.output)
-        fig = build_figure(args.csv, args.metrics, args.title, args.align)
+        moments = read_json_moments(args.json) if args.json else None
+        fig = build_figure(args.csv, args.metrics, args.title, args.align,
+                           moments, not args.no_cache_full)
     except PlotError as e:
         print("faultline-plot: %s" % e, file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "checkexplain.h"
 #include "devinfo.h"
 #include "perfev.h"
 #include "procfs.h"
@@ -327,6 +328,7 @@ json_t *checksys_build(const char *target, struct err *e)
 
 	json_object_set_new(root, "job_events", events_json());
 	json_object_set_new(root, "features", features_json());
+	checkexplain_json(root, &ci, target);
 
 	if (target) {
 		struct devinfo d;
@@ -491,6 +493,7 @@ static void text_report(FILE *f, json_t *r)
 		json_is_true(json_object_get(o, "drop_caches")) ? "yes" : "NO: /proc/sys/vm/drop_caches is not writable (needs root)");
 	fprintf(f, "  %-22s %s (%lld node(s))\n", "NUMA (libnuma)",
 		json_is_true(json_object_get(o, "numa")) ? "yes" : "no", json_integer_value(json_object_get(o, "numa_nodes")));
+	checkexplain_text(f, r);
 
 	o = json_object_get(r, "target");
 	if (o) {

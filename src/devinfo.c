@@ -473,3 +473,38 @@ int devinfo_stat_read(struct procfs_src *src, struct devinfo_blkstat *out)
 		return (int)n;
 	return devinfo_parse_block_stat(src->buf, src->len, out);
 }
+
+/* @d is @in's member, or a partition of one. */
+static bool member_of(const struct devinfo *d, const struct devinfo *in)
+{
+	for (unsigned m = 0; m < in->nmembers; m++)
+		if (!strcmp(in->members[m].name, d->name) || !strcmp(in->members[m].name, d->disk))
+			return true;
+	return false;
+}
+
+unsigned devinfo_counted(const struct devinfo *const *devs, unsigned n, bool *count)
+{
+	unsigned total = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct devinfo *d = devs[i];
+		bool inside = false;
+
+		for (unsigned j = 0; j < n && !inside; j++) {
+			const struct devinfo *o = devs[j];
+
+			if (j == i)
+				continue;
+			if (!strcmp(o->name, d->name))
+				inside = j < i;		/* the first of duplicates counts */
+			else if (d->kind == DEVINFO_PARTITION && !strcmp(d->disk, o->name))
+				inside = true;
+			else if (member_of(d, o))
+				inside = true;
+		}
+		count[i] = !inside;
+		total += count[i];
+	}
+	return total;
+}

@@ -16,6 +16,7 @@
 #define FAULTLINE_DEVINFO_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -98,6 +99,18 @@ int devinfo_resolve_path(const char *sysroot, const char *path, struct devinfo *
 
 /* Free what devinfo_resolve allocated (members, backing); not @d itself. */
 void devinfo_free(struct devinfo *d);
+
+/*
+ * Which of a job's @n devices to sum for its device traffic, into
+ * @count: a device is left out when another of the set already counts
+ * its reads, so nothing is counted twice: the same device named twice
+ * (the first counts), a partition whose whole disk is in the set (the
+ * disk's counters include the partition's), and a member of an md array
+ * (or dm device) in the set, whose reads the array counts at the array's
+ * level; the members stay separate devices, reported each on its own,
+ * never folded into the array. Returns how many are counted.
+ */
+unsigned devinfo_counted(const struct devinfo *const *devs, unsigned n, bool *count);
 
 /* ---- block device statistics (Documentation/block/stat.rst) ---- */
 

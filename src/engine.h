@@ -98,6 +98,7 @@ struct engine_thread {
 #define ENGINE_F_BUFFERS	(1u << 3)	/* the worker gives each slot an aligned bs buffer */
 #define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
 						 * (mmap): consuming the bytes is the I/O */
+#define ENGINE_F_UNCACHED	(1u << 6)	/* serves uncached=1 (RWF_DONTCACHE reads) */
 #define ENGINE_F_ORDERED_FLUSH	(1u << 5)	/* async: a flush queued after requests runs after
 						 * they complete (io_uring: IOSQE_IO_DRAIN); without
 						 * it the worker drains requests in flight first */

@@ -27,6 +27,10 @@
  * SQPOLL is not used: it burns a second CPU to save the one syscall per
  * batch, which is not what a one-thread job is meant to measure.
  *
+ * uncached=1 sets RWF_DONTCACHE in a read's rw_flags: the kernel drops
+ * the pages once the data is copied (Linux 6.14+, checked before the
+ * run by uncached_probe).
+ *
  * Writes are IORING_OP_WRITE_FIXED from the slot's stamped block (a
  * write job registers its read and write buffers, slot i's write buffer
  * at index depth + i). A flush is IORING_OP_FSYNC (with
@@ -46,6 +50,7 @@
 #include <liburing.h>
 
 #include "engine.h"
+#include "uncached.h"
 
 /* io_uring refuses more registered buffers than this (IORING_MAX_REG_BUFFERS). */
 #define URING_MAX_REG_BUFFERS	(1u << 14)
@@ -56,6 +61,7 @@ struct uring {
 	unsigned depth;		/* slots; a slot's write buffer is index depth + slot */
 	unsigned fsync_flags;	/* IORING_FSYNC_DATASYNC for fdatasync=N */
 	bool direct;
+	unsigned read_flags;	/* RWF_DONTCACHE for uncached=1 */
 	bool fixed_files;	/* fd = index into the job's targets */
 	bool fixed_bufs;	/* buf_index = slot */
 };
@@ -125,6 +131,7 @@ static int uring_init(struct engine_thread *et, struct err *e)
 	u->depth = et->ej->depth;
 	u->fsync_flags = engine_flush_datasync(job) ? IORING_FSYNC_DATASYNC : 0;
 	u->direct = job->direct;
+	u->read_flags = job->uncached ? UNCACHED_RWF_DONTCACHE : 0;
 
 	/*
 	 * A job that flushes queues each flush with IOSQE_IO_DRAIN. On
@@ -189,10 +196,12 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 		 * serves, O_DIRECT or not. */
 		io_uring_prep_fsync(sqe, fd, u->fsync_flags);
 		sqe->flags |= IOSQE_IO_DRAIN;
-	} else if (u->fixed_bufs) {
-		io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->off, r->slot);
 	} else {
-		io_uring_prep_read(sqe, fd, r->buf, r->len, r->off);
+		if (u->fixed_bufs)
+			io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->off, r->slot);
+		else
+			io_uring_prep_read(sqe, fd, r->buf, r->len, r->off);
+		sqe->rw_flags = u->read_flags;
 	}
 	if (u->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
@@ -298,7 +307,7 @@ const struct engine_ops engine_io_uring = {
 	.name = "io_uring",
 	.help = "io_uring (liburing): iodepth reads or writes in flight per thread, registered "
 		"files and buffers, batched submit and reap; IORING_OP_FSYNC to flush",
-	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS | ENGINE_F_ORDERED_FLUSH,
+	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED,
 	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
 	.init = uring_init,
 	.exit = uring_exit,

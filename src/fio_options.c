@@ -293,7 +293,6 @@ static const char *const fio_names[] = {
 	"trim_verify_zero",
 	"ttl",
 	"uid",
-	"uncached",
 	"unified_rw_reporting",
 	"unique_filename",
 	"unit_base",

@@ -68,6 +68,7 @@ struct job {
 	 * iodepth otherwise. Resolved in job_run_init (jr->batch). */
 	unsigned iodepth_batch;
 	bool direct;
+	bool uncached;			/* reads with RWF_DONTCACHE (uncached.h) */
 	unsigned numjobs;
 	bool thread;			/* workers are threads (1) or processes (0) */
 	enum madv_mode madvise;

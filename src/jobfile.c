@@ -24,6 +24,7 @@
 
 #include "blockdata.h"
 #include "engine.h"
+#include "jobcheck.h"
 #include "options.h"
 
 static void (*jobfile_warn)(const char *msg);
@@ -96,385 +97,6 @@ static int joblist_splice(struct joblist *to, struct joblist *from)
 	from->jobs = NULL;
 	from->n = 0;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* validation */
-
-/* Where option @name of @j was set: its line, else the job's header. */
-static const char *opt_where(const struct job *j, const int *line, const char *name,
-			     char *buf, size_t len)
-{
-	const struct option_def *o = option_find(name);
-	int at = 0;
-
-	/* buffered and direct share a field: the later line wins. */
-	for (size_t i = 0; line && o && i < option_count; i++)
-		if (option_table[i].off == o->off && line[i] > at)
-			at = line[i];
-	snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
-		 at ? "" : " (default)");
-	return buf;
-}
-
-/* Whether option @name (or an entry sharing its field: buffered for
- * direct) was set in this section or the [global] before it. */
-static bool opt_given(const int *line, const char *name)
-{
-	const struct option_def *o = option_find(name);
-
-	for (size_t i = 0; line && o && i < option_count; i++)
-		if (option_table[i].off == o->off && line[i])
-			return true;
-	return false;
-}
-
-static void warnf(void (*warn)(const char *), const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void warnf(void (*warn)(const char *), const char *fmt, ...)
-{
-	char msg[ERR_MSG_MAX];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(msg);
-}
-
-/* Bounds the table enforces on parsing, for jobs built by hand. */
-static int check_bounds(const struct job *j, const int *line, struct err *e)
-{
-	char w[300];
-
-	if (!j->bs)
-		return err_set(e, EINVAL, "bs=0 at %s: must be at least 1",
-			       opt_where(j, line, "bs", w, sizeof(w)));
-	if (!j->iodepth || j->iodepth > 4096)
-		return err_set(e, EINVAL, "iodepth=%u at %s: must be 1 to 4096", j->iodepth,
-			       opt_where(j, line, "iodepth", w, sizeof(w)));
-	if (!j->numjobs)
-		return err_set(e, EINVAL, "numjobs=0 at %s: must be at least 1",
-			       opt_where(j, line, "numjobs", w, sizeof(w)));
-	if (!j->nrfiles)
-		return err_set(e, EINVAL, "nrfiles=0 at %s: must be at least 1",
-			       opt_where(j, line, "nrfiles", w, sizeof(w)));
-	if (!j->scan_chunk)
-		return err_set(e, EINVAL, "scan_chunk=0 at %s: must be at least 1",
-			       opt_where(j, line, "scan_chunk", w, sizeof(w)));
-	if (j->random_distribution == DIST_ZIPF && !(j->zipf_theta > 0))
-		return err_set(e, EINVAL, "random_distribution=zipf:%g at %s: theta must be > 0",
-			       j->zipf_theta, opt_where(j, line, "random_distribution", w, sizeof(w)));
-	return 0;
-}
-
-/* Scratch files are made by faultline, so it must know their size. */
-static int check_target(const struct job *j, const struct engine_ops *eng, const int *line,
-			struct err *e)
-{
-	char w[300];
-
-	if (j->filename || (eng->flags & ENGINE_F_NO_TARGET))
-		return 0;
-	if (j->size_pct)
-		return err_set(e, EINVAL, "size=%u%% at %s: a percentage needs filename= "
-			       "(scratch files need a size such as size=1g)", j->size_pct,
-			       opt_where(j, line, "size", w, sizeof(w)));
-	if (!j->size && !j->filesize)
-		return err_set(e, EINVAL, "job '%s' at %s:%d has no filename and no size: "
-			       "scratch files need size= (or filename= for an existing file "
-			       "or device)", j->name, j->src_file, j->src_line);
-	if (!j->filesize && j->size / j->nrfiles == 0)
-		return err_set(e, EINVAL, "size=%llu at %s split over nrfiles=%u leaves "
-			       "empty files", (unsigned long long)j->size,
-			       opt_where(j, line, "size", w, sizeof(w)), j->nrfiles);
-	return 0;
-}
-
-/* Targets named in filename= ("a:b:c" is 3). */
-static unsigned filename_count(const char *f)
-{
-	unsigned n = 1;
-
-	for (; *f; f++)
-		n += *f == ':';
-	return n;
-}
-
-/* Most request slots a loop may hold: the engines' iodepth bound. */
-#define LOOP_SLOTS_MAX 4096
-
-/* loop, offload and prefetch (SPEC 9): what each needs of the others. */
-static int check_concurrency(const struct job *j, const struct engine_ops *eng,
-			     const int *line, struct err *e)
-{
-	char w[300], w2[300];
-
-	if (j->loop) {
-		unsigned nt = j->filename ? filename_count(j->filename) : j->nrfiles;
-
-		if (j->numjobs != 1)
-			return err_set(e, EINVAL, "loop=%u at %s needs numjobs=1 (numjobs=%u at %s): one "
-				       "thread drives the streams; numjobs=N is the N-threads model",
-				       j->loop, opt_where(j, line, "loop", w, sizeof(w)), j->numjobs,
-				       opt_where(j, line, "numjobs", w2, sizeof(w2)));
-		if (!(eng->flags & ENGINE_F_NO_TARGET) && nt != 1 && nt != j->loop)
-			return err_set(e, EINVAL, "loop=%u at %s with %u %s: each stream reads its own "
-				       "file, so give %u files, or one to cut into %u slices",
-				       j->loop, opt_where(j, line, "loop", w, sizeof(w)), nt,
-				       j->filename ? "files in filename=" : "scratch files (nrfiles)",
-				       j->loop, j->loop);
-		if ((eng->flags & ENGINE_F_ASYNC) && (uint64_t)j->loop * j->iodepth > LOOP_SLOTS_MAX)
-			return err_set(e, EINVAL, "loop=%u at %s with iodepth=%u: %llu requests in flight, "
-				       "at most %u", j->loop, opt_where(j, line, "loop", w, sizeof(w)),
-				       j->iodepth, (unsigned long long)j->loop * j->iodepth,
-				       LOOP_SLOTS_MAX);
-	}
-	if (j->offload && eng->release)
-		return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
-			       "lends the thread that queued a request its memory until that thread "
-			       "has consumed it, and offload's helpers queue what the loop consumes",
-			       j->offload, opt_where(j, line, "offload", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
-	if (j->offload) {
-		if (!j->loop)
-			return err_set(e, EINVAL, "offload=%u at %s needs loop=N: helpers run the "
-				       "requests of a loop's streams", j->offload,
-				       opt_where(j, line, "offload", w, sizeof(w)));
-		if (eng->flags & ENGINE_F_ASYNC)
-			return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
-				       "is already asynchronous; offload hands psync, mmap or null "
-				       "requests to helper threads", j->offload,
-				       opt_where(j, line, "offload", w, sizeof(w)), eng->name,
-				       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
-	}
-	if (j->offload_permits && !j->offload)
-		return err_set(e, EINVAL, "offload_permits=%u at %s needs offload=K (the helpers "
-			       "the permits are for)", j->offload_permits,
-			       opt_where(j, line, "offload_permits", w, sizeof(w)));
-	if (j->offload_permits > j->offload)
-		return err_set(e, EINVAL, "offload_permits=%u at %s exceeds offload=%u at %s: "
-			       "at most one request runs per helper", j->offload_permits,
-			       opt_where(j, line, "offload_permits", w, sizeof(w)), j->offload,
-			       opt_where(j, line, "offload", w2, sizeof(w2)));
-	if (j->prefetch != PREFETCH_NONE) {
-		if (!(eng->flags & ENGINE_F_MAPPED))
-			return err_set(e, EINVAL, "prefetch at %s contradicts ioengine=%s at %s: "
-				       "prefetch keeps a mapping's pages ahead of the reader "
-				       "(ioengine=mmap); for read(2) the kernel's readahead does it",
-				       opt_where(j, line, "prefetch", w, sizeof(w)), eng->name,
-				       opt_where(j, line, "ioengine", w2, sizeof(w2)));
-		if (j->rw != RW_READ)
-			return err_set(e, EINVAL, "prefetch at %s needs rw=read (at %s): it reads "
-				       "ahead of sequential streams; random reads have no ahead",
-				       opt_where(j, line, "prefetch", w, sizeof(w)),
-				       opt_where(j, line, "rw", w2, sizeof(w2)));
-	}
-	return 0;
-}
-
-/* Each thread of a pool holds at most a page it reads and a frame it
- * loads another page into; with fewer frames than that for every
- * thread, threads would wait for each other's frames. */
-#define POOL_PAGES_PER_THREAD 2
-
-/* A power of two at least @n (the pool_page to suggest). */
-static uint64_t pow2_at_least(uint64_t n)
-{
-	uint64_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
-/* ioengine=bufpool: its pool and what it asks of the requests. */
-static int check_pool(const struct job *j, const struct engine_ops *eng, const int *line,
-		      struct err *e)
-{
-	char w[300], w2[300];
-	uint64_t frames = j->pool_page ? j->pool_size / j->pool_page : 0;
-	uint64_t need = (uint64_t)POOL_PAGES_PER_THREAD * j->numjobs;
-
-	if (!(eng->flags & ENGINE_F_POOL))
-		return 0;
-	if (!j->pool_size)
-		return err_set(e, EINVAL, "ioengine=%s at %s needs pool_size= (the pool's memory, "
-			       "e.g. pool_size=512m)", eng->name,
-			       opt_where(j, line, "ioengine", w, sizeof(w)));
-	if (!j->pool_page || (j->pool_page & (j->pool_page - 1)))
-		return err_set(e, EINVAL, "pool_page=%llu at %s: must be a power of two (512, "
-			       "4k, 8k, 16k, ...)", (unsigned long long)j->pool_page,
-			       opt_where(j, line, "pool_page", w, sizeof(w)));
-	if (frames < need)
-		return err_set(e, EINVAL, "pool_size=%llu at %s holds %llu page%s of "
-			       "pool_page=%llu; numjobs=%u threads need at least %llu (%u each: "
-			       "a page it reads and one it loads), pool_size=%llu",
-			       (unsigned long long)j->pool_size,
-			       opt_where(j, line, "pool_size", w, sizeof(w)),
-			       (unsigned long long)frames, frames == 1 ? "" : "s",
-			       (unsigned long long)j->pool_page,
-			       j->numjobs, (unsigned long long)need, POOL_PAGES_PER_THREAD,
-			       (unsigned long long)(need * j->pool_page));
-	if (j->bs > j->pool_page || j->pool_page % j->bs)
-		return err_set(e, EINVAL, "bs=%llu at %s does not divide pool_page=%llu at %s: "
-			       "bufpool serves a request in place from one frame (as mmap does); "
-			       "use a bs that divides pool_page, or pool_page=%llu",
-			       (unsigned long long)j->bs, opt_where(j, line, "bs", w, sizeof(w)),
-			       (unsigned long long)j->pool_page,
-			       opt_where(j, line, "pool_page", w2, sizeof(w2)),
-			       (unsigned long long)pow2_at_least(j->bs));
-	if (j->offset % j->pool_page)
-		return err_set(e, EINVAL, "offset=%llu at %s is not a multiple of pool_page=%llu "
-			       "at %s: the pool's pages start at multiples of pool_page in the "
-			       "file, and so must the region", (unsigned long long)j->offset,
-			       opt_where(j, line, "offset", w, sizeof(w)),
-			       (unsigned long long)j->pool_page,
-			       opt_where(j, line, "pool_page", w2, sizeof(w2)));
-	if (j->mem_limit)
-		return err_set(e, EINVAL, "mem_limit at %s contradicts ioengine=%s at %s: the "
-			       "pool reads with O_DIRECT and its memory is pool_size; to compare "
-			       "at equal memory, give mmap mem_limit=M and bufpool pool_size=M",
-			       opt_where(j, line, "mem_limit", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
-	if (j->sync != SYNC_NONE && job_writes(j))
-		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: a write goes "
-			       "into the pool, and O_DSYNC would only make its later write-back "
-			       "synchronous; use fsync=1 (or fdatasync=1) for a flush after every write",
-			       opt_where(j, line, "sync", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
-	return 0;
-}
-
-/* Writes and durability (SPEC 10): what each option needs of the others. */
-static int check_writes(const struct job *j, const struct engine_ops *eng, const int *line,
-			void (*warn)(const char *), struct err *e)
-{
-	static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw",
-						"randrw" };
-	const char *rw = rw_names[j->rw];
-	char w[300], w2[300];
-
-	if (!job_writes(j)) {
-		if (j->verify != VERIFY_NONE)
-			return err_set(e, EINVAL, "verify=crc32c at %s checks the blocks a job wrote, "
-				       "and rw=%s at %s writes none (faultline --verify JOBFILE checks "
-				       "what an earlier write job left)",
-				       opt_where(j, line, "verify", w, sizeof(w)), rw,
-				       opt_where(j, line, "rw", w2, sizeof(w2)));
-		if (job_flushes(j) || j->sync != SYNC_NONE)
-			warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
-			      "sync_interval, end_fsync and sync have no effect", j->name,
-			      j->src_file, j->src_line, rw);
-		return 0;
-	}
-	if (j->bs % BLOCKDATA_SECTOR)
-		return err_set(e, EINVAL, "bs=%llu at %s: a write job's bs must be a multiple of %u "
-			       "(every written block carries a header and a stamp per sector)",
-			       (unsigned long long)j->bs, opt_where(j, line, "bs", w, sizeof(w)),
-			       BLOCKDATA_SECTOR);
-	if (j->fsync_every && j->fdatasync_every)
-		return err_set(e, EINVAL, "fsync=%u at %s and fdatasync=%u at %s: choose one flush "
-			       "(fdatasync leaves the inode's timestamps out)", j->fsync_every,
-			       opt_where(j, line, "fsync", w, sizeof(w)), j->fdatasync_every,
-			       opt_where(j, line, "fdatasync", w2, sizeof(w2)));
-	if (j->sync != SYNC_NONE && (eng->flags & ENGINE_F_MAPPED))
-		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: stores into a "
-			       "mapping have no O_DSYNC (the kernel writes dirty pages back when it "
-			       "chooses); use fsync=1 for an msync after every write",
-			       opt_where(j, line, "sync", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
-	if (j->verify != VERIFY_NONE && (eng->flags & ENGINE_F_NO_TARGET))
-		return err_set(e, EINVAL, "verify=crc32c at %s contradicts ioengine=%s at %s: it "
-			       "writes nothing that could be read back",
-			       opt_where(j, line, "verify", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
-	if (j->loop)
-		return err_set(e, EINVAL, "loop=%u at %s with rw=%s at %s: the event loop reads "
-			       "only; run writes with numjobs threads, or an asynchronous engine "
-			       "with iodepth", j->loop, opt_where(j, line, "loop", w, sizeof(w)), rw,
-			       opt_where(j, line, "rw", w2, sizeof(w2)));
-	return 0;
-}
-
-static void check_warnings(const struct job *j, const struct engine_ops *eng,
-			   const int *line, void (*warn)(const char *))
-{
-	char w[300];
-	static const char *const pool_opts[] = { "pool_page", "pool_io" };
-
-	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
-		warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
-		      "engine: one request in flight per thread (as fio)", j->iodepth,
-		      opt_where(j, line, "iodepth", w, sizeof(w)), eng->name);
-	if (j->iodepth_batch != IODEPTH_BATCH_AUTO && !(eng->flags & ENGINE_F_ASYNC))
-		warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
-		      "synchronous engine", j->iodepth_batch,
-		      opt_where(j, line, "iodepth_batch_submit", w, sizeof(w)), eng->name);
-	if (j->random_distribution == DIST_ZIPF && !job_rw_random(j->rw))
-		warnf(warn, "random_distribution=zipf:%g at %s has no effect with sequential "
-		      "rw=read, write or rw", j->zipf_theta,
-		      opt_where(j, line, "random_distribution", w, sizeof(w)));
-	if (j->time_based && !j->runtime_ns)
-		warnf(warn, "time_based at %s without runtime: job '%s' runs until interrupted",
-		      opt_where(j, line, "time_based", w, sizeof(w)), j->name);
-	if (j->filename && j->nrfiles > 1)
-		warnf(warn, "nrfiles=%u at %s has no effect with filename= (the targets are "
-		      "the files named)", j->nrfiles, opt_where(j, line, "nrfiles", w, sizeof(w)));
-	if (!(eng->flags & ENGINE_F_POOL)) {
-		if (j->pool_size)
-			warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is bufpool's "
-			      "memory (mem_limit limits a job's page cache)",
-			      opt_where(j, line, "pool_size", w, sizeof(w)), eng->name);
-		for (size_t i = 0; i < sizeof(pool_opts) / sizeof(pool_opts[0]); i++)
-			if (opt_given(line, pool_opts[i]))
-				warnf(warn, "%s at %s has no effect with ioengine=%s (it is "
-				      "bufpool's)", pool_opts[i],
-				      opt_where(j, line, pool_opts[i], w, sizeof(w)), eng->name);
-	}
-}
-
-static int check_job(const struct job *j, const int *line, void (*warn)(const char *),
-		     struct err *e)
-{
-	const struct engine_ops *eng = engine_find(j->ioengine);
-	char w[300], w2[300];
-	int ret;
-
-	if (!eng)
-		return err_set(e, EINVAL, "ioengine=%s at %s: unknown engine (see "
-			       "--cmdhelp=ioengine)", j->ioengine,
-			       opt_where(j, line, "ioengine", w, sizeof(w)));
-	ret = check_bounds(j, line, e);
-	if (ret)
-		return ret;
-	if (j->direct && (eng->flags & ENGINE_F_NO_DIRECT))
-		return err_set(e, EINVAL, "direct=1 at %s contradicts ioengine=%s at %s: "
-			       "%s reads through the page cache; use psync, io_uring or libaio "
-			       "for O_DIRECT, or direct=0",
-			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
-	ret = check_target(j, eng, line, e);
-	if (ret)
-		return ret;
-	ret = check_concurrency(j, eng, line, e);
-	if (ret)
-		return ret;
-	ret = check_pool(j, eng, line, e);
-	if (ret)
-		return ret;
-	ret = check_writes(j, eng, line, warn, e);
-	if (ret)
-		return ret;
-	check_warnings(j, eng, line, warn);
-	return 0;
-}
-
-int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e)
-{
-	return check_job(j, NULL, warn, e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -656,12 +278,12 @@ static int resolve_direct(struct job *j, const int *line, struct err *e)
 
 	if (!eng || !(eng->flags & ENGINE_F_POOL) || j->direct)
 		return 0;
-	if (opt_given(line, "direct"))
+	if (jobcheck_given(line, "direct"))
 		return err_set(e, EINVAL, "direct=0 at %s contradicts ioengine=%s at %s: the pool "
 			       "reads its misses with O_DIRECT, so that pool_size is all the memory "
 			       "its pages take; leave direct out (or set it to 1)",
-			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
-			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+			       jobcheck_where(j, line, "direct", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
 	j->direct = true;
 	return 0;
 }
@@ -685,7 +307,7 @@ static int finish_job(struct parser *p, struct err *e)
 	else
 		ret = resolve_direct(&s->job, s->line, e);
 	if (!ret)
-		ret = check_job(&s->job, s->line, jobfile_warn, e);
+		ret = job_check(&s->job, s->line, jobfile_warn, e);
 	j = ret ? NULL : malloc(sizeof(*j));
 	if (!ret && !j)
 		ret = err_set(e, ENOMEM, "out of memory");
@@ -755,7 +377,7 @@ static int parser_finish(struct parser *p, struct joblist *jl, struct err *e)
 			       : "%s: no jobs (a job file needs at least one [job] section)",
 			       p->file);
 	if (p->global_dirty)
-		warnf(jobfile_warn, "%s: [global] options after the last job apply to no job",
+		jobcheck_warnf(jobfile_warn, "%s: [global] options after the last job apply to no job",
 		      p->file);
 	return joblist_splice(jl, &p->out) ? err_set(e, ENOMEM, "out of memory") : 0;
 }

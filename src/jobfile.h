@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "job.h"
+#include "jobcheck.h"
 
 struct joblist {
 	unsigned n;
@@ -43,11 +44,6 @@ int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
  */
 int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e);
 
-/* Checks that need only the job (not its targets): bs=0, direct with
- * mmap, size missing for scratch files, ... Warnings (iodepth>1 on a
- * sync engine) go to @warn (may be NULL). The parse functions already
- * ran these, naming the line of each option. */
-int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e);
 
 /* --parse-only: the resolved job, one option per line, fio-style. */
 void job_print(FILE *f, const struct job *j);

@@ -25,6 +25,7 @@
 #include "loop.h"
 #include "placement.h"
 #include "prefetch.h"
+#include "uncached.h"
 
 /* Slot buffers are page-aligned so O_DIRECT and registered buffers
  * accept them. */
@@ -237,6 +238,13 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		goto fail;
 	wk->ej.targets = jr->targets;
 	wk->ej.ntargets = jr->ntargets;
+	/* uncached=1 where the kernel or the filesystem lacks RWF_DONTCACHE:
+	 * refused now, naming the kernel, before anything runs. */
+	for (unsigned i = 0; job->uncached && i < jr->ntargets; i++) {
+		ret = uncached_probe(jr->targets[i].fd, jr->targets[i].base, jr->targets[i].path, e);
+		if (ret)
+			goto fail;
+	}
 
 	/* Whole requests only: a region is used up to its last full block. */
 	for (unsigned i = 0; i < jr->ntargets; i++) {

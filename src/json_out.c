@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "explain_out.h"
 #include "options.h"
 #include "outfile.h"
 
@@ -589,6 +590,7 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "pool", pool_object(jr));
 	put_concurrency(o, jr);
 	put(o, "events", events_object(jr, plan));
+	explain_json(o, jr);
 	return o;
 }
 

@@ -494,6 +494,8 @@ const struct option_def option_table[] = {
 	  .help = "O_DIRECT for psync, io_uring and libaio; invalid with mmap" },
 	{ .name = "buffered", .type = OPT_BOOL, .off = OFF(direct), .inverse = true,
 	  .help = "fio's inverse of direct: buffered=0 is direct=1" },
+	{ .name = "uncached", .type = OPT_BOOL, .off = OFF(uncached), .def = "0",
+	  .help = "buffered reads whose pages are dropped once copied (RWF_DONTCACHE, Linux 6.14+); psync and io_uring" },
 	{ .name = "numjobs", .type = OPT_INT, .off = OFF(numjobs), .def = "1", .min = 1,
 	  .max = THREADS_MAX, .help = "threads running this job" },
 	/* fio's default is processes; faultline's is threads sharing one

@@ -466,6 +466,27 @@ int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t 
 	return procfs_src_open(src, root, rel);
 }
 
+int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t wait;
+
+	if (procfs_scan_u64(&p, end, cpu_ns) < 0 || procfs_scan_u64(&p, end, &wait) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
+int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid)
+{
+	char rel[64];
+
+	if (pid > 0)
+		snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", (int)pid, (int)tid);
+	else
+		snprintf(rel, sizeof(rel), "self/task/%d/schedstat", (int)tid);
+	return procfs_src_open(src, root, rel);
+}
+
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out)
 {
 	ssize_t n = procfs_src_read(src);

@@ -168,6 +168,13 @@ int procfs_parse_starttime(const char *buf, size_t len, uint64_t *start);
 
 /* Open the stat file of thread @tid of process @pid (0: "self"). */
 int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid);
+
+/* /proc/PID/task/TID/schedstat: "on-CPU-ns wait-ns timeslices". Its
+ * first field is the thread's CPU time in nanoseconds, where the stat
+ * file's utime+stime come in 10 ms ticks: too coarse for one interval
+ * of a thread that mostly waits on I/O. */
+int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns);
+int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid);
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out);
 
 /* ---- kswapd threads (one per NUMA node) ---- */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "explain_out.h"
 #include "verify.h"
 
 static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
@@ -465,6 +466,8 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	print_pool(f, jr);
 	print_devices(f, jr);
 	print_events(f, jr, plan);
+	if (job_reads(j))
+		explain_report(f, jr);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
 	if (jr->error || jr->errmsg[0])

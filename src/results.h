@@ -17,6 +17,7 @@
 #include "job.h"
 #include "stats.h"
 #include "perfev.h"
+#include "phases.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -70,6 +71,20 @@ struct write_result {
 	unsigned verify_first_target;	/* the first bad block (lowest target, offset) */
 	uint64_t verify_first_off;
 	int verify_first_code;		/* blockdata_check's answer for it */
+};
+
+/* What explains the job's numbers (explain.c): its targets' page-cache
+ * residency at its last row, its cost per page over the measured part,
+ * and the cache-full moment with the phases around it. */
+struct explain_result {
+	bool res_ok;			/* residency read at the last row */
+	bool res_full;			/* cachestat: dirty..recently_evicted known */
+	const char *res_method;		/* "cachestat", "mincore" */
+	uint64_t page_size;
+	uint64_t cached, dirty, writeback, evicted, recently_evicted;	/* pages */
+	struct phase_stats cost;	/* the whole measured part */
+	bool cgroup;			/* the cache gauge was its mem_limit cgroup */
+	struct phases phases;
 };
 
 struct job_result {
@@ -128,6 +143,7 @@ struct job_result {
 	 * or "". What the host does not offer at all: run_result.events. */
 	struct perfev_values events;
 	char events_why[PERFEV_WHY_MAX];
+	struct explain_result x;
 };
 
 struct sys_result {

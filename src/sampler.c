@@ -42,7 +42,8 @@ const char sampler_csv_header[] =
 	"dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s,"
 	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
-	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s";
+	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
+	EXPLAIN_CSV_COLUMNS;
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -60,6 +61,7 @@ static void open_sys_sources(struct sampler *s)
 	if (procfs_src_open(&s->stat, root, "stat") < 0)
 		s->stat.fd = -1;
 	s->have_ksw = procfs_kswapd_open(&s->ksw, root) == 0;
+	explain_host_open(&s->psi, root);
 }
 
 static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
@@ -103,6 +105,7 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	o->cpu_ok = ret == 0;
 	if (!o->cpu_ok)
 		sampler_warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
+	explain_host_read(&s->psi, &o->psi);
 }
 
 /* ---- devices -------------------------------------------------------- */
@@ -152,13 +155,13 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 	struct job_samp *js = &s->jobs[j];
 	const char *sys = devinfo_sysroot();
 	struct devinfo di[RESULT_MAX_DEVS];
+	const struct devinfo *use[RESULT_MAX_DEVS];
+	bool count[RESULT_MAX_DEVS];
 	unsigned nd = 0;
 
 	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
 		struct err e = { 0 };
 		const struct target *t = &sj->targets[i];
-		const struct devinfo *use;
-		int idx;
 
 		memset(&di[nd], 0, sizeof(di[nd]));
 		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
@@ -168,11 +171,15 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 		}
 		/* A loop device's reads reach its backing file's device;
 		 * sample that, where it resolved. */
-		use = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
-		idx = dev_add(s, use->name, devinfo_kind_name(use->kind), use);
-		job_add_dev(js, idx);
+		use[nd] = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
 		nd++;
 	}
+	/* Summed: each device whose reads no other of the set already
+	 * counts (a partition's disk, a member's array). */
+	devinfo_counted(use, nd, count);
+	for (unsigned i = 0; i < nd; i++)
+		if (count[i])
+			job_add_dev(js, dev_add(s, use[i]->name, devinfo_kind_name(use[i]->kind), use[i]));
 	js->nprimary = js->ndev;
 	for (unsigned i = 0; i < nd; i++) {
 		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
@@ -238,6 +245,9 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 				return err_set(e, ENOMEM, "out of memory");
 		}
 		resolve_job_devices(s, j);
+		if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
+				     cfg->jobs[j].ntargets) < 0)
+			return err_set(e, ENOMEM, "out of memory");
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
 		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
@@ -350,6 +360,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	js->start_ns = start_ns;
 	js->ramp_end_ns = ramp_end_ns;
 	js->cg = cg;
+	explain_job_cgroup(&js->x, cg);
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
@@ -365,6 +376,8 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		}
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
+		ts->cpu_ns = ts->prev_cpu = 0;
+		ts->cpu_ok = false;
 		ts->base_from_start = true;
 	}
 }
@@ -493,6 +506,7 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	}
 	js->active = false;
 	js->cg = NULL;		/* the controller removes it next */
+	explain_job_cgroup(&js->x, NULL);
 }
 
 static void fill_host(struct host_result *h, const struct sys_snap *sys)
@@ -636,6 +650,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->dev_write_ios += jres->devs[i].write_ios;
 		}
 		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
+		explain_result(&js->x, jres);
 		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
 			if (js->nprimary)
 				snprintf(jres->targets[t].device, sizeof(jres->targets[t].device), "%s",
@@ -655,6 +670,7 @@ void sampler_destroy(struct sampler *s)
 	procfs_src_close(&s->stat);
 	if (s->have_ksw)
 		procfs_kswapd_close(&s->ksw);
+	explain_host_close(&s->psi);
 	for (unsigned i = 0; i < s->ndevs; i++)
 		procfs_src_close(&s->devs[i].src);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
@@ -662,12 +678,16 @@ void sampler_destroy(struct sampler *s)
 
 		if (js->ev_open)
 			perfev_close(&js->ev);
-		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
+			if (js->th[i].sched_open)
+				procfs_src_close(&js->th[i].sched);
+		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			free(js->th[i].prev_w);
 		free(js->th);
+		explain_job_free(&js->x);
 		free(js->dev_last);
 		free(js->dev_base);
 		free(js->dev_end);

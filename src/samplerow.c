@@ -95,6 +95,9 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	pid_t tid = STAT_LOAD(&st->tid);
 
 	if (STAT_LOAD(&st->done)) {
+		ts->cpu_ok = st->sched_ok;
+		if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+			ts->cpu_ns = st->exit_cpu_ns;
 		if (!st->rusage_ok)
 			return false;
 		*maj = st->exit_majflt;
@@ -122,6 +125,9 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 		/* The thread may have exited between the checks: its exit
 		 * figures are published before done is set. */
 		if (STAT_LOAD(&st->done) && st->rusage_ok) {
+			ts->cpu_ok = st->sched_ok;
+			if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+				ts->cpu_ns = st->exit_cpu_ns;
 			*maj = st->exit_majflt;
 			*min = st->exit_minflt;
 			return true;
@@ -130,6 +136,22 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	*maj = pt.majflt;
 	*min = pt.minflt;
+	if (!ts->sched_open && !ts->sched_failed) {
+		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
+
+		ts->sched_open = procfs_schedstat_open(&ts->sched, s->proc, pid, tid) == 0;
+		ts->sched_failed = !ts->sched_open;
+	}
+	{
+		uint64_t ns;
+		ssize_t n = ts->sched_open ? procfs_src_read(&ts->sched) : -EBADF;
+
+		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
+			ts->cpu_ns = ns;
+		else
+			ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+	}
+	ts->cpu_ok = true;
 	return true;
 }
 
@@ -153,9 +175,9 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
-	uint64_t wops = 0, wbytes = 0, syncs = 0;
+	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
 	uint64_t hits = 0, misses = 0, evictions = 0;
-	bool faults_ok = true, ramp;
+	bool faults_ok = true, cpu_ok = true, ramp, dev_ok;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
 	if (dt <= 0)
@@ -223,8 +245,15 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			pmin += ts->prev_min;
 			ts->prev_maj = mj;
 			ts->prev_min = mn;
+			/* Ticks and the exit schedstat differ in grain: a
+			 * thread's time never runs backwards here. */
+			cpu_ok = cpu_ok && ts->cpu_ok;
+			cpu += ts->cpu_ns > ts->prev_cpu ? ts->cpu_ns - ts->prev_cpu : 0;
+			if (ts->cpu_ns > ts->prev_cpu)
+				ts->prev_cpu = ts->cpu_ns;
 		} else if (STAT_LOAD(&st->tid)) {
 			faults_ok = false;
+			cpu_ok = false;
 		}
 	}
 	if (!faults_ok)
@@ -269,16 +298,16 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		if (ok && cg > js->cgroup_peak)
 			js->cgroup_peak = cg;
 	}
+	dev_ok = sampler_job_devs_ok(s, js);
 	{
-		bool ok = sampler_job_devs_ok(s, js);
-		uint64_t rb = 0, ri = 0;
+		uint64_t ri = 0;
 
-		for (unsigned i = 0; ok && i < js->nprimary; i++) {
-			rb += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
+		for (unsigned i = 0; dev_ok && i < js->nprimary; i++) {
+			rb_dev += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
 			ri += dcur[i].read_ios - js->dev_last[i].read_ios;
 		}
-		cell_f(&p, end, ok, (double)rb / MIB / dt, 3);
-		cell_f(&p, end, ok, (double)ri / dt, 1);
+		cell_f(&p, end, dev_ok, (double)rb_dev / MIB / dt, 3);
+		cell_f(&p, end, dev_ok, (double)ri / dt, 1);
 	}
 	{
 		const struct procfs_cpu *a = &ps->cpu, *b = &sys->cpu;
@@ -355,6 +384,36 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			cell_f(&p, end, ok, d / dt, 1);
 		}
 		js->ev_last = ev;
+	}
+
+	/* What explains the row (explain.c): residency, pressure, cost. */
+	{
+		bool lat = job->latency && s->interval.n;
+		bool vm = sys->vm_ok && ps->vm_ok;
+		uint64_t cg = 0;
+		bool cg_ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
+		struct explain_in in = {
+			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt,
+			.ramp = ramp, .ops = ops, .bytes = bytes,
+			.lat_ok = lat,
+			.lat_p50_us = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0,
+			.lat_p99_us = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0,
+			.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
+			.flt_ok = faults_ok, .majflt = maj - pmaj,
+			.steal_ok = vm, .pgsteal = vm ? pgsteal(sys) - pgsteal(ps) : 0,
+			.refault_ok = vm && procfs_vm_has(&sys->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE) &&
+				      procfs_vm_has(&ps->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+			.refaults = vm_get(sys, PROCFS_VM_WORKINGSET_REFAULT_FILE) -
+				    vm_get(ps, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+			.host_cache_ok = sys->mem_ok, .host_cached = sys->mem.bytes[PROCFS_MEM_CACHED],
+			.cg_ok = cg_ok, .cg_bytes = cg,
+			.dev_ok = dev_ok, .dev_bytes = rb_dev,
+			.cpu_ok = cpu_ok && sj->nworkers,
+			.cpu_ns = cpu,
+			.sys = &sys->psi, .prev_sys = &ps->psi,
+		};
+
+		explain_row(&js->x, &in, &p, end);
 	}
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));

@@ -13,6 +13,7 @@
 #include "csvout.h"
 #include "devinfo.h"
 #include "perfev.h"
+#include "explain.h"
 #include "procfs.h"
 #include "results.h"
 #include "samplercfg.h"
@@ -29,6 +30,7 @@ struct sys_snap {
 	struct procfs_vmstat vm;
 	struct procfs_meminfo mem;
 	struct procfs_cpu cpu;
+	struct explain_sys psi;		/* memory and io pressure (explain.c) */
 };
 
 /* A block device some job reads from. */
@@ -44,11 +46,18 @@ struct dev_src {
 struct thread_samp {
 	struct procfs_src task;
 	bool task_open, task_failed;
+	struct procfs_src sched;	/* its schedstat: CPU time in ns */
+	bool sched_open, sched_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
 	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
+	/* Time on a CPU since the thread began: its schedstat while it runs
+	 * (utime+stime ticks where that cannot be read), its exit schedstat
+	 * once it has ended. */
+	uint64_t cpu_ns, prev_cpu;	/* now, and at the previous row */
+	bool cpu_ok;
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
 	struct hist prev_lat;
@@ -79,6 +88,7 @@ struct job_samp {
 	bool ev_open, ev_ended;
 	struct perfev_values ev_last, ev_base, ev_end;
 	char ev_why[PERFEV_WHY_MAX];
+	struct explain_job x;		/* residency, pressure, cost, phases */
 };
 
 struct sampler {
@@ -96,6 +106,7 @@ struct sampler {
 	unsigned ev_skipped;		/* jobs whose counters did not fit */
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
 	bool group_sys_taken;
+	struct explain_host psi;
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
@@ -151,7 +162,8 @@ void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinf
 bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
 
 /* A thread's fault counters now: its exit figures once it has exited,
- * else its /proc task stat. false when neither can be had. */
+ * else its /proc task stat. false when neither can be had. Its CPU
+ * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min);
 /* One CSV row for job @j covering [its previous row, now); its rates

@@ -540,6 +540,82 @@ static void test_sysroot_from_environment(void **state)
 	assert_string_equal(devinfo_kind_name(DEVINFO_PARTITION), "partition");
 }
 
+/* Device traffic summed over a job's devices counts nothing twice. */
+static void test_counted_partition_and_its_disk(void **state)
+{
+	struct devinfo sda, sda2, sda1, sda2b;
+	const struct devinfo *set[4];
+	bool count[4];
+
+	(void)state;
+	assert_int_equal(devinfo_resolve(PARTED, makedev(8, 0), &sda, NULL), 0);
+	assert_int_equal(devinfo_resolve(PARTED, makedev(8, 2), &sda2, NULL), 0);
+	assert_int_equal(devinfo_resolve(PARTED, makedev(8, 1), &sda1, NULL), 0);
+	assert_int_equal(devinfo_resolve(PARTED, makedev(8, 2), &sda2b, NULL), 0);
+	/* Two partitions alone: both counted (their stats are disjoint). */
+	set[0] = &sda2;
+	set[1] = &sda1;
+	assert_int_equal(devinfo_counted(set, 2, count), 2);
+	assert_true(count[0] && count[1]);
+	/* With their disk: only the disk, which includes both. */
+	set[2] = &sda;
+	assert_int_equal(devinfo_counted(set, 3, count), 1);
+	assert_false(count[0]);
+	assert_false(count[1]);
+	assert_true(count[2]);
+	/* The same partition twice (two files on it): once. */
+	set[0] = &sda2;
+	set[1] = &sda2b;
+	assert_int_equal(devinfo_counted(set, 2, count), 1);
+	assert_true(count[0]);
+	assert_false(count[1]);
+	devinfo_free(&sda);
+	devinfo_free(&sda1);
+	devinfo_free(&sda2);
+	devinfo_free(&sda2b);
+}
+
+static void test_counted_md_array_and_members(void **state)
+{
+	struct devinfo md0, md0p1, nvme1, nvme2;
+	const struct devinfo *set[3];
+	bool count[3];
+
+	(void)state;
+	assert_int_equal(devinfo_resolve(MD_RAID0, makedev(9, 0), &md0, NULL), 0);
+	assert_int_equal(devinfo_resolve(MD_RAID0, makedev(259, 4), &md0p1, NULL), 0);
+	assert_int_equal(devinfo_resolve(MD_RAID0, makedev(259, 1), &nvme1, NULL), 0);
+	assert_int_equal(devinfo_resolve(MD_RAID0, makedev(259, 2), &nvme2, NULL), 0);
+	/* Members read directly, no array in the set: each counted. */
+	set[0] = &nvme1;
+	set[1] = &nvme2;
+	assert_int_equal(devinfo_counted(set, 2, count), 2);
+	/* A member next to its array: the array counts its reads; the
+	 * member is not added on top (it stays a device of its own). */
+	set[0] = &md0;
+	set[1] = &nvme1;
+	assert_int_equal(devinfo_counted(set, 2, count), 1);
+	assert_true(count[0]);
+	assert_false(count[1]);
+	/* The same through the array's partition md0p1 (it carries the
+	 * members); and md0p1 with md0: the array, once. */
+	set[0] = &nvme2;
+	set[1] = &md0p1;
+	set[2] = &md0;
+	assert_int_equal(devinfo_counted(set, 3, count), 1);
+	assert_false(count[0]);
+	assert_false(count[1]);
+	assert_true(count[2]);
+	/* The array is never folded into its members either: md0 alone is
+	 * one counted device, and its members are listed apart. */
+	assert_int_equal(devinfo_counted(&set[2], 1, count), 1);
+	assert_true(md0.nmembers == 4);
+	devinfo_free(&md0);
+	devinfo_free(&md0p1);
+	devinfo_free(&nvme1);
+	devinfo_free(&nvme2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +637,8 @@ int main(void)
 		cmocka_unit_test(test_block_stat_writes),
 		cmocka_unit_test(test_block_stat_malformed),
 		cmocka_unit_test(test_diskstats_matches_sysfs),
+		cmocka_unit_test(test_counted_partition_and_its_disk),
+		cmocka_unit_test(test_counted_md_array_and_members),
 		cmocka_unit_test(test_diskstats_this_host),
 		cmocka_unit_test(test_sysroot_from_environment),
 	};

@@ -561,6 +561,23 @@ static void test_probe_arm64_says_why(void **state)
 	free(p);
 }
 
+static void test_schedstat(void **state)
+{
+	struct procfs_src src;
+	uint64_t ns = 0;
+
+	(void)state;
+	/* Recorded: "597013237 1090015698 1936" (a bash thread). */
+	assert_int_equal(procfs_src_open(&src, THIS_HOST, "self/task/27383/schedstat"), 0);
+	assert_true(procfs_src_read(&src) > 0);
+	assert_int_equal(procfs_parse_schedstat(src.buf, src.len, &ns), 0);
+	assert_int_equal(ns, 597013237ull);
+	procfs_src_close(&src);
+	assert_int_equal(procfs_parse_schedstat("12", 2, &ns), -EBADMSG);
+	assert_int_equal(procfs_parse_schedstat("", 0, &ns), -EBADMSG);
+	assert_int_equal(procfs_parse_schedstat("x 1 2", 5, &ns), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_probe_this_host),
 		cmocka_unit_test(test_probe_numa_kswapd_seconds),
 		cmocka_unit_test(test_probe_arm64_says_why),
+		cmocka_unit_test(test_schedstat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@ writes itself. The last line printed is "N passed, N failed".
 
 import contextlib
 import io
+import json
 import math
 import os
 import subprocess
@@ -21,6 +22,7 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "csv")
 sys.path.insert(0, PLOT_DIR)
 
 import faultline_plot as fp  # noqa: E402
+import matplotlib.colors  # noqa: E402
 
 STONEWALL = os.path.join(FIXTURES, "x86-stonewall-randread.csv")  # 3 jobs
 ARM64 = os.path.join(FIXTURES, "arm64-memlimit-scan.csv")   # 2, concurrent
@@ -259,6 +261,136 @@ class LineTests(TmpDirTest):
         for x in firsts:
             self.assertLess(x, 1.01)
         self.assertIn("job start", fig.axes[-1].get_xlabel())
+
+
+class CacheFullTests(TmpDirTest):
+    """The cache-full moment: the same rule as faultline's phases.c (its
+    unit test finds t=8 and t=4 on these same two files)."""
+
+    def marks(self, fig, ax=0):
+        return [c for c in fig.axes[ax].collections
+                if c.get_gid() == "cache_full"]
+
+    def test_moment_from_the_csv(self):
+        fig = fp.build_figure([STONEWALL])
+        self.assertEqual(fig.cache_full, {"rand-mmap (mmap)": 8.0})
+        # One dashed mark in every panel, in the job's colour.
+        mmap_line = fig.axes[0].get_lines()[0]
+        for i in range(len(fig.axes)):
+            (mark,) = self.marks(fig, i)
+            self.assertEqual(tuple(mark.get_colors()[0][:3]),
+                             matplotlib.colors.to_rgb(mmap_line.get_color()))
+        fig = fp.build_figure([ARM64])
+        self.assertEqual(fig.cache_full["scan-mmap (mmap)"], 4.0)
+
+    def test_recorded_fig2_moments_are_the_cgroup_column_s(self):
+        path = os.path.join(FIXTURES, "x86-fig2-memlimit-1g.csv")
+        fig = fp.build_figure([path])
+        run = fp.read_csv(path)
+        for job in run.jobs:
+            cg = [(r["t_s"], r["cgroup_mib"]) for r in job.rows]
+            peak = max((v for _, v in cg if math.isfinite(v)), default=0)
+            want = next((t for t, v in cg
+                         if math.isfinite(v) and v >= 0.95 * peak), None)
+            if job.engine == "mmap":
+                self.assertEqual(fig.cache_full[job.label], want)
+            else:
+                # O_DIRECT: its target is never evicted, whatever the
+                # host's reclaim does for other processes.
+                self.assertNotIn(job.label, fig.cache_full)
+
+    def test_aligned_moment_is_since_the_job_start(self):
+        fig = fp.build_figure([STONEWALL], align=True)
+        self.assertEqual(fig.cache_full, {"rand-mmap (mmap)": 8.0})
+
+    def test_no_eviction_no_moment(self):
+        # Cache rising then flat, an eviction source that never moves.
+        lines = [HEADER]
+        for t in range(1, 9):
+            cells = dict(zip(fp.COLUMNS, row(t).split(",")))
+            cells.update(page_cache_mib=str(min(100 * t, 400)),
+                         pgsteal_per_s="0", target_evicted_mib="0",
+                         cgroup_mib="")
+            lines.append(",".join(cells[c] for c in fp.COLUMNS))
+        path = self.write("fit.csv", "\n".join(lines) + "\n")
+        self.assertEqual(fp.build_figure([path]).cache_full, {})
+        # The evicted gauge starts to grow at t=6: the moment is t=5, the
+        # row before (4 reaches 400 MiB but nothing was evicted by 5).
+        rows = []
+        for t in range(1, 9):
+            cells = dict(zip(fp.COLUMNS, row(t).split(",")))
+            cells.update(page_cache_mib=str(min(100 * t, 400)),
+                         pgsteal_per_s="0", cgroup_mib="",
+                         target_evicted_mib=str(max(0, t - 5) * 10))
+            rows.append(",".join(cells[c] for c in fp.COLUMNS))
+        path = self.write("evict.csv", "\n".join([HEADER] + rows) + "\n")
+        self.assertEqual(fp.build_figure([path]).cache_full, {"j (psync)": 5.0})
+
+    def test_moment_from_faultline_json(self):
+        js = self.write("run.json", json.dumps({"jobs": [
+            {"jobname": "rand-mmap",
+             "faultline": {"phases": {"cache_full": True, "t_s": 9.0}}},
+            {"jobname": "rand-psync",
+             "faultline": {"phases": {"cache_full": False, "t_s": None}}}]}))
+        moments = fp.read_json_moments(js)
+        self.assertEqual(moments, {"rand-mmap": 9.0})
+        fig = fp.build_figure([STONEWALL], moments=moments)
+        self.assertEqual(fig.cache_full, {"rand-mmap (mmap)": 9.0})
+        status, err = run_main([STONEWALL, "--json", js, "-o",
+                                os.path.join(self.tmp, "f.png")])
+        self.assertEqual(status, 0, err)
+        status, err = run_main([STONEWALL, "--json", self.write("x.json", "{"),
+                                "-o", os.path.join(self.tmp, "g.png")])
+        self.assertEqual(status, 2)
+        self.assertIn("not faultline JSON", err)
+
+    def test_no_cache_full_flag(self):
+        fig = fp.build_figure([STONEWALL], cache_full=False)
+        self.assertEqual(fig.cache_full, {})
+        self.assertEqual(self.marks(fig), [])
+
+
+class ExplainColumnTests(TmpDirTest):
+    def test_columns_found_by_name_after_others(self):
+        # Columns of other branches (unknown here) between the write
+        # columns and this issue's: read by name, the rest ignored.
+        cols = list(fp.READ_COLUMNS + fp.WRITE_COLUMNS) + \
+            ["pool_hit_pct", "job_csw_per_s"] + list(fp.EXPLAIN_COLUMNS)
+        cells = {c: "1" for c in cols}
+        cells.update(t_s="1", epoch_ms="1000", dt_s="1", job="j",
+                     engine="mmap", rw="randread", ramp="0",
+                     target_cached_mib="123.5", psi_mem_some_pct="",
+                     pool_hit_pct="97.5")
+        path = self.write("x.csv", ",".join(cols) + "\n" +
+                          ",".join(cells[c] for c in cols) + "\n")
+        run = fp.read_csv(path)
+        r = run.jobs[0].rows[0]
+        self.assertEqual(r["target_cached_mib"], 123.5)
+        self.assertTrue(math.isnan(r["psi_mem_some_pct"]))
+        fig = fp.build_figure([path], "residency,pressure,amp,cpu4k,refault")
+        self.assertEqual(len(fig.axes), 5)
+
+    def test_default_cache_panel_shows_target_residency(self):
+        lines = [HEADER] + [row(t) for t in (1, 2, 3)]
+        path = self.write("t.csv", "\n".join(lines) + "\n")
+        ax = fp.build_figure([path]).axes[3]
+        styles = [l.get_linestyle() for l in ax.get_lines()]
+        # page cache (solid), cgroup (dashed), target cached (dotted)
+        self.assertEqual(styles, ["-", "--", ":"])
+        ax = fp.build_figure([STONEWALL]).axes[3]
+        self.assertEqual({l.get_linestyle() for l in ax.get_lines()}, {"-"})
+
+    def test_older_csv_has_empty_explain_columns(self):
+        run = fp.read_csv(STONEWALL)
+        self.assertTrue(all(math.isnan(v)
+                            for v in run.jobs[0].values("target_cached_mib")))
+
+    def test_duplicate_column_refused(self):
+        cols = list(fp.READ_COLUMNS) + ["read_amp", "read_amp"]
+        path = self.write("d.csv", ",".join(cols) + "\n")
+        status, err = run_main([path, "-o", os.path.join(self.tmp, "f.png")])
+        self.assertEqual(status, 2, err)
+        self.assertIn("read_amp", err)
 
 
 class MultiFileTests(TmpDirTest):

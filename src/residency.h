@@ -1,0 +1,62 @@
+/*
+ * residency.h - how much of a target's region sits in the page cache.
+ *
+ * cachestat(2) (Linux 6.5+) answers for a file range in one call: pages
+ * cached, dirty, under writeback, evicted (the kernel still holds a
+ * shadow entry for them) and recently evicted (evicted so recently that
+ * reading them again counts as a refault: the working set does not fit).
+ * Older kernels have only mincore(2) on a mapping of the range, which
+ * tells cached pages and nothing else; the other counts are then absent.
+ *
+ * The method is chosen once per source: cachestat, unless the kernel
+ * answers ENOSYS (or $FAULTLINE_NO_CACHESTAT is set, which is how the
+ * fallback is tested on a kernel that has cachestat). Functions return
+ * 0 or -errno and never print.
+ */
+#ifndef FAULTLINE_RESIDENCY_H
+#define FAULTLINE_RESIDENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum residency_method { RESIDENCY_NONE, RESIDENCY_CACHESTAT, RESIDENCY_MINCORE };
+
+/* Pages of the range. With mincore only cached is known (full false). */
+struct residency {
+	bool full;			/* dirty..recently_evicted are known */
+	uint64_t cached, dirty, writeback, evicted, recently_evicted;
+};
+
+struct residency_src {
+	int fd;				/* the target's, not owned */
+	uint64_t off, len;		/* the region, bytes */
+	enum residency_method method;
+	unsigned char *vec;		/* mincore's answer, one byte per page */
+	size_t vec_len;
+};
+
+/* cachestat(2) of [off, off+len) of @fd. -ENOSYS on a kernel without it. */
+int residency_cachestat(int fd, uint64_t off, uint64_t len, struct residency *out);
+/* mincore(2) of read-only shared mappings of the range, @vec_len pages
+ * at a time (one byte of @vec each), so a 2 TB region needs no 512 MB
+ * vector. Only cached is filled. */
+int residency_mincore(int fd, uint64_t off, uint64_t len, unsigned char *vec, size_t vec_len,
+		      struct residency *out);
+/* The vector a source keeps: a 4 GiB window of 4 KiB pages at most. */
+#define RESIDENCY_VEC_MAX (1u << 20)
+/* Pages a mapping of [off, off+len) spans (off rounded down to a page). */
+size_t residency_pages(uint64_t off, uint64_t len);
+
+/* Pick the method for @fd's region; -errno when neither works. */
+int residency_open(struct residency_src *s, int fd, uint64_t off, uint64_t len);
+int residency_read(struct residency_src *s, struct residency *out);
+void residency_close(struct residency_src *s);
+
+const char *residency_method_name(enum residency_method m);
+
+/* What this kernel offers, probed on @fd (a file): the method, and in
+ * @why the reason cachestat is not used when it is not. */
+enum residency_method residency_probe(int fd, char *why, size_t cap);
+
+#endif

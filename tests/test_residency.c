@@ -1,0 +1,149 @@
+/*
+ * test_residency.c - cachestat(2) and the mincore fallback against each
+ * other and against what a test puts into the page cache: a small file
+ * of real data, dropped from the cache (POSIX_FADV_DONTNEED), then every
+ * other page read back.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "residency.h"
+
+#define NPAGES 64
+
+static int make_file(char *path, size_t cap, long ps)
+{
+	unsigned char *buf = malloc((size_t)ps);
+	int fd;
+
+	snprintf(path, cap, "/var/tmp/faultline-test-residency.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_non_null(buf);
+	for (int i = 0; i < NPAGES; i++) {
+		for (long k = 0; k < ps; k++)
+			buf[k] = (unsigned char)(rand() >> 7);
+		assert_int_equal(pwrite(fd, buf, (size_t)ps, (off_t)i * ps), ps);
+	}
+	free(buf);
+	assert_int_equal(fdatasync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	return fd;
+}
+
+static void read_every_other(int fd, long ps)
+{
+	char c;
+
+	for (int i = 0; i < NPAGES; i += 2)
+		assert_int_equal(pread(fd, &c, 1, (off_t)i * ps), 1);
+}
+
+static void test_cachestat_and_mincore_agree(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char path[64];
+	int fd = make_file(path, sizeof(path), ps);
+	unsigned char vec[NPAGES];
+	struct residency a, b;
+	int ret;
+
+	(void)state;
+	read_every_other(fd, ps);
+	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
+	assert_false(b.full);
+	/* Read-around may bring a neighbour in; never fewer than read. */
+	assert_true(b.cached >= NPAGES / 2 && b.cached <= NPAGES);
+	ret = residency_cachestat(fd, 0, (uint64_t)NPAGES * ps, &a);
+	if (ret == -ENOSYS) {
+		print_message("cachestat: this kernel has none; mincore only\n");
+	} else {
+		assert_int_equal(ret, 0);
+		assert_true(a.full);
+		assert_int_equal(a.cached, b.cached);
+		assert_int_equal(a.dirty, 0);
+	}
+	/* A sub-range: the second quarter. */
+	assert_int_equal(residency_mincore(fd, (uint64_t)16 * ps, (uint64_t)16 * ps, vec, NPAGES, &b), 0);
+	assert_true(b.cached >= 8 && b.cached <= 16);
+	if (ret == 0) {
+		assert_int_equal(residency_cachestat(fd, (uint64_t)16 * ps, (uint64_t)16 * ps, &a), 0);
+		assert_int_equal(a.cached, b.cached);
+	}
+	/* In windows of 5 pages (the last one short): the same count. */
+	{
+		struct residency c;
+
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, 5, &c), 0);
+		assert_int_equal(c.cached, b.cached);
+		assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, 0, &c), -EINVAL);
+	}
+	/* Dropped again: nothing cached, and no eviction counted (an
+	 * invalidation leaves no shadow entry). */
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(residency_mincore(fd, 0, (uint64_t)NPAGES * ps, vec, NPAGES, &b), 0);
+	assert_int_equal(b.cached, 0);
+	close(fd);
+	unlink(path);
+}
+
+static void test_source_picks_and_falls_back(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char path[64], why[128];
+	int fd = make_file(path, sizeof(path), ps);
+	struct residency_src s;
+	struct residency r;
+
+	(void)state;
+	read_every_other(fd, ps);
+	assert_int_equal(residency_open(&s, fd, 0, (uint64_t)NPAGES * ps), 0);
+	assert_int_equal(residency_read(&s, &r), 0);
+	assert_true(r.cached >= NPAGES / 2);
+	if (s.method == RESIDENCY_CACHESTAT)
+		assert_int_equal(residency_probe(fd, why, sizeof(why)), RESIDENCY_CACHESTAT);
+	residency_close(&s);
+
+	/* The fallback, forced: what an older kernel gets. */
+	setenv("FAULTLINE_NO_CACHESTAT", "1", 1);
+	assert_int_equal(residency_open(&s, fd, 0, (uint64_t)NPAGES * ps), 0);
+	assert_int_equal(s.method, RESIDENCY_MINCORE);
+	assert_string_equal(residency_method_name(s.method), "mincore");
+	assert_int_equal(residency_read(&s, &r), 0);
+	assert_false(r.full);
+	assert_true(r.cached >= NPAGES / 2);
+	residency_close(&s);
+	assert_int_equal(residency_probe(fd, why, sizeof(why)), RESIDENCY_MINCORE);
+	assert_non_null(strstr(why, "FAULTLINE_NO_CACHESTAT"));
+	unsetenv("FAULTLINE_NO_CACHESTAT");
+
+	assert_int_equal(residency_pages(0, (uint64_t)ps), 1);
+	assert_int_equal(residency_pages(1, (uint64_t)ps), 2);
+	assert_int_equal(residency_cachestat(fd, 0, 0, &r), -EINVAL);
+	close(fd);
+	unlink(path);
+	/* A closed descriptor: an error, not a count. */
+	assert_true(residency_cachestat(fd, 0, (uint64_t)ps, &r) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cachestat_and_mincore_agree),
+		cmocka_unit_test(test_source_picks_and_falls_back),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
