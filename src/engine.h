@@ -102,10 +102,17 @@ struct engine_thread {
 #define ENGINE_F_ORDERED_FLUSH	(1u << 5)	/* async: a flush queued after requests runs after
 						 * they complete (io_uring: IOSQE_IO_DRAIN); without
 						 * it the worker drains requests in flight first */
-#define ENGINE_F_POOL		(1u << 6)	/* a cache of its own, pool_size bytes (bufpool):
+#define ENGINE_F_POOL		(1u << 7)	/* a cache of its own, pool_size bytes (bufpool):
 						 * misses read with O_DIRECT, prewarm fills the
 						 * pool (job_setup), not the page cache; it
 						 * counts into engine_thread.pool */
+/* Each flag its own bit: branches that each took the next free one
+ * collided once (bufpool and uncached both on bit 6). */
+#define ENGINE_F_ALL_ (ENGINE_F_ASYNC | ENGINE_F_NO_TARGET | ENGINE_F_NO_DIRECT | ENGINE_F_BUFFERS | \
+		       ENGINE_F_MAPPED | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED | ENGINE_F_POOL)
+_Static_assert(ENGINE_F_ALL_ == (ENGINE_F_ASYNC + ENGINE_F_NO_TARGET + ENGINE_F_NO_DIRECT + ENGINE_F_BUFFERS +
+				 ENGINE_F_MAPPED + ENGINE_F_ORDERED_FLUSH + ENGINE_F_UNCACHED + ENGINE_F_POOL),
+	       "two engine flags share a bit");
 
 struct engine_ops {
 	const char *name;
