@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fiostat.h"
 #include "histogram.h"
 #include "job.h"
 
@@ -95,6 +96,22 @@ struct job_result {
 	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
 	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+
+	/* fio's per-job figures (SPEC 7). The job's threads are its workers
+	 * and helpers, not the cpu probe; their CPU time and context
+	 * switches cover each thread's whole loop, ramp_time included. */
+	uint64_t thread_ns;		/* the workers' measured time, summed: fio's job_runtime */
+	bool cpu_ok;			/* every thread's usage was read */
+	uint64_t cpu_thread_ns;		/* run time of the threads whose CPU is counted, summed */
+	uint64_t usr_ns, sys_ns;	/* their user and system CPU time */
+	uint64_t ctx;			/* their voluntary + involuntary context switches */
+	/* iodepth distributions of the measured part; a synchronous job
+	 * (every request alone, at depth 1) is counted as such. */
+	struct fiostat_depth depth;
+	/* fio's per-interval statistics of the reads, one sample per
+	 * measured sampler interval that read anything (sampler.c). */
+	struct fiostat_series read_iops;	/* requests per second */
+	struct fiostat_series read_bw;		/* KiB per second */
 };
 
 struct sys_result {

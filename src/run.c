@@ -123,6 +123,16 @@ void run_request_stop(struct run *r)
 		__atomic_store_n(r->stop, 1, __ATOMIC_RELAXED);
 }
 
+/* A worker's iodepth counts, read while it runs (single writer). */
+static void depth_snapshot(struct fiostat_depth *dst, const struct fiostat_depth *src)
+{
+	for (unsigned i = 0; i < FIOSTAT_DEPTH_BUCKETS; i++) {
+		dst->level[i] = __atomic_load_n(&src->level[i], __ATOMIC_RELAXED);
+		dst->submit[i] = __atomic_load_n(&src->submit[i], __ATOMIC_RELAXED);
+		dst->complete[i] = __atomic_load_n(&src->complete[i], __ATOMIC_RELAXED);
+	}
+}
+
 /* Start of the measured part: after ramp_time, counters copied so the
  * totals exclude the ramp. */
 static void take_base(struct run *r, unsigned j, uint64_t now)
@@ -138,6 +148,7 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->bytes = STAT_LOAD(&s->bytes);
 		b->probe_units = STAT_LOAD(&s->probe_units);
 		hist_snapshot(&b->lat, &s->lat);
+		depth_snapshot(&b->depth, &s->depth);
 	}
 	loop_take_base(r->jrs[j].crew.wk.loop);
 	r->job_base_ns[j] = now;
@@ -194,6 +205,58 @@ static void collect_concurrency(struct run *r, unsigned j)
 		sr->len = L->streams[i].len;
 		sr->ops = L->stats[i].ops - L->base[i].ops;
 		sr->bytes = L->stats[i].bytes - L->base[i].bytes;
+	}
+}
+
+/*
+ * fio's per-job figures: CPU time, context switches and run time of the
+ * job's threads (workers and helpers; the cpu probe is a measuring
+ * device, not the job), and the iodepth counts of the measured part.
+ * A job whose workers counted no push at all ran a synchronous loop:
+ * fio counts each of its requests as a push and a reap of one at
+ * depth 1, and so does this.
+ */
+static void collect_fio(struct run *r, unsigned j)
+{
+	const struct crew *c = &r->jrs[j].crew;
+	const struct job_slots sl = c->wk.slots;
+	struct job_result *res = &r->res.jobs[j];
+	struct fiostat_depth *d = &res->depth;
+	uint64_t pushed = 0;
+
+	res->cpu_ok = c->nworkers > 0;
+	for (unsigned i = 0; i < sl.total; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		if (sl.nprobe && i == sl.probe)
+			continue;
+		if (i < c->nworkers) {
+			/* Measured from the end of the ramp or the thread's
+			 * start (startdelay), whichever is later. */
+			uint64_t from = s->start_ns > r->job_base_ns[j] ? s->start_ns : r->job_base_ns[j];
+
+			res->thread_ns += s->end_ns > from ? s->end_ns - from : 0;
+			for (unsigned k = 0; k < FIOSTAT_DEPTH_BUCKETS; k++) {
+				d->level[k] += s->depth.level[k] - b->depth.level[k];
+				d->submit[k] += s->depth.submit[k] - b->depth.submit[k];
+				d->complete[k] += s->depth.complete[k] - b->depth.complete[k];
+				pushed += s->depth.submit[k] - b->depth.submit[k];
+			}
+		}
+		if (!s->done || !s->cpu_ok || !s->rusage_ok) {
+			res->cpu_ok = false;
+			continue;
+		}
+		res->cpu_thread_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+		res->usr_ns += s->exit_utime_ns - s->start_utime_ns;
+		res->sys_ns += s->exit_stime_ns - s->start_stime_ns;
+		res->ctx += (s->exit_nvcsw - s->start_nvcsw) + (s->exit_nivcsw - s->start_nivcsw);
+	}
+	if (!pushed && res->ops) {
+		d->level[0] = res->ops;
+		d->submit[1] = res->ops;
+		d->complete[1] = res->ops;
 	}
 }
 
@@ -265,6 +328,7 @@ static void collect_job(struct run *r, unsigned j)
 		tr->sparse = t->sparse;
 	}
 	collect_concurrency(r, j);
+	collect_fio(r, j);
 }
 
 static void sleep_until_ns(uint64_t t)
@@ -314,6 +378,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 
 			b->ops = b->bytes = b->probe_units = 0;
 			hist_init(&b->lat);
+			memset(&b->depth, 0, sizeof(b->depth));
 		}
 		ret = job_run_ready(&r->jrs[j], e);
 		if (ret) {

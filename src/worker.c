@@ -180,6 +180,9 @@ void worker_run_async(struct worker *w)
 					break;
 				}
 				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
 					if (!complete_ok(w, r)) {
 						stopping = true;
 						freeslots[nfree++] = r->slot;
@@ -194,7 +197,7 @@ void worker_run_async(struct worker *w)
 					continue;
 				}
 				inflight++;
-				ret = worker_submit_step(w, &pending, nfree > 0);
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
 				if (ret < 0) {
 					worker_fail(w, ret, w->tfirst, 0, "submit");
 					stopping = true;
@@ -209,8 +212,11 @@ void worker_run_async(struct worker *w)
 		}
 		/* Keep the queue full while there is work; drain at the end
 		 * so no buffer is freed under an in-flight read. */
+		worker_reaping(w, pending, inflight);
 		ret = ops->reap(&w->et, (stopping || !more) ? inflight : 1, depth, done);
 		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
 		if (ret < 0) {
 			if (ret == -EINTR)
 				continue;
