@@ -98,6 +98,16 @@ struct job {
 	enum prefetch_mode prefetch;
 	uint64_t prefetch_window;	/* bytes kept requested ahead of each stream */
 
+	/* fio's per-interval log files (fiolog.c): the file name prefix of
+	 * each log, NULL for none, "" for the job's name (a bare key); one
+	 * entry per log_avg_msec, at least per sampling interval. */
+	char *bw_log;
+	char *iops_log;
+	char *lat_log;
+	unsigned log_avg_msec;
+	bool per_job_logs;		/* <prefix>_bw.<thread>.log, else <prefix>_bw.log */
+	bool log_offset;		/* the offset column (always 0: entries are averages) */
+
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */
 	uint32_t fio_noops;

@@ -25,6 +25,8 @@
 
 #include "cgroup.h"
 #include "devinfo.h"
+#include "fiolog.h"
+#include "fiostat.h"
 #include "latclock.h"
 #include "procfs.h"
 
@@ -85,6 +87,13 @@ struct job_samp {
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
+	/* fio's per-interval figures: the measured part's start, each
+	 * worker's share of the current interval (for the fio logs), and
+	 * the job's IOPS and KiB/s series (for the JSON). */
+	uint64_t measure_ns;
+	bool ending;			/* the row being made is the job's last */
+	struct fiolog_sample *share;
+	struct fiostat_series iops, bw;
 };
 
 struct sampler {
@@ -111,6 +120,7 @@ struct sampler {
 	struct hist diff;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
 	size_t status_len;
+	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
 };
 
 static void warn_once(bool *flag, const char *fmt, ...)
@@ -371,6 +381,28 @@ static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struc
 
 /* ---- lifecycle ------------------------------------------------------ */
 
+static void fiolog_warn(const char *msg)
+{
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+/* fio's log files, made now so a bad prefix fails before the run. */
+static int open_fiolog(struct sampler *s, struct err *e)
+{
+	struct fiolog_job *fj = calloc(s->cfg.njobs ? s->cfg.njobs : 1, sizeof(*fj));
+	int ret;
+
+	if (!fj)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		fj[j].job = s->cfg.jobs[j].job;
+		fj[j].nthreads = s->cfg.jobs[j].nworkers;
+	}
+	ret = fiolog_create(&s->fiolog, fj, s->cfg.njobs, s->cfg.interval_ns, fiolog_warn, e);
+	free(fj);
+	return ret;
+}
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -416,11 +448,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		if (!js->dev_last || !js->dev_base || !js->dev_end)
 			return err_set(e, ENOMEM, "out of memory");
 		js->faults_ok = true;
+		js->share = calloc(cfg->jobs[j].nworkers ? cfg->jobs[j].nworkers : 1, sizeof(*js->share));
+		if (!js->share)
+			return err_set(e, ENOMEM, "out of memory");
 		/* Estimated length for the status line: stonewall groups run
 		 * one after another, jobs of a group together. */
 	}
 	*sp = s;
-	return 0;
+	return open_fiolog(s, e);
 }
 
 static uint64_t job_planned_ns(const struct job *j)
@@ -487,6 +522,8 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	js->start_ns = start_ns;
 	js->ramp_end_ns = ramp_end_ns;
 	js->cg = cg;
+	js->measure_ns = ramp_end_ns ? ramp_end_ns : start_ns + s->cfg.jobs[j].job->startdelay_ns;
+	js->ending = false;
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
@@ -505,7 +542,7 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
-	(void)now;
+	js->measure_ns = now;
 	read_job_devs(s, js, js->dev_base);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
@@ -525,6 +562,27 @@ static void cell_f(char **p, char *end, bool ok, double v, int prec)
 
 	if (n > 0 && *p + n < end)
 		*p += n;
+}
+
+/*
+ * A measured interval of job @j, ending @now, for fio's figures: a
+ * sample of its IOPS and KiB/s (fio's add_stat_sample; like fio, an
+ * interval without I/O adds none, nor does the part of one left when the
+ * job ends, and rates truncate to integers), and its threads' shares for
+ * the fio logs.
+ */
+static void fio_interval(struct sampler *s, unsigned j, uint64_t now, uint64_t ops,
+			 uint64_t bytes)
+{
+	struct job_samp *js = &s->jobs[j];
+	uint64_t dt = now - js->last_t;
+
+	if (ops && (!js->ending || fiostat_whole(dt, s->cfg.interval_ns))) {
+		fiostat_series_add(&js->iops, (uint64_t)((double)ops * 1e9 / (double)dt));
+		fiostat_series_add(&js->bw, (uint64_t)((double)bytes * 1e9 / (double)dt / 1024.0));
+	}
+	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
+			dt, js->share, js->ending);
 }
 
 /* One CSV row for job @j covering [js->last_t, now). */
@@ -551,6 +609,11 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 		uint64_t u = STAT_LOAD(&st->probe_units);
 		uint64_t mj, mn;
 
+		if (i < sj->nworkers) {
+			memset(&js->share[i], 0, sizeof(js->share[i]));
+			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
+			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
+		}
 		ops += o - ts->prev_ops;
 		bytes += b - ts->prev_bytes;
 		probe += u - ts->prev_probe;
@@ -562,6 +625,8 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
 			hist_merge(&s->interval, &s->diff);
 			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
+			js->share[i].dir[FIOLOG_READ].lat_n = s->diff.n;
+			js->share[i].dir[FIOLOG_READ].lat_sum_ns = s->diff.sum;
 		}
 		if (i >= sj->nworkers)
 			continue;	/* the probe's faults are not the job's */
@@ -581,6 +646,8 @@ static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sy
 	read_job_devs(s, js, dcur);
 
 	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
+	if (!ramp)
+		fio_interval(s, j, now, ops, bytes);
 	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
 		      (double)(now - s->t0) / 1e9,
 		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
@@ -737,8 +804,10 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	read_sys(s, &sys, end);
 	/* A final row only for a real remainder: a job that ends right on
 	 * an interval boundary already has its last row. */
+	js->ending = true;
 	if (end > js->last_t + 1000000ull)
 		job_row(s, j, end, &sys, NULL, NULL);
+	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
 	js->active = false;
@@ -804,6 +873,9 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		const struct sampler_job *sj = &s->cfg.jobs[j];
 		struct job_result *jres = &res->jobs[j];
 		bool ok = true;
+
+		jres->read_iops = js->iops;
+		jres->read_bw = js->bw;
 
 		/* Faults of the measured part: exit figures minus the base. */
 		jres->majflt = jres->minflt = 0;
@@ -880,6 +952,7 @@ void sampler_destroy(struct sampler *s)
 		fclose(s->csv);
 	else if (s->csv)
 		fflush(s->csv);
+	fiolog_close(s->fiolog);
 	procfs_src_close(&s->interrupts);
 	procfs_src_close(&s->vmstat);
 	procfs_src_close(&s->meminfo);
@@ -895,6 +968,7 @@ void sampler_destroy(struct sampler *s)
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
 		free(js->th);
+		free(js->share);
 		free(js->dev_last);
 		free(js->dev_base);
 		free(js->dev_end);
