@@ -29,6 +29,13 @@ enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFET
 /* iodepth_batch_submit=auto. */
 #define IODEPTH_BATCH_AUTO	UINT_MAX
 
+/* An option as a job file wrote it ("blocksize", "8k"); a bare key's
+ * value is "1". fio's JSON lists the [global] ones as "global options". */
+struct job_opt {
+	char *key;
+	char *val;
+};
+
 struct job {
 	char name[JOB_NAME_MAX];
 

@@ -141,6 +141,10 @@ struct host_result {
 
 struct run_result {
 	const char *version;
+	/* fio's "global options": what the [global] sections said (job.h). */
+	unsigned nglobals;
+	const struct job_opt *globals;
+	uint64_t interval_ns;		/* the sampling period */
 	uint64_t start_epoch_ms;
 	uint64_t duration_ns;
 	bool interrupted;		/* Ctrl-C / SIGTERM */

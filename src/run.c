@@ -456,6 +456,9 @@ int run_execute(struct run *r, struct err *e)
 	int ret = 0;
 
 	r->res.njobs = r->njobs;
+	r->res.nglobals = r->jl->nglobals;
+	r->res.globals = r->jl->globals;
+	r->res.interval_ns = r->opts.interval_ns;
 	r->res.jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*r->res.jobs));
 	if (!r->res.jobs)
 		return err_set(e, ENOMEM, "out of memory");
