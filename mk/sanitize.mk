@@ -139,8 +139,9 @@ FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
-FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/fio_options.c \
-				     src/engines.c $(wildcard src/engine_*.c) src/err.c
+FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optval.c src/suggest.c \
+				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
+				     src/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
 
 # A harness whose parser is not in the tree yet is left out, not failed.

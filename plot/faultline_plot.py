@@ -24,8 +24,9 @@ import math
 import os
 import sys
 
-# SPEC 7: the header, exactly and in this order.
-COLUMNS = (
+# SPEC 7's columns, then SPEC 10's write columns: the header, exactly and
+# in this order.
+READ_COLUMNS = (
     "t_s", "epoch_ms", "dt_s", "job", "engine", "rw", "threads", "ramp",
     "iops", "mib_s", "lat_p50_us", "lat_p99_us", "lat_max_us",
     "majflt_per_s", "minflt_per_s", "tlb_shootdowns_per_s", "kswapd_cpu_pct",
@@ -33,6 +34,14 @@ COLUMNS = (
     "cgroup_mib", "dev_read_mib_s", "dev_read_iops", "cpu_user_pct",
     "cpu_sys_pct", "cpu_iowait_pct", "cpu_probe_per_s",
 )
+WRITE_COLUMNS = (
+    "w_iops", "w_mib_s", "w_lat_p50_us", "w_lat_p99_us", "flush_per_s",
+    "flush_lat_p99_us", "writeback_mib", "dev_write_mib_s", "dev_write_iops",
+)
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS
+# A CSV of a faultline from before the write columns still reads; its
+# write columns are empty (NaN).
+OLDER_HEADERS = (READ_COLUMNS,)
 TEXT_COLUMNS = ("job", "engine", "rw")
 
 # Columns the sampler reads once per interval for the whole host and repeats
@@ -42,6 +51,7 @@ SYSTEM_COLUMNS = frozenset((
     "tlb_shootdowns_per_s", "kswapd_cpu_pct", "pgscan_per_s", "pgsteal_per_s",
     "page_cache_mib", "dirty_mib", "dev_read_mib_s", "dev_read_iops",
     "cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct",
+    "writeback_mib", "dev_write_mib_s", "dev_write_iops",
 ))
 
 # Short names for --metrics; any numeric column name works as well.
@@ -63,6 +73,15 @@ SHORT_NAMES = {
     "latmax": ("lat_max_us",),
     "cpu": ("cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct"),
     "probe": ("cpu_probe_per_s",),
+    "writes": ("w_mib_s",),
+    "wiops": ("w_iops",),
+    "wlat50": ("w_lat_p50_us",),
+    "wlat99": ("w_lat_p99_us",),
+    "flush": ("flush_per_s",),
+    "flushlat": ("flush_lat_p99_us",),
+    "writeback": ("writeback_mib", "dirty_mib"),
+    "dev_write": ("dev_write_mib_s",),
+    "dev_write_iops": ("dev_write_iops",),
 }
 
 # The paper's figure, top to bottom.
@@ -91,6 +110,15 @@ AXIS_LABELS = {
     "lat_max_us": "latency max\nus",
     "cpu_user_pct": "CPU %",
     "cpu_probe_per_s": "CPU probe\nwork/s",
+    "w_iops": "writes\nIOPS",
+    "w_mib_s": "writes\nMiB/s",
+    "w_lat_p50_us": "write latency\np50 us",
+    "w_lat_p99_us": "write latency\np99 us",
+    "flush_per_s": "flushes/s",
+    "flush_lat_p99_us": "flush latency\np99 us",
+    "writeback_mib": "write-back\nMiB",
+    "dev_write_mib_s": "device write\nMiB/s",
+    "dev_write_iops": "device write\nIOPS",
 }
 
 # How a column is named in a legend when it shares its panel with others.
@@ -102,6 +130,8 @@ LINE_SUFFIX = {
     "cpu_user_pct": "user",
     "cpu_sys_pct": "sys",
     "cpu_iowait_pct": "iowait",
+    "writeback_mib": "write-back",
+    "dirty_mib": "dirty",
 }
 
 # Line styles of the 2nd, 3rd, ... column of a panel; colour is the job's.
@@ -172,9 +202,10 @@ def _parse_number(path, lineno, column, cell):
 
 
 def _check_header(path, header):
+    """The columns @header names, when it is a faultline header."""
     got = [h.strip() for h in header]
-    if tuple(got) == COLUMNS:
-        return
+    if tuple(got) == COLUMNS or tuple(got) in OLDER_HEADERS:
+        return tuple(got)
     what = "not a faultline CSV"
     missing = [c for c in COLUMNS if c not in got]
     extra = [c for c in got if c not in COLUMNS]
@@ -218,7 +249,7 @@ def read_csv(path):
     except csv.Error as e:
         raise PlotError("%s: not a faultline CSV: %s" % (path, e)) from None
 
-    _check_header(path, rows[0])
+    columns = _check_header(path, rows[0])
     run = Run(path)
     by_key = {}
     body = rows[1:]
@@ -226,7 +257,7 @@ def read_csv(path):
         lineno = n + 2
         if not cells or (len(cells) == 1 and not cells[0].strip()):
             continue
-        if len(cells) != len(COLUMNS):
+        if len(cells) != len(columns):
             # A run killed mid-write can leave its last line cut short; every
             # finished interval before it is still good (SPEC 7).
             if n == len(body) - 1 and not text.endswith("\n"):
@@ -235,9 +266,9 @@ def read_csv(path):
                       file=sys.stderr)
                 break
             raise PlotError("%s: line %d has %d fields, expected %d"
-                            % (path, lineno, len(cells), len(COLUMNS)))
-        row = {}
-        for column, cell in zip(COLUMNS, cells):
+                            % (path, lineno, len(cells), len(columns)))
+        row = {c: math.nan for c in COLUMNS}
+        for column, cell in zip(columns, cells):
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()
             else:

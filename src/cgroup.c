@@ -1,7 +1,9 @@
 /* cgroup.c - child memory cgroups below our own; see cgroup.h. */
 #include "cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,4 +188,91 @@ int cgroup_destroy(struct cgroup *cg)
 		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	}
 	return ret;
+}
+
+/* Start time of process @pid (0 = ourselves), or -errno (-ENOENT: none). */
+static int proc_start(pid_t pid, uint64_t *start)
+{
+	char rel[64], buf[1024];
+	int n;
+
+	if (pid)
+		snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
+	else
+		snprintf(rel, sizeof(rel), "self/stat");
+	n = procfs_read_small(procfs_root(), rel, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return procfs_parse_starttime(buf, strlen(buf), start);
+}
+
+int cgroup_job_name(char *buf, size_t len, unsigned index)
+{
+	uint64_t start = 0;
+	int ret = proc_start(0, &start);
+
+	snprintf(buf, len, "faultline-%d-%" PRIu64 "-%u", (int)getpid(), start, index);
+	return ret;
+}
+
+/* Is the owner named by @name alive? 1 yes, 0 no, -1 not ours to judge. */
+static int owner_alive(const char *name)
+{
+	unsigned long long a, b, c;
+	char tail;
+	uint64_t start;
+	int n, ret;
+
+	if (sscanf(name, "faultline-probe-%llu%c", &a, &tail) == 1) {
+		ret = proc_start((pid_t)a, &start);
+		return ret == -ENOENT ? 0 : 1;
+	}
+	n = sscanf(name, "faultline-%llu-%llu-%llu%c", &a, &b, &c, &tail);
+	if (n == 3) {
+		ret = proc_start((pid_t)a, &start);
+		if (ret == -ENOENT)
+			return 0;
+		/* A pid alive with another start time was reused. */
+		return ret == 0 && start != b ? 0 : 1;
+	}
+	if (n == 2) {
+		ret = proc_start((pid_t)a, &start);
+		return ret == -ENOENT ? 0 : 1;
+	}
+	return -1;
+}
+
+int cgroup_reap_stale(void (*say)(void *arg, const char *msg), void *arg)
+{
+	struct cgroup_info ci;
+	struct dirent *d;
+	char path[PATH_MAX + 256], msg[PATH_MAX + 512];
+	int reaped = 0;
+	DIR *dir;
+
+	cgroup_probe(&ci, false);
+	if (!ci.version || !ci.self[0])
+		return 0;
+	dir = opendir(ci.self);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "faultline-", 10) || owner_alive(d->d_name) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ci.self, d->d_name);
+		if (rmdir(path) == 0) {
+			reaped++;
+			snprintf(msg, sizeof(msg), "removed the stale cgroup %s: the faultline run that made it is gone", path);
+		} else if (errno == EBUSY) {
+			snprintf(msg, sizeof(msg), "left the stale cgroup %s: its owner is gone but it still has processes", path);
+		} else if (errno == ENOENT) {
+			continue;	/* another run reaped it first */
+		} else {
+			snprintf(msg, sizeof(msg), "cannot remove the stale cgroup %s: %s", path, strerror(errno));
+		}
+		if (say)
+			say(arg, msg);
+	}
+	closedir(dir);
+	return reaped;
 }

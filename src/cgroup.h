@@ -44,4 +44,23 @@ int cgroup_usage(struct cgroup *cg, uint64_t *bytes);
 /* Remove it (its processes must have exited). Safe to call twice. */
 int cgroup_destroy(struct cgroup *cg);
 
+/*
+ * The name of job @index's cgroup: faultline-PID-START-INDEX, where
+ * START is this process's start time (<proc>/self/stat field 22). A
+ * later run can then tell a cgroup whose owner is gone from one of a
+ * live faultline, even after the pid was reused.
+ */
+int cgroup_job_name(char *buf, size_t len, unsigned index);
+
+/*
+ * At start: remove the faultline-* children of faultline's own memory
+ * cgroup whose owner process is gone (a run killed by SIGKILL cannot
+ * remove its own). Never touches a cgroup of a live owner, nor anything
+ * outside its own cgroup. @say gets one sentence per cgroup removed, or
+ * left because it still has processes. Returns how many were removed.
+ * The older names faultline-PID-INDEX and faultline-probe-PID carry no
+ * start time: they are removed only when no process PID exists at all.
+ */
+int cgroup_reap_stale(void (*say)(void *arg, const char *msg), void *arg);
+
 #endif

@@ -123,6 +123,10 @@ static void *worker_main(void *arg)
 	sigbus_arm(&jb);
 	if (wk->loop)
 		loop_run(w);
+	else if (job_writes(wk->job) && (wk->ops->flags & ENGINE_F_ASYNC))
+		worker_run_async_rw(w);
+	else if (job_writes(wk->job))
+		worker_run_sync_rw(w);
 	else if (wk->ops->flags & ENGINE_F_ASYNC)
 		worker_run_async(w);
 	else
@@ -136,6 +140,9 @@ out_stop:
 	if (st->cpu_ok)
 		st->cpu_ok = stats_thread_cpu(&st->exit_utime_ns, &st->exit_stime_ns, &st->exit_nivcsw) == 0;
 	STAT_STORE(&st->running, 0);
+	/* verify=crc32c: after the job's timed part, so its reads count in
+	 * no rate; the sampler has stopped giving the job rows. */
+	worker_verify(w);
 out_exit:
 	/* Helpers first: they may still use the engine and the buffers. */
 	loop_worker_exit(w);

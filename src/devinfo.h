@@ -122,6 +122,11 @@ static inline uint64_t devinfo_read_bytes(const struct devinfo_blkstat *s)
 	return s->read_sectors * DEVINFO_SECTOR_BYTES;
 }
 
+static inline uint64_t devinfo_write_bytes(const struct devinfo_blkstat *s)
+{
+	return s->write_sectors * DEVINFO_SECTOR_BYTES;
+}
+
 /* One /sys/block/DEV/stat text. -EBADMSG with fewer than 11 fields. */
 int devinfo_parse_block_stat(const char *buf, size_t len, struct devinfo_blkstat *out);
 

@@ -28,6 +28,7 @@
 #ifndef FAULTLINE_ENGINE_H
 #define FAULTLINE_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -37,8 +38,9 @@
 /* What a request asks for. */
 enum io_op {
 	IO_READ,	/* bring len bytes at off into buf (or name them: data) */
-	IO_WRITE,	/* store len bytes from buf at off */
-	IO_FLUSH,	/* make the target's written data durable; off, len unused */
+	IO_WRITE,	/* store len bytes from wbuf at off */
+	IO_FLUSH,	/* make the target's written data durable (len 0, off unused):
+			 * fsync, or fdatasync when the job asks (engine_flush_datasync) */
 	IO_NOPS
 };
 
@@ -52,6 +54,8 @@ struct io_req {
 	uint16_t slot;		/* index in the thread's request array */
 	uint8_t op;		/* enum io_op */
 	uint8_t *buf;		/* this slot's aligned buffer (ENGINE_F_BUFFERS) */
+	uint8_t *wbuf;		/* write jobs: this slot's block to write, aligned,
+				 * stamped by the worker before each write */
 	const uint8_t *data;	/* set at completion: where the bytes are (reads) */
 	int64_t res;		/* set at completion: bytes transferred, or -errno */
 	uint64_t t_issue;	/* ns, CLOCK_MONOTONIC; owned by the worker */
@@ -84,6 +88,9 @@ struct engine_thread {
 #define ENGINE_F_BUFFERS	(1u << 3)	/* the worker gives each slot an aligned bs buffer */
 #define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
 						 * (mmap): consuming the bytes is the I/O */
+#define ENGINE_F_ORDERED_FLUSH	(1u << 5)	/* async: a flush queued after requests runs after
+						 * they complete (io_uring: IOSQE_IO_DRAIN); without
+						 * it the worker drains requests in flight first */
 
 struct engine_ops {
 	const char *name;
@@ -107,6 +114,13 @@ struct engine_ops {
 	 * -errno. */
 	int (*reap)(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done);
 };
+
+/* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,
+ * end_fsync). */
+static inline bool engine_flush_datasync(const struct job *job)
+{
+	return job->fdatasync_every != 0;
+}
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
 const struct engine_ops *engine_find(const char *name);

@@ -1,5 +1,6 @@
 /*
- * engine_io_uring.c - reads through one io_uring per worker (liburing).
+ * engine_io_uring.c - reads and writes through one io_uring per worker
+ * (liburing).
  *
  * What makes this fast is what it does not do per request: queue() only
  * fills an SQE (no syscall), and reap() hands the batch to the kernel
@@ -25,6 +26,15 @@
  *	behind it in the SQ ring; its error comes back as its own CQE.
  * SQPOLL is not used: it burns a second CPU to save the one syscall per
  * batch, which is not what a one-thread job is meant to measure.
+ *
+ * Writes are IORING_OP_WRITE_FIXED from the slot's stamped block (a
+ * write job registers its read and write buffers, slot i's write buffer
+ * at index depth + i). A flush is IORING_OP_FSYNC (with
+ * IORING_FSYNC_DATASYNC for fdatasync=N) marked IOSQE_IO_DRAIN: the
+ * kernel starts it only once every request queued before it has
+ * completed, and starts none queued after it until it has, so it makes
+ * durable exactly the writes before it without the worker waiting for
+ * them itself (ENGINE_F_ORDERED_FLUSH).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -43,6 +53,8 @@
 struct uring {
 	struct io_uring ring;
 	const struct target *targets;
+	unsigned depth;		/* slots; a slot's write buffer is index depth + slot */
+	unsigned fsync_flags;	/* IORING_FSYNC_DATASYNC for fdatasync=N */
 	bool direct;
 	bool fixed_files;	/* fd = index into the job's targets */
 	bool fixed_bufs;	/* buf_index = slot */
@@ -68,6 +80,8 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 {
 	const struct engine_job *jr = et->ej;
 	unsigned depth = jr->depth, i;
+	/* A write job registers its write buffers after its read buffers. */
+	unsigned nbufs = et->reqs[0].wbuf ? 2 * depth : depth;
 	struct iovec *iov;
 	int *fds;
 
@@ -80,16 +94,16 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 		io_uring_register_files(&u->ring, fds, jr->ntargets) == 0;
 	free(fds);
 
-	if (!depth || depth > URING_MAX_REG_BUFFERS || !et->reqs[0].buf)
+	if (!depth || nbufs > URING_MAX_REG_BUFFERS || !et->reqs[0].buf)
 		return 0;
-	iov = malloc(sizeof(*iov) * depth);
+	iov = malloc(sizeof(*iov) * nbufs);
 	if (!iov)
 		return -ENOMEM;
-	for (i = 0; i < depth; i++) {
-		iov[i].iov_base = et->reqs[i].buf;
+	for (i = 0; i < nbufs; i++) {
+		iov[i].iov_base = i < depth ? et->reqs[i].buf : et->reqs[i - depth].wbuf;
 		iov[i].iov_len = jr->job->bs;
 	}
-	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, depth) == 0;
+	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, nbufs) == 0;
 	free(iov);
 	return 0;
 }
@@ -108,6 +122,8 @@ static int uring_init(struct engine_thread *et, struct err *e)
 	if (!u)
 		return err_set(e, ENOMEM, "io_uring: out of memory");
 	u->targets = et->ej->targets;
+	u->depth = et->ej->depth;
+	u->fsync_flags = engine_flush_datasync(job) ? IORING_FSYNC_DATASYNC : 0;
 	u->direct = job->direct;
 
 	for (i = 0; i < sizeof(uring_flag_sets) / sizeof(uring_flag_sets[0]); i++) {
@@ -155,10 +171,21 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 	const struct target *t = &u->targets[r->target];
 	int fd = u->fixed_files ? r->target : (u->direct ? t->fd_direct : t->fd);
 
-	if (u->fixed_bufs)
+	if (__builtin_expect(r->op == IO_WRITE, 0)) {
+		if (u->fixed_bufs)
+			io_uring_prep_write_fixed(sqe, fd, r->wbuf, r->len, r->off, u->depth + r->slot);
+		else
+			io_uring_prep_write(sqe, fd, r->wbuf, r->len, r->off);
+	} else if (__builtin_expect(r->op == IO_FLUSH, 0)) {
+		/* A flush is about the file: the registered descriptor
+		 * serves, O_DIRECT or not. */
+		io_uring_prep_fsync(sqe, fd, u->fsync_flags);
+		sqe->flags |= IOSQE_IO_DRAIN;
+	} else if (u->fixed_bufs) {
 		io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->off, r->slot);
-	else
+	} else {
 		io_uring_prep_read(sqe, fd, r->buf, r->len, r->off);
+	}
 	if (u->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, r);
@@ -261,10 +288,10 @@ static int uring_reap(struct engine_thread *et, unsigned min, unsigned max, stru
 
 const struct engine_ops engine_io_uring = {
 	.name = "io_uring",
-	.help = "io_uring (liburing): iodepth reads in flight per thread, registered "
-		"files and buffers, batched submit and reap",
-	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
-	.ops = ENGINE_OP(IO_READ),
+	.help = "io_uring (liburing): iodepth reads or writes in flight per thread, registered "
+		"files and buffers, batched submit and reap; IORING_OP_FSYNC to flush",
+	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS | ENGINE_F_ORDERED_FLUSH,
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
 	.init = uring_init,
 	.exit = uring_exit,
 	.queue = uring_queue,

@@ -1,5 +1,6 @@
 /*
- * engine_libaio.c - reads through Linux native AIO (Debian's libaio).
+ * engine_libaio.c - reads and writes through Linux native AIO (Debian's
+ * libaio).
  *
  * One io_context per worker with room for iodepth requests. queue()
  * prepares the slot's iocb and adds it to the batch; submit() hands the
@@ -16,12 +17,18 @@
  * read, -EBADF) completes with that error, so the worker can name its
  * target and offset; -EAGAIN (no request slots until completions are
  * reaped) leaves the rest of the batch for the next reap().
+ *
+ * Writes are io_prep_pwrite from the slot's stamped block. A flush is
+ * fsync(2) or fdatasync(2) from the worker's thread, inside queue()
+ * (SPEC 10): without ENGINE_F_ORDERED_FLUSH the worker has drained every
+ * request in flight first, so it covers exactly the writes before it.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libaio.h>
 
@@ -125,7 +132,17 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 	struct iocb *cb = &a->iocbs[r->slot];
 	const struct target *t = &a->targets[r->target];
 
-	io_prep_pread(cb, a->direct ? t->fd_direct : t->fd, r->buf, r->len, r->off);
+	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
+		int n = engine_flush_datasync(et->ej->job) ? fdatasync(t->fd) : fsync(t->fd);
+
+		r->res = n < 0 ? -errno : 0;
+		r->data = NULL;
+		return ENGINE_DONE;
+	}
+	if (__builtin_expect(r->op == IO_WRITE, 0))
+		io_prep_pwrite(cb, a->direct ? t->fd_direct : t->fd, r->wbuf, r->len, r->off);
+	else
+		io_prep_pread(cb, a->direct ? t->fd_direct : t->fd, r->buf, r->len, r->off);
 	cb->data = r;
 	a->batch[a->nbatch++] = cb;
 	return ENGINE_QUEUED;
@@ -245,10 +262,10 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 
 const struct engine_ops engine_libaio = {
 	.name = "libaio",
-	.help = "Linux native AIO (libaio): iodepth reads in flight per thread through "
-		"io_submit/io_getevents",
+	.help = "Linux native AIO (libaio): iodepth reads or writes in flight per thread through "
+		"io_submit/io_getevents; fsync(2) from the thread to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
-	.ops = ENGINE_OP(IO_READ),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
 	.init = aio_init,
 	.exit = aio_exit,
 	.queue = aio_queue,

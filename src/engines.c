@@ -64,8 +64,15 @@ static const char *const op_names[IO_NOPS] = {
 
 unsigned engine_job_ops(const struct job *job)
 {
-	(void)job;
-	return ENGINE_OP(IO_READ);
+	unsigned ops = 0;
+
+	if (job_reads(job))
+		ops |= ENGINE_OP(IO_READ);
+	if (job_writes(job))
+		ops |= ENGINE_OP(IO_WRITE);
+	if (job_writes(job) && job_flushes(job))
+		ops |= ENGINE_OP(IO_FLUSH);
+	return ops;
 }
 
 int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)

@@ -13,13 +13,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum rw_mode { RW_READ, RW_RANDREAD };
+/* Reads first, then the writes and mixes of SPEC 10 (job_writes()). */
+enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW };
 enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
 enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
 enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
 enum dist_mode { DIST_RANDOM, DIST_ZIPF };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
+/* sync=: how write jobs open their targets (SPEC 10). */
+enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
+enum verify_mode { VERIFY_NONE, VERIFY_CRC32C };
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 
@@ -115,9 +119,46 @@ struct job {
 	bool per_job_logs;		/* <prefix>_bw.<thread>.log, else <prefix>_bw.log */
 	bool log_offset;		/* the offset column (always 0: entries are averages) */
 
+	/* Writes and durability (SPEC 10; writes.c, verify.c). */
+	unsigned rwmixread;		/* % of a mixed job's requests that read */
+	unsigned fsync_every;		/* fsync=N: flush after every N writes; 0 = off */
+	unsigned fdatasync_every;	/* fdatasync=N: the same, data only */
+	uint64_t sync_interval_ns;	/* flush when this long passed since the last; 0 = off */
+	bool end_fsync;			/* one timed flush per written target at the end */
+	enum sync_mode sync;		/* O_DSYNC / O_SYNC opens */
+	enum verify_mode verify;	/* read every written block back at the end */
+	bool allow_destructive;		/* write a block device that carries data */
+
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */
 	uint32_t fio_noops;
 };
+
+/* What a job's rw= asks for. */
+static inline bool job_rw_random(enum rw_mode rw)
+{
+	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
+}
+
+static inline bool job_writes(const struct job *j)
+{
+	return j->rw >= RW_WRITE;
+}
+
+static inline bool job_reads(const struct job *j)
+{
+	return j->rw <= RW_RANDREAD || j->rw >= RW_RW;
+}
+
+static inline bool job_mixed(const struct job *j)
+{
+	return j->rw >= RW_RW;
+}
+
+/* A flush policy is set: some flush requests will be issued. */
+static inline bool job_flushes(const struct job *j)
+{
+	return j->fsync_every || j->fdatasync_every || j->sync_interval_ns || j->end_fsync;
+}
 
 #endif

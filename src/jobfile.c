@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockdata.h"
 #include "engine.h"
 #include "options.h"
 
@@ -293,6 +294,57 @@ static int check_concurrency(const struct job *j, const struct engine_ops *eng,
 	return 0;
 }
 
+/* Writes and durability (SPEC 10): what each option needs of the others. */
+static int check_writes(const struct job *j, const struct engine_ops *eng, const int *line,
+			void (*warn)(const char *), struct err *e)
+{
+	static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw",
+						"randrw" };
+	const char *rw = rw_names[j->rw];
+	char w[300], w2[300];
+
+	if (!job_writes(j)) {
+		if (j->verify != VERIFY_NONE)
+			return err_set(e, EINVAL, "verify=crc32c at %s checks the blocks a job wrote, "
+				       "and rw=%s at %s writes none (faultline --verify JOBFILE checks "
+				       "what an earlier write job left)",
+				       opt_where(j, line, "verify", w, sizeof(w)), rw,
+				       opt_where(j, line, "rw", w2, sizeof(w2)));
+		if (job_flushes(j) || j->sync != SYNC_NONE)
+			warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
+			      "sync_interval, end_fsync and sync have no effect", j->name,
+			      j->src_file, j->src_line, rw);
+		return 0;
+	}
+	if (j->bs % BLOCKDATA_SECTOR)
+		return err_set(e, EINVAL, "bs=%llu at %s: a write job's bs must be a multiple of %u "
+			       "(every written block carries a header and a stamp per sector)",
+			       (unsigned long long)j->bs, opt_where(j, line, "bs", w, sizeof(w)),
+			       BLOCKDATA_SECTOR);
+	if (j->fsync_every && j->fdatasync_every)
+		return err_set(e, EINVAL, "fsync=%u at %s and fdatasync=%u at %s: choose one flush "
+			       "(fdatasync leaves the inode's timestamps out)", j->fsync_every,
+			       opt_where(j, line, "fsync", w, sizeof(w)), j->fdatasync_every,
+			       opt_where(j, line, "fdatasync", w2, sizeof(w2)));
+	if (j->sync != SYNC_NONE && (eng->flags & ENGINE_F_MAPPED))
+		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: stores into a "
+			       "mapping have no O_DSYNC (the kernel writes dirty pages back when it "
+			       "chooses); use fsync=1 for an msync after every write",
+			       opt_where(j, line, "sync", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->verify != VERIFY_NONE && (eng->flags & ENGINE_F_NO_TARGET))
+		return err_set(e, EINVAL, "verify=crc32c at %s contradicts ioengine=%s at %s: it "
+			       "writes nothing that could be read back",
+			       opt_where(j, line, "verify", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->loop)
+		return err_set(e, EINVAL, "loop=%u at %s with rw=%s at %s: the event loop reads "
+			       "only; run writes with numjobs threads, or an asynchronous engine "
+			       "with iodepth", j->loop, opt_where(j, line, "loop", w, sizeof(w)), rw,
+			       opt_where(j, line, "rw", w2, sizeof(w2)));
+	return 0;
+}
+
 static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
@@ -306,9 +358,9 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
 		      "synchronous engine", j->iodepth_batch,
 		      opt_where(j, line, "iodepth_batch_submit", w, sizeof(w)), eng->name);
-	if (j->random_distribution == DIST_ZIPF && j->rw == RW_READ)
-		warnf(warn, "random_distribution=zipf:%g at %s has no effect with rw=read "
-		      "(sequential)", j->zipf_theta,
+	if (j->random_distribution == DIST_ZIPF && !job_rw_random(j->rw))
+		warnf(warn, "random_distribution=zipf:%g at %s has no effect with sequential "
+		      "rw=read, write or rw", j->zipf_theta,
 		      opt_where(j, line, "random_distribution", w, sizeof(w)));
 	if (j->time_based && !j->runtime_ns)
 		warnf(warn, "time_based at %s without runtime: job '%s' runs until interrupted",
@@ -342,6 +394,9 @@ static int check_job(const struct job *j, const int *line, void (*warn)(const ch
 	if (ret)
 		return ret;
 	ret = check_concurrency(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_writes(j, eng, line, warn, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "devsafety.h"
 #include "engine.h"
 #include "latclock.h"
 #include "loop.h"
@@ -53,6 +54,32 @@ static int region_len(const struct job *j, const char *path, uint64_t *len, stru
 		return ret;
 	*len = dev_size > j->offset ? (dev_size - j->offset) / 100 * j->size_pct : 0;
 	return 0;
+}
+
+/*
+ * A write job's target: a block device only when devsafety clears it
+ * (not mounted or in use; no filesystem, partition table or RAID
+ * signature unless allow_destructive), then opened O_RDWR with sync='s
+ * O_DSYNC or O_SYNC. A read job's: read-only, always.
+ */
+static int open_target(const struct job *j, struct target *t, const char *path, uint64_t len,
+		       const struct target_hooks *hooks, struct err *e)
+{
+	unsigned how = 0;
+	int ret;
+
+	if (job_writes(j)) {
+		ret = devsafety_check(path, j->allow_destructive, e);
+		/* Missing: a regular file target_open creates. */
+		if (ret && ret != -ENOENT)
+			return ret;
+		how = TARGET_O_WRITE;
+		if (j->sync == SYNC_DSYNC)
+			how |= TARGET_O_DSYNC;
+		else if (j->sync == SYNC_SYNC)
+			how |= TARGET_O_SYNC;
+	}
+	return target_open_for(t, path, j->offset, len, j->bs, j->direct, how, hooks, e);
 }
 
 static int open_targets(struct job_run *jr, struct err *e)
@@ -97,8 +124,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 			path[l] = '\0';
 			ret = region_len(j, path, &len, e);
 			if (!ret)
-				ret = target_open(&jr->targets[i], path, j->offset, len, j->bs, j->direct,
-						  jr->hooks, e);
+				ret = open_target(j, &jr->targets[i], path, len, jr->hooks, e);
 			if (ret)
 				return ret;
 			jr->ntargets = i + 1;
@@ -117,8 +143,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 
 		snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
 			 j->name, i / j->nrfiles, i % j->nrfiles);
-		ret = target_open(&jr->targets[i], path, j->offset, fsize, j->bs, j->direct,
-				  jr->hooks, e);
+		ret = open_target(j, &jr->targets[i], path, fsize, jr->hooks, e);
 		if (ret)
 			return ret;
 		jr->ntargets = i + 1;
@@ -238,12 +263,18 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	}
 
 	seed = pick_seed(job);
+	wk->seed = seed;
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		struct worker *w = &c->workers[i];
 		const bool scratch = !job->filename && !(wk->ops->flags & ENGINE_F_NO_TARGET);
 		struct gen_config gc = {
-			.rw = job->rw,
-			.scan = job->scan,
+			/* The generator knows sequential and random; whether
+			 * a request reads or writes is the worker's draw. */
+			.rw = job_rw_random(job->rw) ? RW_RANDREAD : RW_READ,
+			/* Sequential writers each take their own slice: two
+			 * threads writing the same blocks at once would tear
+			 * them (writes.h). */
+			.scan = job_writes(job) ? SCAN_PARTITIONED : job->scan,
 			.fst = job->file_service_type,
 			.dist = job->random_distribution,
 			.zipf_theta = job->zipf_theta,
@@ -263,6 +294,9 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		w->st = &stats[i];
 		w->tfirst = scratch ? i * job->nrfiles : 0;
 		w->tcount = scratch ? job->nrfiles : jr->ntargets;
+		w->nshare = scratch ? 1 : c->nworkers;
+		if (job_writes(job))
+			stats_init_writes(w->st);
 		/* Scratch files are private to a worker: a shared cursor
 		 * over them would be one worker's anyway. */
 		ret = gen_init(&w->gen, &gc, w->tcount, regions + w->tfirst,
@@ -398,7 +432,7 @@ int job_run_ready(struct job_run *jr, struct err *e)
 	if (j->mem_limit) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "faultline-%d-%u", (int)getpid(), jr->index);
+		cgroup_job_name(name, sizeof(name), jr->index);
 		ret = jobhost_cgroup(&jr->host, name, j->mem_limit, e);
 		if (!ret)
 			ret = jobhost_fork(&jr->host, &jr->crew, prewarm_cb, jr, e);

@@ -7,14 +7,17 @@
  *   read, write, trim: { io_bytes ... total_ios, short_ios, drop_ios,
  *                        slat_ns, clat_ns, lat_ns,
  *                        bw_min ... bw_samples, iops_min ... iops_samples },
+ *   sync: { total_ios, lat_ns } (the flushes: fsync=, fdatasync=,
+ *         sync_interval=, end_fsync=),
  *   job_runtime, usr_cpu, sys_cpu, ctx, majf, minf,
  *   iodepth_level, iodepth_submit, iodepth_complete,
  *   latency_ns, latency_us, latency_ms,
  *   latency_depth, latency_target, latency_percentile, latency_window
- * (fio's "sync" object comes with faultline's writes).
  *
- * A direction's object is filled from a struct dir_view, so the reads
- * of today and the writes of tomorrow go through the same code.
+ * A direction's object is filled from a struct dir_view, so reads and
+ * writes go through the same code. A direction the job does not issue
+ * is fio's all-zero form (runtime 0, N = 0), as fio writes the read
+ * object of a write job.
  *
  * Latency: faultline times a request from its issue to its completion,
  * with no separate submission part. That is fio's lat_ns; fio keeps its
@@ -225,13 +228,30 @@ struct dir_view {
 	const struct fiostat_series *bw;	/* KiB/s per interval */
 };
 
-static void read_view(const struct job_result *jr, struct dir_view *d)
+/* fio's data directions in its order: read, write. */
+enum { DIR_READ, DIR_WRITE, DIRS };
+
+/*
+ * Direction @dir of @jr. fio gives a direction a runtime only when it
+ * moved bytes (backend.c's update_runtime), so a direction without any
+ * has runtime 0 and rates 0, as in fio.
+ */
+static void dir_view(const struct job_result *jr, unsigned dir, struct dir_view *d)
 {
-	*d = (struct dir_view){
-		.ops = jr->ops, .bytes = jr->bytes, .runtime_ns = jr->runtime_ns,
-		.lat_ok = jr->lat_ok, .lat = &jr->lat,
-		.iops = &jr->read_iops, .bw = &jr->read_bw,
-	};
+	const struct write_result *w = jr->w;
+
+	*d = (struct dir_view){ 0 };
+	if (dir == DIR_READ && job_reads(jr->job))
+		*d = (struct dir_view){
+			.ops = jr->ops, .bytes = jr->bytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
+			.iops = &jr->read_iops, .bw = &jr->read_bw,
+		};
+	else if (dir == DIR_WRITE && w)
+		*d = (struct dir_view){
+			.ops = w->ops, .bytes = w->bytes, .lat_ok = jr->lat_ok, .lat = &w->lat,
+			.iops = &jr->write_iops, .bw = &jr->write_bw,
+		};
+	d->runtime_ns = d->bytes ? jr->runtime_ns : 0;
 }
 
 /* fio's {min, max, mean, stddev, N[, percentile[, bins]]}. */
@@ -315,21 +335,43 @@ unsigned json_fio_group(const struct run_result *r, unsigned idx)
 	return g;
 }
 
-/* fio's rs->agg: the bytes the group's jobs read over its longest
- * runtime, in bytes per second. */
-static double group_read_bytes_s(const struct run_result *r, unsigned idx)
+/* fio's rs->agg[dir]: the bytes the group's jobs moved in direction
+ * @dir over the group's longest runtime in it, in bytes per second. */
+static double group_bytes_s(const struct run_result *r, unsigned idx, unsigned dir)
 {
 	unsigned g = json_fio_group(r, idx);
 	uint64_t bytes = 0, longest = 0;
+	struct dir_view d;
 
 	for (unsigned i = 0; i < r->njobs; i++) {
 		if (json_fio_group(r, i) != g)
 			continue;
-		bytes += r->jobs[i].bytes;
-		if (r->jobs[i].runtime_ns > longest)
-			longest = r->jobs[i].runtime_ns;
+		dir_view(&r->jobs[i], dir, &d);
+		bytes += d.bytes;
+		if (d.runtime_ns > longest)
+			longest = d.runtime_ns;
 	}
 	return longest ? (double)bytes * 1e9 / (double)longest : 0.0;
+}
+
+/*
+ * fio's sync object: its flushes, counted and timed as it times them
+ * (lat_ns, from issue to completion; percentiles and json+ bins only
+ * when any were timed). A job that does not flush has fio's empty form.
+ */
+static json_t *sync_object(const struct job_result *jr, bool with_bins)
+{
+	json_t *o = json_object();
+	struct dir_view d = { 0 };
+
+	if (jr->w && jr->w->syncs) {
+		d.ops = jr->w->syncs;
+		d.lat_ok = jr->lat_ok;
+		d.lat = &jr->w->sync_lat;
+	}
+	put(o, "total_ios", ju64(d.ops));
+	put(o, "lat_ns", lat_object(&d, with_bins));
+	return o;
 }
 
 /* Which fio latency bin a latency falls in: unit 0 ns, 1 us, 2 ms. */
@@ -356,25 +398,35 @@ static void lat_bin(uint64_t ns, unsigned *unit, unsigned *idx)
 	*idx = i;
 }
 
-/* fio's latency_ns / latency_us / latency_ms: % of requests per bin,
- * each bucket counted at its midpoint. Null values when not measured. */
+/*
+ * fio's latency_ns / latency_us / latency_ms: % of requests per bin,
+ * reads and writes together (fio's io_u_mark_latency counts both, not
+ * flushes), each bucket counted at its midpoint. Null values when not
+ * measured.
+ */
 static void put_lat_bins(json_t *job, const struct job_result *jr)
 {
 	static const char *const names[3] = { "latency_ns", "latency_us", "latency_ms" };
 	static const unsigned nbins[3] = { LAT_BINS_NS, LAT_BINS_US, LAT_BINS_MS };
 	double pct[3][LAT_BINS_MS] = { { 0 } };
-	const struct hist *h = &jr->lat;
-	bool have = jr->lat_ok && h->n > 0;
+	const struct hist *hs[DIRS] = { &jr->lat, jr->w ? &jr->w->lat : NULL };
+	uint64_t n = 0;
+	bool have;
 	char key[16];
 
-	if (have) {
-		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+	for (unsigned d = 0; d < DIRS; d++)
+		n += hs[d] ? hs[d]->n : 0;
+	have = jr->lat_ok && n > 0;
+	for (unsigned d = 0; have && d < DIRS; d++) {
+		const struct hist *h = hs[d];
+
+		for (unsigned b = 0; h && b < HIST_BUCKETS; b++) {
 			unsigned u, i;
 
 			if (!h->count[b])
 				continue;
 			lat_bin(bucket_value(h, b), &u, &i);
-			pct[u][i] += 100.0 * (double)h->count[b] / (double)h->n;
+			pct[u][i] += 100.0 * (double)h->count[b] / (double)n;
 		}
 	}
 	for (unsigned u = 0; u < 3; u++) {
@@ -440,11 +492,13 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "eta", json_integer(0));
 	put(o, "elapsed", ju64((r->duration_ns / 1000000 + 999) / 1000));
 	put(o, "job options", json_fio_job_options(jr->job));
-	read_view(jr, &d);
-	put(o, "read", direction_object(&d, group_read_bytes_s(r, idx), with_bins));
+	dir_view(jr, DIR_READ, &d);
+	put(o, "read", direction_object(&d, group_bytes_s(r, idx, DIR_READ), with_bins));
+	dir_view(jr, DIR_WRITE, &d);
+	put(o, "write", direction_object(&d, group_bytes_s(r, idx, DIR_WRITE), with_bins));
 	d = (struct dir_view){ 0 };
-	put(o, "write", direction_object(&d, 0, false));
 	put(o, "trim", direction_object(&d, 0, false));
+	put(o, "sync", sync_object(jr, with_bins));
 	put(o, "job_runtime", ju64(ns_to_ms(jr->thread_ns)));
 	put_cpu(o, jr);
 	put(o, "majf", jr->faults_ok ? ju64(jr->majflt) : json_null());

@@ -7,7 +7,9 @@
  *
  *   { "fio version" ("faultline-VERSION"), "faultline version",
  *     "timestamp", "timestamp_ms", "time", "global options",
- *     "jobs": [ { fio's fields (json_fio.c),
+ *     "jobs": [ { fio's fields (json_fio.c): read, write (fio's all-zero
+ *                 form in a read job), trim (all zero: faultline never
+ *                 trims), sync (the flushes, SPEC 10), ...,
  *                 "faultline": { what fio lacks } } ],
  *     "disk_util": [ ... ],
  *     "faultline": { version, host, system, interrupted, duration_ms,
@@ -15,7 +17,7 @@
  *
  * A telemetry figure whose source could not be read (its _ok flag is
  * false) is JSON null, never 0. Zeros that remain are true: the write
- * and trim directions, short and dropped I/Os.
+ * direction of a read job, trims, short and dropped I/Os.
  */
 #include "json_out.h"
 
@@ -31,12 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "json_fio.h"
+#include "outfile.h"
 
 /* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
-static const char *const rw_names[] = { "read", "randread" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
@@ -120,6 +124,8 @@ static json_t *device_object(const struct dev_result *d)
 	put(o, "role", jstr_or_null(d->role));
 	put(o, "read_bytes", ju64_ok(d->ok, d->read_bytes));
 	put(o, "read_ios", ju64_ok(d->ok, d->read_ios));
+	put(o, "write_bytes", ju64_ok(d->ok, d->write_bytes));
+	put(o, "write_ios", ju64_ok(d->ok, d->write_ios));
 	put(o, "model", jstr_or_null(d->model));
 	put(o, "scheduler", jstr_or_null(d->scheduler));
 	put(o, "rotational", d->rotational < 0 ? json_null() : json_boolean(d->rotational));
@@ -184,6 +190,37 @@ static void put_concurrency(json_t *o, const struct job_result *jr)
 	put(o, "streams", a);
 }
 
+/* What a write job did beyond fio's write and sync objects: its mix and
+ * flush policy as resolved, and the read-back (null when not asked). */
+static void put_writes(json_t *o, const struct job_result *jr)
+{
+	static const char *const sync_names[] = { "none", "dsync", "sync" };
+	const struct job *j = jr->job;
+	const struct write_result *w = jr->w;
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	json_t *v;
+
+	put(o, "rwmixread", job_mixed(j) ? json_integer(j->rwmixread) : json_null());
+	put(o, "flush", !job_writes(j) ? json_null() :
+			json_string(eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
+				    engine_flush_datasync(j) ? "fdatasync" : "fsync"));
+	put(o, "sync_open", json_string(NAME_OF(sync_names, j->sync)));
+	if (!w || !w->verify) {
+		put(o, "verify", json_null());
+		return;
+	}
+	v = json_object();
+	put(v, "mode", json_string("crc32c"));
+	put(v, "complete", json_boolean(w->verify_complete));
+	put(v, "blocks_checked", ju64(w->verify_blocks));
+	put(v, "mismatches", ju64(w->verify_bad));
+	put(v, "first_bad_target", w->verify_bad && w->verify_first_target < jr->ntargets && jr->targets
+					   ? json_string(jr->targets[w->verify_first_target].path)
+					   : json_null());
+	put(v, "first_bad_offset", w->verify_bad ? ju64(w->verify_first_off) : json_null());
+	put(o, "verify", v);
+}
+
 static json_t *faultline_job_object(const struct job_result *jr)
 {
 	const struct job *j = jr->job;
@@ -228,6 +265,9 @@ static json_t *faultline_job_object(const struct job_result *jr)
 
 	put(o, "dev_read_bytes", ju64_ok(jr->dev_ok, jr->dev_read_bytes));
 	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->bytes, jr->read_amp));
+	put(o, "dev_write_bytes", ju64_ok(jr->dev_ok, jr->dev_write_bytes));
+	put(o, "dev_write_ios", ju64_ok(jr->dev_ok, jr->dev_write_ios));
+	put_writes(o, jr);
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
 	put_concurrency(o, jr);
 	return o;
@@ -266,7 +306,7 @@ static json_t *disk_util(const struct run_result *r)
 
 		for (unsigned d = 0; d < jr->ndevs && d < RESULT_MAX_DEVS; d++) {
 			const char *name = jr->devs[d].name;
-			uint64_t bytes = 0, ios = 0;
+			uint64_t bytes = 0, ios = 0, wbytes = 0, wios = 0;
 			bool seen = false, ok = true;
 			json_t *o;
 
@@ -282,7 +322,7 @@ static json_t *disk_util(const struct run_result *r)
 				continue;
 
 			for (unsigned g = 0; g < ngroups; g++) {
-				uint64_t gb = 0, gi = 0;
+				uint64_t gb = 0, gi = 0, gwb = 0, gwi = 0;
 
 				for (unsigned k = i; k < r->njobs; k++) {
 					const struct job_result *kr = &r->jobs[k];
@@ -300,15 +340,23 @@ static json_t *disk_util(const struct run_result *r)
 							gb = dv->read_bytes;
 						if (dv->read_ios > gi)
 							gi = dv->read_ios;
+						if (dv->write_bytes > gwb)
+							gwb = dv->write_bytes;
+						if (dv->write_ios > gwi)
+							gwi = dv->write_ios;
 					}
 				}
 				bytes += gb;
 				ios += gi;
+				wbytes += gwb;
+				wios += gwi;
 			}
 			o = json_object();
 			put(o, "name", json_string(name));
 			put(o, "read_ios", ju64_ok(ok, ios));
 			put(o, "read_sectors", ju64_ok(ok, bytes / 512));
+			put(o, "write_ios", ju64_ok(ok, wios));
+			put(o, "write_sectors", ju64_ok(ok, wbytes / 512));
 			push(a, o);
 		}
 	}
@@ -427,109 +475,23 @@ int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct er
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The mode a new file would get (0666 & ~umask), or the old file's. */
-static mode_t output_mode(const char *path)
-{
-	struct stat st;
-	mode_t mask;
-
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		return st.st_mode & 07777;
-	/* umask can only be read by setting it; writers run after the
-	 * workers, when nothing else creates files. */
-	mask = umask(022);
-	umask(mask);
-	return 0666 & ~mask;
-}
-
 int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
 			struct err *e)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = NULL, *tmp = NULL, *s = NULL;
-	const char *base = slash ? slash + 1 : path;
-	int fd = -1, dfd, ret;
+	struct outfile o;
+	char *s = build_text(r, flags);
+	int ret;
 
-	if (!*base)
-		return err_set(e, EISDIR, "JSON output %s: not a file name", path);
-	if (slash == path)
-		dir = strdup("/");
-	else if (slash)
-		dir = strndup(path, (size_t)(slash - path));
-	else
-		dir = strdup(".");
-	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-	s = build_text(r, flags);
-	if (!s) {
-		ret = err_set(e, ENOMEM, "JSON output %s: out of memory", path);
-		goto out;
-	}
-
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = err_set(e, errno, "JSON output %s: create a temporary file in %s: %s",
-			      path, dir, strerror(errno));
-		goto out;
-	}
-	ret = write_all(fd, s, strlen(s));
-	if (!ret)
-		ret = write_all(fd, "\n", 1);
-	if (!ret && fchmod(fd, output_mode(path)))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
+	if (!s)
+		return err_set(e, ENOMEM, "JSON output %s: out of memory", path);
+	ret = outfile_open(&o, path, e);
 	if (ret) {
-		ret = err_set(e, -ret, "JSON output %s: write %s: %s", path, tmp, strerror(-ret));
-		goto out_unlink;
+		free(s);
+		return err_wrap(e, "JSON output");
 	}
-	if (close(fd)) {
-		fd = -1;
-		ret = err_set(e, errno, "JSON output %s: close %s: %s", path, tmp, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = err_set(e, errno, "JSON output %s: rename from %s: %s", path, tmp,
-			      strerror(errno));
-		goto out_unlink;
-	}
-	/* Make the rename itself durable; a filesystem that cannot fsync a
-	 * directory has nothing more to offer, so that is not an error. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	ret = 0;
-	goto out;
-
-out_unlink:
-	unlink(tmp);
-out:
-	if (fd >= 0)
-		close(fd);
+	fputs(s, o.f);
+	fputc('\n', o.f);
 	free(s);
-	free(tmp);
-	free(dir);
-	return ret;
+	ret = outfile_commit(&o, e);
+	return ret ? err_wrap(e, "JSON output") : 0;
 }

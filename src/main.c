@@ -5,6 +5,8 @@
  *   1  a job failed at run time, or the run was interrupted
  *   2  bad command line or job file, or a feature unavailable here;
  *      nothing was run
+ * --verify JOBFILE... checks what write jobs left: 0 no mismatch, 1 a
+ * mismatch, 2 a target that cannot be read (or a bad job file).
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,8 +22,10 @@
 #include "jobfile.h"
 #include "json_out.h"
 #include "options.h"
+#include "outfile.h"
 #include "report.h"
 #include "run.h"
+#include "verify.h"
 
 #ifndef FAULTLINE_VERSION
 #define FAULTLINE_VERSION "0.1.0"
@@ -44,6 +48,7 @@ struct cli {
 	uint64_t interval_ns;
 	bool quiet;
 	bool parse_only;
+	bool verify;			/* --verify: check what write jobs wrote, run nothing */
 	bool demo;
 	const char *demo_json;		/* --demo: JSON written here as well */
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
@@ -63,6 +68,7 @@ static void usage(FILE *f)
 		"       faultline --demo\n"
 		"       faultline --check-system [--target=PATH]\n"
 		"       faultline --parse-only JOBFILE...\n"
+		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"
 		"\n"
@@ -174,6 +180,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->quiet = true;
 		} else if (is(a, "--parse-only", &v)) {
 			c->parse_only = true;
+		} else if (is(a, "--verify", &v) && !v) {
+			c->verify = true;
 		} else if (is(a, "--demo", &v)) {
 			c->demo = true;
 		} else if (is(a, "--check-system", &v)) {
@@ -233,6 +241,12 @@ static void raise_fd_limit(void)
 static void print_warning(const char *msg)
 {
 	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+static void say_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	print_warning(msg);
 }
 
 static int load_jobs(struct cli *c, struct joblist *jl, struct err *e)
@@ -296,17 +310,78 @@ static void demo_adapt(struct cli *c, struct joblist *jl)
 		c->demo_scratch = jl->jobs[0]->filename;
 }
 
+/*
+ * --verify: every bs block of every write job's regions, checked as a
+ * run of the job would lay them out. A mismatch names its target and
+ * offset; read jobs are skipped, said so.
+ */
+static int verify_jobs(const struct joblist *jl)
+{
+	int status = EXIT_RAN;
+
+	for (unsigned i = 0; i < jl->n; i++) {
+		const struct job *j = jl->jobs[i];
+		struct verify_result vr;
+		struct err e = { 0 };
+		int ret;
+
+		if (!job_writes(j)) {
+			printf("verify: job '%s': reads only (rw=%s), nothing to check\n", j->name,
+			       j->rw == RW_READ ? "read" : "randread");
+			continue;
+		}
+		ret = verify_job(j, &vr, &e);
+		for (unsigned t = 0; t < vr.ntargets; t++) {
+			const struct verify_target *vt = &vr.targets[t];
+
+			printf("verify: job '%s': %s [%llu, %llu), bs=%llu: %llu blocks: %llu valid, "
+			       "%llu mismatches, %llu never written\n", j->name, vt->path,
+			       (unsigned long long)vt->base, (unsigned long long)(vt->base + vt->len),
+			       (unsigned long long)j->bs, (unsigned long long)vt->blocks,
+			       (unsigned long long)vt->valid, (unsigned long long)vt->bad,
+			       (unsigned long long)vt->never);
+			for (unsigned k = 0; k < vt->nkept; k++)
+				printf("  mismatch: %s offset %llu: %s\n", vt->path,
+				       (unsigned long long)vt->kept[k].off,
+				       verify_code_name(vt->kept[k].code));
+			if (vt->bad > vt->nkept)
+				printf("  ... and %llu more mismatches in %s\n",
+				       (unsigned long long)(vt->bad - vt->nkept), vt->path);
+			if (vt->bad && status == EXIT_RAN)
+				status = EXIT_JOB_FAILED;
+		}
+		if (!vr.ntargets && !ret)
+			printf("verify: job '%s': ioengine=%s writes no target, nothing to check\n",
+			       j->name, j->ioengine);
+		verify_result_free(&vr);
+		if (ret) {
+			fprintf(stderr, "faultline: job '%s': %s\n", j->name, e.msg);
+			status = EXIT_INVALID;
+		}
+	}
+	fflush(stdout);
+	return status;
+}
+
+/*
+ * The summary and JSON, whole or not at all (SPEC 8): a file goes
+ * through a temporary file renamed into place (outfile.c); stdout is
+ * checked, so a full disk or a closed pipe there is an error too.
+ */
 static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
 {
+	bool to_file = c->output && strcmp(c->output, "-");
+	struct outfile o = { 0 };
 	FILE *out = stdout;
 	int ret = 0;
 
-	if (c->output && strcmp(c->output, "-")) {
+	if (to_file) {
 		if (c->fmt_json && !c->fmt_normal)
 			return json_out_write_file(res, c->output, c->json_flags, e);
-		out = fopen(c->output, "w");
-		if (!out)
-			return err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
+		ret = outfile_open(&o, c->output, e);
+		if (ret)
+			return err_wrap(e, "--output");
+		out = o.f;
 	}
 	if (c->fmt_normal)
 		report_normal(out, res);
@@ -322,9 +397,17 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 			fprintf(out, "demo: the scratch file %s is kept, so the next demo need not "
 				"lay it out again; remove it when done\n", c->demo_scratch);
 	}
-	if (out != stdout && fclose(out) != 0 && !ret)
-		ret = err_set(e, errno, "--output=%s: %s", c->output, strerror(errno));
-	fflush(stdout);
+	if (to_file) {
+		if (ret) {
+			outfile_abort(&o);
+			return ret;
+		}
+		ret = outfile_commit(&o, e);
+		return ret ? err_wrap(e, "--output") : 0;
+	}
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !ret)
+		ret = err_set(e, errno ? errno : EIO, "writing the summary to standard output: %s",
+			      strerror(errno ? errno : EIO));
 	return ret;
 }
 
@@ -332,7 +415,8 @@ int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct joblist jl = { 0 };
-	struct run run;
+	/* Zeroed: a signal may reach on_signal before run_prepare fills it. */
+	struct run run = { 0 };
 	struct run_opts ro;
 	struct err e = { 0 };
 	int status, ret;
@@ -364,21 +448,22 @@ int main(int argc, char **argv)
 		status = EXIT_RAN;
 		goto out_jobs;
 	}
+	if (c.verify) {
+		status = verify_jobs(&jl);
+		goto out_jobs;
+	}
 
 	ro.interval_ns = c.interval_ns;
 	ro.csv_path = c.csv;
 	ro.status_line = !c.quiet && isatty(2);
-	if (c.output && strcmp(c.output, "-")) {
-		/* Fail before the run, not after it. */
-		FILE *probe = fopen(c.output, "a");
-
-		if (!probe) {
-			fprintf(stderr, "faultline: --output=%s: %s\n", c.output, strerror(errno));
-			goto out_jobs;
-		}
-		fclose(probe);
+	/* Fail before the run, not after it, and create nothing yet. */
+	if (c.output && strcmp(c.output, "-") && outfile_check(c.output, "--output", &e) < 0) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		goto out_jobs;
 	}
 
+	/* What a run killed by SIGKILL left behind, before making more. */
+	cgroup_reap_stale(say_warning, NULL);
 	the_run = &run;
 	install_signals();
 	raise_fd_limit();
@@ -390,6 +475,9 @@ int main(int argc, char **argv)
 		run_destroy(&run);
 		goto out_jobs;
 	}
+	/* A signal before run_prepare made its stop flag had nowhere to go. */
+	if (signals_seen)
+		run_request_stop(&run);
 	ret = run_execute(&run, &e);
 	if (ret)
 		fprintf(stderr, "faultline: %s\n", e.msg);
@@ -400,6 +488,11 @@ int main(int argc, char **argv)
 			status = EXIT_JOB_FAILED;
 	if (run.res.interrupted)
 		status = EXIT_JOB_FAILED;
+	if (run.res.csv_error) {
+		fprintf(stderr, "faultline: the CSV %s is incomplete (it ends at the last whole row): %s\n",
+			c.csv, strerror(run.res.csv_error));
+		status = EXIT_JOB_FAILED;
+	}
 	if (write_outputs(&c, &run.res, &e)) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		status = EXIT_JOB_FAILED;

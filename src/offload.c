@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latclock.h"
+
 struct ring {
 	/* The producer's line. */
 	uint32_t head __attribute__((aligned(CACHELINE)));
@@ -157,14 +159,6 @@ static inline void sleeper_cancel(struct sleeper *s)
 
 /* ---- a helper -------------------------------------------------------- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void usage_now(uint64_t *maj, uint64_t *min, uint64_t *nvcsw, int *ok)
 {
 	*ok = stats_thread_usage(maj, min, nvcsw) == 0;
@@ -183,7 +177,7 @@ static void *helper_main(void *arg)
 		usage_now(&st->start_majflt, &st->start_minflt, &st->start_nvcsw, &ok);
 		st->cpu_ok = stats_thread_cpu(&st->start_utime_ns, &st->start_stime_ns,
 					      &st->start_nivcsw) == 0;
-		st->start_ns = mono_ns();
+		st->start_ns = now_ns();
 		STAT_STORE(&st->running, 1);
 	}
 	for (;;) {
@@ -215,7 +209,7 @@ static void *helper_main(void *arg)
 		if (st->cpu_ok)
 			st->cpu_ok = stats_thread_cpu(&st->exit_utime_ns, &st->exit_stime_ns,
 						      &st->exit_nivcsw) == 0;
-		STAT_STORE(&st->end_ns, mono_ns());
+		STAT_STORE(&st->end_ns, now_ns());
 		STAT_STORE(&st->running, 0);
 		STAT_STORE(&st->done, 1);
 	}

@@ -394,6 +394,24 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_cpu *out)
 
 /* ---- task stat ---- */
 
+int procfs_parse_starttime(const char *buf, size_t len, uint64_t *start)
+{
+	const char *end = buf + len, *p = memrchr(buf, ')', len);
+
+	if (!p)
+		return -EBADMSG;
+	p++;
+	/* Fields 3 (state) to 21 as tokens: some can be negative. */
+	for (unsigned f = 3; f <= 21; f++) {
+		p = skip_blanks(p, end);
+		if (p >= end || *p == '\n')
+			return -EBADMSG;
+		while (p < end && !is_blank(*p) && *p != '\n')
+			p++;
+	}
+	return procfs_scan_u64(&p, end, start);
+}
+
 int procfs_parse_task_stat(const char *buf, size_t len, struct procfs_task *out)
 {
 	const char *end = buf + len, *p;

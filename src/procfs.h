@@ -161,6 +161,10 @@ struct procfs_task {
 /* comm (field 2) may hold spaces and ')', so fields are counted from the
  * LAST ')' in the buffer. */
 int procfs_parse_task_stat(const char *buf, size_t len, struct procfs_task *out);
+/* Field 22 of a <proc>/PID/stat line: the process's start time in clock
+ * ticks after boot. With the pid it names a process for good: a pid is
+ * reused, a (pid, start time) pair is not. */
+int procfs_parse_starttime(const char *buf, size_t len, uint64_t *start);
 
 /* Open the stat file of thread @tid of process @pid (0: "self"). */
 int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid);

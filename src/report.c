@@ -9,6 +9,14 @@
  *       device vda: read 512MiB in 131072 requests; read amplification 1.07x
  *     error: ... (only if the job failed)
  *
+ * A job that writes (SPEC 10) shows its read line only when it reads
+ * (rw, randrw), then
+ *     write: IOPS=..., BW=..., ops=...
+ *       lat (usec): ...
+ *     sync: 312 flushes (fsync), lat (usec): min=..., p50=..., p99=..., max=...
+ *     verify: 1895 blocks read back (crc32c), 0 mismatches
+ * and its device lines say what was written too.
+ *
  * then the system-wide block and, with several jobs, a comparison table.
  * A figure whose source could not be read prints as "n/a (unreadable)"
  * (in the table "n/a"), never as 0: a zero would be a made-up
@@ -20,7 +28,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *const rw_names[] = { "read", "randread" };
+#include "engine.h"
+#include "verify.h"
+
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
@@ -174,17 +185,16 @@ static void print_header(FILE *f, const struct run_result *r)
 
 /* nsec only when nearly everything is under a microsecond, msec when the
  * median is 10 ms or more, else usec. */
-static void print_lat(FILE *f, const struct job_result *jr)
+static void print_lat_of(FILE *f, bool lat_ok, const struct hist *h)
 {
 	static const double pcts[] = { 50, 90, 99, 99.9 };
 	static const char *const names[] = { "p50", "p90", "p99", "p99.9" };
-	const struct hist *h = &jr->lat;
 	uint64_t p50;
 	const char *unit;
 	double div;
 	int prec;
 
-	if (!jr->lat_ok) {
+	if (!lat_ok) {
 		fprintf(f, "    lat: off (latency=0)\n");
 		return;
 	}
@@ -205,6 +215,11 @@ static void print_lat(FILE *f, const struct job_result *jr)
 		fprintf(f, ", %s=%.*f", names[i], prec, (double)hist_percentile(h, pcts[i]) / div);
 	fprintf(f, ", max=%.*f, mean=%.*f\n", prec, (double)h->max / div,
 		prec, hist_mean(h) / div);
+}
+
+static void print_lat(FILE *f, const struct job_result *jr)
+{
+	print_lat_of(f, jr->lat_ok, &jr->lat);
 }
 
 static void print_devices(FILE *f, const struct job_result *jr)
@@ -230,6 +245,9 @@ static void print_devices(FILE *f, const struct job_result *jr)
 		else
 			fprintf(f, ": read %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
+		if (d->ok && jr->w)
+			fprintf(f, ", wrote %s in %" PRIu64 " requests",
+				fmt_bytes(b1, (double)d->write_bytes, 1024), d->write_ios);
 		if (n == 1) {
 			if (has_amp(jr))
 				fprintf(f, "; read amplification %.2fx", jr->read_amp);
@@ -283,15 +301,69 @@ static void print_concurrency(FILE *f, const struct job_result *jr)
 	}
 }
 
+/* A write job's mix and flush policy, inside its header's parentheses. */
+static void print_policy(FILE *f, const struct job *j)
+{
+	char b[NUMBUF];
+
+	if (job_mixed(j))
+		fprintf(f, ", rwmixread=%u", j->rwmixread);
+	if (j->fsync_every)
+		fprintf(f, ", fsync=%u", j->fsync_every);
+	if (j->fdatasync_every)
+		fprintf(f, ", fdatasync=%u", j->fdatasync_every);
+	if (j->sync_interval_ns)
+		fprintf(f, ", sync_interval=%s", fmt_duration(b, j->sync_interval_ns));
+	if (j->end_fsync)
+		fprintf(f, ", end_fsync=1");
+	if (j->sync != SYNC_NONE)
+		fprintf(f, ", sync=%s", j->sync == SYNC_SYNC ? "sync (O_SYNC)" : "dsync (O_DSYNC)");
+}
+
+/* Writes, flushes and the read-back of a job that writes. */
+static void print_writes(FILE *f, const struct job_result *jr)
+{
+	const struct write_result *w = jr->w;
+	const struct job *j = jr->job;
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	double secs = (double)jr->runtime_ns / 1e9;
+	double iops = jr->runtime_ns ? (double)w->ops / secs : 0, bw = jr->runtime_ns ? (double)w->bytes / secs : 0;
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
+
+	fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+		fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
+		fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
+	print_lat_of(f, jr->lat_ok, &w->lat);
+	if (job_flushes(j)) {
+		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
+			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
+			engine_flush_datasync(j) ? "fdatasync" : "fsync");
+		print_lat_of(f, jr->lat_ok, &w->sync_lat);
+	}
+	if (w->verify) {
+		fprintf(f, "  verify: %" PRIu64 " blocks read back (crc32c), %" PRIu64 " mismatches%s\n",
+			w->verify_blocks, w->verify_bad,
+			w->verify_complete ? "" : " (not complete: the job stopped first)");
+		if (w->verify_bad)
+			fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
+				w->verify_first_target < jr->ntargets && jr->targets
+					? jr->targets[w->verify_first_target].path : "?",
+				w->verify_first_off, verify_code_name(w->verify_first_code));
+	}
+}
+
 static void print_job(FILE *f, const struct job_result *jr)
 {
 	const struct job *j = jr->job;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
 
-	fprintf(f, "%s: (engine=%s, rw=%s, bs=%" PRIu64 ", threads=%u, iodepth=%u, touch=%s, advice=%s/%s%s)\n",
+	fprintf(f, "%s: (engine=%s, rw=%s, bs=%" PRIu64 ", threads=%u, iodepth=%u, touch=%s, advice=%s/%s%s",
 		j->name, j->ioengine, NAME_OF(rw_names, j->rw), j->bs, jr->nthreads, j->iodepth,
 		fmt_touch(b1, j), NAME_OF(madv_names, j->madvise), NAME_OF(fadv_names, j->fadvise),
 		j->direct ? ", direct=1" : "");
+	if (job_writes(j))
+		print_policy(f, j);
+	fprintf(f, ")\n");
 
 	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++) {
 		const struct target_result *t = &jr->targets[i];
@@ -305,11 +377,15 @@ static void print_job(FILE *f, const struct job_result *jr)
 		fputc('\n', f);
 	}
 
-	fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
-		fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
-		fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->bytes, 1024),
-		fmt_duration(b5, jr->runtime_ns), jr->ops);
-	print_lat(f, jr);
+	if (job_reads(j)) {
+		fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
+			fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->bytes, 1024),
+			fmt_duration(b5, jr->runtime_ns), jr->ops);
+		print_lat(f, jr);
+	}
+	if (jr->w)
+		print_writes(f, jr);
 	if (jr->faults_ok)
 		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
 	else
@@ -361,7 +437,7 @@ static void print_system(FILE *f, const struct sys_result *s)
 static void print_table(FILE *f, const struct run_result *r)
 {
 	int w = 3;	/* strlen("job") */
-	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF];
+	char b1[NUMBUF], b3[NUMBUF];
 
 	for (unsigned i = 0; i < r->njobs; i++) {
 		int l = (int)strlen(r->jobs[i].job->name);
@@ -370,13 +446,14 @@ static void print_table(FILE *f, const struct run_result *r)
 			w = l;
 	}
 	fprintf(f, "\ncomparison:\n");
-	fprintf(f, "%-*s  %-8s  %-8s  %5s  %7s  %7s  %7s  %8s  %9s  %9s  %8s  %8s  %s\n",
-		w, "job", "engine", "rw", "bs", "threads", "iodepth", "IOPS", "MiB/s",
-		"p50(usec)", "p99(usec)", "majflt", "read-amp", "error");
+	fprintf(f, "%-*s  %-8s  %-9s  %5s  %7s  %7s  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",
+		w, "job", "engine", "rw", "bs", "threads", "iodepth", "IOPS", "MiB/s", "wIOPS",
+		"wMiB/s", "p50(usec)", "p99(usec)", "wp99(usec)", "majflt", "read-amp", "error");
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job_result *jr = &r->jobs[i];
 		const struct job *j = jr->job;
 		char p50[NUMBUF], p99[NUMBUF], maj[NUMBUF], amp[NUMBUF];
+		char riops[NUMBUF], rmib[NUMBUF], wiops[NUMBUF], wmib[NUMBUF], wp99[NUMBUF];
 
 		if (has_lat(jr)) {
 			snprintf(p50, sizeof(p50), "%.1f", (double)hist_percentile(&jr->lat, 50) / 1e3);
@@ -394,10 +471,32 @@ static void print_table(FILE *f, const struct run_result *r)
 		else
 			snprintf(amp, sizeof(amp), jr->dev_ok ? "-" : "n/a");
 
-		fprintf(f, "%-*s  %-8s  %-8s  %5s  %7u  %7u  %7s  %8.1f  %9s  %9s  %8s  %8s  %s\n",
+		/* A direction the job never issues is "-", not a measured 0. */
+		if (job_reads(j)) {
+			fmt_count(riops, iops_of(jr));
+			snprintf(rmib, sizeof(rmib), "%.1f", bw_of(jr) / 1048576.0);
+		} else {
+			snprintf(riops, sizeof(riops), "-");
+			snprintf(rmib, sizeof(rmib), "-");
+		}
+		snprintf(wiops, sizeof(wiops), "-");
+		snprintf(wmib, sizeof(wmib), "-");
+		snprintf(wp99, sizeof(wp99), "-");
+		if (jr->w && jr->runtime_ns) {
+			double secs = (double)jr->runtime_ns / 1e9;
+
+			fmt_count(wiops, (double)jr->w->ops / secs);
+			snprintf(wmib, sizeof(wmib), "%.1f", (double)jr->w->bytes / secs / 1048576.0);
+		}
+		if (jr->w && jr->lat_ok && jr->w->lat.n)
+			snprintf(wp99, sizeof(wp99), "%.1f", (double)hist_percentile(&jr->w->lat, 99) / 1e3);
+		else if (jr->w && !jr->lat_ok)
+			snprintf(wp99, sizeof(wp99), "off");
+
+		fprintf(f, "%-*s  %-8s  %-9s  %5s  %7u  %7u  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",
 			w, j->name, j->ioengine, NAME_OF(rw_names, j->rw), fmt_bs(b1, j->bs),
-			jr->nthreads, j->iodepth, fmt_count(b2, iops_of(jr)), bw_of(jr) / 1048576.0,
-			p50, p99, maj, amp, jr->error ? errno_name(b3, jr->error) : "-");
+			jr->nthreads, j->iodepth, riops, rmib, wiops, wmib,
+			p50, p99, wp99, maj, amp, jr->error ? errno_name(b3, jr->error) : "-");
 	}
 }
 

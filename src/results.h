@@ -27,6 +27,8 @@ struct dev_result {
 	bool ok;		/* its stat file was readable */
 	uint64_t read_bytes;
 	uint64_t read_ios;
+	uint64_t write_bytes;
+	uint64_t write_ios;
 	/* What sysfs says of it (of its whole disk for a partition); empty
 	 * strings and -1/0 where sysfs does not say. */
 	char model[64];
@@ -52,6 +54,21 @@ struct stream_result {
 	unsigned target;		/* index into job_result.targets */
 	uint64_t base, len;
 	uint64_t ops, bytes;		/* measured part, as the job's */
+};
+
+/* A job's writes, flushes and read-back (SPEC 10), measured part only. */
+struct write_result {
+	uint64_t ops, bytes;		/* writes */
+	struct hist lat;		/* ns, merged over threads (valid with job_result.lat_ok) */
+	uint64_t syncs;			/* flushes: fsync, fdatasync, msync, end_fsync's */
+	struct hist sync_lat;
+	/* verify=crc32c: every block the job wrote, read back at its end. */
+	bool verify;
+	bool verify_complete;		/* every worker read all its blocks back */
+	uint64_t verify_blocks, verify_bad;
+	unsigned verify_first_target;	/* the first bad block (lowest target, offset) */
+	uint64_t verify_first_off;
+	int verify_first_code;		/* blockdata_check's answer for it */
 };
 
 struct job_result {
@@ -80,6 +97,10 @@ struct job_result {
 	bool dev_ok;
 	uint64_t dev_read_bytes;	/* over the job's devices (md members not double counted) */
 	double read_amp;		/* dev_read_bytes / bytes; valid when dev_ok && bytes */
+	uint64_t dev_write_bytes, dev_write_ios;	/* the same for writes */
+
+	/* The write side, for a job that writes; NULL for a read job. */
+	struct write_result *w;
 
 	bool probe_ok;			/* cpu_probe=1 */
 	double probe_per_s;
@@ -108,10 +129,11 @@ struct job_result {
 	/* iodepth distributions of the measured part; a synchronous job
 	 * (every request alone, at depth 1) is counted as such. */
 	struct fiostat_depth depth;
-	/* fio's per-interval statistics of the reads, one sample per
-	 * measured sampler interval that read anything (sampler.c). */
+	/* fio's per-interval statistics of each direction, one sample per
+	 * measured sampler interval that moved anything in it (samplerow.c). */
 	struct fiostat_series read_iops;	/* requests per second */
 	struct fiostat_series read_bw;		/* KiB per second */
+	struct fiostat_series write_iops, write_bw;	/* the same of the writes */
 };
 
 struct sys_result {
@@ -148,6 +170,7 @@ struct run_result {
 	uint64_t start_epoch_ms;
 	uint64_t duration_ns;
 	bool interrupted;		/* Ctrl-C / SIGTERM */
+	int csv_error;			/* errno that cut the CSV short, 0 = whole */
 	unsigned njobs;
 	struct job_result *jobs;
 	struct sys_result sys;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 #include "latclock.h"
 #include "loop.h"
 #include "sampler.h"
+#include "verify.h"
 
 static void hooks_warn(void *arg, const char *msg)
 {
@@ -149,6 +151,13 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->probe_units = STAT_LOAD(&s->probe_units);
 		hist_snapshot(&b->lat, &s->lat);
 		depth_snapshot(&b->depth, &s->depth);
+		if (job_writes(jr->job)) {
+			b->wops = STAT_LOAD(&s->wops);
+			b->wbytes = STAT_LOAD(&s->wbytes);
+			b->syncs = STAT_LOAD(&s->syncs);
+			hist_snapshot(&b->wlat, &s->wlat);
+			hist_snapshot(&b->slat, &s->slat);
+		}
 	}
 	loop_take_base(r->jrs[j].crew.wk.loop);
 	r->job_base_ns[j] = now;
@@ -222,7 +231,8 @@ static void collect_fio(struct run *r, unsigned j)
 	const struct job_slots sl = c->wk.slots;
 	struct job_result *res = &r->res.jobs[j];
 	struct fiostat_depth *d = &res->depth;
-	uint64_t pushed = 0;
+	/* fio counts a flush as a request too (an io_u of its own). */
+	uint64_t pushed = 0, ios = res->ops + (res->w ? res->w->ops + res->w->syncs : 0);
 
 	res->cpu_ok = c->nworkers > 0;
 	for (unsigned i = 0; i < sl.total; i++) {
@@ -253,10 +263,82 @@ static void collect_fio(struct run *r, unsigned j)
 		res->sys_ns += s->exit_stime_ns - s->start_stime_ns;
 		res->ctx += (s->exit_nvcsw - s->start_nvcsw) + (s->exit_nivcsw - s->start_nivcsw);
 	}
-	if (!pushed && res->ops) {
-		d->level[0] = res->ops;
-		d->submit[1] = res->ops;
-		d->complete[1] = res->ops;
+	if (!pushed && ios) {
+		d->level[0] = ios;
+		d->submit[1] = ios;
+		d->complete[1] = ios;
+	}
+}
+
+/* The exact extremes the workers saw, not bucket bounds, into @h. */
+static void exact_extremes(struct hist *h, const struct crew *c, size_t off)
+{
+	h->min = UINT64_MAX;
+	h->max = 0;
+	for (unsigned i = 0; i < c->nworkers && h->n; i++) {
+		const struct hist *s = (const struct hist *)((const char *)&c->wk.stats[i] + off);
+
+		if (s->n && s->min < h->min)
+			h->min = s->min;
+		if (s->max > h->max)
+			h->max = s->max;
+	}
+	if (!h->n)
+		h->min = 0;
+}
+
+/* Writes, flushes and the read-back of a job that writes. */
+static void collect_writes(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct crew *c = &jr->crew;
+	struct job_result *res = &r->res.jobs[j];
+	struct write_result *w;
+	struct hist tmp;
+
+	w = res->w = calloc(1, sizeof(*res->w));
+	if (!w)
+		return;
+	hist_init(&w->lat);
+	hist_init(&w->sync_lat);
+	w->verify = jr->job->verify != VERIFY_NONE;
+	w->verify_complete = w->verify;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		w->ops += s->wops - b->wops;
+		w->bytes += s->wbytes - b->wbytes;
+		w->syncs += s->syncs - b->syncs;
+		hist_diff(&tmp, &s->wlat, &b->wlat);
+		hist_merge(&w->lat, &tmp);
+		hist_diff(&tmp, &s->slat, &b->slat);
+		hist_merge(&w->sync_lat, &tmp);
+		if (!w->verify)
+			continue;
+		if (!STAT_LOAD(&s->verify_done))
+			w->verify_complete = false;
+		w->verify_blocks += s->verify.blocks;
+		if (s->verify.bad && (!w->verify_bad || s->verify.first_target < w->verify_first_target ||
+				      (s->verify.first_target == w->verify_first_target &&
+				       s->verify.first_off < w->verify_first_off))) {
+			w->verify_first_target = s->verify.first_target;
+			w->verify_first_off = s->verify.first_off;
+			w->verify_first_code = s->verify.first_code;
+		}
+		w->verify_bad += s->verify.bad;
+	}
+	exact_extremes(&w->lat, c, offsetof(struct thread_stats, wlat));
+	exact_extremes(&w->sync_lat, c, offsetof(struct thread_stats, slat));
+	/* A block that did not read back as written fails the job (as fio's
+	 * verify does, with its errno EILSEQ), unless it failed already. */
+	if (w->verify_bad && !res->error) {
+		res->error = EILSEQ;
+		snprintf(res->errmsg, sizeof(res->errmsg),
+			 "verify: %llu of %llu blocks read back bad; the first: %s offset %llu: %s",
+			 (unsigned long long)w->verify_bad, (unsigned long long)w->verify_blocks,
+			 w->verify_first_target < jr->ntargets ? jr->targets[w->verify_first_target].path : "?",
+			 (unsigned long long)w->verify_first_off, verify_code_name(w->verify_first_code));
 	}
 }
 
@@ -315,6 +397,8 @@ static void collect_job(struct run *r, unsigned j)
 		res->probe_ok = true;
 		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
 	}
+	if (job_writes(job))
+		collect_writes(r, j);
 	res->ntargets = jr->ntargets;
 	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));
 	for (unsigned i = 0; res->targets && i < jr->ntargets; i++) {
@@ -379,6 +463,10 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			b->ops = b->bytes = b->probe_units = 0;
 			hist_init(&b->lat);
 			memset(&b->depth, 0, sizeof(b->depth));
+			if (job_writes(r->jrs[j].job)) {
+				b->wops = b->wbytes = b->syncs = 0;
+				stats_init_writes(b);
+			}
 		}
 		ret = job_run_ready(&r->jrs[j], e);
 		if (ret) {
@@ -502,6 +590,7 @@ void run_destroy(struct run *r)
 	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++) {
 		free(r->res.jobs[i].targets);
 		free(r->res.jobs[i].streams);
+		free(r->res.jobs[i].w);
 	}
 	free(r->res.jobs);
 	free(r->jrs);

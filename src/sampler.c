@@ -24,121 +24,23 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "csvout.h"
 #include "devinfo.h"
 #include "fiolog.h"
 #include "fiostat.h"
 #include "latclock.h"
 #include "procfs.h"
+#include "samplerow.h"
 
-#define MIB (1024.0 * 1024.0)
-
+/* The columns of samplerow.c's rows, in order. */
 const char sampler_csv_header[] =
 	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
 	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
-	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s";
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
+	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
+	"dev_write_mib_s,dev_write_iops";
 
-/* One snapshot of every system-wide source. */
-struct sys_snap {
-	uint64_t t;
-	bool tlb_ok, ksw_ok, vm_ok, mem_ok, cpu_ok;
-	uint64_t tlb;
-	uint64_t ksw_ticks;
-	struct procfs_vmstat vm;
-	struct procfs_meminfo mem;
-	struct procfs_cpu cpu;
-};
-
-/* A block device some job reads from. */
-struct dev_src {
-	char name[DEVINFO_NAME_MAX];
-	char role[16];
-	struct dev_result facts;	/* model, scheduler, md geometry */
-	bool ok;
-	struct procfs_src src;
-	struct devinfo_blkstat last;
-};
-
-struct thread_samp {
-	struct procfs_src task;
-	bool task_open, task_failed;
-	uint64_t prev_ops, prev_bytes, prev_probe;
-	uint64_t prev_maj, prev_min;	/* at the previous row */
-	uint64_t base_maj, base_min;	/* at the start of the measured part */
-	bool base_from_start;		/* take the worker's own start values */
-	struct hist prev_lat;
-};
-
-struct job_samp {
-	bool active;
-	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
-	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
-	uint64_t last_t;
-	struct sys_snap last_sys;
-	unsigned nthreads;		/* workers + probe */
-	struct thread_samp *th;
-	/* Devices, as indices into sampler.devs: the job's primary devices
-	 * (what its targets sit on) and, for md, the members. */
-	unsigned ndev, nprimary;
-	unsigned dev[RESULT_MAX_DEVS];
-	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
-	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */
-	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
-	bool dev_end_taken;
-	bool faults_ok;			/* every interval's faults were readable */
-	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
-	/* fio's per-interval figures: the measured part's start, each
-	 * worker's share of the current interval (for the fio logs), and
-	 * the job's IOPS and KiB/s series (for the JSON). */
-	uint64_t measure_ns;
-	bool ending;			/* the row being made is the job's last */
-	struct fiolog_sample *share;
-	struct fiostat_series iops, bw;
-};
-
-struct sampler {
-	struct sampler_config cfg;
-	FILE *csv;
-	bool csv_is_stdout;
-	bool csv_broken;
-	const char *proc;
-	long hz;
-	struct procfs_src interrupts, vmstat, meminfo, stat;
-	struct procfs_kswapd ksw;
-	bool have_ksw;
-	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task;
-	unsigned ndevs;
-	struct dev_src devs[RESULT_MAX_DEVS * 4];
-	struct job_samp *jobs;
-	uint64_t t0, epoch0_ms;
-	struct sys_snap begin, last_tick;
-	bool last_tick_ok;
-	double tlb_peak;
-	bool tlb_peak_ok;
-	struct hist scratch;		/* one thread's snapshot */
-	struct hist interval;		/* one job's interval */
-	struct hist diff;
-	uint64_t status_total_ns;	/* estimated run length for the status line */
-	size_t status_len;
-	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
-};
-
-static void warn_once(bool *flag, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warn_once(bool *flag, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*flag)
-		return;
-	*flag = true;
-	fprintf(stderr, "faultline: warning: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "; its CSV cells stay empty\n");
-}
 
 /* ---- system sources ------------------------------------------------- */
 
@@ -169,7 +71,7 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	ret = n < 0 ? (int)n : procfs_parse_tlb(s->interrupts.buf, (size_t)n, &o->tlb, NULL);
 	o->tlb_ok = ret == 0;
 	if (!o->tlb_ok)
-		warn_once(&s->warned_tlb, "TLB shootdowns unavailable: %s",
+		sampler_warn_once(&s->warned_tlb, "TLB shootdowns unavailable: %s",
 			  ret == -ENOENT ? PROCFS_TLB_ABSENT_WHY : strerror(-ret));
 
 	if (s->have_ksw) {
@@ -177,7 +79,7 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 		o->ksw_ok = ret == 0;
 	}
 	if (!o->ksw_ok)
-		warn_once(&s->warned_ksw, "kswapd CPU time unavailable: %s",
+		sampler_warn_once(&s->warned_ksw, "kswapd CPU time unavailable: %s",
 			  s->have_ksw ? "its stat file could not be read" : "no kswapd thread found");
 
 	n = s->vmstat.fd >= 0 ? procfs_src_read(&s->vmstat) : -ENOENT;
@@ -185,47 +87,19 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	o->vm_ok = ret == 0 && procfs_vm_has(&o->vm, PROCFS_VM_PGSCAN_KSWAPD) &&
 		   procfs_vm_has(&o->vm, PROCFS_VM_PGSTEAL_KSWAPD);
 	if (!o->vm_ok)
-		warn_once(&s->warned_vm, "reclaim counters unavailable from %s/vmstat", s->proc);
+		sampler_warn_once(&s->warned_vm, "reclaim counters unavailable from %s/vmstat", s->proc);
 
 	n = s->meminfo.fd >= 0 ? procfs_src_read(&s->meminfo) : -ENOENT;
 	ret = n < 0 ? (int)n : procfs_parse_meminfo(s->meminfo.buf, (size_t)n, &o->mem);
 	o->mem_ok = ret == 0 && procfs_mem_has(&o->mem, PROCFS_MEM_CACHED);
 	if (!o->mem_ok)
-		warn_once(&s->warned_mem, "page cache size unavailable from %s/meminfo", s->proc);
+		sampler_warn_once(&s->warned_mem, "page cache size unavailable from %s/meminfo", s->proc);
 
 	n = s->stat.fd >= 0 ? procfs_src_read(&s->stat) : -ENOENT;
 	ret = n < 0 ? (int)n : procfs_parse_stat(s->stat.buf, (size_t)n, &o->cpu);
 	o->cpu_ok = ret == 0;
 	if (!o->cpu_ok)
-		warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
-}
-
-static uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
-{
-	return procfs_vm_has(&x->vm, k) ? x->vm.v[k] : 0;
-}
-
-/* Pages scanned and stolen by all reclaim. Kernels since 5.8 count every
- * reclaim, cgroup reclaim included, in pgscan_anon/file; the older
- * kswapd/direct pair misses reclaim inside a mem_limit cgroup. */
-static bool vm_has_all(const struct sys_snap *x)
-{
-	return procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_FILE) &&
-	       procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_FILE);
-}
-
-static uint64_t pgscan(const struct sys_snap *x)
-{
-	if (vm_has_all(x))
-		return vm_get(x, PROCFS_VM_PGSCAN_ANON) + vm_get(x, PROCFS_VM_PGSCAN_FILE);
-	return vm_get(x, PROCFS_VM_PGSCAN_KSWAPD) + vm_get(x, PROCFS_VM_PGSCAN_DIRECT);
-}
-
-static uint64_t pgsteal(const struct sys_snap *x)
-{
-	if (vm_has_all(x))
-		return vm_get(x, PROCFS_VM_PGSTEAL_ANON) + vm_get(x, PROCFS_VM_PGSTEAL_FILE);
-	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
+		sampler_warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
 }
 
 /* ---- devices -------------------------------------------------------- */
@@ -308,77 +182,6 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 	}
 }
 
-static void read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out)
-{
-	for (unsigned i = 0; i < js->ndev; i++) {
-		struct dev_src *ds = &s->devs[js->dev[i]];
-
-		if (ds->ok && devinfo_stat_read(&ds->src, &out[i]) < 0)
-			ds->ok = false;
-		if (!ds->ok)
-			memset(&out[i], 0, sizeof(out[i]));
-	}
-}
-
-static bool job_devs_ok(const struct sampler *s, const struct job_samp *js)
-{
-	if (!js->nprimary)
-		return false;
-	for (unsigned i = 0; i < js->nprimary; i++)
-		if (!s->devs[js->dev[i]].ok)
-			return false;
-	return true;
-}
-
-/* ---- per-thread faults ---------------------------------------------- */
-
-/* A thread's fault counters now: its exit figures once it has exited,
- * else its /proc task stat. false when neither can be had. */
-static bool thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
-			  uint64_t *maj, uint64_t *min)
-{
-	struct procfs_task pt;
-	pid_t tid = STAT_LOAD(&st->tid);
-
-	if (STAT_LOAD(&st->done)) {
-		if (!st->rusage_ok)
-			return false;
-		*maj = st->exit_majflt;
-		*min = st->exit_minflt;
-		return true;
-	}
-	if (!tid)
-		return false;
-	if (!ts->task_open && !ts->task_failed) {
-		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
-
-		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
-			ts->task_failed = true;
-			/* A thread that has already exited has no task file,
-			 * and needs none: its exit figures follow below. */
-			if (!STAT_LOAD(&st->done))
-				warn_once(&s->warned_task,
-					  "per-thread fault counters unavailable (%s/.../task/%d/stat)",
-					  s->proc, (int)tid);
-		} else {
-			ts->task_open = true;
-		}
-	}
-	if (!ts->task_open || procfs_task_read(&ts->task, &pt) < 0) {
-		/* The thread may have exited between the checks: its exit
-		 * figures are published before done is set. */
-		if (STAT_LOAD(&st->done) && st->rusage_ok) {
-			*maj = st->exit_majflt;
-			*min = st->exit_minflt;
-			return true;
-		}
-		return false;
-	}
-	*maj = pt.majflt;
-	*min = pt.minflt;
-	return true;
-}
-
 /* ---- lifecycle ------------------------------------------------------ */
 
 static void fiolog_warn(const char *msg)
@@ -419,19 +222,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	if (cfg->csv_path) {
-		if (!strcmp(cfg->csv_path, "-")) {
-			s->csv = stdout;
-			s->csv_is_stdout = true;
-		} else {
-			s->csv = fopen(cfg->csv_path, "w");
-			if (!s->csv) {
-				int ret = err_set(e, errno, "--csv=%s: %s", cfg->csv_path, strerror(errno));
+		int ret = csvout_open(&s->csv, cfg->csv_path, e);
 
-				free(s->jobs);
-				free(s);
-				return ret;
-			}
+		if (ret) {
+			free(s->jobs);
+			free(s);
+			return ret;
 		}
+		s->have_csv = true;
 	}
 	open_sys_sources(s);
 	for (unsigned j = 0; j < cfg->njobs; j++) {
@@ -441,6 +239,12 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->th = calloc(js->nthreads, sizeof(*js->th));
 		if (!js->th)
 			return err_set(e, ENOMEM, "out of memory");
+		/* Only a write job's workers have write histograms to follow. */
+		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
+			js->th[i].prev_w = calloc(2, sizeof(struct hist));
+			if (!js->th[i].prev_w)
+				return err_set(e, ENOMEM, "out of memory");
+		}
 		resolve_job_devices(s, j);
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
@@ -498,9 +302,10 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	s->last_tick = s->begin;
 	s->last_tick_ok = true;
 	s->status_total_ns = planned_ns(&s->cfg);
-	if (s->csv) {
-		fprintf(s->csv, "%s\n", sampler_csv_header);
-		fflush(s->csv);
+	if (s->have_csv) {
+		/* Anything stdio holds for stdout goes first (--csv=-). */
+		fflush(stdout);
+		sampler_csv_write(s, sampler_csv_header, strlen(sampler_csv_header));
 	}
 }
 
@@ -509,7 +314,7 @@ void sampler_job_ready(struct sampler *s, unsigned j)
 	struct job_samp *js = &s->jobs[j];
 
 	read_sys(s, &js->last_sys, now_ns());
-	read_job_devs(s, js, js->dev_last);
+	sampler_read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
 
@@ -531,6 +336,11 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		hist_init(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
+		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
+		if (ts->prev_w) {
+			hist_init(&ts->prev_w[0]);
+			hist_init(&ts->prev_w[1]);
+		}
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
 		ts->base_from_start = true;
@@ -543,192 +353,15 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	js->measure_ns = now;
-	read_job_devs(s, js, js->dev_base);
+	sampler_read_job_devs(s, js, js->dev_base);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
 
 		ts->base_from_start = true;
 		if (STAT_LOAD(&st->running) &&
-		    thread_faults(s, ts, st, &ts->base_maj, &ts->base_min))
+		    sampler_thread_faults(s, ts, st, &ts->base_maj, &ts->base_min))
 			ts->base_from_start = false;
-	}
-}
-
-static void cell_f(char **p, char *end, bool ok, double v, int prec)
-{
-	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
-		   : snprintf(*p, (size_t)(end - *p), ",");
-
-	if (n > 0 && *p + n < end)
-		*p += n;
-}
-
-/*
- * A measured interval of job @j, ending @now, for fio's figures: a
- * sample of its IOPS and KiB/s (fio's add_stat_sample; like fio, an
- * interval without I/O adds none, nor does the part of one left when the
- * job ends, and rates truncate to integers), and its threads' shares for
- * the fio logs.
- */
-static void fio_interval(struct sampler *s, unsigned j, uint64_t now, uint64_t ops,
-			 uint64_t bytes)
-{
-	struct job_samp *js = &s->jobs[j];
-	uint64_t dt = now - js->last_t;
-
-	if (ops && (!js->ending || fiostat_whole(dt, s->cfg.interval_ns))) {
-		fiostat_series_add(&js->iops, (uint64_t)((double)ops * 1e9 / (double)dt));
-		fiostat_series_add(&js->bw, (uint64_t)((double)bytes * 1e9 / (double)dt / 1024.0));
-	}
-	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
-			dt, js->share, js->ending);
-}
-
-/* One CSV row for job @j covering [js->last_t, now). */
-static void job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
-		    double *mib_s_out, double *iops_out)
-{
-	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
-	const struct job *job = sj->job;
-	const struct sys_snap *ps = &js->last_sys;
-	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
-	double dt = (double)(now - js->last_t) / 1e9;
-	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
-	bool faults_ok = true, ramp;
-	char line[2048], *p = line, *end = line + sizeof(line);
-
-	if (dt <= 0)
-		return;
-	hist_init(&s->interval);
-	for (unsigned i = 0; i < js->nthreads; i++) {
-		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
-		uint64_t o = STAT_LOAD(&st->ops), b = STAT_LOAD(&st->bytes);
-		uint64_t u = STAT_LOAD(&st->probe_units);
-		uint64_t mj, mn;
-
-		if (i < sj->nworkers) {
-			memset(&js->share[i], 0, sizeof(js->share[i]));
-			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
-			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
-		}
-		ops += o - ts->prev_ops;
-		bytes += b - ts->prev_bytes;
-		probe += u - ts->prev_probe;
-		ts->prev_ops = o;
-		ts->prev_bytes = b;
-		ts->prev_probe = u;
-		if (job->latency && i < sj->nworkers) {
-			hist_snapshot(&s->scratch, &st->lat);
-			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
-			hist_merge(&s->interval, &s->diff);
-			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
-			js->share[i].dir[FIOLOG_READ].lat_n = s->diff.n;
-			js->share[i].dir[FIOLOG_READ].lat_sum_ns = s->diff.sum;
-		}
-		if (i >= sj->nworkers)
-			continue;	/* the probe's faults are not the job's */
-		if (thread_faults(s, ts, st, &mj, &mn)) {
-			maj += mj;
-			min += mn;
-			pmaj += ts->prev_maj;
-			pmin += ts->prev_min;
-			ts->prev_maj = mj;
-			ts->prev_min = mn;
-		} else if (STAT_LOAD(&st->tid)) {
-			faults_ok = false;
-		}
-	}
-	if (!faults_ok)
-		js->faults_ok = false;
-	read_job_devs(s, js, dcur);
-
-	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
-	if (!ramp)
-		fio_interval(s, j, now, ops, bytes);
-	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
-		      (double)(now - s->t0) / 1e9,
-		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
-		      job->name, job->ioengine, job->rw == RW_RANDREAD ? "randread" : "read",
-		      sj->nworkers, ramp ? 1 : 0);
-	cell_f(&p, end, true, (double)ops / dt, 1);
-	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
-	if (mib_s_out)
-		*mib_s_out = (double)bytes / MIB / dt;
-	if (iops_out)
-		*iops_out = (double)ops / dt;
-	{
-		bool lat = job->latency && s->interval.n;
-
-		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0, 2);
-		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0, 2);
-		cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
-	}
-	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
-	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
-	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
-	cell_f(&p, end, sys->ksw_ok && ps->ksw_ok,
-	       (double)(sys->ksw_ticks - ps->ksw_ticks) / (double)s->hz / dt * 100.0, 2);
-	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgscan(sys) - pgscan(ps)) / dt, 1);
-	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgsteal(sys) - pgsteal(ps)) / dt, 1);
-	cell_f(&p, end, sys->mem_ok, (double)sys->mem.bytes[PROCFS_MEM_CACHED] / MIB, 1);
-	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_DIRTY),
-	       (double)sys->mem.bytes[PROCFS_MEM_DIRTY] / MIB, 1);
-	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
-	{
-		uint64_t cg = 0;
-		bool ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
-
-		cell_f(&p, end, ok, (double)cg / MIB, 1);
-		if (ok && cg > js->cgroup_peak)
-			js->cgroup_peak = cg;
-	}
-	{
-		bool ok = job_devs_ok(s, js);
-		uint64_t rb = 0, ri = 0;
-
-		for (unsigned i = 0; ok && i < js->nprimary; i++) {
-			rb += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
-			ri += dcur[i].read_ios - js->dev_last[i].read_ios;
-		}
-		cell_f(&p, end, ok, (double)rb / MIB / dt, 3);
-		cell_f(&p, end, ok, (double)ri / dt, 1);
-	}
-	{
-		const struct procfs_cpu *a = &ps->cpu, *b = &sys->cpu;
-		bool ok = sys->cpu_ok && ps->cpu_ok;
-		double user = ok ? (double)((b->user + b->nice) - (a->user + a->nice)) : 0;
-		double sy = ok ? (double)((b->system + b->irq + b->softirq) - (a->system + a->irq + a->softirq)) : 0;
-		double io = ok ? (double)(b->iowait - a->iowait) : 0;
-		double idle = ok ? (double)(b->idle - a->idle) : 0;
-		double steal = ok ? (double)(b->steal - a->steal) : 0;
-		double tot = user + sy + io + idle + steal;
-
-		ok = ok && tot > 0;
-		cell_f(&p, end, ok, ok ? user * 100 / tot : 0, 1);
-		cell_f(&p, end, ok, ok ? sy * 100 / tot : 0, 1);
-		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
-	}
-	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
-
-	memcpy(js->dev_last, dcur, sizeof(dcur));
-	js->last_sys = *sys;
-	js->last_t = now;
-	if (s->csv && !s->csv_broken) {
-		if (fprintf(s->csv, "%s\n", line) < 0 || fflush(s->csv) != 0) {
-			s->csv_broken = true;
-			if (errno == EPIPE) {
-				/* The reader of --csv=- went away: nobody is
-				 * watching, so end the run (cleanly). */
-				fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
-				__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
-			} else {
-				fprintf(stderr, "faultline: warning: writing the CSV failed: %s; no more rows\n",
-					strerror(errno));
-			}
-		}
 	}
 }
 
@@ -760,6 +393,24 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
 	fflush(stderr);
 }
 
+/*
+ * verify=crc32c: every worker has ended its timed part and reads its
+ * blocks back. Those seconds are no part of the job's rates, so they
+ * get no rows; the job's last row ends where its work did
+ * (sampler_job_ended).
+ */
+static bool reading_back(const struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	if (sj->job->verify == VERIFY_NONE || !sj->nworkers)
+		return false;
+	for (unsigned i = 0; i < sj->nworkers; i++)
+		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))
+			return false;
+	return true;
+}
+
 void sampler_tick(struct sampler *s, uint64_t now)
 {
 	struct sys_snap sys;
@@ -768,8 +419,8 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	read_sys(s, &sys, now);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
-		if (s->jobs[j].active)
-			job_row(s, j, now, &sys, &mib[j], &iops[j]);
+		if (s->jobs[j].active && !reading_back(s, j))
+			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
 	}
 	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
 		double rate = (double)(sys.tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
@@ -806,7 +457,7 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	 * an interval boundary already has its last row. */
 	js->ending = true;
 	if (end > js->last_t + 1000000ull)
-		job_row(s, j, end, &sys, NULL, NULL);
+		sampler_job_row(s, j, end, &sys, NULL, NULL);
 	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
@@ -835,6 +486,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	struct sys_result *sr = &res->sys;
 
 	read_sys(s, &end, now);
+	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
 	if (s->cfg.status_line && s->status_len)
 		fprintf(stderr, "\n");
 	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
@@ -874,8 +526,10 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		struct job_result *jres = &res->jobs[j];
 		bool ok = true;
 
-		jres->read_iops = js->iops;
-		jres->read_bw = js->bw;
+		jres->read_iops = js->iops[FIOLOG_READ];
+		jres->read_bw = js->bw[FIOLOG_READ];
+		jres->write_iops = js->iops[FIOLOG_WRITE];
+		jres->write_bw = js->bw[FIOLOG_WRITE];
 
 		/* Faults of the measured part: exit figures minus the base. */
 		jres->majflt = jres->minflt = 0;
@@ -917,7 +571,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		}
 
 		if (!js->dev_end_taken)
-			read_job_devs(s, js, js->dev_end);
+			sampler_read_job_devs(s, js, js->dev_end);
 		jres->ndevs = 0;
 		for (unsigned i = 0; i < js->ndev && i < RESULT_MAX_DEVS; i++) {
 			const struct dev_src *ds = &s->devs[js->dev[i]];
@@ -930,12 +584,18 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			if (ds->ok) {
 				dr->read_bytes = devinfo_read_bytes(&js->dev_end[i]) - devinfo_read_bytes(&js->dev_base[i]);
 				dr->read_ios = js->dev_end[i].read_ios - js->dev_base[i].read_ios;
+				dr->write_bytes = devinfo_write_bytes(&js->dev_end[i]) -
+						  devinfo_write_bytes(&js->dev_base[i]);
+				dr->write_ios = js->dev_end[i].write_ios - js->dev_base[i].write_ios;
 			}
 		}
-		jres->dev_ok = job_devs_ok(s, js);
-		jres->dev_read_bytes = 0;
-		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++)
+		jres->dev_ok = sampler_job_devs_ok(s, js);
+		jres->dev_read_bytes = jres->dev_write_bytes = jres->dev_write_ios = 0;
+		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++) {
 			jres->dev_read_bytes += jres->devs[i].read_bytes;
+			jres->dev_write_bytes += jres->devs[i].write_bytes;
+			jres->dev_write_ios += jres->devs[i].write_ios;
+		}
 		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
 		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
 			if (js->nprimary)
@@ -948,10 +608,8 @@ void sampler_destroy(struct sampler *s)
 {
 	if (!s)
 		return;
-	if (s->csv && !s->csv_is_stdout)
-		fclose(s->csv);
-	else if (s->csv)
-		fflush(s->csv);
+	if (s->have_csv)
+		csvout_close(&s->csv);
 	fiolog_close(s->fiolog);
 	procfs_src_close(&s->interrupts);
 	procfs_src_close(&s->vmstat);
@@ -967,6 +625,8 @@ void sampler_destroy(struct sampler *s)
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
 			if (js->th[i].task_open)
 				procfs_src_close(&js->th[i].task);
+		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+			free(js->th[i].prev_w);
 		free(js->th);
 		free(js->share);
 		free(js->dev_last);

@@ -21,29 +21,12 @@
 #include "err.h"
 #include "job.h"
 #include "results.h"
+#include "samplercfg.h"
 #include "stats.h"
 #include "target.h"
 
 struct sampler;
 
-/* What the sampler knows of one job. */
-struct sampler_job {
-	const struct job *job;
-	const struct thread_stats *stats;	/* slots.total entries, laid out as slots */
-	struct job_slots slots;
-	unsigned nworkers;
-	const struct target *targets;		/* whose devices it samples; */
-	unsigned ntargets;			/* 0 for an engine without targets */
-};
-
-struct sampler_config {
-	uint64_t interval_ns;
-	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
-	bool status_line;		/* live line on stderr */
-	int *stop;			/* set to stop the run */
-	unsigned njobs;
-	const struct sampler_job *jobs;	/* njobs, alive as long as the sampler */
-};
 
 /* Opens the CSV and every /proc and /sys source once. */
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e);
@@ -66,7 +49,7 @@ void sampler_job_ended(struct sampler *s, unsigned job, uint64_t now);
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);
 
-/* The CSV header, exactly SPEC 7's columns in order. */
+/* The CSV header: SPEC 7's columns, then SPEC 10's write columns, in order. */
 extern const char sampler_csv_header[];
 
 #endif

@@ -27,6 +27,12 @@ int stats_arena_create(struct stats_arena *a, unsigned n)
 	return 0;
 }
 
+void stats_init_writes(struct thread_stats *st)
+{
+	hist_init(&st->wlat);
+	hist_init(&st->slat);
+}
+
 void stats_arena_destroy(struct stats_arena *a)
 {
 	if (a->ts)

@@ -31,12 +31,28 @@ struct worker_error {
 	char what[160];			/* "SIGBUS", "pread", "io_uring read", ... */
 };
 
+/* What a write job's end-of-job read-back found (verify=crc32c, verify.c). */
+struct verify_tally {
+	uint64_t blocks;		/* blocks read back and checked */
+	uint64_t bad;			/* ... that were not what was written */
+	/* The first bad block: its target (index into the job's targets),
+	 * offset and blockdata_check's answer (-EBADMSG, -ENOENT, ...). */
+	unsigned first_target;
+	uint64_t first_off;
+	int first_code;
+};
+
 struct thread_stats {
-	/* Hot: written by the worker on every request. */
+	/* Hot: written by the worker on every request. Reads (ops, bytes)
+	 * are the read counters of old; writes and flushes sit beside them
+	 * on the same line, which only this worker writes. */
 	uint64_t ops;
 	uint64_t bytes;
 	uint64_t probe_units;		/* cpu_probe thread's work units */
-	uint64_t pad_hot[5];
+	uint64_t wops;			/* writes completed */
+	uint64_t wbytes;
+	uint64_t syncs;			/* flushes completed (fsync, msync, ...) */
+	uint64_t pad_hot[2];
 
 	/* Written once or rarely. */
 	pid_t tid __attribute__((aligned(CACHELINE)));
@@ -62,6 +78,9 @@ struct thread_stats {
 	/* prefetch= (prefetch.c): ranges requested ahead of the reader,
 	 * their bytes, and ranges skipped because the helper was behind. */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+	/* verify=crc32c: set once the worker has read its blocks back. */
+	int verify_done;
+	struct verify_tally verify;
 	/* The thread's CPU time in user and kernel mode and its involuntary
 	 * context switches (getrusage RUSAGE_THREAD) at the same two moments
 	 * as the faults: fio's usr_cpu, sys_cpu and ctx (cpu_ok: both read). */
@@ -76,6 +95,11 @@ struct thread_stats {
 	struct fiostat_depth depth __attribute__((aligned(CACHELINE)));
 
 	struct hist lat __attribute__((aligned(CACHELINE)));
+	/* Write and flush latencies. Only a write job's slots are
+	 * initialised and touched (stats_init_writes), so a read job's
+	 * pages of them stay unallocated zero pages. */
+	struct hist wlat;
+	struct hist slat;
 } __attribute__((aligned(CACHELINE)));
 
 /* Publication: a store that makes everything the writer did before it
@@ -127,6 +151,9 @@ struct stats_arena {
 };
 
 int stats_arena_create(struct stats_arena *a, unsigned n);
+/* Make @st ready to count writes and flushes: their histograms emptied.
+ * Before the worker starts, for write jobs only. */
+void stats_init_writes(struct thread_stats *st);
 /* The calling thread's own major and minor faults and voluntary context
  * switches (getrusage RUSAGE_THREAD). 0 or -errno. */
 int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw);

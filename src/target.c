@@ -1,11 +1,12 @@
 /*
- * target.c - opening what a job reads; see target.h.
+ * target.c - opening what a job reads or writes; see target.h.
  *
  * Regular files are laid out with pseudo-random data written for real:
  * a hole, a fallocated (unwritten) extent or a run of zeros on a
  * compressing/deduplicating device reads without any device I/O and
- * would make every number faultline prints a lie. Block devices are only
- * ever opened read-only.
+ * would make every number faultline prints a lie. A read job's block
+ * devices and files are only ever opened read-only; only a write job
+ * asks for O_RDWR.
  */
 #include "target.h"
 #include "latclock.h"
@@ -212,11 +213,23 @@ static int check_direct_align(const struct target *t, uint64_t bs, struct err *e
 	return 0;
 }
 
+/* open(2) flags for a target's descriptors, from target_open_for's @how. */
+static int open_mode(unsigned how)
+{
+	int m = (how & TARGET_O_WRITE) ? O_RDWR : O_RDONLY;
+
+	if (how & TARGET_O_SYNC)
+		m |= O_SYNC;
+	else if (how & TARGET_O_DSYNC)
+		m |= O_DSYNC;
+	return m;
+}
+
 static int open_direct(struct target *t, struct err *e)
 {
 	struct stat a, b;
 
-	t->fd_direct = open(t->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	t->fd_direct = open(t->path, open_mode(t->how) | O_DIRECT | O_CLOEXEC);
 	if (t->fd_direct < 0) {
 		if (errno == EINVAL)
 			return err_set(e, EINVAL, "target: %s: the filesystem "
@@ -493,6 +506,13 @@ int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 		uint64_t bs, bool direct, const struct target_hooks *hooks,
 		struct err *e)
 {
+	return target_open_for(t, path, base, len, bs, direct, 0, hooks, e);
+}
+
+int target_open_for(struct target *t, const char *path, uint64_t base, uint64_t len,
+		    uint64_t bs, bool direct, unsigned how, const struct target_hooks *hooks,
+		    struct err *e)
+{
 	struct stat st;
 	bool created = false;
 	int wfd = -1, r, tries = 0;
@@ -500,6 +520,8 @@ int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 	target_reset(t);
 	t->base = base;
 	t->len = len;
+	t->how = how;
+	t->writable = how & TARGET_O_WRITE;
 	if (base + len < base)
 		return err_set(e, EINVAL, "target: %s: offset+size overflows",
 			       path);
@@ -509,7 +531,7 @@ int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 
 again:
 	/* O_NONBLOCK so that a FIFO is rejected instead of hanging us. */
-	t->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	t->fd = open(path, open_mode(how) | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0 && errno == ENOENT) {
 		if (len == 0) {
 			r = err_set(e, ENOENT, "target: %s does not exist, and "
@@ -526,7 +548,7 @@ again:
 			goto fail;
 		}
 		created = true;
-		t->fd = open(path, O_RDONLY | O_CLOEXEC);
+		t->fd = open(path, open_mode(how) | O_CLOEXEC);
 	}
 	if (t->fd < 0) {
 		r = err_set(e, errno, "target: open %s: %s", path,
@@ -563,6 +585,8 @@ fail:
 	target_reset(t);
 	t->base = base;
 	t->len = len;
+	t->how = how;
+	t->writable = how & TARGET_O_WRITE;
 	return r;
 }
 

@@ -1,6 +1,8 @@
 /*
- * target.h - what a job reads: regular files (created and laid out with
- * real data when missing or short) and block devices (read-only).
+ * target.h - what a job reads or writes: regular files (created and laid
+ * out with real data when missing or short) and block devices. A read
+ * job's targets are only ever opened read-only; a write job's are opened
+ * O_RDWR (target_open_for), after devsafety has cleared them.
  *
  * A target knows its size, its logical block size and the device the
  * reads reach (st_dev for a file, st_rdev for a block device); devinfo.c
@@ -17,8 +19,10 @@
 
 struct target {
 	char *path;
-	int fd;			/* O_RDONLY, buffered */
-	int fd_direct;		/* O_RDONLY|O_DIRECT, or -1 when direct=0 */
+	int fd;			/* O_RDONLY (a write job: O_RDWR + sync=), buffered */
+	int fd_direct;		/* the same with O_DIRECT, or -1 when direct=0 */
+	bool writable;		/* opened for a write job */
+	unsigned how;		/* TARGET_O_* it was opened with */
 	bool is_blkdev;
 	uint64_t dev_size;	/* bytes in the file or device */
 	uint64_t base;		/* job offset= */
@@ -60,6 +64,18 @@ struct target_hooks {
 int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 		uint64_t bs, bool direct, const struct target_hooks *hooks,
 		struct err *e);
+
+/* target_open_for's @how: a write job's target. */
+#define TARGET_O_WRITE	(1u << 0)	/* O_RDWR instead of O_RDONLY */
+#define TARGET_O_DSYNC	(1u << 1)	/* and O_DSYNC (sync=1) */
+#define TARGET_O_SYNC	(1u << 2)	/* and O_SYNC (sync=sync) */
+
+/* target_open, with the descriptors opened as @how says (TARGET_O_*);
+ * target_open is this with 0. The caller has checked a block device
+ * with devsafety_check before asking for TARGET_O_WRITE. */
+int target_open_for(struct target *t, const char *path, uint64_t base, uint64_t len,
+		    uint64_t bs, bool direct, unsigned how, const struct target_hooks *hooks,
+		    struct err *e);
 void target_close(struct target *t);
 
 /* Drop the target's pages from the page cache: POSIX_FADV_DONTNEED on

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockdata.h"
 #include "latclock.h"
 #include "prefetch.h"
 #include "touch.h"
@@ -250,7 +251,448 @@ out_leak:
 	free(freeslots);
 }
 
+/* ---- the loops of a job that writes ----------------------------------- */
+
+/* A write or flush completed as asked? Else the worker fails, naming it. */
+static bool complete_w(struct worker *w, const struct io_req *r)
+{
+	if (r->res == (int64_t)r->len)
+		return true;
+	if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, r->op == IO_FLUSH ? "flush" : "write");
+	else
+		worker_fail(w, EIO, r->target, r->off, "short write (target full or shrank?)");
+	return false;
+}
+
+/* A completed request of a writing job, counted by what it was. */
+static inline void count_done(struct worker *w, const struct io_req *r, bool lat, uint64_t ns)
+{
+	struct thread_stats *st = w->st;
+
+	switch (r->op) {
+	case IO_READ:
+		consume(w, r);
+		stat_add(&st->ops, 1);
+		stat_add(&st->bytes, r->len);
+		if (lat)
+			hist_add(&st->lat, ns);
+		break;
+	case IO_WRITE:
+		stat_add(&st->wops, 1);
+		stat_add(&st->wbytes, r->len);
+		if (lat)
+			hist_add(&st->wlat, ns);
+		break;
+	default:
+		stat_add(&st->syncs, 1);
+		if (lat)
+			hist_add(&st->slat, ns);
+		break;
+	}
+}
+
+/* A write request in @r: placed, stamped, recorded. */
+static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
+{
+	off = writes_place(&w->wr, tgt, off);
+	r->op = IO_WRITE;
+	r->off = off;
+	blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
+}
+
+/*
+ * One flush of target @tgt issued and completed by this thread, timed
+ * from *@t (latency-clock ticks: when the thread was ready to issue it)
+ * to its end, which goes back in *@t. An asynchronous engine's flush is
+ * reaped here; the caller has nothing else in flight. False when it
+ * failed (the worker is failed).
+ */
+static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat, uint64_t *t)
+{
+	const struct engine_ops *ops = w->wk->ops;
+	struct io_req *d[1];
+	int ret;
+
+	r->op = IO_FLUSH;
+	r->target = (uint16_t)tgt;
+	r->off = 0;
+	r->len = 0;
+	ret = ops->queue(&w->et, r);
+	while (ret == ENGINE_QUEUED) {
+		ret = ops->reap(&w->et, 1, 1, d);
+		if (ret == -EINTR)
+			ret = ENGINE_QUEUED;
+		else if (ret > 0)
+			ret = ENGINE_DONE;
+	}
+	if (ret < 0) {
+		worker_fail(w, ret, tgt, 0, "flush");
+		return false;
+	}
+	if (!complete_w(w, r))
+		return false;
+	stat_add(&w->st->syncs, 1);
+	if (lat) {
+		uint64_t now = latclock_ticks();
+
+		hist_add(&w->st->slat, latclock_ns(now - *t));
+		*t = now;
+	}
+	return true;
+}
+
+/* Flush, one after another, every target written since the last flush. */
+static bool flush_dirty(struct worker *w, struct io_req *r, bool lat, uint64_t *t)
+{
+	struct writes *ws = &w->wr;
+
+	for (unsigned i = 0; i < ws->ndirty; i++)
+		if (!flush_one(w, r, w->tfirst + ws->dirty[i], lat, t))
+			return false;
+	writes_clean(ws);
+	return true;
+}
+
+/* end_fsync: one flush of every target the worker wrote, at its end. */
+static void flush_end(struct worker *w, struct io_req *r, bool lat)
+{
+	struct writes *ws = &w->wr;
+	uint64_t t = lat ? latclock_ticks() : 0;
+
+	if (!w->wk->job->end_fsync || w->st->failed)
+		return;
+	for (unsigned i = 0; i < ws->ntargets; i++)
+		if ((ws->t[i].state & WRITES_WRITTEN) && !flush_one(w, r, w->tfirst + i, lat, &t))
+			return;
+	writes_clean(ws);
+}
+
+/* The flush policy's clock: latency-clock ticks, read only when
+ * sync_interval needs them. */
+static inline bool flush_due(struct writes *ws)
+{
+	return writes_flush_due(&ws->fl, ws->fl.interval ? latclock_ticks() : 0);
+}
+
+void worker_run_sync_rw(struct worker *w)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	struct writes *ws = &w->wr;
+	struct io_req *r = &w->et.reqs[0];
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	struct req_clock clk;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	int ret;
+
+	req_clock_start(&clk, lat, deadline);
+	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
+	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
+		bool late;
+
+		r->target = (uint16_t)(w->tfirst + tgt);
+		r->len = len;
+		if (!writes_pick(ws)) {
+			r->op = IO_READ;
+			r->off = off;
+			ret = ops->queue(&w->et, r);
+			if (ret < 0) {
+				worker_fail(w, ret, r->target, off, ops->name);
+				break;
+			}
+			if (!complete_ok(w, r))
+				break;
+			consume(w, r);
+			stat_add(&st->ops, 1);
+			stat_add(&st->bytes, len);
+			if (req_clock_done(&clk, &st->lat))
+				break;
+			continue;
+		}
+		prep_write(w, r, tgt, off);
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, r->off, "write");
+			break;
+		}
+		if (!complete_w(w, r))
+			break;
+		stat_add(&st->wops, 1);
+		stat_add(&st->wbytes, len);
+		late = req_clock_done(&clk, &st->wlat);
+		/* The flush follows its write whatever the clock says, so
+		 * a run always ends with floor(writes / N) of them. */
+		if (flush_due(ws) && !flush_dirty(w, r, lat, &clk.t0))
+			break;
+		if (late)
+			break;
+	}
+	flush_end(w, r, lat);
+}
+
+void worker_run_async_rw(struct worker *w)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	struct writes *ws = &w->wr;
+	const bool lat = wk->job->latency;
+	const bool ordered = ops->flags & ENGINE_F_ORDERED_FLUSH;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	const unsigned depth = wk->ej.depth;
+	struct io_req **done = NULL;
+	uint16_t *freeslots = NULL;
+	unsigned *fq = NULL;		/* ordered: targets whose flush is to be queued */
+	unsigned nfree = depth, inflight = 0, pending = 0, nfq = 0, fqh = 0;
+	bool drain = false;		/* not ordered: flush once nothing is in flight */
+	bool more = true, stopping = false;
+	uint64_t t;
+	int ret;
+
+	done = calloc(depth, sizeof(*done));
+	freeslots = calloc(depth, sizeof(*freeslots));
+	fq = calloc(ws->ntargets ? ws->ntargets : 1, sizeof(*fq));
+	if (!done || !freeslots || !fq) {
+		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
+		goto out;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		freeslots[i] = (uint16_t)(depth - 1 - i);
+	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
+
+	for (;;) {
+		if (!stopping && (should_stop(w) || now_ns() >= deadline))
+			stopping = true;
+		if (drain && !inflight) {
+			/* Everything before the flush has completed: it now
+			 * covers exactly those writes. */
+			uint64_t tf = lat ? latclock_ticks() : 0;
+			unsigned nflush = ws->ndirty;
+
+			drain = false;
+			if (!st->failed && !flush_dirty(w, &w->et.reqs[freeslots[nfree - 1]], lat, &tf))
+				stopping = true;
+			/* Each flush went alone with nothing else in flight:
+			 * a push and a reap of one at depth 1. */
+			for (unsigned i = 0; !stopping && i < nflush; i++) {
+				stats_mark_submit(st, 1, 1);
+				stats_mark_complete(st, 1);
+			}
+		}
+		/* Flushes already decided are queued even when stopping:
+		 * they belong to writes already issued. */
+		if (nfree && (nfq || (!stopping && more && !drain))) {
+			t = lat ? now_ns() : 0;
+			while (nfree) {
+				struct io_req *r;
+				unsigned tgt;
+				uint64_t off;
+				uint32_t len;
+				bool wr;
+
+				if (nfq) {
+					r = &w->et.reqs[freeslots[--nfree]];
+					r->op = IO_FLUSH;
+					r->target = (uint16_t)(w->tfirst + fq[fqh++]);
+					r->off = 0;
+					r->len = 0;
+					r->t_issue = t;
+					nfq--;
+					wr = false;
+				} else {
+					if (stopping || !more || drain)
+						break;
+					if (!gen_next(&w->gen, &tgt, &off, &len)) {
+						more = false;
+						break;
+					}
+					r = &w->et.reqs[freeslots[--nfree]];
+					r->target = (uint16_t)(w->tfirst + tgt);
+					r->len = len;
+					r->t_issue = t;
+					wr = writes_pick(ws);
+					if (wr) {
+						prep_write(w, r, tgt, off);
+					} else {
+						r->op = IO_READ;
+						r->off = off;
+					}
+				}
+				ret = ops->queue(&w->et, r);
+				if (ret < 0) {
+					worker_fail(w, ret, r->target, r->off, ops->name);
+					freeslots[nfree++] = r->slot;
+					stopping = true;
+					nfq = 0;
+					break;
+				}
+				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
+					if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
+						stopping = true;
+						nfq = 0;
+						freeslots[nfree++] = r->slot;
+						break;
+					}
+					count_done(w, r, lat, lat ? now_ns() - t : 0);
+					freeslots[nfree++] = r->slot;
+				} else {
+					inflight++;
+				}
+				if (wr && flush_due(ws)) {
+					if (ordered) {
+						memcpy(fq, ws->dirty, ws->ndirty * sizeof(*fq));
+						nfq = ws->ndirty;
+						fqh = 0;
+						writes_clean(ws);
+					} else {
+						drain = true;
+					}
+				}
+				if (ret == ENGINE_DONE)
+					continue;
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
+				if (ret < 0) {
+					worker_fail(w, ret, w->tfirst, 0, "submit");
+					stopping = true;
+					nfq = 0;
+					break;
+				}
+			}
+		}
+		if (!inflight) {
+			if (drain && !st->failed)
+				continue;
+			if (stopping || !more)
+				break;
+			continue;
+		}
+		/* Keep the queue full while there is work; drain when
+		 * stopping or before an unordered flush. */
+		worker_reaping(w, pending, inflight);
+		ret = ops->reap(&w->et, (stopping || !more || drain) ? inflight : 1, depth, done);
+		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
+		if (ret < 0) {
+			if (ret == -EINTR)
+				continue;
+			worker_fail(w, ret, w->tfirst, 0, "reap");
+			/* Buffers may still be in flight: leave them allocated. */
+			done = NULL;
+			goto out_leak;
+		}
+		t = lat ? now_ns() : 0;
+		for (int i = 0; i < ret; i++) {
+			struct io_req *r = done[i];
+
+			inflight--;
+			freeslots[nfree++] = r->slot;
+			if (stopping && st->failed)
+				continue;
+			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
+				stopping = true;
+				nfq = 0;
+				drain = false;
+				continue;
+			}
+			count_done(w, r, lat, t - r->t_issue);
+		}
+	}
+	if (!st->failed)
+		flush_end(w, &w->et.reqs[0], lat);
+out:
+	free(done);
+out_leak:
+	free(freeslots);
+	free(fq);
+}
+
+/* ---- verify=crc32c ---------------------------------------------------- */
+
+void worker_verify(struct worker *w)
+{
+	const struct engine_job *ej = &w->wk->ej;
+	struct writes *ws = &w->wr;
+	struct thread_stats *st = w->st;
+	struct verify_tally t = { 0 };
+	bool complete = true;
+
+	if (!ws->verify || !w->vbuf || st->failed)
+		return;
+	for (unsigned i = 0; i < ws->ntargets && complete; i++) {
+		const struct target *tg = &ej->targets[w->tfirst + i];
+		struct err e = { 0 };
+		int ret;
+
+		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
+				      w->tfirst + i, w->wk->stop, &t, &complete, &e);
+		if (ret) {
+			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
+			return;
+		}
+	}
+	st->verify = t;
+	STAT_STORE(&st->verify_done, complete ? 1 : 0);
+}
+
 /* ---- set-up in the worker's thread ----------------------------------- */
+
+/*
+ * A write job's buffers and state: each slot's block, filled once with
+ * random data (different in every slot, worker and run: the job's seed
+ * is fresh unless randseed is set) and stamped per write, so no two
+ * writes carry the same bytes; the read-back buffer for verify; the mix,
+ * placement and flush policy (writes.h).
+ */
+static int setup_writes(struct worker *w, struct err *e)
+{
+	const struct work *wk = w->wk;
+	const struct job *j = wk->job;
+	unsigned depth = wk->ej.depth;
+	size_t bytes = (size_t)depth * wk->bs_stride;
+	struct gen_region *regions;
+	struct writes_config wc = {
+		.job = j,
+		.worker = w->id,
+		.nworkers = w->nshare,
+		.seed = wk->seed,
+		.interval = latclock_ticks_of(j->sync_interval_ns),
+	};
+	int ret;
+
+	w->wbufs = aligned_alloc(BUF_ALIGN, bytes);
+	if (!w->wbufs)
+		return err_set(e, ENOMEM, "allocating %zu bytes of write buffers", bytes);
+	for (unsigned i = 0; i < depth; i++) {
+		uint64_t seed = wk->seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)i << 16) ^ 0x5772697465ull;
+
+		w->et.reqs[i].wbuf = w->wbufs + (size_t)i * wk->bs_stride;
+		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)j->bs, seed);
+	}
+	if (j->verify != VERIFY_NONE) {
+		w->vbuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);
+		if (!w->vbuf)
+			return err_set(e, ENOMEM, "allocating the verify buffer");
+	}
+	regions = calloc(w->tcount ? w->tcount : 1, sizeof(*regions));
+	if (!regions)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < w->tcount; i++) {
+		regions[i].base = wk->ej.targets[w->tfirst + i].base;
+		regions[i].len = wk->ej.targets[w->tfirst + i].len;
+	}
+	ret = writes_setup(&w->wr, &wc, regions, w->tcount, e);
+	free(regions);
+	return ret;
+}
 
 int worker_setup(struct worker *w, struct err *e)
 {
@@ -284,6 +726,8 @@ int worker_setup(struct worker *w, struct err *e)
 			return err_set(e, ENOMEM, "allocating the copy buffer");
 		memset(w->copybuf, 0, wk->bs_stride);
 	}
+	if (job_writes(j))
+		return setup_writes(w, e);
 	return 0;
 }
 
@@ -307,6 +751,11 @@ int worker_prefetch_start(struct worker *w, struct err *e)
 
 void worker_teardown(struct worker *w)
 {
+	writes_free(&w->wr);
+	free(w->vbuf);
+	free(w->wbufs);
+	w->vbuf = NULL;
+	w->wbufs = NULL;
 	free(w->copybuf);
 	free(w->bufs);
 	free(w->et.reqs);

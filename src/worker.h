@@ -26,6 +26,7 @@
 #include "gen.h"
 #include "job.h"
 #include "stats.h"
+#include "writes.h"
 
 struct prefetch;
 struct loop_rt;
@@ -41,6 +42,7 @@ struct work {
 	 * kernel every this many (1..ej.depth). */
 	unsigned batch;
 	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
+	uint64_t seed;			/* the job's (drawn when randseed is unset) */
 	struct thread_stats *stats;	/* the job's slots in the arena, laid out as slots */
 	struct job_slots slots;
 	struct loop_setup *loop;	/* loop=: the streams (loop.c), else NULL */
@@ -57,11 +59,18 @@ struct worker {
 	struct work *wk;
 	unsigned id;			/* 0..numjobs-1 */
 	unsigned tfirst, tcount;	/* this worker's targets: wk->ej.targets[tfirst..] */
+	unsigned nshare;		/* workers that share these targets (1: scratch files) */
 	struct thread_stats *st;
 	struct gen gen;
 	struct engine_thread et;	/* request slots and the engine's thread state */
 	uint8_t *bufs;			/* depth * bs_stride, aligned, ENGINE_F_BUFFERS */
 	uint8_t *copybuf;		/* touch=copy destination, bs bytes */
+	/* Write jobs (SPEC 10): the slots' blocks to write, each filled
+	 * once with random data and stamped per write, a buffer for the
+	 * verify read-back, and the mix, placement and flush state. */
+	uint8_t *wbufs;			/* depth * bs_stride, aligned */
+	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
+	struct writes wr;
 	uint64_t sink;			/* touch results, so reads are not optimised out */
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
@@ -85,6 +94,14 @@ void worker_teardown(struct worker *w);
  * iodepth requests in flight (io_uring, libaio). */
 void worker_run_sync(struct worker *w);
 void worker_run_async(struct worker *w);
+/* The same two for a job that writes (its reads, if mixed, as above):
+ * separate loops, so a read job's loop carries none of it. They end
+ * with end_fsync's flushes, when asked. */
+void worker_run_sync_rw(struct worker *w);
+void worker_run_async_rw(struct worker *w);
+/* verify=crc32c, after the loop (untimed): read back every block this
+ * worker wrote and record what was found in its thread_stats. */
+void worker_verify(struct worker *w);
 
 static inline bool worker_should_stop(const struct worker *w)
 {

@@ -453,6 +453,27 @@ static void test_block_stat_bytes_are_512_sectors(void **state)
 	assert_int_equal(devinfo_read_bytes(&st), 4096);
 }
 
+/* Recorded while a write job ran: the write counters, as bytes too. */
+static void test_block_stat_writes(void **state)
+{
+	char buf[512];
+	struct devinfo_blkstat st;
+	ssize_t n;
+	int fd = open(FIXTURES "/writeback/sys/block/vda/stat", O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	assert_true(n > 0);
+	assert_int_equal(devinfo_parse_block_stat(buf, (size_t)n, &st), 0);
+	assert_int_equal(st.nfields, 17);
+	assert_int_equal(st.write_ios, 383731);
+	assert_int_equal(st.write_sectors, 57251112);
+	assert_int_equal(devinfo_write_bytes(&st), 57251112ull * 512);
+	assert_int_equal(st.read_ios, 19310361);
+}
+
 static void test_block_stat_malformed(void **state)
 {
 	const char *short_ = "1 2 3 4 5 6 7 8 9 10\n";
@@ -537,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_path_missing),
 		cmocka_unit_test(test_block_stat_versions),
 		cmocka_unit_test(test_block_stat_bytes_are_512_sectors),
+		cmocka_unit_test(test_block_stat_writes),
 		cmocka_unit_test(test_block_stat_malformed),
 		cmocka_unit_test(test_diskstats_matches_sysfs),
 		cmocka_unit_test(test_diskstats_this_host),

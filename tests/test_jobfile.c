@@ -131,8 +131,8 @@ static void test_missing_file(void **state)
 static void test_fio_only_option(void **state)
 {
 	(void)state;
-	expect_bad("[j]\nsize=1m\nbs=4k\n\n\n\nverify=md5\n",
-		   "'verify' at job.fio:7 is an fio option faultline does not support", NULL);
+	expect_bad("[j]\nsize=1m\nbs=4k\n\n\n\nverify_backlog=64\n",
+		   "'verify_backlog' at job.fio:7 is an fio option faultline does not support", NULL);
 	/* aliases and engine options fio knows count too */
 	expect_bad("[j]\nsize=1m\nhipri=1\n", "'hipri'", "job.fio:3", "fio option", NULL);
 	expect_bad("[j]\nsize=1m\ninclude other.fio\n", "'include'", "job.fio:3",
@@ -293,14 +293,121 @@ static void test_bad_zipf(void **state)
 	expect_bad("[j]\nsize=1m\nrandom_distribution=pareto:0.2\n", "pareto", "job.fio:3", NULL);
 }
 
-static void test_writes_refused(void **state)
+/* rw= takes fio's writes and mixes (SPEC 10); trims stay refused. */
+static void test_rw_values(void **state)
+{
+	static const struct {
+		const char *v;
+		enum rw_mode want;
+	} cases[] = {
+		{ "read", RW_READ }, { "randread", RW_RANDREAD }, { "write", RW_WRITE },
+		{ "randwrite", RW_RANDWRITE }, { "rw", RW_RW }, { "readwrite", RW_RW },
+		{ "randrw", RW_RANDRW },
+	};
+	struct joblist jl = { 0 };
+	char body[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct job *j;
+
+		snprintf(body, sizeof(body), "rw=%s\n", cases[i].v);
+		j = one_job(&jl, body);
+		assert_int_equal(j->rw, cases[i].want);
+		joblist_free(&jl);
+	}
+	/* readwrite= is also fio's name for the option itself */
+	assert_int_equal(one_job(&jl, "readwrite=randrw\n")->rw, RW_RANDRW);
+	joblist_free(&jl);
+	expect_bad("[j]\nsize=1m\nrw=trim\n", "rw=trim", "trims are not supported", NULL);
+	expect_bad("[j]\nsize=1m\nrw=randtrimwrite\n", "rw=randtrimwrite", NULL);
+	expect_bad("[j]\nsize=1m\nrw=sideways\n", "rw=sideways", "randwrite", "randrw", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write:4k\n", "offset modifier", NULL);
+}
+
+static void test_write_options(void **state)
+{
+	struct joblist jl = { 0 };
+	const struct job *j;
+
+	(void)state;
+	j = one_job(&jl, "rw=randwrite\n");
+	assert_int_equal(j->rwmixread, 50);
+	assert_int_equal(j->fsync_every, 0);
+	assert_int_equal(j->sync, SYNC_NONE);
+	assert_int_equal(j->verify, VERIFY_NONE);
+	assert_false(j->end_fsync);
+	assert_false(j->allow_destructive);
+	joblist_free(&jl);
+
+	j = one_job(&jl, "rw=randrw\nrwmixread=70\nfsync=32\nsync_interval=250ms\nend_fsync\n"
+		    "verify=crc32c\nallow_destructive=1\nsync=1\n");
+	assert_int_equal(j->rwmixread, 70);
+	assert_int_equal(j->fsync_every, 32);
+	assert_int_equal(j->sync_interval_ns, 250000000ull);
+	assert_true(j->end_fsync);
+	assert_int_equal(j->verify, VERIFY_CRC32C);
+	assert_true(j->allow_destructive);
+	assert_int_equal(j->sync, SYNC_DSYNC);
+	joblist_free(&jl);
+
+	/* fio's other forms: rwmixwrite, sync's words, crc32c-intel */
+	j = one_job(&jl, "rw=rw\nrwmixwrite=30\nsync=sync\nverify=crc32c-intel\nfdatasync=4\n");
+	assert_int_equal(j->rwmixread, 70);
+	assert_int_equal(j->sync, SYNC_SYNC);
+	assert_int_equal(j->verify, VERIFY_CRC32C);
+	assert_int_equal(j->fdatasync_every, 4);
+	joblist_free(&jl);
+	j = one_job(&jl, "rw=write\nsync=dsync\n");
+	assert_int_equal(j->sync, SYNC_DSYNC);
+	joblist_free(&jl);
+	j = one_job(&jl, "rw=write\nsync=none\nverify=0\n");
+	assert_int_equal(j->sync, SYNC_NONE);
+	assert_int_equal(j->verify, VERIFY_NONE);
+	joblist_free(&jl);
+
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\n", "verify=md5 at job.fio:4",
+		   "md5 is an fio option value faultline does not support", "crc32c", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nsync=maybe\n", "sync=maybe", "dsync", NULL);
+	expect_bad("[j]\nsize=1m\nrwmixread=101\n", "rwmixread=101", NULL);
+	expect_bad("[j]\nsize=1m\nrwmixwrite=101\n", "rwmixwrite=101", NULL);
+}
+
+/* What each write option needs of the others, named with both lines. */
+static void test_write_contradictions(void **state)
 {
 	(void)state;
-	expect_bad("[j]\nsize=1m\nrw=write\n", "rw=write", "job.fio:3", "not supported", NULL);
-	expect_bad("[j]\nsize=1m\nreadwrite=randrw\n", "readwrite=randrw", "job.fio:3",
-		   "not supported", NULL);
-	expect_bad("[j]\nsize=1m\nrw=trim\n", "rw=trim", NULL);
-	expect_bad("[j]\nsize=1m\nrw=sideways\n", "rw=sideways", "read, randread", NULL);
+	expect_bad("[j]\nsize=1m\nioengine=mmap\nrw=randwrite\nsync=1\n",
+		   "sync at job.fio:5 contradicts ioengine=mmap at job.fio:3", "no O_DSYNC", NULL);
+	expect_bad("[j]\nsize=1m\nrw=randread\nverify=crc32c\n", "verify=crc32c at job.fio:4",
+		   "rw=randread at job.fio:3", "--verify", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nfsync=1\nfdatasync=1\n", "fsync=1 at job.fio:4",
+		   "fdatasync=1 at job.fio:5", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nbs=1000\n", "bs=1000 at job.fio:4", "multiple of 512",
+		   NULL);
+	expect_bad("[j]\nioengine=null\nrw=write\nverify=crc32c\n", "verify=crc32c at job.fio:4",
+		   "ioengine=null", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nloop=2\nnrfiles=2\n", "loop=2 at job.fio:4",
+		   "reads only", NULL);
+	expect_bad("[j]\nsize=1m\nioengine=mmap\nrw=write\nprefetch=willneed:1m\n",
+		   "prefetch", "rw=read", NULL);
+}
+
+/* Write options on a read job do nothing: said, not refused. */
+static void test_write_options_on_read_job_warn(void **state)
+{
+	struct joblist jl = { 0 };
+
+	(void)state;
+	warnings[0] = '\0';
+	one_job(&jl, "rw=randread\nfsync=8\n");
+	assert_has(warnings, "reads only");
+	assert_has(warnings, "no effect");
+	joblist_free(&jl);
+	warnings[0] = '\0';
+	one_job(&jl, "rw=randwrite\nfsync=8\n");
+	assert_string_equal(warnings, "");
+	joblist_free(&jl);
 }
 
 static void test_placement_syntax(void **state)
@@ -890,7 +997,7 @@ static void test_cmdline_errors(void **state)
 	char *zero[] = { "--name=x", "--size=1m", "--bs=0" };
 	char *noname[] = { "--size=1m" };
 	char *nodash[] = { "--name=x", "size=1m" };
-	char *fio[] = { "--name=x", "--size=1m", "--verify=crc32c" };
+	char *fio[] = { "--name=x", "--size=1m", "--verify_backlog=8" };
 
 	(void)state;
 	/* fio-style values are one argument: --bs=4k */
@@ -899,7 +1006,7 @@ static void test_cmdline_errors(void **state)
 	cmdline_bad(3, zero, "bs=0 at command line:3", NULL);
 	cmdline_bad(1, noname, "--name", NULL);
 	cmdline_bad(2, nodash, "command line:2", "size=1m");
-	cmdline_bad(3, fio, "'verify' at command line:3", "fio option");
+	cmdline_bad(3, fio, "'verify_backlog' at command line:3", "fio option");
 }
 
 /* ------------------------------------------------------------------ */
@@ -990,7 +1097,10 @@ int main(void)
 		cmocka_unit_test_setup(test_null_engine_needs_no_target, setup),
 		cmocka_unit_test_setup(test_unknown_engine, setup),
 		cmocka_unit_test_setup(test_bad_zipf, setup),
-		cmocka_unit_test_setup(test_writes_refused, setup),
+		cmocka_unit_test_setup(test_rw_values, setup),
+		cmocka_unit_test_setup(test_write_options, setup),
+		cmocka_unit_test_setup(test_write_contradictions, setup),
+		cmocka_unit_test_setup(test_write_options_on_read_job_warn, setup),
 		cmocka_unit_test_setup(test_placement_syntax, setup),
 		cmocka_unit_test_setup(test_bad_arithmetic, setup),
 		cmocka_unit_test_setup(test_option_outside_section, setup),

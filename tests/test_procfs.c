@@ -244,6 +244,26 @@ static void test_meminfo_absent_and_cached_not_swapcached(void **state)
 	assert_int_equal(mi.bytes[PROCFS_MEM_DIRTY], 8 * 1024);
 }
 
+/* Taken while the page cache was writing back: Writeback, not its
+ * WritebackTmp neighbour, nor Dirty. */
+static void test_meminfo_writeback(void **state)
+{
+	struct procfs_src src = open_read(FIXTURES "/writeback/proc", "meminfo");
+	struct procfs_meminfo mi;
+	const char *s = "Dirty:              12 kB\nWritebackTmp:      99 kB\nWriteback:          7 kB\n";
+
+	(void)state;
+	assert_int_equal(procfs_parse_meminfo(src.buf, src.len, &mi), 0);
+	assert_true(procfs_mem_has(&mi, PROCFS_MEM_WRITEBACK));
+	assert_int_equal(mi.bytes[PROCFS_MEM_WRITEBACK], 4096ull * 1024);
+	assert_int_equal(mi.bytes[PROCFS_MEM_DIRTY], 1904ull * 1024);
+	procfs_src_close(&src);
+
+	assert_int_equal(procfs_parse_meminfo(s, strlen(s), &mi), 0);
+	assert_int_equal(mi.bytes[PROCFS_MEM_WRITEBACK], 7 * 1024);
+	assert_int_equal(mi.bytes[PROCFS_MEM_DIRTY], 12 * 1024);
+}
+
 /* ---- /proc/stat ---- */
 
 static void test_stat_this_host(void **state)
@@ -555,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_vmstat_legacy_per_zone),
 		cmocka_unit_test(test_meminfo_this_host),
 		cmocka_unit_test(test_meminfo_absent_and_cached_not_swapcached),
+		cmocka_unit_test(test_meminfo_writeback),
 		cmocka_unit_test(test_stat_this_host),
 		cmocka_unit_test(test_stat_256cpu),
 		cmocka_unit_test(test_task_stat_hostile_comm),

@@ -41,7 +41,7 @@ tlb1=$(tlb); sec1=$(sectors)
 
 pycheck "header is exactly SPEC 7's" '
 import sys
-want = "t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s"
+want = "t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,dev_write_mib_s,dev_write_iops"
 got = open(sys.argv[1]).readline().strip()
 assert got == want, got
 ' "$E2E_TMP/t.csv"
@@ -75,15 +75,18 @@ assert grid["mm"] == grid["ps"], grid
 assert abs(starts["mm"] - starts["ps"]) <= 0.0015, starts
 ' "$E2E_TMP/t.csv" "$secs"
 
-pycheck "every column filled except cgroup_mib (no mem_limit) and the probe of psync" '
+pycheck "every column filled except cgroup_mib (no mem_limit), the probe of psync, and write latencies (no writes)" '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for x in rows:
     for k, v in x.items():
-        if k == "cgroup_mib" or (k == "cpu_probe_per_s" and x["job"] == "ps"):
+        if k in ("cgroup_mib", "w_lat_p50_us", "w_lat_p99_us", "flush_lat_p99_us") or \
+           (k == "cpu_probe_per_s" and x["job"] == "ps"):
             assert v == "", (k, v)
             continue
         assert v != "", (k, x)
+    # a read job measures no writes: zero, not empty
+    assert float(x["w_iops"]) == 0 and float(x["w_mib_s"]) == 0 and float(x["flush_per_s"]) == 0, x
 ' "$E2E_TMP/t.csv"
 
 pycheck "TLB shootdowns in the CSV match /proc/interrupts around the run (5 %)" '

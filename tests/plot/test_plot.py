@@ -157,6 +157,22 @@ class LineTests(TmpDirTest):
         self.assertNotIn(0.0, pts.values())
         self.assertTrue(math.isfinite(pts[6.0]))
 
+    def test_write_columns(self):
+        path = self.write("w.csv", "\n".join(
+            [HEADER, row(1, "a"), row(1, "b"), row(2, "a"), row(2, "b")]) + "\n")
+        fig = fp.build_figure([path], "writes,flush,writeback,dev_write")
+        self.assertEqual([a.get_ylabel() for a in fig.axes],
+                         ["writes\nMiB/s", "flushes/s", "write-back\nMiB",
+                          "device write\nMiB/s"])
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)   # per job
+        self.assertEqual(len(fig.axes[2].get_lines()), 2)   # host: write-back, dirty
+
+    def test_csv_from_before_the_write_columns_reads(self):
+        run = fp.read_csv(STONEWALL)
+        for job in run.jobs:
+            self.assertTrue(all(math.isnan(v) for v in job.values("w_mib_s")))
+            self.assertTrue(all(math.isfinite(v) for v in job.values("mib_s")))
+
     def test_column_with_no_values_says_so(self):
         fig = fp.build_figure([ARM64], "tlb")
         texts = [t.get_text() for t in fig.axes[0].texts]

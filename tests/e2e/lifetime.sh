@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# tests/e2e/lifetime.sh - what a run killed or starved of disk leaves
+# behind (SPEC 8, issue 11): a mem_limit run killed by SIGKILL leaves no
+# process, and the next run removes its cgroup, saying so; reserve_mem
+# is given back when the run is killed; on a full filesystem the CSV
+# keeps only whole rows, no empty or partial summary or JSON file is
+# left, and the exit status (1) names the error.
+. "$(dirname "$0")/lib.sh"
+
+f=$E2E_TMP/data
+mkdata "$f" 32
+
+# pid of the first child of @1 (the mem_limit worker process), waiting for it.
+child_of() {
+	local c=""
+	for _ in $(seq 50); do
+		c=$(pgrep -P "$1" | head -n1)
+		[ -n "$c" ] && break
+		sleep 0.1
+	done
+	echo "$c"
+}
+
+if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_limit (cgroup) *yes"; then
+	"$FAULTLINE" --quiet --name=killed --filename="$f" --size=32m --ioengine=psync --rw=randread \
+		--mem_limit=16m --runtime=30s --time_based --output=/dev/null 2>/dev/null &
+	parent=$!
+	child=$(child_of $parent)
+	sleep 1
+	cgname=$(ls /sys/fs/cgroup/memory*/ -R 2>/dev/null | grep -o "faultline-$parent-[0-9]*-0" | head -n1)
+	kill -KILL $parent
+	wait $parent 2>/dev/null
+	sleep 2
+	if [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null; then
+		pass "SIGKILL: the mem_limit worker process is gone 2 s later"
+	else
+		fail "SIGKILL: worker process" "child '$child' $(ps -o pid,ppid,stat,args -p "${child:-1}" | tail -n1)"
+	fi
+	if [ -n "$cgname" ]; then pass "the killed run had its cgroup $cgname"; else fail "no cgroup seen for the killed run"; fi
+	expect_exit 0 "the next run runs" "$FAULTLINE" --quiet --name=next --ioengine=null --size=1m \
+		--runtime=100ms --time_based --output=/dev/null
+	expect_err_has "removed the stale cgroup" "the next run says it removed the stale cgroup"
+	expect_err_has "$cgname" "naming it"
+	if ! ls -R /sys/fs/cgroup/memory*/ 2>/dev/null | grep -q "$cgname"; then
+		pass "the stale cgroup is gone"
+	else
+		fail "the stale cgroup is still there"
+	fi
+else
+	echo "skip - SIGKILL of a mem_limit run: no memory cgroup can be made here"
+fi
+
+# reserve_mem is locked memory; the kernel gives it back when the
+# process dies, whatever killed it.
+mlocked() { awk '/^Mlocked:/ {print $2}' /proc/meminfo; }
+if [ "$(id -u)" = 0 ]; then
+	before=$(mlocked)
+	"$FAULTLINE" --quiet --name=held --ioengine=null --size=1m --reserve_mem=256m \
+		--runtime=30s --time_based --output=/dev/null 2>/dev/null &
+	p=$!
+	held=0
+	for _ in $(seq 100); do
+		held=$(( $(mlocked) - before ))
+		[ $held -ge 200000 ] && break
+		sleep 0.1
+	done
+	kill -KILL $p
+	wait $p 2>/dev/null
+	sleep 1
+	after=$(( $(mlocked) - before ))
+	if [ $held -ge 200000 ] && [ $after -lt 50000 ]; then
+		pass "reserve_mem: $((held / 1024)) MiB locked while running, $((after / 1024)) MiB after SIGKILL"
+	else
+		fail "reserve_mem after SIGKILL" "locked while running: $held KiB, after: $after KiB"
+	fi
+else
+	echo "skip - reserve_mem: needs root to lock memory"
+fi
+
+# A 4 KiB filesystem: the outputs cannot be written.
+if [ "$(id -u)" = 0 ]; then
+	tiny=$E2E_TMP/tiny
+	mkdir -p "$tiny"
+	if mount -t tmpfs -o size=4k tmpfs "$tiny" 2>/dev/null; then
+		expect_exit 1 "full filesystem: --csv and --output exit 1" "$FAULTLINE" --quiet --name=t \
+			--ioengine=null --size=16m --runtime=4s --time_based --interval=100ms \
+			--csv="$tiny/x.csv" --output="$tiny/x.out"
+		expect_err_has "No space left on device" "the error names ENOSPC"
+		expect_err_has "x.csv is incomplete" "and says the CSV is incomplete"
+		pycheck "the CSV holds only whole rows" '
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d and d.endswith(b"\n"), "partial last row"
+lines = d.decode().splitlines()
+n = lines[0].count(",")
+assert all(l.count(",") == n for l in lines), "a row with another field count"
+assert len(lines) > 2, "no rows at all"
+' "$tiny/x.csv"
+		if [ ! -e "$tiny/x.out" ] && [ -z "$(ls -A "$tiny" | grep -v '^x.csv$')" ]; then
+			pass "no summary file and no temporary file left"
+		else
+			fail "files left" "$(ls -la "$tiny")"
+		fi
+		rm -f "$tiny"/*
+		head -c 3500 /dev/zero >"$tiny/fill"
+		expect_exit 1 "full filesystem: JSON output exits 1" "$FAULTLINE" --quiet --name=t \
+			--ioengine=null --size=16m --runtime=1s --time_based --output-format=json \
+			--output="$tiny/x.json"
+		expect_err_has "No space left on device" "the error names ENOSPC"
+		if [ "$(ls -A "$tiny")" = fill ]; then
+			pass "no JSON file, empty or partial, and no temporary file left"
+		else
+			fail "JSON files left" "$(ls -la "$tiny")"
+		fi
+		umount "$tiny"
+	else
+		echo "skip - full filesystem: cannot mount a tmpfs here"
+	fi
+else
+	echo "skip - full filesystem: mounting a 4 KiB tmpfs needs root"
+fi
+
+# A summary to a closed pipe: exit 1, said, nothing left behind.
+"$FAULTLINE" --name=p --ioengine=null --size=1m --runtime=200ms --time_based 2>"$E2E_TMP/err" | true
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 1 ] && grep -q "standard output" "$E2E_TMP/err"; then
+	pass "a closed stdout: exit 1 naming it"
+else
+	fail "closed stdout" "exit $rc" "$(head -c 300 "$E2E_TMP/err")"
+fi
+
+e2e_done

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Read jobs never write their target (SPEC 8, 10): every engine, random
+# and sequential, on a file of random bytes and (as root) on a loop
+# device over one. The target's sha256 is the same before and after, and
+# no descriptor of it is ever opened for writing: every open is traced
+# with strace when it is installed, and the descriptors of the running
+# process tree are read from /proc/PID/fdinfo either way. Guards the
+# write path: a read job must not reach it.
+. "$(dirname "$0")/lib.sh"
+
+ENGINES="psync mmap io_uring libaio"
+# How long each job reads, and how often the descriptors are looked at.
+RUN=2s
+POLL=0.2
+
+f=$E2E_TMP/data
+mkdata "$f" 32
+f=$(realpath "$f")
+
+use_strace=0
+if command -v strace >/dev/null && strace -f -qq -o /dev/null true 2>/dev/null; then
+	use_strace=1
+else
+	echo "# strace missing or not permitted: descriptors checked through /proc/PID/fdinfo only"
+fi
+
+# Every process under @1 (itself included), from the kernel's children
+# lists: faultline's worker processes (mem_limit) too.
+tree() {
+	local p c
+	for p in "$@"; do
+		echo "$p"
+		for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+			tree "$c"
+		done
+	done
+}
+
+# Watch the process tree of @1 until it exits: each descriptor that
+# resolves to @2 is counted in $E2E_TMP/fds.seen, and written to
+# $E2E_TMP/fds.bad when its access mode (flags & O_ACCMODE) is not
+# O_RDONLY.
+watch_fds() {
+	local root=$1 target=$2 p fd flags
+	: >"$E2E_TMP/fds.seen"
+	: >"$E2E_TMP/fds.bad"
+	while kill -0 "$root" 2>/dev/null; do
+		for p in $(tree "$root"); do
+			for fd in /proc/"$p"/fd/*; do
+				[ "$(readlink "$fd" 2>/dev/null)" = "$target" ] || continue
+				flags=$(awk '/^flags:/ { print $2 }' /proc/"$p"/fdinfo/"${fd##*/}" 2>/dev/null)
+				[ -n "$flags" ] || continue
+				echo "$p/${fd##*/}" >>"$E2E_TMP/fds.seen"
+				# flags are octal; the access mode is the low two bits.
+				[ $((8#$flags & 3)) = 0 ] || echo "pid $p fd ${fd##*/} flags 0$flags" >>"$E2E_TMP/fds.bad"
+			done
+		done
+		sleep "$POLL"
+	done
+}
+
+# One job on @1 for every engine and rw; @2 names the target in checks.
+check_target() {
+	local t=$1 what=$2 e rw name pid rc sum0 log
+	sum0=$(sha256sum <"$t")
+	for e in $ENGINES; do
+		for rw in randread read; do
+			name="$what $e $rw"
+			log=$E2E_TMP/strace.log
+			if [ $use_strace = 1 ]; then
+				strace -f -qq -y -e trace=open,openat,openat2,creat -e signal=none -o "$log" \
+					"$FAULTLINE" --quiet --name=ro --filename="$t" --ioengine=$e --rw=$rw \
+					--size=32m --runtime=$RUN --time_based --output=/dev/null 2>"$E2E_TMP/err" &
+			else
+				"$FAULTLINE" --quiet --name=ro --filename="$t" --ioengine=$e --rw=$rw \
+					--size=32m --runtime=$RUN --time_based --output=/dev/null 2>"$E2E_TMP/err" &
+			fi
+			pid=$!
+			watch_fds "$pid" "$t"
+			wait "$pid"
+			rc=$?
+			[ $rc = 0 ] && pass "$name: runs" || fail "$name: runs" "exit $rc" "$(head -c 600 "$E2E_TMP/err")"
+			if [ -s "$E2E_TMP/fds.bad" ]; then
+				fail "$name: no writable descriptor of the target" "$(sort -u "$E2E_TMP/fds.bad" | head -n 3)"
+			elif [ ! -s "$E2E_TMP/fds.seen" ]; then
+				fail "$name: no writable descriptor of the target" "never saw the target open in /proc/PID/fd"
+			else
+				pass "$name: no writable descriptor of the target ($(sort -u "$E2E_TMP/fds.seen" | wc -l) seen)"
+			fi
+			[ $use_strace = 1 ] || continue
+			# The path as given, or the file behind a descriptor (-y).
+			grep -F -e "\"$t\"" -e "<$t>" "$log" >"$E2E_TMP/opens"
+			if [ ! -s "$E2E_TMP/opens" ]; then
+				fail "$name: strace: opened read-only" "strace saw no open of $t"
+			elif grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND' "$E2E_TMP/opens" >"$E2E_TMP/wopens"; then
+				fail "$name: strace: opened read-only" "$(head -n 3 "$E2E_TMP/wopens")"
+			else
+				pass "$name: strace: opened read-only ($(wc -l <"$E2E_TMP/opens") opens)"
+			fi
+		done
+	done
+	[ "$(sha256sum <"$t")" = "$sum0" ] && pass "$what: sha256 unchanged after every engine" ||
+		fail "$what: sha256 unchanged after every engine"
+}
+
+check_target "$f" "file"
+
+loop=
+if [ "$(id -u)" != 0 ]; then
+	echo "# loop device: skipped (needs root to attach one)"
+else
+	mkdata "$E2E_TMP/dev.img" 32
+	loop=$(losetup -f --show "$E2E_TMP/dev.img" 2>/dev/null) ||
+		{ echo "# loop device: skipped (losetup failed)"; loop=; }
+fi
+if [ -n "$loop" ]; then
+	# Detached on every way out, the harness's own cleanup kept.
+	trap '[ "$BASHPID" = "$E2E_MAIN" ] && { losetup -d "$loop" 2>/dev/null; rm -rf "$E2E_TMP"; }' EXIT
+	img0=$(sha256sum <"$E2E_TMP/dev.img")
+	check_target "$loop" "loop device"
+	losetup -d "$loop"
+	loop=
+	[ "$(sha256sum <"$E2E_TMP/dev.img")" = "$img0" ] && pass "loop device: backing file unchanged" ||
+		fail "loop device: backing file unchanged"
+fi
+
+e2e_done
