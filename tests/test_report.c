@@ -436,6 +436,126 @@ static void test_json_plus_bins(void **state)
 	json_decref(doc);
 }
 
+/*
+ * A write job, read the way fio's readers read fio's: job 0 becomes a
+ * randrw job (reads and writes, each with its own per-interval series,
+ * and flushes), job 1 a write-only job in the same group as... its own
+ * (stonewall): its read object is fio's all-zero form, runtime 0.
+ */
+static struct write_result wr_a, wr_b;
+
+static void make_write_jobs(void)
+{
+	struct job_result *a = &jobs[0], *b = &jobs[1];
+
+	job_a.rw = RW_RANDRW;
+	memset(&wr_a, 0, sizeof(wr_a));
+	hist_init(&wr_a.lat);
+	hist_init(&wr_a.sync_lat);
+	wr_a.ops = 409600;
+	wr_a.bytes = wr_a.ops * 4096;
+	for (unsigned i = 0; i < 3000; i++)
+		hist_add(&wr_a.lat, 300000 + (uint64_t)i * 50);
+	wr_a.syncs = 50;
+	for (unsigned i = 0; i < 50; i++)
+		hist_add(&wr_a.sync_lat, 2000000 + (uint64_t)i * 1000);
+	a->w = &wr_a;
+	for (unsigned i = 0; i < 3; i++) {
+		fiostat_series_add(&a->write_iops, 40000 + 500 * i);
+		fiostat_series_add(&a->write_bw, 160000 + 2000 * i);
+	}
+
+	job_b.rw = RW_WRITE;
+	memset(&wr_b, 0, sizeof(wr_b));
+	hist_init(&wr_b.lat);
+	hist_init(&wr_b.sync_lat);
+	wr_b.ops = b->ops;
+	wr_b.bytes = b->bytes;
+	b->ops = b->bytes = 0;
+	b->w = &wr_b;
+}
+
+static void test_json_write_job(void **state)
+{
+	const struct job_result *a = &jobs[0];
+	json_t *doc, *bins, *v;
+	const char *k;
+	uint64_t sum = 0;
+	double pct = 0;
+
+	(void)state;
+	make_write_jobs();
+	doc = dumped_with(JSON_OUT_PLUS);
+	/* the writes under fio's names, from the write side's own figures */
+	assert_true(num_at(doc, "jobs/0/write/io_bytes") == (double)wr_a.bytes);
+	assert_true(num_at(doc, "jobs/0/write/total_ios") == (double)wr_a.ops);
+	assert_close(num_at(doc, "jobs/0/write/iops"), (double)wr_a.ops * 1e9 / (double)a->runtime_ns);
+	assert_int_equal(num_at(doc, "jobs/0/write/runtime"), 10000);
+	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/N"), 3000);
+	assert_int_equal(num_at(doc, "jobs/0/write/clat_ns/min"), 300000);
+	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/percentile/50.000000"),
+			 hist_percentile(&wr_a.lat, 50));
+	assert_int_equal(num_at(doc, "jobs/0/write/slat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_min"), 40000);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_max"), 41000);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_samples"), 3);
+	assert_close(num_at(doc, "jobs/0/write/bw_mean"), 162000);
+	assert_close(num_at(doc, "jobs/0/write/bw_dev"), fiostat_series_stddev(&a->write_bw));
+	assert_close(num_at(doc, "jobs/0/write/bw_agg"),
+		     fiostat_bw_agg(162000, (double)wr_a.bytes * 1e9 / (double)a->runtime_ns));
+	/* the reads keep theirs */
+	assert_int_equal(num_at(doc, "jobs/0/read/iops_samples"), 4);
+	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->ops);
+	/* fio's sync object: the flushes, timed */
+	assert_int_equal(num_at(doc, "jobs/0/sync/total_ios"), 50);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/N"), 50);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/min"), 2000000);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/max"), 2049000);
+	assert_true(json_is_object(path_get(doc, "jobs/0/sync/lat_ns/percentile")));
+	/* json+ bins of writes and flushes add up to their counts */
+	bins = path_get(doc, "jobs/0/write/clat_ns/bins");
+	json_object_foreach(bins, k, v)
+		sum += (uint64_t)json_integer_value(v);
+	assert_int_equal(sum, 3000);
+	sum = 0;
+	json_object_foreach(path_get(doc, "jobs/0/sync/lat_ns/bins"), k, v)
+		sum += (uint64_t)json_integer_value(v);
+	assert_int_equal(sum, 50);
+	/* latency_us/ms cover reads and writes (not flushes): the writes'
+	 * 300-450 us are 3000 of 13001 requests, alone in the "500" us bin
+	 * (250-499 us), and the 2 ms flushes are in no bin */
+	assert_close(num_at(doc, "jobs/0/latency_us/500"), 100.0 * 3000 / 13001);
+	assert_close(num_at(doc, "jobs/0/latency_ms/4"), 0);
+	{
+		const char *units[] = { "latency_ns", "latency_us", "latency_ms" };
+
+		for (int u = 0; u < 3; u++)
+			json_object_foreach(path_get(json_array_get(json_object_get(doc, "jobs"), 0), units[u]), k, v)
+				pct += json_number_value(v);
+		assert_close(pct, 100.0);
+	}
+	/* a write-only job's read object is fio's all-zero form */
+	assert_int_equal(num_at(doc, "jobs/1/read/io_bytes"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/runtime"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/iops"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/lat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/lat_ns/min"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/write/runtime"), 2000);
+	assert_true(num_at(doc, "jobs/1/write/io_bytes") == (double)wr_b.bytes);
+	/* no flushes: fio's empty sync object */
+	assert_int_equal(num_at(doc, "jobs/1/sync/total_ios"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/sync/lat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/sync/lat_ns/max"), 0);
+	/* a read job's sync object is the empty one too */
+	json_decref(doc);
+	jobs[0].w = jobs[1].w = NULL;
+	build_result();
+	doc = dumped();
+	assert_int_equal(num_at(doc, "jobs/0/sync/total_ios"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/N"), 0);
+	json_decref(doc);
+}
+
 static void test_json_options_and_error(void **state)
 {
 	json_t *doc = dumped();
@@ -770,6 +890,7 @@ int main(void)
 		cmocka_unit_test_setup(test_json_read_figures, setup),
 		cmocka_unit_test_setup(test_json_fio_fields, setup),
 		cmocka_unit_test_setup(test_json_plus_bins, setup),
+		cmocka_unit_test_setup(test_json_write_job, setup),
 		cmocka_unit_test_setup(test_json_options_and_error, setup),
 		cmocka_unit_test_setup(test_json_unreadable_is_null, setup),
 		cmocka_unit_test_setup(test_write_file_atomic, setup),
