@@ -333,6 +333,13 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat
 	if (!complete_w(w, r))
 		return false;
 	stat_add(&w->st->syncs, 1);
+	/* fio's iodepth counts, kept by the asynchronous loops (a
+	 * synchronous one's are made up at the end): the flush went alone,
+	 * nothing else in flight. */
+	if (ops->flags & ENGINE_F_ASYNC) {
+		stats_mark_submit(w->st, 1, 1);
+		stats_mark_complete(w->st, 1);
+	}
 	if (lat) {
 		uint64_t now = latclock_ticks();
 
@@ -472,17 +479,10 @@ void worker_run_async_rw(struct worker *w)
 			/* Everything before the flush has completed: it now
 			 * covers exactly those writes. */
 			uint64_t tf = lat ? latclock_ticks() : 0;
-			unsigned nflush = ws->ndirty;
 
 			drain = false;
 			if (!st->failed && !flush_dirty(w, &w->et.reqs[freeslots[nfree - 1]], lat, &tf))
 				stopping = true;
-			/* Each flush went alone with nothing else in flight:
-			 * a push and a reap of one at depth 1. */
-			for (unsigned i = 0; !stopping && i < nflush; i++) {
-				stats_mark_submit(st, 1, 1);
-				stats_mark_complete(st, 1);
-			}
 		}
 		/* Flushes already decided are queued even when stopping:
 		 * they belong to writes already issued. */
