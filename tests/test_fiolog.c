@@ -164,6 +164,40 @@ static void test_windows(void **state)
 	option_release(&j);
 }
 
+/* A mixed job: each entry time has a read line (direction 0) and a
+ * write line (direction 1), each from its own direction's share; an
+ * interval with no writes has no write line. */
+static void test_read_and_write(void **state)
+{
+	struct job j;
+	struct fiolog_job fj = { .job = &j, .nthreads = 1 };
+	struct fiolog_sample th;
+	struct fiolog *l;
+	struct err e = { 0 };
+
+	(void)state;
+	job_init(&j, "m", NULL);
+	j.rw = RW_RANDRW;
+	assert_int_equal(fiolog_create(&l, &fj, 1, IV, warn, &e), 0);
+	share(&th, 700, 2000);
+	th.dir[FIOLOG_WRITE].ops = 300;
+	th.dir[FIOLOG_WRITE].bytes = 300 * 4096;
+	th.dir[FIOLOG_WRITE].lat_n = 300;
+	th.dir[FIOLOG_WRITE].lat_sum_ns = 300 * 9000;
+	fiolog_interval(l, 0, 100, IV, &th, false);
+	share(&th, 1000, 1000);
+	fiolog_interval(l, 0, 200, IV, &th, false);
+	fiolog_job_end(l, 0, 200);
+	fiolog_close(l);
+	assert_string_equal(slurp("m_iops.1.log"), "100, 7000, 0, 0, 0\n100, 3000, 1, 0, 0\n"
+			    "200, 10000, 0, 0, 0\n");
+	assert_string_equal(slurp("m_bw.1.log"), "100, 28000, 0, 0, 0\n100, 12000, 1, 0, 0\n"
+			    "200, 40000, 0, 0, 0\n");
+	assert_string_equal(slurp("m_lat.1.log"), "100, 2000, 0, 0, 0\n100, 9000, 1, 0, 0\n"
+			    "200, 1000, 0, 0, 0\n");
+	option_release(&j);
+}
+
 /* per_job_logs=0: every thread into <prefix>_bw.log; two jobs naming the
  * same prefix share the file; thread numbers count earlier jobs' threads. */
 static void test_shared_and_numbering(void **state)
@@ -243,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_interval),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_read_and_write),
 		cmocka_unit_test(test_shared_and_numbering),
 		cmocka_unit_test(test_no_latency_and_bad_prefix),
 	};
