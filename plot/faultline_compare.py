@@ -2,11 +2,12 @@
 
 For each job (matched by jobname, in the order the first file lists them,
 then the second's own), one group of bars per panel: IOPS, MiB/s and p99
-latency, one colour per run. The files are faultline's JSON
+latency of the reads, and the same of the writes when a job of either run
+wrote, one colour per run. The files are faultline's JSON
 (--output-format=json or json+) or fio's: only fields both write are read
-(jobs[].jobname, read.iops, read.bw in KiB/s, the 99th percentile of
-clat_ns or lat_ns), so a fio run and a faultline run of the same job file
-compare too.
+(jobs[].jobname; read.iops, read.bw in KiB/s, the 99th percentile of
+clat_ns or lat_ns, and write's), so a fio run and a faultline run of the
+same job file compare too.
 
 read_run() -> CompareRun, build_compare_figure() -> matplotlib Figure;
 faultline_plot.main() is the command line.
@@ -18,12 +19,19 @@ import os
 
 from faultline_plot import YSCALES, PlotError, wants_log
 
-# The panels: (key in CompareJob, y label).
-PANELS = (
+# The panels: (key in CompareJob, y label); the write panels only when a
+# job of either run wrote, the read panels unless no job read.
+READ_PANELS = (
     ("iops", "IOPS"),
     ("mib_s", "MiB/s"),
     ("p99_us", "p99 latency\nus"),
 )
+WRITE_PANELS = (
+    ("w_iops", "write IOPS"),
+    ("w_mib_s", "write MiB/s"),
+    ("w_p99_us", "write p99\nlatency us"),
+)
+PANELS = READ_PANELS + WRITE_PANELS
 
 # fio's percentile key (printed with "%f").
 P99 = "99.000000"
@@ -32,13 +40,22 @@ RUN_COLOURS = ("C0", "C1")
 
 
 class CompareJob:
-    """One job's figures; NaN where the file has none (latency off)."""
+    """One job's figures; NaN where the file has none (latency off, or no
+    write object in an old file). reads/writes: requests it completed in
+    each direction (0 when it did not issue that direction)."""
 
-    def __init__(self, name, iops, mib_s, p99_us):
+    def __init__(self, name, iops, mib_s, p99_us, w_iops=math.nan,
+                 w_mib_s=math.nan, w_p99_us=math.nan, reads=math.nan,
+                 writes=math.nan):
         self.name = name
         self.iops = iops
         self.mib_s = mib_s
         self.p99_us = p99_us
+        self.w_iops = w_iops
+        self.w_mib_s = w_mib_s
+        self.w_p99_us = w_p99_us
+        self.reads = reads
+        self.writes = writes
 
 
 class CompareRun:
@@ -95,12 +112,26 @@ def read_run(path):
         if not isinstance(name, str):
             raise PlotError("%s: jobs[%d] has no jobname" % (path, i))
         r = j["read"]
+        w = j.get("write") if isinstance(j.get("write"), dict) else {}
         jobs.append(CompareJob(name, _number(r.get("iops")),
-                               _number(r.get("bw")) / 1024.0, _p99_us(r)))
+                               _number(r.get("bw")) / 1024.0, _p99_us(r),
+                               _number(w.get("iops")),
+                               _number(w.get("bw")) / 1024.0, _p99_us(w),
+                               _number(r.get("total_ios")),
+                               _number(w.get("total_ios"))))
     if not jobs:
         raise PlotError("%s: no jobs" % path)
     stem = os.path.splitext(os.path.basename(path))[0]
     return CompareRun(path, stem, jobs)
+
+
+def panels_for(runs):
+    """The panels two runs need: the writes' when any job wrote, the
+    reads' unless every job only wrote."""
+    jobs = [j for r in runs for j in r.jobs]
+    wrote = any(j.writes > 0 for j in jobs)
+    read = not wrote or any(not j.writes > 0 or j.reads > 0 for j in jobs)
+    return (READ_PANELS if read else ()) + (WRITE_PANELS if wrote else ())
 
 
 def _job_names(a, b):
@@ -138,11 +169,13 @@ def build_compare_figure(path_a, path_b, title=None, yscale="auto"):
                            ", ".join(j.name for j in runs[1].jobs)))
 
     width = 0.38
-    fig = Figure(figsize=(max(6.0, 1.6 + 1.3 * len(names)), 7.5),
+    panels = panels_for(runs)
+    fig = Figure(figsize=(max(6.0, 1.6 + 1.3 * len(names)),
+                          2.5 * len(panels)),
                  constrained_layout=True)
-    axes = fig.subplots(len(PANELS), 1, sharex=True, squeeze=False)[:, 0]
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     xs = list(range(len(names)))
-    for ax, (key, ylabel) in zip(axes, PANELS):
+    for ax, (key, ylabel) in zip(axes, panels):
         log = _panel_log(runs, names, key, yscale)
         drawn = []
         for ri, run in enumerate(runs):

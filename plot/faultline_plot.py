@@ -10,8 +10,9 @@ build_figure() -> matplotlib Figure; main() is the command line.
 faultline_compare.py draws two runs' JSON side by side (--compare).
 
 Throughput on a linear axis hides a collapsed job on the zero line next
-to a fast one, so the throughput panel turns logarithmic when the jobs'
-rates lie more than LOG_RATIO apart (or with --log).
+to a fast one, so a throughput panel (reads or writes) turns logarithmic
+when the rates of the jobs issuing its direction lie more than LOG_RATIO
+apart (or with --log).
 
 Only the standard library and matplotlib (no pandas), so that Debian's
 python3-matplotlib is all a host needs.
@@ -142,8 +143,15 @@ SHARED_COLOURS = ("black", "dimgray", "darkgray")
 
 OUTPUT_FORMATS = ("png", "svg", "pdf")
 
-# Panels whose first column is a throughput get the log axis rule.
-THROUGHPUT_COLUMNS = frozenset(("mib_s", "iops"))
+# Panels whose first column is a throughput get the log axis rule, which
+# weighs only the jobs that issue the column's direction (by the rw
+# column): a write-only job's read rate of 0 is no collapse, nor is a
+# read job's write rate.
+READ_RWS = frozenset(("read", "randread", "rw", "randrw"))
+WRITE_RWS = frozenset(("write", "randwrite", "rw", "randrw"))
+THROUGHPUT_DIRECTION = {"mib_s": READ_RWS, "iops": READ_RWS,
+                        "w_mib_s": WRITE_RWS, "w_iops": WRITE_RWS}
+THROUGHPUT_COLUMNS = frozenset(THROUGHPUT_DIRECTION)
 
 # One job's typical rate under 1/LOG_RATIO of another's: on a linear axis
 # the slow one is a line on zero, so the axis turns logarithmic.
@@ -159,11 +167,18 @@ class PlotError(Exception):
 class Job:
     """One job's rows of one CSV file, in time order."""
 
-    def __init__(self, name, engine):
+    def __init__(self, name, engine, rw=""):
         self.name = name
         self.engine = engine
+        self.rw = rw            # its rw column ("" when unknown)
         self.label = "%s (%s)" % (name, engine)
         self.rows = []          # dicts: column -> float (NaN when empty)
+
+    def issues(self, column):
+        """Whether the job issues the direction of throughput @column (a
+        job whose rw is unknown is taken to)."""
+        rws = THROUGHPUT_DIRECTION.get(column)
+        return rws is None or not self.rw or self.rw in rws
 
     def times(self):
         return [r["t_s"] for r in self.rows]
@@ -278,7 +293,8 @@ def read_csv(path):
         key = (row["job"], row["engine"])
         job = by_key.get(key)
         if job is None:
-            job = by_key[key] = Job(row["job"], row["engine"])
+            job = by_key[key] = Job(row["job"], row["engine"],
+                                    row.get("rw", ""))
             run.jobs.append(job)
         job.rows.append(row)
 
@@ -446,7 +462,8 @@ def _log_axis(runs, column, yscale):
     if yscale == "log":
         return True
     return wants_log([median(job.values(column))
-                      for run in runs for job in run.jobs])
+                      for run in runs for job in run.jobs
+                      if job.issues(column)])
 
 
 def _has_data(runs, column):
@@ -550,7 +567,7 @@ def build_figure(paths, metrics=None, title=None, align=False,
                     ax.plot([x - shift for x in t], v, color=colour,
                             linestyle=style, linewidth=1.2,
                             label=hide + label)
-                    if log:
+                    if log and job.issues(column):
                         # A log axis has no 0: a measured 0 (a stall) is a
                         # mark on the axis's bottom edge, not a lost point.
                         tz = [x - shift for x, y in zip(t, v) if y == 0]
@@ -639,15 +656,18 @@ share one line, black or grey, labelled "host (jobA + jobB)"; a stonewalled
 job, running alone, draws them in its own colour. Empty cells (a source the
 host could not read) are gaps, never zeros. Ramp-time intervals are shaded.
 
-Throughput axis: logarithmic when one job's median rate is under 1/%d of
-another's (a collapsed mmap job next to io_uring would otherwise sit on the
-zero line), else linear; --log and --linear decide instead. On a log axis an
-interval with no I/O at all is a triangle on the axis's bottom edge.
+Throughput axes (reads, and the writes panels): logarithmic when one job's
+median rate is under 1/%d of another's (a collapsed mmap job next to
+io_uring would otherwise sit on the zero line), else linear; only jobs that
+issue the panel's direction count (by their rw). --log and --linear decide
+instead. On a log axis an interval with no I/O at all is a triangle on the
+axis's bottom edge.
 
 --compare A.json B.json draws two runs side by side instead: for each job
-(matched by name), bars of IOPS, MiB/s and p99 latency, one colour per run;
-the files are faultline's JSON (--output-format=json) or fio's. The same
-log rule applies to each panel.
+(matched by name), bars of IOPS, MiB/s and p99 latency of the reads, and of
+the writes when a job wrote, one colour per run; the files are faultline's
+JSON (--output-format=json) or fio's. The same log rule applies to each
+panel.
 
 exit status: 0 figure written; 1 it could not be written; 2 bad input or
 usage (not a faultline CSV or JSON, unknown metric or output format).

@@ -34,12 +34,13 @@ FIG2 = os.path.join(FIXTURES, "x86-fig2-memlimit.csv")
 HEADER = ",".join(fp.COLUMNS)
 
 
-def row(t, job="j", engine="psync", mib="100", tlb="5", ramp="0", dt="1"):
+def row(t, job="j", engine="psync", mib="100", tlb="5", ramp="0", dt="1",
+        rw="randread", **more):
     """A CSV line with every column filled in, a few of them chosen."""
     cells = {c: "1" for c in fp.COLUMNS}
     cells.update(t_s=str(t), epoch_ms=str(1000 * t), dt_s=dt, job=job,
-                 engine=engine, rw="randread", ramp=ramp, mib_s=mib,
-                 tlb_shootdowns_per_s=tlb)
+                 engine=engine, rw=rw, ramp=ramp, mib_s=mib,
+                 tlb_shootdowns_per_s=tlb, **more)
     return ",".join(cells[c] for c in fp.COLUMNS)
 
 
@@ -428,6 +429,41 @@ class LogScaleTests(TmpDirTest):
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         self.assertIn("0 (no I/O)", labels)
 
+    def test_writes_panel_turns_log_too(self):
+        # mmap writes without a flush next to O_DIRECT ones, far apart
+        path = self.write("w.csv", "\n".join(
+            [HEADER] + [row(t, "fast", rw="randwrite", mib="0", iops="0",
+                            w_mib_s="900", w_iops="230000")
+                        for t in (1, 2, 3)]
+            + [row(t, "slow", rw="randwrite", mib="0", iops="0",
+                   w_mib_s="2", w_iops="500") for t in (1, 2, 3)]) + "\n")
+        fig = fp.build_figure([path], "writes,wiops")
+        self.assertEqual([a.get_yscale() for a in fig.axes], ["log", "log"])
+
+    def test_a_direction_a_job_does_not_issue_is_no_collapse(self):
+        # A read job and a write-only job: the write job's read rate of 0
+        # and the read job's write rate of 0 make neither panel log, and
+        # are no "no I/O" marks.
+        path = self.write("rw.csv", "\n".join(
+            [HEADER] + [row(t, "reader", mib="150", w_mib_s="0", w_iops="0")
+                        for t in (1, 2, 3)]
+            + [row(t, "writer", rw="write", mib="0", iops="0",
+                   w_mib_s="80") for t in (1, 2, 3)]) + "\n")
+        fig = fp.build_figure([path], "throughput,writes")
+        self.assertEqual([a.get_yscale() for a in fig.axes],
+                         ["linear", "linear"])
+        # ... while a reader that stalls still turns the read panel log
+        path = self.write("rw2.csv", "\n".join(
+            [HEADER] + [row(t, "reader", mib="150") for t in (1, 2, 3)]
+            + [row(t, "stalled", mib=m) for t, m in ((1, "0.5"), (2, "0"),
+                                                     (3, "0.4"))]
+            + [row(t, "writer", rw="write", mib="0", iops="0",
+                   w_mib_s="80") for t in (1, 2, 3)]) + "\n")
+        ax = fp.build_figure([path], "throughput").axes[0]
+        self.assertEqual(ax.get_yscale(), "log")
+        (marks,) = ax.collections
+        self.assertEqual([tuple(p) for p in marks.get_offsets()], [(2.0, 0.0)])
+
     def test_command_line_log_options(self):
         out = os.path.join(self.tmp, "f.png")
         status, err = run_main([STONEWALL, "-o", out, "--log"])
@@ -453,6 +489,19 @@ def fio_json(jobs, fio=False):
     if not fio:
         doc["faultline"] = {"version": "0.1.0"}
     return json.dumps(doc)
+
+
+def rw_json(jobs):
+    """faultline-shaped JSON with reads and writes: @jobs of (name,
+    (read iops, bw, p99 ns, total_ios), (write iops, bw, p99 ns, total_ios))."""
+    def direction(iops, bw, p99, total):
+        lat = {"min": 1, "max": 2, "mean": 1.5, "stddev": 0.1, "N": total,
+               "percentile": {"99.000000": p99}}
+        return {"iops": iops, "bw": bw, "total_ios": total, "clat_ns": lat,
+                "lat_ns": lat}
+    return json.dumps({"fio version": "faultline-0.1.0", "jobs": [
+        {"jobname": n, "read": direction(*r), "write": direction(*w)}
+        for n, r, w in jobs]})
 
 
 def bars(ax):
@@ -506,6 +555,30 @@ class CompareTests(TmpDirTest):
                          ["log", "log", "log"])
         fig = fc.build_compare_figure(a, b, yscale="linear")
         self.assertEqual(fig.axes[0].get_yscale(), "linear")
+
+    def test_write_panels_when_a_job_wrote(self):
+        a = self.write("a.json", rw_json([
+            ("mix", (1000, 4000, 50000, 1000), (500, 2000, 90000, 500)),
+            ("wr", (0, 0, 0, 0), (300, 1200, 70000, 300))]))
+        b = self.write("b.json", rw_json([
+            ("mix", (1200, 4800, 40000, 1200), (600, 2400, 80000, 600)),
+            ("wr", (0, 0, 0, 0), (350, 1400, 60000, 350))]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual(len(fig.axes), 6)
+        w_iops, w_mib, w_p99 = fig.axes[3:]
+        self.assertEqual([h for _, h in bars(w_iops)], [500, 300, 600, 350])
+        self.assertEqual([h for _, h in bars(w_p99)], [90, 70, 80, 60])
+        self.assertIn("write", w_mib.get_ylabel())
+        # only writes in both runs: the write panels alone
+        a = self.write("wa.json", rw_json([("wr", (0, 0, 0, 0), (300, 1200, 70000, 300))]))
+        b = self.write("wb.json", rw_json([("wr", (0, 0, 0, 0), (350, 1400, 60000, 350))]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual([ax.get_ylabel() for ax in fig.axes],
+                         [label for _, label in fc.WRITE_PANELS])
+        # and a read-only pair keeps its three read panels (fio_json has
+        # no write object at all, as an older faultline file)
+        a = self.write("ra.json", fio_json([("j", 1, 4, 1)]))
+        self.assertEqual(len(fc.build_compare_figure(a, a).axes), 3)
 
     def test_bad_input(self):
         good = self.write("g.json", fio_json([("j", 1, 4, 1)]))
