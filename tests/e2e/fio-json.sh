@@ -198,8 +198,12 @@ for rw in randread randrw; do
 		null) extra=(size=32m) ;;
 		*) extra=() ;;
 		esac
-		# the mixed job flushes: one fsync (msync) per 8 writes
+		# the mixed job flushes: one fsync (msync) per 8 writes. io_uring's
+		# is buffered: with O_DIRECT writes and fsync its worker waits for
+		# completions that never come (main at adc6083 too), left to its
+		# own fix.
 		[ $rw = randrw ] && extra+=(fsync=8)
+		[ $rw = randrw ] && [ $e = io_uring ] && extra=(iodepth=16 fsync=8)
 		n=$e-$rw
 		job "$e" $rw "${extra[@]}" numjobs=2 write_bw_log="$E2E_TMP/$n" \
 			write_iops_log="$E2E_TMP/$n" write_lat_log="$E2E_TMP/$n" \
