@@ -7,6 +7,12 @@ Your DBMS?" (throughput per engine, with TLB shootdowns and kswapd below).
 Reading, choosing panels and drawing are separate so tests can check the
 figure without saving it: read_csv() -> Run, resolve_metrics() -> [Panel],
 build_figure() -> matplotlib Figure; main() is the command line.
+faultline_compare.py draws two runs' JSON side by side (--compare).
+
+Throughput on a linear axis hides a collapsed job on the zero line next
+to a fast one, so a throughput panel (reads or writes) turns logarithmic
+when the rates of the jobs issuing its direction lie more than LOG_RATIO
+apart (or with --log).
 
 Only the standard library and matplotlib (no pandas), so that Debian's
 python3-matplotlib is all a host needs.
@@ -192,6 +198,22 @@ SHARED_COLOURS = ("black", "dimgray", "darkgray")
 
 OUTPUT_FORMATS = ("png", "svg", "pdf")
 
+# Panels whose first column is a throughput get the log axis rule, which
+# weighs only the jobs that issue the column's direction (by the rw
+# column): a write-only job's read rate of 0 is no collapse, nor is a
+# read job's write rate.
+READ_RWS = frozenset(("read", "randread", "rw", "randrw"))
+WRITE_RWS = frozenset(("write", "randwrite", "rw", "randrw"))
+THROUGHPUT_DIRECTION = {"mib_s": READ_RWS, "iops": READ_RWS,
+                        "w_mib_s": WRITE_RWS, "w_iops": WRITE_RWS}
+THROUGHPUT_COLUMNS = frozenset(THROUGHPUT_DIRECTION)
+
+# One job's typical rate under 1/LOG_RATIO of another's: on a linear axis
+# the slow one is a line on zero, so the axis turns logarithmic.
+LOG_RATIO = 100.0
+
+YSCALES = ("auto", "log", "linear")
+
 
 # The cache-full moment (faultline's phases.h, the man page's PHASES): the
 # first row whose cache gauge (cgroup_mib when the job has a cgroup, else
@@ -210,11 +232,18 @@ class PlotError(Exception):
 class Job:
     """One job's rows of one CSV file, in time order."""
 
-    def __init__(self, name, engine):
+    def __init__(self, name, engine, rw=""):
         self.name = name
         self.engine = engine
+        self.rw = rw            # its rw column ("" when unknown)
         self.label = "%s (%s)" % (name, engine)
         self.rows = []          # dicts: column -> float (NaN when empty)
+
+    def issues(self, column):
+        """Whether the job issues the direction of throughput @column (a
+        job whose rw is unknown is taken to)."""
+        rws = THROUGHPUT_DIRECTION.get(column)
+        return rws is None or not self.rw or self.rw in rws
 
     def times(self):
         return [r["t_s"] for r in self.rows]
@@ -339,7 +368,8 @@ def read_csv(path):
         key = (row["job"], row["engine"])
         job = by_key.get(key)
         if job is None:
-            job = by_key[key] = Job(row["job"], row["engine"])
+            job = by_key[key] = Job(row["job"], row["engine"],
+                                    row.get("rw", ""))
             run.jobs.append(job)
         job.rows.append(row)
 
@@ -531,13 +561,44 @@ def _unique_prefixes(runs):
     return [n + ": " for n in names]
 
 
+def median(values):
+    """Median of the finite values, NaN when there are none."""
+    v = sorted(x for x in values if math.isfinite(x))
+    if not v:
+        return math.nan
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def wants_log(rates):
+    """True when some rate is under 1/LOG_RATIO of another (NaNs ignored):
+    then a linear axis draws the slow one on its zero line."""
+    rates = [r for r in rates if math.isfinite(r)]
+    if len(rates) < 2 or max(rates) <= 0:
+        return False
+    return min(rates) * LOG_RATIO < max(rates)
+
+
+def _log_axis(runs, column, yscale):
+    """Whether a panel led by @column gets a log axis under --log/--linear
+    (@yscale "log", "linear") or the automatic rule ("auto": each job's
+    median rate, ramp intervals included, through wants_log)."""
+    if column not in THROUGHPUT_COLUMNS or yscale == "linear":
+        return False
+    if yscale == "log":
+        return True
+    return wants_log([median(job.values(column))
+                      for run in runs for job in run.jobs
+                      if job.issues(column)])
+
+
 def _has_data(runs, column):
     return any(math.isfinite(v)
                for run in runs for job in run.jobs for v in job.values(column))
 
 
 def build_figure(paths, metrics=None, title=None, align=False, moments=None,
-                 cache_full=True):
+                 cache_full=True, yscale="auto"):
     """Read the CSV files and draw them; return the matplotlib Figure.
 
     paths: CSV file names. metrics: a --metrics string, a list of names, or
@@ -548,6 +609,8 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
     None: found in the CSV by the rule above. cache_full: draw them, a
     vertical dashed line per job in its colour (fig.cache_full holds
     {label: x} of the lines drawn).
+    yscale: the throughput panel's axis, "auto" (log when the jobs' rates
+    are more than LOG_RATIO apart), "log" or "linear".
     """
     # Figure without pyplot: no display, no global figure registry.
     from matplotlib.figure import Figure
@@ -557,6 +620,8 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
 
     if isinstance(metrics, (list, tuple)):
         metrics = ",".join(metrics)
+    if yscale not in YSCALES:
+        raise PlotError("unknown y scale %r (%s)" % (yscale, ", ".join(YSCALES)))
     panels = resolve_metrics(metrics)
     runs = [read_csv(p) for p in paths]
     prefixes = _unique_prefixes(runs)
@@ -604,6 +669,8 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
     for ax, panel in zip(axes, panels):
         columns = [c for c in panel.columns
                    if c not in panel.optional or _has_data(runs, c)]
+        log = _log_axis(runs, panel.columns[0], yscale)
+        zeros = False       # a 0 drawn as a mark under a log axis
         for ci, column in enumerate(columns):
             # Colour names the job, line style the column: only the first
             # column's lines carry labels, the styles get a key of their own.
@@ -641,7 +708,17 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
                     ax.plot([x - shift for x in t], v, color=colour,
                             linestyle=style, linewidth=1.2,
                             label=hide + label)
-        ax.set_ylabel(panel.ylabel)
+                    if log and job.issues(column):
+                        # A log axis has no 0: a measured 0 (a stall) is a
+                        # mark on the axis's bottom edge, not a lost point.
+                        tz = [x - shift for x, y in zip(t, v) if y == 0]
+                        if tz:
+                            ax.scatter(tz, [0] * len(tz), color=colour,
+                                       marker="v", s=18, clip_on=False,
+                                       transform=ax.get_xaxis_transform(),
+                                       zorder=3, label="_zero")
+                            zeros = True
+        ax.set_ylabel(panel.ylabel + (" (log)" if log else ""))
         ax.grid(True, alpha=0.3)
         for a, b in ramp:
             ax.axvspan(a, b, color="0.85", alpha=0.6, linewidth=0, zorder=0)
@@ -661,6 +738,10 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
                     color="0.4", fontsize="small")
             ax.set_ylim(0, 1)
             ax.set_yticks([])
+        elif log and any(y > 0 for y in ys):
+            ax.set_yscale("log", nonpositive="mask")
+            pos = [y for y in ys if y > 0]
+            ax.set_ylim(min(pos) / 2, max(pos) * 2)
         elif min(ys) >= 0:
             # Rates and sizes start at zero: a collapse reads as one.
             ax.set_ylim(0, max(ys) * 1.05 or 1)
@@ -674,6 +755,9 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
                            linestyle=COLUMN_STYLES[i % len(COLUMN_STYLES)],
                            label=LINE_SUFFIX.get(c, c))
                     for i, c in enumerate(columns)]
+        if zeros:
+            keys.append(Line2D([], [], color="0.3", marker="v",
+                               linestyle="none", label="0 (no I/O)"))
         if shown is None or set(labels) - shown or keys:
             new = [(h, l) for h, l in zip(handles, labels)
                    if shown is None or l not in shown]
@@ -730,8 +814,21 @@ its peak with eviction seen then or one interval later (target_evicted_mib
 grew; without that column, pgsteal_per_s > 0); --json RUN.json takes faultline's own moments
 instead (for mem_limit jobs it uses the limit as the ceiling).
 
+Throughput axes (reads, and the writes panels): logarithmic when one job's
+median rate is under 1/%d of another's (a collapsed mmap job next to
+io_uring would otherwise sit on the zero line), else linear; only jobs that
+issue the panel's direction count (by their rw). --log and --linear decide
+instead. On a log axis an interval with no I/O at all is a triangle on the
+axis's bottom edge.
+
+--compare A.json B.json draws two runs side by side instead: for each job
+(matched by name), bars of IOPS, MiB/s and p99 latency of the reads, and of
+the writes when a job wrote, one colour per run; the files are faultline's
+JSON (--output-format=json) or fio's. The same log rule applies to each
+panel.
+
 exit status: 0 figure written; 1 it could not be written; 2 bad input or
-usage (not a faultline CSV, unknown metric or output format).
+usage (not a faultline CSV or JSON, unknown metric or output format).
 """
 
 
@@ -746,10 +843,13 @@ def parse_args(argv):
         description="Plot faultline CSV time series (faultline --csv=FILE):\n"
                     "one panel per metric over a shared time axis, one line "
                     "per job.",
-        epilog=HELP_EPILOG % _short_name_table(),
+        epilog=HELP_EPILOG % (_short_name_table(), LOG_RATIO),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("csv", nargs="+", metavar="CSV",
+    p.add_argument("csv", nargs="*", metavar="CSV",
                    help="faultline CSV file(s)")
+    p.add_argument("--compare", nargs=2, metavar=("A.json", "B.json"),
+                   help="bar chart of two runs' JSON instead: IOPS, MiB/s "
+                        "and p99 latency per job")
     p.add_argument("-o", "--output", required=True, metavar="FIG",
                    help="output file; format from the suffix: .png .svg .pdf")
     p.add_argument("--metrics", metavar="LIST",
@@ -767,16 +867,37 @@ def parse_args(argv):
                    help="time from each job's start, so stonewalled jobs "
                         "overlay as in the paper's figures (concurrent jobs "
                         "keep their common start)")
-    return p.parse_args(argv)
+    scale = p.add_mutually_exclusive_group()
+    scale.add_argument("--log", dest="yscale", action="store_const",
+                       const="log", default="auto",
+                       help="logarithmic throughput axis (default: when one "
+                            "job's rate is under 1/%d of another's)"
+                            % LOG_RATIO)
+    scale.add_argument("--linear", dest="yscale", action="store_const",
+                       const="linear", help="linear throughput axis")
+    args = p.parse_args(argv)
+    if args.compare and args.csv:
+        p.error("--compare takes two JSON files, not CSV files as well")
+    if not args.compare and not args.csv:
+        p.error("give CSV file(s), or --compare A.json B.json")
+    if args.compare and (args.metrics or args.align):
+        p.error("--metrics and --align draw CSV time series, not --compare")
+    return args
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         fmt = output_format(args.output)
-        moments = read_json_moments(args.json) if args.json else None
-        fig = build_figure(args.csv, args.metrics, args.title, args.align,
-                           moments, not args.no_cache_full)
+        if args.compare:
+            import faultline_compare
+            fig = faultline_compare.build_compare_figure(
+                args.compare[0], args.compare[1], args.title, args.yscale)
+        else:
+            moments = read_json_moments(args.json) if args.json else None
+            fig = build_figure(args.csv, args.metrics, args.title, args.align,
+                               moments, not args.no_cache_full,
+                               yscale=args.yscale)
     except PlotError as e:
         print("faultline-plot: %s" % e, file=sys.stderr)
         return 2

@@ -119,6 +119,7 @@ static void *worker_main(void *arg)
 
 	stats_thread_usage(&st->start_majflt, &st->start_minflt, &st->start_nvcsw);
 	st->sched_ok = stats_thread_sched(&st->start_cpu_ns, &st->start_wait_ns) == 0;
+	st->cpu_ok = stats_thread_cpu(&st->start_utime_ns, &st->start_stime_ns, &st->start_nivcsw) == 0;
 	st->start_ns = now_ns();
 	STAT_STORE(&st->running, 1);
 	if (sigsetjmp(jb, 1)) {
@@ -143,6 +144,8 @@ out_stop:
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)
 		st->sched_ok = stats_thread_sched(&st->exit_cpu_ns, &st->exit_wait_ns) == 0;
+	if (st->cpu_ok)
+		st->cpu_ok = stats_thread_cpu(&st->exit_utime_ns, &st->exit_stime_ns, &st->exit_nivcsw) == 0;
 	STAT_STORE(&st->running, 0);
 	/* An engine holding writes of its own hands them to the target
 	 * first, so verify and any later reader see every write. */

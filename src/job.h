@@ -34,6 +34,13 @@ enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 /* iodepth_batch_submit=auto. */
 #define IODEPTH_BATCH_AUTO	UINT_MAX
 
+/* An option as a job file wrote it ("blocksize", "8k"); a bare key's
+ * value is "1". fio's JSON lists the [global] ones as "global options". */
+struct job_opt {
+	char *key;
+	char *val;
+};
+
 struct job {
 	char name[JOB_NAME_MAX];
 
@@ -104,6 +111,16 @@ struct job {
 	unsigned offload_permits;	/* offloaded requests running at once; 0 = offload */
 	enum prefetch_mode prefetch;
 	uint64_t prefetch_window;	/* bytes kept requested ahead of each stream */
+
+	/* fio's per-interval log files (fiolog.c): the file name prefix of
+	 * each log, NULL for none, "" for the job's name (a bare key); one
+	 * entry per log_avg_msec, at least per sampling interval. */
+	char *bw_log;
+	char *iops_log;
+	char *lat_log;
+	unsigned log_avg_msec;
+	bool per_job_logs;		/* <prefix>_bw.<thread>.log, else <prefix>_bw.log */
+	bool log_offset;		/* the offset column (always 0: entries are averages) */
 
 	/* Writes and durability (SPEC 10; writes.c, verify.c). */
 	unsigned rwmixread;		/* % of a mixed job's requests that read */

@@ -70,6 +70,32 @@ void joblist_free(struct joblist *jl)
 	free(jl->jobs);
 	jl->jobs = NULL;
 	jl->n = 0;
+	for (unsigned i = 0; i < jl->nglobals; i++) {
+		free(jl->globals[i].key);
+		free(jl->globals[i].val);
+	}
+	free(jl->globals);
+	jl->globals = NULL;
+	jl->nglobals = 0;
+}
+
+/* Remember a [global] option as written, for fio's "global options". */
+static int joblist_add_global(struct joblist *jl, const char *key, const char *val)
+{
+	struct job_opt *n = realloc(jl->globals, (jl->nglobals + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	jl->globals = n;
+	n[jl->nglobals].key = strdup(key);
+	n[jl->nglobals].val = strdup(val);
+	if (!n[jl->nglobals].key || !n[jl->nglobals].val) {
+		free(n[jl->nglobals].key);
+		free(n[jl->nglobals].val);
+		return -ENOMEM;
+	}
+	jl->nglobals++;
+	return 0;
 }
 
 static int joblist_add(struct joblist *jl, struct job *j)
@@ -83,19 +109,30 @@ static int joblist_add(struct joblist *jl, struct job *j)
 	return 0;
 }
 
-/* Move @from's jobs to the end of @to. */
+/* Move @from's jobs and global options to the end of @to's. */
 static int joblist_splice(struct joblist *to, struct joblist *from)
 {
 	struct job **n = realloc(to->jobs, (to->n + from->n) * sizeof(*n));
+	struct job_opt *g;
 
 	if (!n && to->n + from->n)
 		return -ENOMEM;
 	to->jobs = n;
+	g = realloc(to->globals, (to->nglobals + from->nglobals) * sizeof(*g));
+	if (!g && to->nglobals + from->nglobals)
+		return -ENOMEM;
+	to->globals = g;
 	memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
 	to->n += from->n;
 	free(from->jobs);
 	from->jobs = NULL;
 	from->n = 0;
+	if (from->nglobals)
+		memcpy(to->globals + to->nglobals, from->globals, from->nglobals * sizeof(*g));
+	to->nglobals += from->nglobals;
+	free(from->globals);
+	from->globals = NULL;
+	from->nglobals = 0;
 	return 0;
 }
 
@@ -219,6 +256,9 @@ static int set_option(struct parser *p, const char *key, const char *val, int li
 	}
 	c.where = where;
 	ret = option_set_ctx(&p->sec->job, key, v, &c, e);
+	if (!ret && p->sec == &p->global &&
+	    joblist_add_global(&p->out, key, v ? v : o->bare ? "" : "1"))
+		ret = err_set(e, ENOMEM, "out of memory");
 	free(v);
 	if (ret)
 		return ret;

@@ -17,6 +17,11 @@
 struct joblist {
 	unsigned n;
 	struct job **jobs;
+	/* Every option set in a [global] section (or on the command line
+	 * before the first --name), as written, in order: fio's "global
+	 * options". A bare boolean key has the value "1". */
+	unsigned nglobals;
+	struct job_opt *globals;
 };
 
 /*

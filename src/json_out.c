@@ -2,29 +2,22 @@
  * json_out.c - the run's results as JSON; see json_out.h.
  *
  * Layout: fio 3.33's where fio has the concept (checked against the
- * output of `fio --output-format=json`), so fio-reading tools work:
+ * output of `fio --output-format=json` and json+), so fio-reading tools
+ * work:
  *
- *   { "faultline version", "timestamp", "timestamp_ms", "time",
- *     "jobs": [ { "jobname", "groupid", "error", "job options",
- *                 "read": { io_bytes ... lat_ns, clat_ns },
- *                 "write": the same for writes (fio's all-zero form in a read job),
- *                 "trim" (all zero: faultline never trims),
- *                 "sync": { total_ios, lat_ns }: the flushes (SPEC 10),
- *                 "job_runtime", "usr_cpu", "sys_cpu", "ctx", "majf", "minf",
- *                 "latency_ns", "latency_us", "latency_ms",
+ *   { "fio version" ("faultline-VERSION"), "faultline version",
+ *     "timestamp", "timestamp_ms", "time", "global options",
+ *     "jobs": [ { fio's fields (json_fio.c): read, write (fio's all-zero
+ *                 form in a read job), trim (all zero: faultline never
+ *                 trims), sync (the flushes, SPEC 10), ...,
  *                 "faultline": { what fio lacks } } ],
  *     "disk_util": [ ... ],
- *     "faultline": { version, host, system, interrupted, duration_ms } }
+ *     "faultline": { version, host, system, interrupted, duration_ms,
+ *                    interval_ms } }
  *
  * A telemetry figure whose source could not be read (its _ok flag is
  * false) is JSON null, never 0. Zeros that remain are true: the write
  * direction of a read job, trims, short and dropped I/Os.
- *
- * Latency: faultline measures one latency per request, from issue to
- * completion as seen by the worker, with no separate submission part.
- * fio keeps its percentiles in clat_ns by default and SPEC 7 asks for
- * them in lat_ns, so both objects carry the same figures, percentiles
- * included; slat_ns is fio's "not measured" form (N = 0).
  */
 #include "json_out.h"
 
@@ -43,22 +36,8 @@
 #include "engine.h"
 #include "explain_out.h"
 #include "options.h"
+#include "json_fio.h"
 #include "outfile.h"
-
-/* fio 3.33's default percentile_list, keys printed as "%f". */
-static const double fio_percentiles[] = {
-	1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0,
-	95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
-};
-
-/*
- * fio's latency_{ns,us,ms} bins (stat.c): key k[i] holds the share of
- * requests with k[i-1] <= latency < k[i] in that unit; ms adds ">=2000".
- */
-static const unsigned lat_bin_edges[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
-#define LAT_BINS_NS 10
-#define LAT_BINS_US 10
-#define LAT_BINS_MS 12
 
 /* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
@@ -119,255 +98,11 @@ static json_t *jstr_or_null(const char *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* job options */
-
-json_t *json_out_job_options(const struct job *j)
-{
-	json_t *o = json_object();
-	char buf[512];
-
-	if (!o)
-		return NULL;
-	for (size_t i = 0; i < option_count; i++) {
-		const struct option_def *d = &option_table[i];
-
-		if (!option_format(j, d, buf, sizeof(buf)))
-			continue;
-		if (json_object_set_new(o, d->name, json_string(buf))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
-/* ------------------------------------------------------------------ */
-/* latency */
-
-/* The value a bucket stands for: its midpoint, inside the observed range. */
-static uint64_t bucket_value(const struct hist *h, unsigned b)
-{
-	uint64_t lo = hist_bucket_low(b), hi = hist_bucket_high(b);
-	uint64_t v = lo + (hi - lo) / 2;
-
-	if (v < h->min)
-		v = h->min;
-	if (v > h->max)
-		v = h->max;
-	return v;
-}
-
-/*
- * Sample standard deviation (n - 1, as fio), from bucket midpoints
- * around the exact mean: approximate, the error is bounded by the
- * bucket width (under 1 % of each value).
- */
-static double hist_stddev(const struct hist *h)
-{
-	double mean = hist_mean(h), acc = 0;
-
-	if (h->n < 2)
-		return 0;
-	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-		double d;
-
-		if (!h->count[b])
-			continue;
-		d = (double)bucket_value(h, b) - mean;
-		acc += d * d * (double)h->count[b];
-	}
-	return sqrt(acc / (double)(h->n - 1));
-}
-
-static json_t *percentiles(const struct hist *h)
-{
-	json_t *o = json_object();
-	char key[32];
-
-	for (size_t i = 0; i < sizeof(fio_percentiles) / sizeof(fio_percentiles[0]); i++) {
-		snprintf(key, sizeof(key), "%f", fio_percentiles[i]);
-		put(o, key, ju64(hist_percentile(h, fio_percentiles[i])));
-	}
-	return o;
-}
-
-/* fio's {min, max, mean, stddev, N[, percentile]} for one direction. */
-static json_t *lat_object(bool lat_ok, const struct hist *h, bool with_pct)
-{
-	json_t *o = json_object();
-
-	if (!lat_ok || h->n == 0) {
-		/* latency=0, or no request completed: nothing measured. */
-		put(o, "min", json_null());
-		put(o, "max", json_null());
-		put(o, "mean", json_null());
-		put(o, "stddev", json_null());
-		put(o, "N", json_integer(0));
-		return o;
-	}
-	put(o, "min", ju64(h->min));
-	put(o, "max", ju64(h->max));
-	put(o, "mean", jdbl(hist_mean(h)));
-	put(o, "stddev", jdbl(hist_stddev(h)));
-	put(o, "N", ju64(h->n));
-	if (with_pct)
-		put(o, "percentile", percentiles(h));
-	return o;
-}
-
-/* fio's all-zero statistics object: no samples (N = 0). */
-static json_t *zero_lat_object(void)
-{
-	json_t *o = json_object();
-
-	put(o, "min", json_integer(0));
-	put(o, "max", json_integer(0));
-	put(o, "mean", json_real(0));
-	put(o, "stddev", json_real(0));
-	put(o, "N", json_integer(0));
-	return o;
-}
-
-/* Which fio latency bin a latency falls in: unit 0 ns, 1 us, 2 ms. */
-static void lat_bin(uint64_t ns, unsigned *unit, unsigned *idx)
-{
-	uint64_t v;
-	unsigned i;
-
-	if (ns < 1000) {
-		*unit = 0;
-		v = ns;
-	} else if (ns < 1000000) {
-		*unit = 1;
-		v = ns / 1000;
-	} else {
-		*unit = 2;
-		v = ns / 1000000;
-	}
-	for (i = 0; i < sizeof(lat_bin_edges) / sizeof(lat_bin_edges[0]); i++)
-		if (v < lat_bin_edges[i])
-			break;
-	if (*unit == 2 && i == LAT_BINS_MS - 2 && v >= 2000)
-		i = LAT_BINS_MS - 1;	/* ">=2000" */
-	*idx = i;
-}
-
-/* fio's latency_ns / latency_us / latency_ms: % of requests per bin,
- * each bucket counted at its midpoint. Null values when not measured. */
-static void put_lat_bins(json_t *job, const struct job_result *jr)
-{
-	static const char *const names[3] = { "latency_ns", "latency_us", "latency_ms" };
-	static const unsigned nbins[3] = { LAT_BINS_NS, LAT_BINS_US, LAT_BINS_MS };
-	double pct[3][LAT_BINS_MS] = { { 0 } };
-	const struct hist *h = &jr->lat;
-	bool have = jr->lat_ok && h->n > 0;
-	char key[16];
-
-	if (have) {
-		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-			unsigned u, i;
-
-			if (!h->count[b])
-				continue;
-			lat_bin(bucket_value(h, b), &u, &i);
-			pct[u][i] += 100.0 * (double)h->count[b] / (double)h->n;
-		}
-	}
-	for (unsigned u = 0; u < 3; u++) {
-		json_t *o = json_object();
-
-		for (unsigned i = 0; i < nbins[u]; i++) {
-			if (i == LAT_BINS_MS - 1)
-				snprintf(key, sizeof(key), ">=2000");
-			else if (i == LAT_BINS_MS - 2)
-				snprintf(key, sizeof(key), "2000");
-			else
-				snprintf(key, sizeof(key), "%u", lat_bin_edges[i]);
-			put(o, key, have ? jdbl(pct[u][i]) : json_null());
-		}
-		put(job, names[u], o);
-	}
-}
-
-/* ------------------------------------------------------------------ */
 /* jobs */
-
-static double job_iops(const struct job_result *jr, uint64_t ops)
-{
-	return jr->runtime_ns ? (double)ops * 1e9 / (double)jr->runtime_ns : 0.0;
-}
-
-static uint64_t job_bw_bytes(const struct job_result *jr, uint64_t bytes)
-{
-	return jr->runtime_ns ? (uint64_t)((double)bytes * 1e9 / (double)jr->runtime_ns) : 0;
-}
 
 static uint64_t ns_to_ms(uint64_t ns)
 {
 	return (ns + 500000) / 1000000;
-}
-
-/* fio's object for one direction: @ops requests of @bytes in the job's
- * runtime, latencies in @h. */
-static json_t *direction_object(const struct job_result *jr, uint64_t ops, uint64_t bytes,
-				const struct hist *h)
-{
-	json_t *o = json_object();
-	uint64_t bwb = job_bw_bytes(jr, bytes);
-
-	put(o, "io_bytes", ju64(bytes));
-	put(o, "io_kbytes", ju64(bytes / 1024));
-	put(o, "bw_bytes", ju64(bwb));
-	put(o, "bw", ju64(bwb / 1024));
-	put(o, "iops", jdbl(job_iops(jr, ops)));
-	put(o, "runtime", ju64(ns_to_ms(jr->runtime_ns)));
-	put(o, "total_ios", ju64(ops));
-	put(o, "short_ios", json_integer(0));
-	put(o, "drop_ios", json_integer(0));
-	put(o, "slat_ns", zero_lat_object());
-	put(o, "clat_ns", lat_object(jr->lat_ok, h, true));
-	put(o, "lat_ns", lat_object(jr->lat_ok, h, true));
-	return o;
-}
-
-static json_t *read_object(const struct job_result *jr)
-{
-	return direction_object(jr, jr->ops, jr->bytes, &jr->lat);
-}
-
-/* fio's sync object: the flushes, counted and timed like requests. */
-static json_t *sync_object(const struct job_result *jr)
-{
-	json_t *o = json_object();
-
-	if (!jr->w) {
-		put(o, "total_ios", json_integer(0));
-		put(o, "lat_ns", zero_lat_object());
-		return o;
-	}
-	put(o, "total_ios", ju64(jr->w->syncs));
-	put(o, "lat_ns", lat_object(jr->lat_ok, &jr->w->sync_lat, true));
-	return o;
-}
-
-/* fio's write/trim objects for a direction faultline never issues. */
-static json_t *idle_direction(void)
-{
-	json_t *o = json_object();
-
-	put(o, "io_bytes", json_integer(0));
-	put(o, "io_kbytes", json_integer(0));
-	put(o, "bw_bytes", json_integer(0));
-	put(o, "bw", json_integer(0));
-	put(o, "iops", json_real(0));
-	put(o, "runtime", json_integer(0));
-	put(o, "total_ios", json_integer(0));
-	put(o, "short_ios", json_integer(0));
-	put(o, "drop_ios", json_integer(0));
-	put(o, "slat_ns", zero_lat_object());
-	put(o, "clat_ns", zero_lat_object());
-	put(o, "lat_ns", zero_lat_object());
-	return o;
 }
 
 static json_t *target_object(const struct target_result *t)
@@ -594,41 +329,16 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	return o;
 }
 
-/* fio's reporting group: a stonewall starts a new one (jobs before the
- * first stonewall, and a stonewall on the very first job, are group 0). */
-static unsigned job_group(const struct run_result *r, unsigned idx)
+/* fio's job object with faultline's own beside it. */
+static json_t *job_object(const struct run_result *r, unsigned idx, unsigned flags)
 {
-	unsigned g = 0;
+	json_t *o = json_fio_job(r, idx, flags & JSON_OUT_PLUS);
 
-	for (unsigned i = 1; i <= idx && i < r->njobs; i++)
-		if (r->jobs[i].job && r->jobs[i].job->stonewall)
-			g++;
-	return g;
-}
-
-static json_t *job_object(const struct run_result *r, unsigned idx)
-{
-	const struct job_result *jr = &r->jobs[idx];
-	json_t *o = json_object();
-
-	put(o, "jobname", json_string(jr->job->name));
-	put(o, "groupid", json_integer(job_group(r, idx)));
-	put(o, "error", json_integer(jr->error));
-	put(o, "job options", json_out_job_options(jr->job));
-	put(o, "read", read_object(jr));
-	put(o, "write", jr->w ? direction_object(jr, jr->w->ops, jr->w->bytes, &jr->w->lat)
-			      : idle_direction());
-	put(o, "trim", idle_direction());
-	put(o, "sync", sync_object(jr));
-	put(o, "job_runtime", ju64(ns_to_ms(jr->runtime_ns)));
-	/* Not measured per job (yet): null, not fio's made-up zero. */
-	put(o, "usr_cpu", json_null());
-	put(o, "sys_cpu", json_null());
-	put(o, "ctx", json_null());
-	put(o, "majf", ju64_ok(jr->faults_ok, jr->majflt));
-	put(o, "minf", ju64_ok(jr->faults_ok, jr->minflt));
-	put_lat_bins(o, jr);
-	put(o, "faultline", faultline_job_object(jr, r->events));
+	if (!o) {
+		build_failures++;
+		return NULL;
+	}
+	put(o, "faultline", faultline_job_object(&r->jobs[idx], r->events));
 	return o;
 }
 
@@ -645,7 +355,7 @@ static json_t *job_object(const struct run_result *r, unsigned idx)
 static json_t *disk_util(const struct run_result *r)
 {
 	json_t *a = json_array();
-	unsigned ngroups = r->njobs ? job_group(r, r->njobs - 1) + 1 : 0;
+	unsigned ngroups = r->njobs ? json_fio_group(r, r->njobs - 1) + 1 : 0;
 
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job_result *jr = &r->jobs[i];
@@ -673,7 +383,7 @@ static json_t *disk_util(const struct run_result *r)
 				for (unsigned k = i; k < r->njobs; k++) {
 					const struct job_result *kr = &r->jobs[k];
 
-					if (job_group(r, k) != g)
+					if (json_fio_group(r, k) != g)
 						continue;
 					for (unsigned kd = 0; kd < kr->ndevs && kd < RESULT_MAX_DEVS; kd++) {
 						const struct dev_result *dv = &kr->devs[kd];
@@ -745,7 +455,7 @@ static json_t *system_object(const struct sys_result *s)
 	return o;
 }
 
-json_t *json_out_build(const struct run_result *r)
+json_t *json_out_build(const struct run_result *r, unsigned flags)
 {
 	json_t *root = json_object(), *jobs, *fl;
 	char buf[128];
@@ -756,7 +466,10 @@ json_t *json_out_build(const struct run_result *r)
 		return NULL;
 	build_failures = 0;
 
+	/* fio's readers recognise its JSON by "fio version" (and "global
+	 * options", "jobs"): it names faultline, so no one mistakes whose. */
 	snprintf(buf, sizeof(buf), "faultline-%s", r->version ? r->version : "unknown");
+	put(root, "fio version", json_string(buf));
 	put(root, "faultline version", json_string(buf));
 	put(root, "timestamp", ju64(r->start_epoch_ms / 1000));
 	put(root, "timestamp_ms", ju64(r->start_epoch_ms));
@@ -765,10 +478,11 @@ json_t *json_out_build(const struct run_result *r)
 		put(root, "time", json_string(buf));
 	else
 		put(root, "time", json_null());
+	put(root, "global options", json_fio_global_options(r));
 
 	jobs = json_array();
 	for (unsigned i = 0; i < r->njobs; i++)
-		push(jobs, job_object(r, i));
+		push(jobs, job_object(r, i, flags));
 	put(root, "jobs", jobs);
 	put(root, "disk_util", disk_util(r));
 
@@ -778,6 +492,7 @@ json_t *json_out_build(const struct run_result *r)
 	put(fl, "system", system_object(&r->sys));
 	put(fl, "interrupted", json_boolean(r->interrupted));
 	put(fl, "duration_ms", ju64(ns_to_ms(r->duration_ns)));
+	put(fl, "interval_ms", ju64(ns_to_ms(r->interval_ns)));
 	put(root, "faultline", fl);
 
 	if (build_failures) {
@@ -790,9 +505,9 @@ json_t *json_out_build(const struct run_result *r)
 /* ------------------------------------------------------------------ */
 /* writing */
 
-static char *build_text(const struct run_result *r)
+static char *build_text(const struct run_result *r, unsigned flags)
 {
-	json_t *doc = json_out_build(r);
+	json_t *doc = json_out_build(r, flags);
 	char *s;
 
 	if (!doc)
@@ -802,9 +517,9 @@ static char *build_text(const struct run_result *r)
 	return s;
 }
 
-int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
+int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e)
 {
-	char *s = build_text(r);
+	char *s = build_text(r, flags);
 	int ret = 0;
 
 	if (!s)
@@ -816,10 +531,11 @@ int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
 	return ret;
 }
 
-int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
+int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
+			struct err *e)
 {
 	struct outfile o;
-	char *s = build_text(r);
+	char *s = build_text(r, flags);
 	int ret;
 
 	if (!s)

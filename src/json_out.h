@@ -2,7 +2,7 @@
  * json_out.h - the run's results as JSON (SPEC 7), in fio's layout
  * wherever fio has the concept, so tools that read fio's JSON read
  * faultline's; everything fio lacks lives under "faultline" objects.
- * Field by field documentation: man/json.1.in.
+ * Field by field documentation: man/faultline.1, JSON OUTPUT.
  */
 #ifndef FAULTLINE_JSON_OUT_H
 #define FAULTLINE_JSON_OUT_H
@@ -15,16 +15,15 @@
 #include "job.h"
 #include "results.h"
 
-/* The whole document; NULL only when out of memory. Caller json_decref()s. */
-json_t *json_out_build(const struct run_result *r);
+/* --output-format=json+: fio's latency histogram buckets ("bins") too. */
+#define JSON_OUT_PLUS 0x1u
 
-/* fio's "job options": every option of the table that has a value, as a
- * string keyed by the option's name, formatted by option_format() ("4k",
- * "10s", "stride:64"). NULL only when out of memory. */
-json_t *json_out_job_options(const struct job *j);
+/* The whole document (@flags: JSON_OUT_*); NULL only when out of memory.
+ * Caller json_decref()s. */
+json_t *json_out_build(const struct run_result *r, unsigned flags);
 
 /* The document on @f, followed by a newline. 0 or -errno. */
-int json_out_dump(FILE *f, const struct run_result *r, struct err *e);
+int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e);
 
 /*
  * The document into @path atomically: written to a temporary file in the
@@ -32,6 +31,7 @@ int json_out_dump(FILE *f, const struct run_result *r, struct err *e);
  * reader sees the old file or the complete new one, never a part; on
  * error no temporary file is left behind. 0 or -errno.
  */
-int json_out_write_file(const struct run_result *r, const char *path, struct err *e);
+int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
+			struct err *e);
 
 #endif

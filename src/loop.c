@@ -279,6 +279,10 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 		}
 		if (ret != ENGINE_DONE)
 			return 1;
+		/* A push and a reap of one (no asynchronous engine does this
+		 * today, so the depth it counts at is moot). */
+		stats_mark_submit(w->st, 1, 1);
+		stats_mark_complete(w->st, 1);
 		if (!loop_complete_ok(w, r))
 			return -1;
 		consume(w, r);
@@ -291,9 +295,9 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 }
 
 /* submit_step for the loop: false (and the worker failed) on an error. */
-static bool loop_submit_step(struct worker *w, unsigned *pending, bool more)
+static bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
 {
-	int ret = worker_submit_step(w, pending, more);
+	int ret = worker_submit_step(w, pending, more, inflight);
 
 	if (ret < 0)
 		worker_fail(w, ret, w->tfirst, 0, "submit");
@@ -324,14 +328,19 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 			if (ret < 0)
 				stopping = true;
 			else if (ret > 0)
-				stopping = !loop_submit_step(w, &pending, k + 1 < d || s + 1 < L->n);
+				stopping = !loop_submit_step(w, &pending, k + 1 < d || s + 1 < L->n,
+							     inflight + 1);
 			inflight += ret > 0 ? 1 : 0;
 		}
 	}
 	while (inflight) {
-		int got = ops->reap(&w->et, stopping ? inflight : 1, total, done);
+		int got;
 
+		worker_reaping(w, pending, inflight);
+		got = ops->reap(&w->et, stopping ? inflight : 1, total, done);
 		pending = 0;
+		if (got >= 0)
+			worker_reaped(w, got);
 		if (got < 0) {
 			if (got == -EINTR)
 				continue;
@@ -368,7 +377,7 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 			if (ret < 0)
 				stopping = true;
 			else if (ret > 0)
-				stopping = !loop_submit_step(w, &pending, i + 1 < got);
+				stopping = !loop_submit_step(w, &pending, i + 1 < got, inflight + 1);
 			inflight += ret > 0 ? 1 : 0;
 		}
 	}
@@ -439,12 +448,16 @@ static void loop_offload(struct worker *w, struct loop_rt *rt)
 				break;
 			}
 			inflight++;
+			/* Handed to a helper: a push of one, for the iodepth
+			 * counts, the helpers standing in for the kernel. */
+			stats_mark_submit(st, 1, inflight);
 		}
 		if (!inflight)
 			break;
 		{
 			unsigned got = offload_reap(rt->pool, done, L->n, true);
 
+			stats_mark_complete(st, got);
 			t = lat ? now_ns() : 0;
 			if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
 				stopping = true;

@@ -44,6 +44,7 @@ enum { EXIT_RAN = 0, EXIT_JOB_FAILED = 1, EXIT_INVALID = 2 };
 struct cli {
 	const char *output;
 	bool fmt_normal, fmt_json;
+	unsigned json_flags;		/* JSON_OUT_PLUS for json+ */
 	const char *csv;
 	uint64_t interval_ns;
 	bool quiet;
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 		"\n"
 		"output options:\n"
 		"  --output=FILE                 summary to FILE (default stdout)\n"
-		"  --output-format=normal|json|normal,json\n"
+		"  --output-format=normal|json|json+|normal,json\n"
 		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
 		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
 		"  --quiet                       no live status line\n"
@@ -155,11 +156,15 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 		} else if (is(a, "--output-format", &v) && v) {
 			c->fmt_normal = strstr(v, "normal") != NULL;
 			c->fmt_json = strstr(v, "json") != NULL;
+			/* fio's json+: json with the latency histograms' bins. */
+			c->json_flags = strstr(v, "json+") ? JSON_OUT_PLUS : 0;
 			for (const char *p = v; *p;) {
 				size_t n = strcspn(p, ",");
 
-				if (!((n == 6 && !strncmp(p, "normal", 6)) || (n == 4 && !strncmp(p, "json", 4)))) {
-					fprintf(stderr, "faultline: --output-format=%s: expected normal, json or normal,json\n", v);
+				if (!((n == 6 && !strncmp(p, "normal", 6)) || (n == 4 && !strncmp(p, "json", 4)) ||
+				      (n == 5 && !strncmp(p, "json+", 5)))) {
+					fprintf(stderr, "faultline: --output-format=%s: expected normal, json, json+ "
+						"or a comma-separated list of them\n", v);
 					return EXIT_INVALID;
 				}
 				p += n + (p[n] == ',');
@@ -395,7 +400,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 
 	if (to_file) {
 		if (c->fmt_json && !c->fmt_normal)
-			return json_out_write_file(res, c->output, e);
+			return json_out_write_file(res, c->output, c->json_flags, e);
 		ret = outfile_open(&o, c->output, e);
 		if (ret)
 			return err_wrap(e, "--output");
@@ -404,9 +409,9 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 	if (c->fmt_normal)
 		report_normal(out, res);
 	if (c->fmt_json)
-		ret = json_out_dump(out, res, e);
+		ret = json_out_dump(out, res, c->json_flags, e);
 	if (!ret && c->demo_json) {
-		ret = json_out_write_file(res, c->demo_json, e);
+		ret = json_out_write_file(res, c->demo_json, c->json_flags, e);
 		if (!ret)
 			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s\n", c->csv,
 				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" :

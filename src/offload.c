@@ -175,6 +175,8 @@ static void *helper_main(void *arg)
 		STAT_STORE(&st->pid, getpid());
 		STAT_STORE(&st->tid, gettid());
 		usage_now(&st->start_majflt, &st->start_minflt, &st->start_nvcsw, &ok);
+		st->cpu_ok = stats_thread_cpu(&st->start_utime_ns, &st->start_stime_ns,
+					      &st->start_nivcsw) == 0;
 		st->start_ns = now_ns();
 		STAT_STORE(&st->running, 1);
 	}
@@ -204,6 +206,9 @@ static void *helper_main(void *arg)
 	if (st) {
 		usage_now(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw, &ok);
 		st->rusage_ok = ok;
+		if (st->cpu_ok)
+			st->cpu_ok = stats_thread_cpu(&st->exit_utime_ns, &st->exit_stime_ns,
+						      &st->exit_nivcsw) == 0;
 		STAT_STORE(&st->end_ns, now_ns());
 		STAT_STORE(&st->running, 0);
 		STAT_STORE(&st->done, 1);

@@ -61,6 +61,7 @@ struct option_def {
 		     const struct option_ctx *c, struct err *e);
 	const char *syntax;		/* --cmdhelp's value syntax when the type says too little */
 	uint32_t noop;			/* FIO_NOOP_* bit of an accepted fio no-op, else 0 */
+	bool bare;			/* may stand alone without meaning 1 (write_bw_log) */
 	const char *help;
 };
 

@@ -426,6 +426,25 @@ static int parse_name(struct job *j, const struct option_def *o, const char *val
 	return ret;
 }
 
+/*
+ * fio's write_bw_log, write_iops_log, write_lat_log: a file name prefix,
+ * or a bare key for the job's name (kept as "", resolved when the files
+ * are made, as a later name= may rename the job).
+ */
+static int parse_log_prefix(struct job *j, const struct option_def *o, const char *val,
+			    const struct option_ctx *c, struct err *e)
+{
+	char **p = opt_field(j, o), *s;
+
+	(void)c;
+	s = strdup(val ? val : "");
+	if (!s)
+		return err_set(e, ENOMEM, "out of memory");
+	free(*p);
+	*p = s;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* the table */
 
@@ -587,6 +606,22 @@ const struct option_def option_table[] = {
 	  .help = "crc32c: read back every block the job wrote at its end, count mismatches" },
 	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
 	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
+	{ .name = "write_bw_log", .type = OPT_STR, .off = OFF(bw_log), .parse = parse_log_prefix,
+	  .bare = true, .syntax = "[prefix]",
+	  .help = "fio's bandwidth log: <prefix>_bw.<thread>.log, KiB/s per log_avg_msec (bare: the job's name)" },
+	{ .name = "write_iops_log", .type = OPT_STR, .off = OFF(iops_log), .parse = parse_log_prefix,
+	  .bare = true, .syntax = "[prefix]",
+	  .help = "fio's IOPS log: <prefix>_iops.<thread>.log (bare: the job's name)" },
+	{ .name = "write_lat_log", .type = OPT_STR, .off = OFF(lat_log), .parse = parse_log_prefix,
+	  .bare = true, .syntax = "[prefix]",
+	  .help = "fio's latency logs: <prefix>_lat, _clat (mean ns per entry) and _slat (empty) .<thread>.log" },
+	{ .name = "log_avg_msec", .type = OPT_INT, .off = OFF(log_avg_msec), .def = "0",
+	  .help = "ms each log entry averages; at least the sampling interval (0: one entry per interval; "
+		  "faultline never logs each I/O)" },
+	{ .name = "per_job_logs", .type = OPT_BOOL, .off = OFF(per_job_logs), .def = "1",
+	  .help = "one log file per thread (<prefix>_bw.<thread>.log), else one per prefix (<prefix>_bw.log)" },
+	{ .name = "log_offset", .type = OPT_BOOL, .off = OFF(log_offset), .def = "0",
+	  .help = "add fio's offset column to the logs (0 in every entry: entries are averages, as fio's)" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_GROUP_REPORTING,
 	  .help = "fio's; accepted, no effect: a job's threads are always reported together" },
@@ -633,7 +668,7 @@ const struct option_def *option_find(const char *name)
 
 bool option_is_bool(const struct option_def *o)
 {
-	return o->type == OPT_BOOL || (o->syntax && !strcmp(o->syntax, "bool"));
+	return o->type == OPT_BOOL || o->bare || (o->syntax && !strcmp(o->syntax, "bool"));
 }
 
 int option_set_ctx(struct job *j, const char *name, const char *val,
@@ -721,6 +756,14 @@ out_nomem:
 /* ------------------------------------------------------------------ */
 /* formatting */
 
+/* A write_*_log given as a bare key (kept as ""). */
+static bool log_prefix_bare(const struct job *j, const struct option_def *o)
+{
+	const char *p = *(char *const *)((const char *)j + o->off);
+
+	return p && !*p;
+}
+
 static int fmt_special(const struct job *j, const struct option_def *o, char *buf,
 		       size_t len)
 {
@@ -740,6 +783,8 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		return 0;
 	else if (o->parse == parse_ioengine)
 		snprintf(buf, len, "%s", j->ioengine);
+	else if (o->parse == parse_log_prefix && log_prefix_bare(j, o))
+		snprintf(buf, len, "%s", j->name);	/* what a bare key means */
 	else if (o->parse == parse_batch && j->iodepth_batch == IODEPTH_BATCH_AUTO)
 		snprintf(buf, len, "auto");
 	else if (o->parse == parse_batch)

@@ -22,7 +22,9 @@ extern const size_t option_count;
 
 /* Look up by name or alias; NULL when unknown. */
 const struct option_def *option_find(const char *name);
-/* True when a bare key ("direct", "time_based") means 1. */
+/* True when the key may stand alone: a boolean ("direct", "time_based"),
+ * where it means 1, or an option with .bare (fio's write_bw_log, where
+ * it means the job's name). */
 bool option_is_bool(const struct option_def *o);
 /* Set @name=@val on @j (val NULL for a bare key). -errno with message. */
 int option_set(struct job *j, const char *name, const char *val, struct err *e);

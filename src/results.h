@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fiostat.h"
 #include "histogram.h"
 #include "job.h"
 #include "stats.h"
@@ -144,6 +145,22 @@ struct job_result {
 	struct perfev_values events;
 	char events_why[PERFEV_WHY_MAX];
 	struct explain_result x;
+	/* fio's per-job figures (SPEC 7). The job's threads are its workers
+	 * and helpers, not the cpu probe; their CPU time and context
+	 * switches cover each thread's whole loop, ramp_time included. */
+	uint64_t thread_ns;		/* the workers' measured time, summed: fio's job_runtime */
+	bool cpu_ok;			/* every thread's usage was read */
+	uint64_t cpu_thread_ns;		/* run time of the threads whose CPU is counted, summed */
+	uint64_t usr_ns, sys_ns;	/* their user and system CPU time */
+	uint64_t ctx;			/* their voluntary + involuntary context switches */
+	/* iodepth distributions of the measured part; a synchronous job
+	 * (every request alone, at depth 1) is counted as such. */
+	struct fiostat_depth depth;
+	/* fio's per-interval statistics of each direction, one sample per
+	 * measured sampler interval that moved anything in it (samplerow.c). */
+	struct fiostat_series read_iops;	/* requests per second */
+	struct fiostat_series read_bw;		/* KiB per second */
+	struct fiostat_series write_iops, write_bw;	/* the same of the writes */
 };
 
 struct sys_result {
@@ -173,6 +190,10 @@ struct host_result {
 
 struct run_result {
 	const char *version;
+	/* fio's "global options": what the [global] sections said (job.h). */
+	unsigned nglobals;
+	const struct job_opt *globals;
+	uint64_t interval_ns;		/* the sampling period */
 	uint64_t start_epoch_ms;
 	uint64_t duration_ns;
 	bool interrupted;		/* Ctrl-C / SIGTERM */

@@ -126,6 +126,16 @@ void run_request_stop(struct run *r)
 		__atomic_store_n(r->stop, 1, __ATOMIC_RELAXED);
 }
 
+/* A worker's iodepth counts, read while it runs (single writer). */
+static void depth_snapshot(struct fiostat_depth *dst, const struct fiostat_depth *src)
+{
+	for (unsigned i = 0; i < FIOSTAT_DEPTH_BUCKETS; i++) {
+		dst->level[i] = __atomic_load_n(&src->level[i], __ATOMIC_RELAXED);
+		dst->submit[i] = __atomic_load_n(&src->submit[i], __ATOMIC_RELAXED);
+		dst->complete[i] = __atomic_load_n(&src->complete[i], __ATOMIC_RELAXED);
+	}
+}
+
 /* Start of the measured part: after ramp_time, counters copied so the
  * totals exclude the ramp. */
 static void take_base(struct run *r, unsigned j, uint64_t now)
@@ -147,6 +157,7 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->pool.reads = STAT_LOAD(&s->pool.reads);
 		b->pool.writebacks = STAT_LOAD(&s->pool.writebacks);
 		hist_snapshot(&b->lat, &s->lat);
+		depth_snapshot(&b->depth, &s->depth);
 		if (job_writes(jr->job)) {
 			b->wops = STAT_LOAD(&s->wops);
 			b->wbytes = STAT_LOAD(&s->wbytes);
@@ -210,6 +221,59 @@ static void collect_concurrency(struct run *r, unsigned j)
 		sr->len = L->streams[i].len;
 		sr->ops = L->stats[i].ops - L->base[i].ops;
 		sr->bytes = L->stats[i].bytes - L->base[i].bytes;
+	}
+}
+
+/*
+ * fio's per-job figures: CPU time, context switches and run time of the
+ * job's threads (workers and helpers; the cpu probe is a measuring
+ * device, not the job), and the iodepth counts of the measured part.
+ * A job whose workers counted no push at all ran a synchronous loop:
+ * fio counts each of its requests as a push and a reap of one at
+ * depth 1, and so does this.
+ */
+static void collect_fio(struct run *r, unsigned j)
+{
+	const struct crew *c = &r->jrs[j].crew;
+	const struct job_slots sl = c->wk.slots;
+	struct job_result *res = &r->res.jobs[j];
+	struct fiostat_depth *d = &res->depth;
+	/* fio counts a flush as a request too (an io_u of its own). */
+	uint64_t pushed = 0, ios = res->ops + (res->w ? res->w->ops + res->w->syncs : 0);
+
+	res->cpu_ok = c->nworkers > 0;
+	for (unsigned i = 0; i < sl.total; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		if (sl.nprobe && i == sl.probe)
+			continue;
+		if (i < c->nworkers) {
+			/* Measured from the end of the ramp or the thread's
+			 * start (startdelay), whichever is later. */
+			uint64_t from = s->start_ns > r->job_base_ns[j] ? s->start_ns : r->job_base_ns[j];
+
+			res->thread_ns += s->end_ns > from ? s->end_ns - from : 0;
+			for (unsigned k = 0; k < FIOSTAT_DEPTH_BUCKETS; k++) {
+				d->level[k] += s->depth.level[k] - b->depth.level[k];
+				d->submit[k] += s->depth.submit[k] - b->depth.submit[k];
+				d->complete[k] += s->depth.complete[k] - b->depth.complete[k];
+				pushed += s->depth.submit[k] - b->depth.submit[k];
+			}
+		}
+		if (!s->done || !s->cpu_ok || !s->rusage_ok) {
+			res->cpu_ok = false;
+			continue;
+		}
+		res->cpu_thread_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+		res->usr_ns += s->exit_utime_ns - s->start_utime_ns;
+		res->sys_ns += s->exit_stime_ns - s->start_stime_ns;
+		res->ctx += (s->exit_nvcsw - s->start_nvcsw) + (s->exit_nivcsw - s->start_nivcsw);
+	}
+	if (!pushed && ios) {
+		d->level[0] = ios;
+		d->submit[1] = ios;
+		d->complete[1] = ios;
 	}
 }
 
@@ -362,6 +426,7 @@ static void collect_job(struct run *r, unsigned j)
 		tr->sparse = t->sparse;
 	}
 	collect_concurrency(r, j);
+	collect_fio(r, j);
 }
 
 static void sleep_until_ns(uint64_t t)
@@ -411,6 +476,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 
 			b->ops = b->bytes = b->probe_units = 0;
 			hist_init(&b->lat);
+			memset(&b->depth, 0, sizeof(b->depth));
 			if (job_writes(r->jrs[j].job)) {
 				b->wops = b->wbytes = b->syncs = 0;
 				stats_init_writes(b);
@@ -492,6 +558,9 @@ int run_execute(struct run *r, struct err *e)
 	int ret = 0;
 
 	r->res.njobs = r->njobs;
+	r->res.nglobals = r->jl->nglobals;
+	r->res.globals = r->jl->globals;
+	r->res.interval_ns = r->opts.interval_ns;
 	r->res.jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*r->res.jobs));
 	if (!r->res.jobs)
 		return err_set(e, ENOMEM, "out of memory");

@@ -27,6 +27,8 @@
 #include "cgroup.h"
 #include "csvout.h"
 #include "devinfo.h"
+#include "fiolog.h"
+#include "fiostat.h"
 #include "latclock.h"
 #include "perfev.h"
 #include "procfs.h"
@@ -194,6 +196,28 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 
 /* ---- lifecycle ------------------------------------------------------ */
 
+static void fiolog_warn(const char *msg)
+{
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+/* fio's log files, made now so a bad prefix fails before the run. */
+static int open_fiolog(struct sampler *s, struct err *e)
+{
+	struct fiolog_job *fj = calloc(s->cfg.njobs ? s->cfg.njobs : 1, sizeof(*fj));
+	int ret;
+
+	if (!fj)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		fj[j].job = s->cfg.jobs[j].job;
+		fj[j].nthreads = s->cfg.jobs[j].nworkers;
+	}
+	ret = fiolog_create(&s->fiolog, fj, s->cfg.njobs, s->cfg.interval_ns, fiolog_warn, e);
+	free(fj);
+	return ret;
+}
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -254,11 +278,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		if (!js->dev_last || !js->dev_base || !js->dev_end)
 			return err_set(e, ENOMEM, "out of memory");
 		js->faults_ok = true;
+		js->share = calloc(cfg->jobs[j].nworkers ? cfg->jobs[j].nworkers : 1, sizeof(*js->share));
+		if (!js->share)
+			return err_set(e, ENOMEM, "out of memory");
 		/* Estimated length for the status line: stonewall groups run
 		 * one after another, jobs of a group together. */
 	}
 	*sp = s;
-	return 0;
+	return open_fiolog(s, e);
 }
 
 static uint64_t job_planned_ns(const struct job *j)
@@ -361,6 +388,8 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	js->ramp_end_ns = ramp_end_ns;
 	js->cg = cg;
 	explain_job_cgroup(&js->x, cg);
+	js->measure_ns = ramp_end_ns ? ramp_end_ns : start_ns + s->cfg.jobs[j].job->startdelay_ns;
+	js->ending = false;
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
@@ -387,7 +416,7 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
-	(void)now;
+	js->measure_ns = now;
 	sampler_read_job_devs(s, js, js->dev_base);
 	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
 		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
@@ -493,8 +522,10 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	read_sys(s, &sys, end);
 	/* A final row only for a real remainder: a job that ends right on
 	 * an interval boundary already has its last row. */
+	js->ending = true;
 	if (end > js->last_t + 1000000ull)
 		sampler_job_row(s, j, end, &sys, NULL, NULL);
+	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
 	if (js->ev_open) {
@@ -575,6 +606,11 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		const struct sampler_job *sj = &s->cfg.jobs[j];
 		struct job_result *jres = &res->jobs[j];
 		bool ok = true;
+
+		jres->read_iops = js->iops[FIOLOG_READ];
+		jres->read_bw = js->bw[FIOLOG_READ];
+		jres->write_iops = js->iops[FIOLOG_WRITE];
+		jres->write_bw = js->bw[FIOLOG_WRITE];
 
 		/* Faults of the measured part: exit figures minus the base. */
 		jres->majflt = jres->minflt = 0;
@@ -664,6 +700,7 @@ void sampler_destroy(struct sampler *s)
 		return;
 	if (s->have_csv)
 		csvout_close(&s->csv);
+	fiolog_close(s->fiolog);
 	procfs_src_close(&s->interrupts);
 	procfs_src_close(&s->vmstat);
 	procfs_src_close(&s->meminfo);
@@ -688,6 +725,7 @@ void sampler_destroy(struct sampler *s)
 			free(js->th[i].prev_w);
 		free(js->th);
 		explain_job_free(&js->x);
+		free(js->share);
 		free(js->dev_last);
 		free(js->dev_base);
 		free(js->dev_end);

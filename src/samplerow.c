@@ -164,6 +164,29 @@ static void cell_f(char **p, char *end, bool ok, double v, int prec)
 		*p += n;
 }
 
+/*
+ * A measured interval of job @j, ending @now, for fio's figures: a
+ * sample of its IOPS and KiB/s per direction (fio's add_stat_sample;
+ * like fio, an interval without I/O in a direction adds none to it, nor
+ * does the part of one left when the job ends, and rates truncate to
+ * integers), and its threads' shares for the fio logs.
+ */
+static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint64_t *ops,
+			 const uint64_t *bytes)
+{
+	struct job_samp *js = &s->jobs[j];
+	uint64_t dt = now - js->last_t;
+
+	for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
+		if (!ops[d] || (js->ending && !fiostat_whole(dt, s->cfg.interval_ns)))
+			continue;
+		fiostat_series_add(&js->iops[d], (uint64_t)((double)ops[d] * 1e9 / (double)dt));
+		fiostat_series_add(&js->bw[d], (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
+	}
+	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
+			dt, js->share, js->ending);
+}
+
 /* One CSV row for job @j covering [js->last_t, now). */
 void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
 		     double *mib_s_out, double *iops_out)
@@ -192,6 +215,11 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		uint64_t u = STAT_LOAD(&st->probe_units);
 		uint64_t mj, mn;
 
+		if (i < sj->nworkers) {
+			memset(&js->share[i], 0, sizeof(js->share[i]));
+			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
+			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
+		}
 		ops += o - ts->prev_ops;
 		bytes += b - ts->prev_bytes;
 		probe += u - ts->prev_probe;
@@ -214,11 +242,17 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
 			hist_merge(&s->interval, &s->diff);
 			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
+			js->share[i].dir[FIOLOG_READ].lat_n = s->diff.n;
+			js->share[i].dir[FIOLOG_READ].lat_sum_ns = s->diff.sum;
 		}
 		if (ts->prev_w) {
 			uint64_t wo = STAT_LOAD(&st->wops), wb = STAT_LOAD(&st->wbytes);
 			uint64_t sy = STAT_LOAD(&st->syncs);
 
+			if (i < sj->nworkers) {
+				js->share[i].dir[FIOLOG_WRITE].ops = wo - ts->prev_wops;
+				js->share[i].dir[FIOLOG_WRITE].bytes = wb - ts->prev_wbytes;
+			}
 			wops += wo - ts->prev_wops;
 			wbytes += wb - ts->prev_wbytes;
 			syncs += sy - ts->prev_syncs;
@@ -230,6 +264,10 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 				hist_diff(&s->diff, &s->scratch, &ts->prev_w[0]);
 				hist_merge(&s->winterval, &s->diff);
 				memcpy(&ts->prev_w[0], &s->scratch, sizeof(s->scratch));
+				if (i < sj->nworkers) {
+					js->share[i].dir[FIOLOG_WRITE].lat_n = s->diff.n;
+					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = s->diff.sum;
+				}
 				hist_snapshot(&s->scratch, &st->slat);
 				hist_diff(&s->diff, &s->scratch, &ts->prev_w[1]);
 				hist_merge(&s->sinterval, &s->diff);
@@ -261,6 +299,11 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	sampler_read_job_devs(s, js, dcur);
 
 	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
+	if (!ramp) {
+		const uint64_t dops[FIOLOG_DIRS] = { ops, wops }, dbytes[FIOLOG_DIRS] = { bytes, wbytes };
+
+		fio_interval(s, j, now, dops, dbytes);
+	}
 	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
 		      (double)(now - s->t0) / 1e9,
 		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,

@@ -14,6 +14,8 @@
 #include "devinfo.h"
 #include "perfev.h"
 #include "explain.h"
+#include "fiolog.h"
+#include "fiostat.h"
 #include "procfs.h"
 #include "results.h"
 #include "samplercfg.h"
@@ -89,6 +91,13 @@ struct job_samp {
 	struct perfev_values ev_last, ev_base, ev_end;
 	char ev_why[PERFEV_WHY_MAX];
 	struct explain_job x;		/* residency, pressure, cost, phases */
+	/* fio's per-interval figures: the measured part's start, each
+	 * worker's share of the current interval (for the fio logs), and
+	 * the job's IOPS and KiB/s series per direction (for the JSON). */
+	uint64_t measure_ns;
+	bool ending;			/* the row being made is the job's last */
+	struct fiolog_sample *share;
+	struct fiostat_series iops[FIOLOG_DIRS], bw[FIOLOG_DIRS];
 };
 
 struct sampler {
@@ -122,6 +131,7 @@ struct sampler {
 	struct hist diff;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
 	size_t status_len;
+	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
 };
 
 static inline uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)

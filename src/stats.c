@@ -53,6 +53,23 @@ int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw)
 	return 0;
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return -errno;
+	*utime_ns = tv_ns(&ru.ru_utime);
+	*stime_ns = tv_ns(&ru.ru_stime);
+	*nivcsw = (uint64_t)ru.ru_nivcsw;
+	return 0;
+}
+
 int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
 {
 	char buf[128];

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fiostat.h"
 #include "histogram.h"
 
 #define CACHELINE 64
@@ -103,6 +104,18 @@ struct thread_stats {
 	/* verify=crc32c: set once the worker has read its blocks back. */
 	int verify_done;
 	struct verify_tally verify;
+	/* The thread's CPU time in user and kernel mode and its involuntary
+	 * context switches (getrusage RUSAGE_THREAD) at the same two moments
+	 * as the faults: fio's usr_cpu, sys_cpu and ctx (cpu_ok: both read). */
+	int cpu_ok;
+	uint64_t start_utime_ns, start_stime_ns, start_nivcsw;
+	uint64_t exit_utime_ns, exit_stime_ns, exit_nivcsw;
+
+	/* fio's iodepth distributions, counted by the asynchronous loops at
+	 * each push to the kernel and each reap (stats_mark_submit,
+	 * stats_mark_complete): once per batch, not per request, on a line
+	 * of their own. */
+	struct fiostat_depth depth __attribute__((aligned(CACHELINE)));
 
 	struct hist lat __attribute__((aligned(CACHELINE)));
 	/* Write and flush latencies. Only a write job's slots are
@@ -132,6 +145,20 @@ static inline void stat_add(uint64_t *c, uint64_t v)
  * helper per worker (prefetch=populate|touch). Helpers publish their
  * tid and faults there; their ops stay 0. worker_slots() lays them out.
  */
+/* @n requests pushed to the kernel in one call, @inflight in flight
+ * counting them (fio's io_u_mark_depth and io_u_mark_submit). */
+static inline void stats_mark_submit(struct thread_stats *st, unsigned n, unsigned inflight)
+{
+	stat_add(&st->depth.level[fiostat_level_bucket(inflight)], n);
+	stat_add(&st->depth.submit[fiostat_batch_bucket(n)], 1);
+}
+
+/* One reap returned @n requests (fio's io_u_mark_complete). */
+static inline void stats_mark_complete(struct thread_stats *st, unsigned n)
+{
+	stat_add(&st->depth.complete[fiostat_batch_bucket(n)], 1);
+}
+
 struct job_slots {
 	unsigned workers;
 	unsigned probe, nprobe;
@@ -156,6 +183,9 @@ int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw);
 /* The calling thread's time on a CPU and waiting for one, in ns
  * (/proc/thread-self/schedstat). 0 or -errno. */
 int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns);
+/* The calling thread's user and system CPU time in ns and its
+ * involuntary context switches (getrusage RUSAGE_THREAD). 0 or -errno. */
+int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw);
 void stats_arena_destroy(struct stats_arena *a);
 
 #endif

@@ -206,6 +206,9 @@ void worker_run_async(struct worker *w)
 					break;
 				}
 				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
 					if (!complete_ok(w, r)) {
 						stopping = true;
 						freeslots[nfree++] = r->slot;
@@ -221,7 +224,7 @@ void worker_run_async(struct worker *w)
 					continue;
 				}
 				inflight++;
-				ret = worker_submit_step(w, &pending, nfree > 0);
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
 				if (ret < 0) {
 					worker_fail(w, ret, w->tfirst, 0, "submit");
 					stopping = true;
@@ -236,8 +239,11 @@ void worker_run_async(struct worker *w)
 		}
 		/* Keep the queue full while there is work; drain at the end
 		 * so no buffer is freed under an in-flight read. */
+		worker_reaping(w, pending, inflight);
 		ret = ops->reap(&w->et, (stopping || !more) ? inflight : 1, depth, done);
 		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
 		if (ret < 0) {
 			if (ret == -EINTR)
 				continue;
@@ -358,6 +364,13 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat
 	if (!complete_w(w, r))
 		return false;
 	stat_add(&w->st->syncs, 1);
+	/* fio's iodepth counts, kept by the asynchronous loops (a
+	 * synchronous one's are made up at the end): the flush went alone,
+	 * nothing else in flight. */
+	if (ops->flags & ENGINE_F_ASYNC) {
+		stats_mark_submit(w->st, 1, 1);
+		stats_mark_complete(w->st, 1);
+	}
 	if (lat) {
 		uint64_t now = latclock_ticks();
 
@@ -551,6 +564,9 @@ void worker_run_async_rw(struct worker *w)
 					break;
 				}
 				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
 					if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
 						stopping = true;
 						nfq = 0;
@@ -574,7 +590,7 @@ void worker_run_async_rw(struct worker *w)
 				}
 				if (ret == ENGINE_DONE)
 					continue;
-				ret = worker_submit_step(w, &pending, nfree > 0);
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
 				if (ret < 0) {
 					worker_fail(w, ret, w->tfirst, 0, "submit");
 					stopping = true;
@@ -592,8 +608,11 @@ void worker_run_async_rw(struct worker *w)
 		}
 		/* Keep the queue full while there is work; drain when
 		 * stopping or before an unordered flush. */
+		worker_reaping(w, pending, inflight);
 		ret = ops->reap(&w->et, (stopping || !more || drain) ? inflight : 1, depth, done);
 		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
 		if (ret < 0) {
 			if (ret == -EINTR)
 				continue;

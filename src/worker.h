@@ -124,16 +124,33 @@ void worker_fail_bus(struct worker *w, const void *addr);
  * follow before the next reap. The last batch before a reap is left to
  * reap(), which pushes and waits in one call. *@pending counts the
  * requests queued since the last push; reap() empties the queue, so the
- * caller zeroes it after each reap.
+ * caller zeroes it after each reap (worker_reaped). @inflight: requests
+ * queued or in flight, this one counted, for the iodepth distribution.
  */
-static inline int worker_submit_step(struct worker *w, unsigned *pending, bool more)
+static inline int worker_submit_step(struct worker *w, unsigned *pending, bool more,
+				     unsigned inflight)
 {
 	const struct engine_ops *ops = w->wk->ops;
 
 	if (++*pending < w->wk->batch || !more || !ops->submit)
 		return 0;
+	stats_mark_submit(w->st, *pending, inflight);
 	*pending = 0;
 	return ops->submit(&w->et);
+}
+
+/* Before a reap: what it pushes first (the @pending requests queued
+ * since the last push, @inflight in flight), for the iodepth counts. */
+static inline void worker_reaping(struct worker *w, unsigned pending, unsigned inflight)
+{
+	if (pending)
+		stats_mark_submit(w->st, pending, inflight);
+}
+
+/* After a reap that returned @got (>= 0) requests. */
+static inline void worker_reaped(struct worker *w, int got)
+{
+	stats_mark_complete(w->st, (unsigned)got);
 }
 
 #endif

@@ -53,6 +53,7 @@ struct rig {
 	struct work wk;
 	struct target targets[NTARGETS];
 	struct worker w;
+	struct thread_stats st;		/* the worker's counters (iodepth counts) */
 	const struct engine_ops *ops;
 	unsigned *free_slots;
 	unsigned nfree;
@@ -170,6 +171,7 @@ static void rig_init(struct rig *g, const struct engine_ops *ops, unsigned depth
 		t->len = fx.size[i];
 		t->lbs = 512;
 	}
+	g->w.st = &g->st;
 	g->wk.job = &g->job;
 	g->wk.ops = ops;
 	g->wk.ej.job = &g->job;
@@ -281,7 +283,7 @@ static void run_random(const struct engine_ops *ops, unsigned depth, uint64_t bs
 			inflight++;
 			if (batch)
 				assert_int_equal(worker_submit_step(&g.w, &pending,
-							     g.nfree && issued < total), 0);
+							     g.nfree && issued < total, inflight), 0);
 		}
 		if (!batch && ops->submit)
 			assert_int_equal(ops->submit(&g.w.et), 0);

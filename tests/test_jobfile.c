@@ -524,6 +524,73 @@ static void test_global_inheritance(void **state)
 	joblist_free(&jl);
 }
 
+/* fio's "global options": every [global] option as written (alias,
+ * value, a bare boolean as "1"), in order, over every file and the
+ * command line; a failed parse adds none. */
+static void test_global_options_as_written(void **state)
+{
+	char *argv[] = { "--direct", "--name=x", "--size=1m" };
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+
+	(void)state;
+	parse_ok(&jl,
+		 "[global]\n"
+		 "blocksize=8k\n"
+		 "time_based\n"
+		 "write_bw_log\n"
+		 "filename=/dev/null\n"
+		 "[a]\n"
+		 "bs=16k\n"		/* a job's own: not global */
+		 "[global]\n"
+		 "iodepth=(2*4)\n"
+		 "[b]\n");
+	assert_int_equal(jl.nglobals, 5);
+	assert_string_equal(jl.globals[0].key, "blocksize");
+	assert_string_equal(jl.globals[0].val, "8k");
+	assert_string_equal(jl.globals[1].key, "time_based");
+	assert_string_equal(jl.globals[1].val, "1");
+	/* a bare log key means the job's name, not 1 */
+	assert_string_equal(jl.globals[2].key, "write_bw_log");
+	assert_string_equal(jl.globals[2].val, "");
+	assert_string_equal(jl.globals[4].val, "(2*4)");
+	assert_int_equal(jobfile_parse_args(&jl, 3, argv, &e), 0);
+	assert_int_equal(jl.nglobals, 6);
+	assert_string_equal(jl.globals[5].key, "direct");
+	assert_string_equal(jl.globals[5].val, "1");
+	assert_int_equal(jobfile_parse_text(&jl, "bad.fio", "[global]\nbs=1k\n[c]\nnope=1\n", &e),
+			 -EINVAL);
+	assert_int_equal(jl.nglobals, 6);
+	joblist_free(&jl);
+	assert_int_equal(jl.nglobals, 0);
+	assert_null(jl.globals);
+}
+
+/* fio's log options: a bare key is the job's name (kept as ""), a
+ * value a prefix; log_avg_msec, per_job_logs and log_offset as fio's. */
+static void test_log_options(void **state)
+{
+	struct joblist jl = { 0 };
+	const struct job *j;
+
+	(void)state;
+	j = one_job(&jl, "write_bw_log\nwrite_lat_log=/tmp/p\nlog_avg_msec=500\nper_job_logs=0\n"
+			 "log_offset=1\n");
+	assert_string_equal(j->bw_log, "");
+	assert_null(j->iops_log);
+	assert_string_equal(j->lat_log, "/tmp/p");
+	assert_int_equal(j->log_avg_msec, 500);
+	assert_false(j->per_job_logs);
+	assert_true(j->log_offset);
+	joblist_free(&jl);
+	j = one_job(&jl, "");
+	assert_null(j->bw_log);
+	assert_int_equal(j->log_avg_msec, 0);
+	assert_true(j->per_job_logs);
+	assert_false(j->log_offset);
+	joblist_free(&jl);
+}
+
 static void test_files_start_fresh(void **state)
 {
 	struct joblist jl = { 0 };
@@ -1047,6 +1114,8 @@ int main(void)
 		cmocka_unit_test_setup(test_error_leaves_list_alone, setup),
 		cmocka_unit_test_setup(test_defaults, setup),
 		cmocka_unit_test_setup(test_global_inheritance, setup),
+		cmocka_unit_test_setup(test_global_options_as_written, setup),
+		cmocka_unit_test_setup(test_log_options, setup),
 		cmocka_unit_test_setup(test_files_start_fresh, setup),
 		cmocka_unit_test_setup(test_plain_fio_file, setup),
 		cmocka_unit_test_setup(test_aliases, setup),

@@ -44,6 +44,9 @@ static struct target_result tgt_a = {
 	.path = "/data/a", .base = 0, .len = 1024 * MiB, .device = "vda1 on vda",
 };
 static struct run_result res;
+static struct job_opt globals[] = {
+	{ .key = "bs", .val = "4k" }, { .key = "time_based", .val = "1" }, { .key = "bs", .val = "8k" },
+};
 
 static void build_result(void)
 {
@@ -100,6 +103,22 @@ static void build_result(void)
 	a->dev_ok = true;
 	a->dev_read_bytes = 5136 * MiB;
 	a->read_amp = 1.07;
+	/* fio's per-job figures: 2.5 s user and 1 s system CPU over 10 s of
+	 * one thread; four per-interval samples; an async job's depths. */
+	a->thread_ns = 10 * NS_PER_S;
+	a->cpu_ok = true;
+	a->cpu_thread_ns = 10 * NS_PER_S;
+	a->usr_ns = 2500000000ull;
+	a->sys_ns = 1000000000ull;
+	a->ctx = 4321;
+	a->depth.level[2] = 1228000;
+	a->depth.level[0] = 800;
+	a->depth.submit[1] = 307200;
+	a->depth.complete[1] = 307200;
+	for (unsigned i = 0; i < 4; i++) {
+		fiostat_series_add(&a->read_iops, 120000 + 1000 * i);
+		fiostat_series_add(&a->read_bw, 480000 + 4000 * i);
+	}
 
 	/* Failed, and nothing about it readable: every figure left 0. */
 	b->job = &job_b;
@@ -120,6 +139,9 @@ static void build_result(void)
 
 	memset(&res, 0, sizeof(res));
 	res.version = "0.1.0-test";
+	res.globals = globals;
+	res.nglobals = 3;
+	res.interval_ns = NS_PER_S;
 	res.start_epoch_ms = 1795314357499ull;
 	res.duration_ns = 12 * NS_PER_S + 700000000;
 	res.njobs = 2;
@@ -145,8 +167,8 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The document as a consumer sees it: dumped, then parsed back. */
-static json_t *dumped(void)
+/* The document as a consumer sees it: dumped with @flags, then parsed back. */
+static json_t *dumped_with(unsigned flags)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -156,13 +178,18 @@ static json_t *dumped(void)
 	json_t *doc;
 
 	assert_non_null(f);
-	assert_int_equal(json_out_dump(f, &res, &e), 0);
+	assert_int_equal(json_out_dump(f, &res, flags, &e), 0);
 	fclose(f);
 	doc = json_loads(buf, 0, &je);
 	if (!doc)
 		fail_msg("JSON does not parse: %s at line %d", je.text, je.line);
 	free(buf);
 	return doc;
+}
+
+static json_t *dumped(void)
+{
+	return dumped_with(0);
 }
 
 static char *summary(void)
@@ -325,6 +352,210 @@ static void test_json_read_figures(void **state)
 	json_decref(doc);
 }
 
+/* What fio's readers look for: its identification keys and the fields
+ * fio writes per job, with faultline's measured values. */
+static void test_json_fio_fields(void **state)
+{
+	const struct job_result *a = &jobs[0];
+	json_t *doc = dumped();
+
+	(void)state;
+	assert_string_equal(str_at(doc, "fio version"), "faultline-0.1.0-test");
+	/* [global] as written; the later bs wins */
+	assert_string_equal(str_at(doc, "global options/bs"), "8k");
+	assert_string_equal(str_at(doc, "global options/time_based"), "1");
+	assert_int_equal(json_object_size(path_get(doc, "global options")), 2);
+	assert_int_equal(num_at(doc, "jobs/0/eta"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/elapsed"), 13);
+	assert_int_equal(num_at(doc, "jobs/0/job_runtime"), 10000);
+	assert_close(num_at(doc, "jobs/0/usr_cpu"), 25.0);
+	assert_close(num_at(doc, "jobs/0/sys_cpu"), 10.0);
+	assert_int_equal(num_at(doc, "jobs/0/ctx"), 4321);
+	assert_null_at(doc, "jobs/1/usr_cpu");
+	assert_null_at(doc, "jobs/1/ctx");
+	/* 800 of 1228800 requests at depth 1: shown as fio's 0.1 floor */
+	assert_close(num_at(doc, "jobs/0/iodepth_level/1"), 0.1);
+	assert_close(num_at(doc, "jobs/0/iodepth_level/4"), 100.0 * 1228000 / 1228800);
+	assert_close(num_at(doc, "jobs/0/iodepth_level/>=64"), 0);
+	assert_close(num_at(doc, "jobs/0/iodepth_submit/4"), 100);
+	assert_close(num_at(doc, "jobs/0/iodepth_complete/0"), 0);
+	/* per-interval statistics of the reads */
+	assert_int_equal(num_at(doc, "jobs/0/read/iops_min"), 120000);
+	assert_int_equal(num_at(doc, "jobs/0/read/iops_max"), 123000);
+	assert_close(num_at(doc, "jobs/0/read/iops_mean"), 121500);
+	assert_close(num_at(doc, "jobs/0/read/iops_stddev"), fiostat_series_stddev(&a->read_iops));
+	assert_int_equal(num_at(doc, "jobs/0/read/iops_samples"), 4);
+	assert_int_equal(num_at(doc, "jobs/0/read/bw_min"), 480000);
+	assert_int_equal(num_at(doc, "jobs/0/read/bw_max"), 492000);
+	assert_close(num_at(doc, "jobs/0/read/bw_mean"), 486000);
+	assert_close(num_at(doc, "jobs/0/read/bw_dev"), fiostat_series_stddev(&a->read_bw));
+	assert_int_equal(num_at(doc, "jobs/0/read/bw_samples"), 4);
+	/* alone in its group: mean over the job's aggregate, capped */
+	assert_close(num_at(doc, "jobs/0/read/bw_agg"),
+		     fiostat_bw_agg(486000, (double)a->bytes * 1e9 / (double)a->runtime_ns));
+	/* no samples: fio's zeros */
+	assert_int_equal(num_at(doc, "jobs/1/read/bw_samples"), 0);
+	assert_close(num_at(doc, "jobs/1/read/bw_agg"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_samples"), 0);
+	/* no submission phase: fio's "not measured" */
+	assert_int_equal(num_at(doc, "jobs/0/read/slat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/latency_depth"), 1);
+	assert_int_equal(num_at(doc, "faultline/interval_ms"), 1000);
+	/* bins only with json+ */
+	assert_null(json_object_get(path_get(doc, "jobs/0/read/clat_ns"), "bins"));
+	json_decref(doc);
+}
+
+/* json+: every non-empty bucket keyed by its midpoint in ns; the counts
+ * add up to the requests, in clat_ns and lat_ns alike. */
+static void test_json_plus_bins(void **state)
+{
+	const struct job_result *a = &jobs[0];
+	json_t *doc = dumped_with(JSON_OUT_PLUS);
+	const char *paths[] = { "jobs/0/read/clat_ns/bins", "jobs/0/read/lat_ns/bins" };
+
+	(void)state;
+	for (int p = 0; p < 2; p++) {
+		json_t *bins = path_get(doc, paths[p]), *v;
+		const char *k;
+		uint64_t sum = 0;
+
+		json_object_foreach(bins, k, v) {
+			uint64_t ns = strtoull(k, NULL, 10);
+			unsigned b = hist_bucket(ns);
+
+			assert_true(json_is_integer(v));
+			assert_int_equal(json_integer_value(v), a->lat.count[b]);
+			assert_int_equal(ns, hist_bucket_low(b) + (hist_bucket_high(b) - hist_bucket_low(b)) / 2);
+			sum += (uint64_t)json_integer_value(v);
+		}
+		assert_int_equal(sum, a->ops ? a->lat.n : 0);
+	}
+	/* latency off: no bins to give */
+	assert_null(json_object_get(path_get(doc, "jobs/1/read/clat_ns"), "bins"));
+	json_decref(doc);
+}
+
+/*
+ * A write job, read the way fio's readers read fio's: job 0 becomes a
+ * randrw job (reads and writes, each with its own per-interval series,
+ * and flushes), job 1 a write-only job in the same group as... its own
+ * (stonewall): its read object is fio's all-zero form, runtime 0.
+ */
+static struct write_result wr_a, wr_b;
+
+static void make_write_jobs(void)
+{
+	struct job_result *a = &jobs[0], *b = &jobs[1];
+
+	job_a.rw = RW_RANDRW;
+	memset(&wr_a, 0, sizeof(wr_a));
+	hist_init(&wr_a.lat);
+	hist_init(&wr_a.sync_lat);
+	wr_a.ops = 409600;
+	wr_a.bytes = wr_a.ops * 4096;
+	for (unsigned i = 0; i < 3000; i++)
+		hist_add(&wr_a.lat, 300000 + (uint64_t)i * 50);
+	wr_a.syncs = 50;
+	for (unsigned i = 0; i < 50; i++)
+		hist_add(&wr_a.sync_lat, 2000000 + (uint64_t)i * 1000);
+	a->w = &wr_a;
+	for (unsigned i = 0; i < 3; i++) {
+		fiostat_series_add(&a->write_iops, 40000 + 500 * i);
+		fiostat_series_add(&a->write_bw, 160000 + 2000 * i);
+	}
+
+	job_b.rw = RW_WRITE;
+	memset(&wr_b, 0, sizeof(wr_b));
+	hist_init(&wr_b.lat);
+	hist_init(&wr_b.sync_lat);
+	wr_b.ops = b->ops;
+	wr_b.bytes = b->bytes;
+	b->ops = b->bytes = 0;
+	b->w = &wr_b;
+}
+
+static void test_json_write_job(void **state)
+{
+	const struct job_result *a = &jobs[0];
+	json_t *doc, *bins, *v;
+	const char *k;
+	uint64_t sum = 0;
+	double pct = 0;
+
+	(void)state;
+	make_write_jobs();
+	doc = dumped_with(JSON_OUT_PLUS);
+	/* the writes under fio's names, from the write side's own figures */
+	assert_true(num_at(doc, "jobs/0/write/io_bytes") == (double)wr_a.bytes);
+	assert_true(num_at(doc, "jobs/0/write/total_ios") == (double)wr_a.ops);
+	assert_close(num_at(doc, "jobs/0/write/iops"), (double)wr_a.ops * 1e9 / (double)a->runtime_ns);
+	assert_int_equal(num_at(doc, "jobs/0/write/runtime"), 10000);
+	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/N"), 3000);
+	assert_int_equal(num_at(doc, "jobs/0/write/clat_ns/min"), 300000);
+	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/percentile/50.000000"),
+			 hist_percentile(&wr_a.lat, 50));
+	assert_int_equal(num_at(doc, "jobs/0/write/slat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_min"), 40000);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_max"), 41000);
+	assert_int_equal(num_at(doc, "jobs/0/write/iops_samples"), 3);
+	assert_close(num_at(doc, "jobs/0/write/bw_mean"), 162000);
+	assert_close(num_at(doc, "jobs/0/write/bw_dev"), fiostat_series_stddev(&a->write_bw));
+	assert_close(num_at(doc, "jobs/0/write/bw_agg"),
+		     fiostat_bw_agg(162000, (double)wr_a.bytes * 1e9 / (double)a->runtime_ns));
+	/* the reads keep theirs */
+	assert_int_equal(num_at(doc, "jobs/0/read/iops_samples"), 4);
+	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->ops);
+	/* fio's sync object: the flushes, timed */
+	assert_int_equal(num_at(doc, "jobs/0/sync/total_ios"), 50);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/N"), 50);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/min"), 2000000);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/max"), 2049000);
+	assert_true(json_is_object(path_get(doc, "jobs/0/sync/lat_ns/percentile")));
+	/* json+ bins of writes and flushes add up to their counts */
+	bins = path_get(doc, "jobs/0/write/clat_ns/bins");
+	json_object_foreach(bins, k, v)
+		sum += (uint64_t)json_integer_value(v);
+	assert_int_equal(sum, 3000);
+	sum = 0;
+	json_object_foreach(path_get(doc, "jobs/0/sync/lat_ns/bins"), k, v)
+		sum += (uint64_t)json_integer_value(v);
+	assert_int_equal(sum, 50);
+	/* latency_us/ms cover reads and writes (not flushes): the writes'
+	 * 300-450 us are 3000 of 13001 requests, alone in the "500" us bin
+	 * (250-499 us), and the 2 ms flushes are in no bin */
+	assert_close(num_at(doc, "jobs/0/latency_us/500"), 100.0 * 3000 / 13001);
+	assert_close(num_at(doc, "jobs/0/latency_ms/4"), 0);
+	{
+		const char *units[] = { "latency_ns", "latency_us", "latency_ms" };
+
+		for (int u = 0; u < 3; u++)
+			json_object_foreach(path_get(json_array_get(json_object_get(doc, "jobs"), 0), units[u]), k, v)
+				pct += json_number_value(v);
+		assert_close(pct, 100.0);
+	}
+	/* a write-only job's read object is fio's all-zero form */
+	assert_int_equal(num_at(doc, "jobs/1/read/io_bytes"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/runtime"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/iops"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/lat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/read/lat_ns/min"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/write/runtime"), 2000);
+	assert_true(num_at(doc, "jobs/1/write/io_bytes") == (double)wr_b.bytes);
+	/* no flushes: fio's empty sync object */
+	assert_int_equal(num_at(doc, "jobs/1/sync/total_ios"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/sync/lat_ns/N"), 0);
+	assert_int_equal(num_at(doc, "jobs/1/sync/lat_ns/max"), 0);
+	/* a read job's sync object is the empty one too */
+	json_decref(doc);
+	jobs[0].w = jobs[1].w = NULL;
+	build_result();
+	doc = dumped();
+	assert_int_equal(num_at(doc, "jobs/0/sync/total_ios"), 0);
+	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/N"), 0);
+	json_decref(doc);
+}
+
 static void test_json_options_and_error(void **state)
 {
 	json_t *doc = dumped();
@@ -449,7 +680,7 @@ static void test_write_file_atomic(void **state)
 	snprintf(path, sizeof(path), "%s/out.json", tmpdir);
 
 	/* fresh file */
-	assert_int_equal(json_out_write_file(&res, path, &e), 0);
+	assert_int_equal(json_out_write_file(&res, path, 0, &e), 0);
 	doc = load_file(path);
 	assert_string_equal(str_at(doc, "jobs/0/jobname"), "psync-rand");
 	json_decref(doc);
@@ -460,7 +691,7 @@ static void test_write_file_atomic(void **state)
 	fputs("old", f);
 	fclose(f);
 	chmod(path, 0640);
-	assert_int_equal(json_out_write_file(&res, path, &e), 0);
+	assert_int_equal(json_out_write_file(&res, path, 0, &e), 0);
 	doc = load_file(path);
 	json_decref(doc);
 	assert_int_equal(stat(path, &st), 0);
@@ -488,7 +719,7 @@ static void test_write_file_atomic(void **state)
 			_exit(0);
 		}
 		for (int i = 0; i < 300 && !bad; i++)
-			bad = json_out_write_file(&res, path, &e) != 0;
+			bad = json_out_write_file(&res, path, 0, &e) != 0;
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_false(bad);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -507,7 +738,7 @@ static void test_write_file_errors(void **state)
 
 	(void)state;
 	/* the directory does not exist */
-	assert_true(json_out_write_file(&res, "/nonexistent-faultline-dir/out.json", &e) < 0);
+	assert_true(json_out_write_file(&res, "/nonexistent-faultline-dir/out.json", 0, &e) < 0);
 	assert_int_equal(e.code, ENOENT);
 	assert_non_null(strstr(e.msg, "/nonexistent-faultline-dir/out.json"));
 
@@ -518,14 +749,14 @@ static void test_write_file_errors(void **state)
 	fclose(fopen(path, "w"));
 	snprintf(path, sizeof(path), "%s/file/out.json", tmpdir);
 	memset(&e, 0, sizeof(e));
-	assert_true(json_out_write_file(&res, path, &e) < 0);
+	assert_true(json_out_write_file(&res, path, 0, &e) < 0);
 	assert_int_equal(e.code, ENOTDIR);
 
 	/* the target is a directory: rename fails, the temp file is removed */
 	snprintf(path, sizeof(path), "%s/dir", tmpdir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	memset(&e, 0, sizeof(e));
-	assert_true(json_out_write_file(&res, path, &e) < 0);
+	assert_true(json_out_write_file(&res, path, 0, &e) < 0);
 	assert_int_equal(count_entries(tmpdir), 2);	/* file, dir */
 
 	rmdir(path);
@@ -657,6 +888,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_json_top_level, setup),
 		cmocka_unit_test_setup(test_json_read_figures, setup),
+		cmocka_unit_test_setup(test_json_fio_fields, setup),
+		cmocka_unit_test_setup(test_json_plus_bins, setup),
+		cmocka_unit_test_setup(test_json_write_job, setup),
 		cmocka_unit_test_setup(test_json_options_and_error, setup),
 		cmocka_unit_test_setup(test_json_unreadable_is_null, setup),
 		cmocka_unit_test_setup(test_write_file_atomic, setup),

@@ -23,20 +23,25 @@ sys.path.insert(0, PLOT_DIR)
 
 import faultline_plot as fp  # noqa: E402
 import matplotlib.colors  # noqa: E402
+import faultline_compare as fc  # noqa: E402
 
 STONEWALL = os.path.join(FIXTURES, "x86-stonewall-randread.csv")  # 3 jobs
 ARM64 = os.path.join(FIXTURES, "arm64-memlimit-scan.csv")   # 2, concurrent
 RAMP = os.path.join(FIXTURES, "x86-ramp-seqscan.csv")       # 2, concurrent
+# Recorded: the paper's figure 2 with two mmap jobs collapsed to ~0.4 MiB/s
+# next to ~85 and ~150 MiB/s (4 stonewalled jobs).
+FIG2 = os.path.join(FIXTURES, "x86-fig2-memlimit.csv")
 
 HEADER = ",".join(fp.COLUMNS)
 
 
-def row(t, job="j", engine="psync", mib="100", tlb="5", ramp="0", dt="1"):
+def row(t, job="j", engine="psync", mib="100", tlb="5", ramp="0", dt="1",
+        rw="randread", **more):
     """A CSV line with every column filled in, a few of them chosen."""
     cells = {c: "1" for c in fp.COLUMNS}
     cells.update(t_s=str(t), epoch_ms=str(1000 * t), dt_s=dt, job=job,
-                 engine=engine, rw="randread", ramp=ramp, mib_s=mib,
-                 tlb_shootdowns_per_s=tlb)
+                 engine=engine, rw=rw, ramp=ramp, mib_s=mib,
+                 tlb_shootdowns_per_s=tlb, **more)
     return ",".join(cells[c] for c in fp.COLUMNS)
 
 
@@ -547,6 +552,257 @@ class LauncherTests(TmpDirTest):
                            capture_output=True, text=True, env=env)
         self.assertEqual(p.returncode, 2)
         self.assertIn("python3-matplotlib", p.stderr)
+
+
+def in_view(ax, line):
+    """True when every finite point of @line lies inside @ax's y limits."""
+    lo, hi = ax.get_ylim()
+    ys = [y for y in ydata(line) if math.isfinite(y)]
+    return bool(ys) and all(lo <= y <= hi for y in ys)
+
+
+class LogScaleTests(TmpDirTest):
+    def test_rule(self):
+        self.assertFalse(fp.wants_log([1.0, 100.0]))
+        self.assertTrue(fp.wants_log([0.9, 100.0]))
+        self.assertTrue(fp.wants_log([0.0, 5.0]))
+        self.assertFalse(fp.wants_log([0.0, 0.0]))
+        self.assertFalse(fp.wants_log([math.nan, 5.0]))
+        self.assertFalse(fp.wants_log([7.0]))
+
+    def test_figure_2_collapsed_and_fast_jobs_both_visible(self):
+        fig = fp.build_figure([FIG2], align=True)
+        ax = fig.axes[0]
+        self.assertEqual(ax.get_yscale(), "log")
+        self.assertIn("(log)", ax.get_ylabel())
+        lines = ax.get_lines()
+        self.assertEqual([line.get_label() for line in lines],
+                         ["mmap-normal (mmap)", "mmap-random (mmap)",
+                          "mmap-sequential (mmap)",
+                          "io_uring-direct (io_uring)"])
+        lo, hi = ax.get_ylim()
+        for line in lines:
+            self.assertTrue(in_view(ax, line), line.get_label())
+        # The collapsed job is far off the bottom: a decade and more of
+        # axis below the fast one, not squashed onto zero.
+        slow = max(ydata(lines[0]))
+        fast = max(ydata(lines[3]))
+        self.assertGreater(math.log10(fast) - math.log10(slow), 2)
+        self.assertGreater(math.log10(slow) - math.log10(lo), 0.2)
+
+    def test_only_throughput_panels_turn_log(self):
+        fig = fp.build_figure([FIG2], "throughput,iops,tlb,dev")
+        self.assertEqual([a.get_yscale() for a in fig.axes],
+                         ["log", "log", "linear", "linear"])
+
+    def test_close_rates_stay_linear(self):
+        ax = fp.build_figure([STONEWALL]).axes[0]
+        self.assertEqual(ax.get_yscale(), "linear")
+        self.assertEqual(ax.get_ylim()[0], 0)
+
+    def test_log_and_linear_decide(self):
+        self.assertEqual(fp.build_figure([STONEWALL], yscale="log")
+                         .axes[0].get_yscale(), "log")
+        self.assertEqual(fp.build_figure([FIG2], yscale="linear")
+                         .axes[0].get_yscale(), "linear")
+        with self.assertRaises(fp.PlotError):
+            fp.build_figure([FIG2], yscale="logarithmic")
+
+    def test_no_io_interval_is_a_mark_on_the_bottom_edge(self):
+        path = self.write("z.csv", "\n".join(
+            [HEADER, row(1, "fast", mib="2000"), row(1, "slow", mib="1"),
+             row(2, "fast", mib="2100"), row(2, "slow", mib="0"),
+             row(3, "fast", mib="1900"), row(3, "slow", mib="1.5")]) + "\n")
+        ax = fp.build_figure([path], "throughput").axes[0]
+        self.assertEqual(ax.get_yscale(), "log")
+        (marks,) = ax.collections
+        self.assertEqual([tuple(p) for p in marks.get_offsets()], [(2.0, 0.0)])
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        self.assertIn("0 (no I/O)", labels)
+
+    def test_writes_panel_turns_log_too(self):
+        # mmap writes without a flush next to O_DIRECT ones, far apart
+        path = self.write("w.csv", "\n".join(
+            [HEADER] + [row(t, "fast", rw="randwrite", mib="0", iops="0",
+                            w_mib_s="900", w_iops="230000")
+                        for t in (1, 2, 3)]
+            + [row(t, "slow", rw="randwrite", mib="0", iops="0",
+                   w_mib_s="2", w_iops="500") for t in (1, 2, 3)]) + "\n")
+        fig = fp.build_figure([path], "writes,wiops")
+        self.assertEqual([a.get_yscale() for a in fig.axes], ["log", "log"])
+
+    def test_a_direction_a_job_does_not_issue_is_no_collapse(self):
+        # A read job and a write-only job: the write job's read rate of 0
+        # and the read job's write rate of 0 make neither panel log, and
+        # are no "no I/O" marks.
+        path = self.write("rw.csv", "\n".join(
+            [HEADER] + [row(t, "reader", mib="150", w_mib_s="0", w_iops="0")
+                        for t in (1, 2, 3)]
+            + [row(t, "writer", rw="write", mib="0", iops="0",
+                   w_mib_s="80") for t in (1, 2, 3)]) + "\n")
+        fig = fp.build_figure([path], "throughput,writes")
+        self.assertEqual([a.get_yscale() for a in fig.axes],
+                         ["linear", "linear"])
+        # ... while a reader that stalls still turns the read panel log
+        path = self.write("rw2.csv", "\n".join(
+            [HEADER] + [row(t, "reader", mib="150") for t in (1, 2, 3)]
+            + [row(t, "stalled", mib=m) for t, m in ((1, "0.5"), (2, "0"),
+                                                     (3, "0.4"))]
+            + [row(t, "writer", rw="write", mib="0", iops="0",
+                   w_mib_s="80") for t in (1, 2, 3)]) + "\n")
+        ax = fp.build_figure([path], "throughput").axes[0]
+        self.assertEqual(ax.get_yscale(), "log")
+        (marks,) = ax.collections
+        self.assertEqual([tuple(p) for p in marks.get_offsets()], [(2.0, 0.0)])
+
+    def test_command_line_log_options(self):
+        out = os.path.join(self.tmp, "f.png")
+        status, err = run_main([STONEWALL, "-o", out, "--log"])
+        self.assertEqual(status, 0, err)
+        status, err = run_main([STONEWALL, "-o", out, "--log", "--linear"])
+        self.assertEqual(status, 2)
+        self.assertIn("not allowed with", err)
+
+
+def fio_json(jobs, fio=False):
+    """A JSON document shaped as faultline's (or, @fio, fio's) with @jobs:
+    (name, iops, bw KiB/s, p99 ns or None)."""
+    out = []
+    for name, iops, bw, p99 in jobs:
+        lat = {"min": 1, "max": 2, "mean": 1.5, "stddev": 0.1, "N": 10}
+        pct = {"percentile": {"50.000000": 1, "99.000000": p99}} \
+            if p99 is not None else {}
+        read = {"iops": iops, "bw": bw, "clat_ns": dict(lat, **pct),
+                "lat_ns": dict(lat) if fio else dict(lat, **pct)}
+        out.append({"jobname": name, "read": read})
+    doc = {"fio version": "fio-3.33" if fio else "faultline-0.1.0",
+           "jobs": out}
+    if not fio:
+        doc["faultline"] = {"version": "0.1.0"}
+    return json.dumps(doc)
+
+
+def rw_json(jobs):
+    """faultline-shaped JSON with reads and writes: @jobs of (name,
+    (read iops, bw, p99 ns, total_ios), (write iops, bw, p99 ns, total_ios))."""
+    def direction(iops, bw, p99, total):
+        lat = {"min": 1, "max": 2, "mean": 1.5, "stddev": 0.1, "N": total,
+               "percentile": {"99.000000": p99}}
+        return {"iops": iops, "bw": bw, "total_ios": total, "clat_ns": lat,
+                "lat_ns": lat}
+    return json.dumps({"fio version": "faultline-0.1.0", "jobs": [
+        {"jobname": n, "read": direction(*r), "write": direction(*w)}
+        for n, r, w in jobs]})
+
+
+def bars(ax):
+    """(x centre, height) of each bar in @ax, in drawing order."""
+    return [(round(p.get_x() + p.get_width() / 2, 3), p.get_height())
+            for p in ax.patches]
+
+
+class CompareTests(TmpDirTest):
+    def test_bars_per_job_and_run(self):
+        a = self.write("a.json", fio_json([("mmap", 1000, 4000, 50000),
+                                           ("uring", 2000, 8000, 20000)]))
+        b = self.write("b.json", fio_json([("mmap", 1500, 6000, 40000),
+                                           ("uring", 2500, 10000, 15000)]))
+        fig = fc.build_compare_figure(a, b)
+        iops, mib, p99 = fig.axes
+        self.assertEqual([h for _, h in bars(iops)], [1000, 2000, 1500, 2500])
+        self.assertEqual([h for _, h in bars(mib)],
+                         [4000 / 1024, 8000 / 1024, 6000 / 1024, 10000 / 1024])
+        self.assertEqual([h for _, h in bars(p99)], [50, 20, 40, 15])
+        self.assertEqual([t.get_text() for t in p99.get_xticklabels()],
+                         ["mmap", "uring"])
+        self.assertEqual(iops.get_yscale(), "linear")
+        legend = [t.get_text() for t in iops.get_legend().get_texts()]
+        self.assertEqual(legend, ["a", "b"])
+
+    def test_fio_json_compares_with_faultline_json(self):
+        a = self.write("fio.json", fio_json([("j", 1000, 4000, 30000)], fio=True))
+        b = self.write("fl.json", fio_json([("j", 1100, 4400, 28000)]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual([h for _, h in bars(fig.axes[2])], [30, 28])
+
+    def test_missing_figures_say_n_a(self):
+        a = self.write("a.json", fio_json([("j", 1000, 4000, None),
+                                           ("only-a", 5, 20, 10)]))
+        b = self.write("b.json", fio_json([("j", 900, 3600, 1000)]))
+        fig = fc.build_compare_figure(a, b)
+        iops, _, p99 = fig.axes
+        self.assertEqual(len(bars(iops)), 3)
+        self.assertEqual(len(bars(p99)), 2)     # a's j has no latency
+        texts = [t.get_text() for t in p99.texts] + \
+            [t.get_text() for t in iops.texts]
+        # p99 of a's j; only-a's p99 and IOPS in b, which lacks it
+        self.assertEqual(texts.count("n/a"), 3)
+
+    def test_log_axis_when_runs_are_far_apart(self):
+        a = self.write("a.json", fio_json([("mmap", 100, 400, 10000000)]))
+        b = self.write("b.json", fio_json([("mmap", 200000, 800000, 20000)]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual([ax.get_yscale() for ax in fig.axes],
+                         ["log", "log", "log"])
+        fig = fc.build_compare_figure(a, b, yscale="linear")
+        self.assertEqual(fig.axes[0].get_yscale(), "linear")
+
+    def test_write_panels_when_a_job_wrote(self):
+        a = self.write("a.json", rw_json([
+            ("mix", (1000, 4000, 50000, 1000), (500, 2000, 90000, 500)),
+            ("wr", (0, 0, 0, 0), (300, 1200, 70000, 300))]))
+        b = self.write("b.json", rw_json([
+            ("mix", (1200, 4800, 40000, 1200), (600, 2400, 80000, 600)),
+            ("wr", (0, 0, 0, 0), (350, 1400, 60000, 350))]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual(len(fig.axes), 6)
+        w_iops, w_mib, w_p99 = fig.axes[3:]
+        self.assertEqual([h for _, h in bars(w_iops)], [500, 300, 600, 350])
+        self.assertEqual([h for _, h in bars(w_p99)], [90, 70, 80, 60])
+        self.assertIn("write", w_mib.get_ylabel())
+        # only writes in both runs: the write panels alone
+        a = self.write("wa.json", rw_json([("wr", (0, 0, 0, 0), (300, 1200, 70000, 300))]))
+        b = self.write("wb.json", rw_json([("wr", (0, 0, 0, 0), (350, 1400, 60000, 350))]))
+        fig = fc.build_compare_figure(a, b)
+        self.assertEqual([ax.get_ylabel() for ax in fig.axes],
+                         [label for _, label in fc.WRITE_PANELS])
+        # and a read-only pair keeps its three read panels (fio_json has
+        # no write object at all, as an older faultline file)
+        a = self.write("ra.json", fio_json([("j", 1, 4, 1)]))
+        self.assertEqual(len(fc.build_compare_figure(a, a).axes), 3)
+
+    def test_bad_input(self):
+        good = self.write("g.json", fio_json([("j", 1, 4, 1)]))
+        cases = {
+            "not.json": ("hello", "not JSON"),
+            "nojobs.json": ('{"fio version": "x"}', "no \"jobs\""),
+            "noread.json": ('{"jobs": [{"jobname": "j"}]}', "no \"read\""),
+            "empty.json": ('{"jobs": []}', "no jobs"),
+            "other.json": (fio_json([("k", 1, 4, 1)]), "no job name in common"),
+        }
+        for name, (content, msg) in cases.items():
+            with self.subTest(name=name):
+                path = self.write(name, content)
+                with self.assertRaises(fp.PlotError) as cm:
+                    fc.build_compare_figure(good, path)
+                self.assertIn(msg, str(cm.exception))
+
+    def test_command_line(self):
+        a = self.write("a.json", fio_json([("j", 1000, 4000, 50000)]))
+        b = self.write("b.json", fio_json([("j", 1500, 6000, 40000)]))
+        out = os.path.join(self.tmp, "c.png")
+        status, err = run_main(["--compare", a, b, "-o", out])
+        self.assertEqual(status, 0, err)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        status, err = run_main(["--compare", a, b, STONEWALL, "-o", out])
+        self.assertEqual(status, 2)
+        status, err = run_main(["-o", out])
+        self.assertEqual(status, 2)
+        status, err = run_main(["--compare", a, os.path.join(self.tmp, "x.json"),
+                                "-o", out])
+        self.assertEqual(status, 2)
+        self.assertIn("cannot read", err)
 
 
 class CountingResult(unittest.TextTestResult):
