@@ -747,9 +747,8 @@ static char *build_text(const struct run_result *r)
 	return s;
 }
 
-int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
+static int dump_text(FILE *f, char *s, struct err *e)
 {
-	char *s = build_text(r);
 	int ret = 0;
 
 	if (!s)
@@ -761,10 +760,9 @@ int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
 	return ret;
 }
 
-int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
+static int write_text(char *s, const char *path, struct err *e)
 {
 	struct outfile o;
-	char *s = build_text(r);
 	int ret;
 
 	if (!s)
@@ -779,4 +777,24 @@ int json_out_write_file(const struct run_result *r, const char *path, struct err
 	free(s);
 	ret = outfile_commit(&o, e);
 	return ret ? err_wrap(e, "JSON output") : 0;
+}
+
+int json_out_dump(FILE *f, const struct run_result *r, struct err *e)
+{
+	return dump_text(f, build_text(r), e);
+}
+
+int json_out_write_file(const struct run_result *r, const char *path, struct err *e)
+{
+	return write_text(build_text(r), path, e);
+}
+
+int json_out_dump_doc(FILE *f, const json_t *doc, struct err *e)
+{
+	return dump_text(f, doc ? json_dumps(doc, JSON_FLAGS) : NULL, e);
+}
+
+int json_out_write_doc(const json_t *doc, const char *path, struct err *e)
+{
+	return write_text(doc ? json_dumps(doc, JSON_FLAGS) : NULL, path, e);
 }

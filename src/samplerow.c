@@ -309,4 +309,6 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	js->last_t = now;
 	if (s->have_csv)
 		sampler_csv_write(s, line, (size_t)(p - line));
+	else if (s->cfg.row_sink)
+		s->cfg.row_sink(s->cfg.row_sink_arg, line, (size_t)(p - line));
 }
