@@ -502,6 +502,10 @@ int main(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	status = faultline_main(argc, argv);
+	/* mpirun ends the whole launch when a rank exits non-zero: none may
+	 * leave before rank 0 has written everything. */
+	if (ranks_on())
+		ranks_barrier(&e);
 	ranks_finalize();
 	return status;
 }
