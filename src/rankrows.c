@@ -15,14 +15,22 @@
  *   hostsum   host-wide rates (TLB shootdowns, reclaim, device traffic,
  *             dev_*, target_*, psi_* rates): summed over hosts, one rank
  *             per host, since ranks on one host see the same counters
- *   empty     latency percentiles (a percentile of the merged interval is
- *             not a function of the ranks' percentiles) and per-job
- *             ratios (job_*_pct, pool_*_pct), and any name none of these
- *             rules knows: nothing made up
+ *   merged    latency percentiles (lat_p50_us, w_lat_p99_us,
+ *             flush_lat_p99_us, ...): of the ranks' interval histograms
+ *             merged, which each rank sends with its row; a percentile of
+ *             the merged interval is not a function of the ranks'
+ *             percentiles
+ *   empty     per-job ratios (job_*_pct, pool_*_pct), and any name none
+ *             of these rules knows: nothing made up
+ *
+ * A rank's rows travel as records: the line's length and bytes, a mask
+ * of the histograms that follow, and each histogram packed sparse
+ * (hist_pack).
  */
 #include "rankrows.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +38,7 @@
 #include "latclock.h"
 #include "ranks.h"
 
-enum rule { R_EMPTY, R_FIRST, R_MAX, R_SUM, R_HOSTSUM };
+enum rule { R_EMPTY, R_FIRST, R_PCT, R_MAX, R_SUM, R_HOSTSUM };
 
 static const struct {
 	const char *name;
@@ -64,7 +72,7 @@ static bool ends(const char *s, size_t n, const char *p)
 	return n >= k && !memcmp(s + n - k, p, k);
 }
 
-/* lat_p50_us, w_lat_p99_us, flush_lat_p99_us, job_x_p999_us ... */
+/* Any percentile-like name: lat_p50_us, w_lat_p99_us, job_x_p999_us ... */
 static bool is_percentile(const char *s, size_t n)
 {
 	if (!ends(s, n, "_us"))
@@ -72,6 +80,37 @@ static bool is_percentile(const char *s, size_t n)
 	for (size_t i = 0; i + 2 < n; i++)
 		if ((i == 0 || s[i - 1] == '_') && s[i] == 'p' && s[i + 1] >= '0' && s[i + 1] <= '9')
 			return true;
+	return false;
+}
+
+/* The sampler's own percentile columns: "lat_pNN_us" after "" (reads),
+ * "w_" (writes) or "flush_" (flushes); NN is 50, 99, 999 (99.9) ... Sets
+ * @kind (RANKROWS_LAT_*) and @pct. */
+static bool sampler_percentile(const char *s, size_t n, unsigned *kind, double *pct)
+{
+	static const char *const pre[RANKROWS_NLAT] = { "lat_p", "w_lat_p", "flush_lat_p" };
+
+	for (unsigned k = 0; k < RANKROWS_NLAT; k++) {
+		size_t pl = strlen(pre[k]), d;
+		double v = 0;
+
+		if (!starts(s, n, pre[k]) || !ends(s, n, "_us"))
+			continue;
+		d = n - pl - 3;
+		if (d < 2)
+			return false;
+		for (size_t i = 0; i < d; i++) {
+			char c = s[pl + i];
+
+			if (c < '0' || c > '9')
+				return false;
+			/* 50 -> 50, 999 -> 99.9, 9999 -> 99.99 */
+			v += (c - '0') * pow(10.0, 1.0 - (double)i);
+		}
+		*kind = k;
+		*pct = v;
+		return true;
+	}
 	return false;
 }
 
@@ -85,7 +124,7 @@ static enum rule rule_of(const char *s, size_t n)
 		if (strlen(known[i].name) == n && !memcmp(known[i].name, s, n))
 			return known[i].rule;
 	if (is_percentile(s, n))
-		return R_EMPTY;
+		return R_PCT;
 	if (ends(s, n, "_max_us"))
 		return R_MAX;
 	if (rate)
@@ -138,7 +177,7 @@ static double num(struct cell c)
 }
 
 int rankrows_merge(const char *header, unsigned n, const char *const *rows, const char *const *hosts,
-		   char *out, size_t cap)
+		   const struct hist *const *lat, char *out, size_t cap)
 {
 	size_t len = 0;
 	unsigned col = 0;
@@ -180,8 +219,17 @@ int rankrows_merge(const char *header, unsigned n, const char *const *rows, cons
 		if (w < 0 || (size_t)w >= cap - len)
 			return -ENOSPC;
 		len += (size_t)w;
-		if (rule == R_FIRST)
+		if (rule == R_FIRST) {
 			w = snprintf(out + len, cap - len, "%.*s", (int)first.n, first.p);
+		} else if (rule == R_PCT) {
+			unsigned kind;
+			double pct;
+
+			w = 0;
+			if (lat && sampler_percentile(h, hn, &kind, &pct) && lat[kind] && lat[kind]->n)
+				w = snprintf(out + len, cap - len, "%.2f",
+					     (double)hist_percentile(lat[kind], pct) / 1e3);
+		}
 		else if (rule != R_EMPTY && ok && any)
 			w = snprintf(out + len, cap - len, "%.*f", prec, v);
 		else
@@ -223,7 +271,8 @@ int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header,
 		size_t off = 0;
 
 		rr->hosts = calloc((size_t)rr->nranks, sizeof(char *));
-		if (!rr->hosts) {
+		rr->acc = calloc(RANKROWS_NLAT + 1, sizeof(*rr->acc));
+		if (!rr->hosts || !rr->acc) {
 			free(all);
 			return err_set(e, ENOMEM, "out of memory");
 		}
@@ -254,24 +303,41 @@ int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header,
 	return 0;
 }
 
-void rankrows_add(void *arg, const char *line, size_t len)
+static bool reserve(struct rankrows *rr, size_t more)
 {
-	struct rankrows *rr = arg;
-
-	if (rr->len + len + 1 > rr->cap) {
-		size_t cap = (rr->len + len + 1) * 2;
+	if (rr->len + more > rr->cap) {
+		size_t cap = (rr->len + more) * 2;
 		char *g = realloc(rr->buf, cap);
 
-		if (!g) {
-			rr->dropped = true;
-			return;
-		}
+		if (!g)
+			return false;
 		rr->buf = g;
 		rr->cap = cap;
 	}
-	memcpy(rr->buf + rr->len, line, len);
-	rr->len += len;
-	rr->buf[rr->len++] = '\n';
+	return true;
+}
+
+void rankrows_add(void *arg, const char *line, size_t len, const struct hist *const lat[RANKROWS_NLAT])
+{
+	struct rankrows *rr = arg;
+	uint64_t head[2] = { len, 0 };
+	size_t need = sizeof(head) + len;
+
+	for (unsigned k = 0; k < RANKROWS_NLAT; k++)
+		if (lat && lat[k]) {
+			head[1] |= 1u << k;
+			need += hist_pack(lat[k], NULL);
+		}
+	if (!reserve(rr, need)) {
+		rr->dropped = true;
+		return;
+	}
+	memcpy(rr->buf + rr->len, head, sizeof(head));
+	memcpy(rr->buf + rr->len + sizeof(head), line, len);
+	rr->len += sizeof(head) + len;
+	for (unsigned k = 0; k < RANKROWS_NLAT; k++)
+		if (head[1] & (1u << k))
+			rr->len += hist_pack(lat[k], rr->buf + rr->len);
 }
 
 static void write_row(struct rankrows *rr, const char *line, size_t len)
@@ -312,78 +378,146 @@ static int job_column(const char *header)
 	return -1;
 }
 
+/* One row record as it reached rank 0. */
+struct rec {
+	char *line;			/* NUL-terminated copy */
+	const char *host;
+	int rank;
+	uint64_t mask;			/* which histograms follow */
+	const char *lat[RANKROWS_NLAT];	/* each packed, in the gathered buffer */
+	size_t lat_len[RANKROWS_NLAT];
+	bool done;
+};
+
+/* The records of @len bytes at @p from rank @r, appended to @recs. */
+static int parse_records(struct rankrows *rr, const char *p, size_t len, int r, struct rec **recs,
+			 unsigned *n, unsigned *cap)
+{
+	while (len) {
+		uint64_t head[2];
+		struct rec *x;
+
+		if (len < sizeof(head))
+			return -EPROTO;
+		memcpy(head, p, sizeof(head));
+		p += sizeof(head);
+		len -= sizeof(head);
+		if (head[0] > len)
+			return -EPROTO;
+		if (*n == *cap) {
+			unsigned c = *cap ? *cap * 2 : 64;
+			struct rec *g = realloc(*recs, c * sizeof(**recs));
+
+			if (!g)
+				return -ENOMEM;
+			*recs = g;
+			*cap = c;
+		}
+		x = &(*recs)[(*n)++];
+		memset(x, 0, sizeof(*x));
+		x->line = strndup(p, head[0]);
+		if (!x->line)
+			return -ENOMEM;
+		x->host = rr->hosts[r];
+		x->rank = r;
+		x->mask = head[1];
+		p += head[0];
+		len -= head[0];
+		for (unsigned k = 0; k < RANKROWS_NLAT; k++) {
+			size_t used;
+
+			if (!(x->mask & (1u << k)))
+				continue;
+			used = hist_unpack(&rr->acc[RANKROWS_NLAT], p, len);
+			if (!used)
+				return -EPROTO;
+			x->lat[k] = p;
+			x->lat_len[k] = used;
+			p += used;
+			len -= used;
+		}
+	}
+	return 0;
+}
+
+/* The all row of the records of @recs[i]'s job not yet merged. */
+static void write_all_row(struct rankrows *rr, struct rec *recs, unsigned n, unsigned i, int jc)
+{
+	const char *rows[n], *hosts[n];
+	const struct hist *lat[RANKROWS_NLAT];
+	bool have[RANKROWS_NLAT];
+	char line[8192];
+	unsigned g = 0;
+	int len;
+
+	for (unsigned k = 0; k < RANKROWS_NLAT; k++) {
+		hist_init(&rr->acc[k]);
+		have[k] = true;
+	}
+	for (unsigned j = i; j < n; j++) {
+		if (recs[j].done || !same_cell(recs[i].line, recs[j].line, (unsigned)jc))
+			continue;
+		recs[j].done = true;
+		rows[g] = recs[j].line;
+		hosts[g++] = recs[j].host;
+		for (unsigned k = 0; k < RANKROWS_NLAT; k++) {
+			struct hist *tmp = &rr->acc[RANKROWS_NLAT];
+
+			if (!recs[j].lat[k]) {
+				have[k] = false;
+				continue;
+			}
+			hist_unpack(tmp, recs[j].lat[k], recs[j].lat_len[k]);
+			if (tmp->n)
+				hist_merge(&rr->acc[k], tmp);
+		}
+	}
+	for (unsigned k = 0; k < RANKROWS_NLAT; k++)
+		lat[k] = have[k] ? &rr->acc[k] : NULL;
+	len = rankrows_merge(rr->header, g, rows, hosts, lat, line, sizeof(line) - 8);
+	if (len > 0) {
+		memcpy(line + len, ",,all", 5);
+		write_row(rr, line, (size_t)len + 5);
+	}
+}
+
 /* Rank 0: every rank's rows as they came, then one all row per job. */
 static int write_exchange(struct rankrows *rr, char *all, const size_t *lens, struct err *e)
 {
-	unsigned nrows = 0, k = 0;
-	const char **rows, **hosts;
-	bool *done;
-	char line[8192];
-	int jc = job_column(rr->header);
+	struct rec *recs = NULL;
+	unsigned n = 0, cap = 0;
+	int jc = job_column(rr->header), ret = 0;
 	size_t off = 0;
+	char line[8192];
 
-	for (int r = 0; r < rr->nranks; r++) {
-		for (size_t i = 0; i < lens[r]; i++)
-			if (all[off + i] == '\n')
-				nrows++;
+	for (int r = 0; r < rr->nranks && !ret; r++) {
+		ret = parse_records(rr, all + off, lens[r], r, &recs, &n, &cap);
 		off += lens[r];
-	}
-	rr->rows += nrows;
-	if (!nrows)
-		return 0;
-	rows = calloc(nrows, sizeof(*rows));
-	hosts = calloc(nrows, sizeof(*hosts));
-	done = calloc(nrows, sizeof(*done));
-	if (!rows || !hosts || !done) {
-		free(rows);
-		free(hosts);
-		free(done);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	off = 0;
-	for (int r = 0; r < rr->nranks; r++) {
-		char *p = all + off, *end = all + off + lens[r];
-
-		while (p < end) {
-			char *nl = memchr(p, '\n', (size_t)(end - p));
-			int n;
-
-			*nl = '\0';
-			rows[k] = p;
-			hosts[k] = rr->hosts[r];
-			k++;
-			n = snprintf(line, sizeof(line), "%s,%s,%d", p, rr->hosts[r], r);
-			if (n > 0 && (size_t)n < sizeof(line))
-				write_row(rr, line, (size_t)n);
-			p = nl + 1;
+		if (ret == -EPROTO) {
+			fprintf(stderr, "faultline: rank %d's rows reached rank 0 damaged; left out\n", r);
+			ret = 0;
 		}
-		off += lens[r];
+	}
+	if (ret) {
+		ret = err_set(e, -ret, "out of memory");
+		goto out;
+	}
+	rr->rows += n;
+	for (unsigned i = 0; i < n; i++) {
+		int len = snprintf(line, sizeof(line), "%s,%s,%d", recs[i].line, recs[i].host, recs[i].rank);
+
+		if (len > 0 && (size_t)len < sizeof(line))
+			write_row(rr, line, (size_t)len);
 	}
 	/* One all row per job, in the order the jobs first appear. */
-	for (unsigned i = 0; i < nrows && jc >= 0; i++) {
-		const char *grp[nrows], *gh[nrows];
-		unsigned g = 0;
-		int n;
-
-		if (done[i])
-			continue;
-		for (unsigned j = i; j < nrows; j++) {
-			if (done[j] || !same_cell(rows[i], rows[j], (unsigned)jc))
-				continue;
-			done[j] = true;
-			grp[g] = rows[j];
-			gh[g++] = hosts[j];
-		}
-		n = rankrows_merge(rr->header, g, grp, gh, line, sizeof(line) - 16);
-		if (n > 0) {
-			memcpy(line + n, ",,all", 5);
-			write_row(rr, line, (size_t)n + 5);
-		}
-	}
-	free(rows);
-	free(hosts);
-	free(done);
-	return 0;
+	for (unsigned i = 0; i < n && jc >= 0; i++)
+		if (!recs[i].done)
+			write_all_row(rr, recs, n, i, jc);
+out:
+	for (unsigned i = 0; i < n; i++)
+		free(recs[i].line);
+	free(recs);
+	return ret;
 }
 
 int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct err *e)
@@ -441,6 +575,7 @@ void rankrows_close(struct rankrows *rr)
 	for (int r = 0; rr->hosts && r < rr->nranks; r++)
 		free(rr->hosts[r]);
 	free(rr->hosts);
+	free(rr->acc);
 	free(rr->buf);
 	memset(rr, 0, sizeof(*rr));
 }

@@ -18,6 +18,10 @@
 
 #include "csvout.h"
 #include "err.h"
+#include "histogram.h"
+
+/* The interval histograms a row comes with: reads, writes, flushes. */
+enum { RANKROWS_LAT_READ, RANKROWS_LAT_WRITE, RANKROWS_LAT_FLUSH, RANKROWS_NLAT };
 
 struct rankrows {
 	bool root;			/* rank 0: writes the CSV */
@@ -27,7 +31,8 @@ struct rankrows {
 	struct csvout csv;
 	bool have_csv;
 	int *stop;			/* set when the CSV's reader went away */
-	char *buf;			/* this rank's rows since the last exchange */
+	char *buf;			/* this rank's row records since the last exchange */
+	struct hist *acc;		/* rank 0: RANKROWS_NLAT + 1 (merging, unpacking) */
 	size_t len, cap;
 	bool dropped;			/* a row did not fit in memory */
 	/* What the exchanges cost at rank 0 (FAULTLINE_MPI_STATS=1). */
@@ -38,8 +43,9 @@ struct rankrows {
  * agreement (the run's flags), no CSV anywhere. */
 int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header, int *stop,
 		  struct err *e);
-/* The sampler's sink: one row (no newline) for the next exchange. */
-void rankrows_add(void *rr, const char *line, size_t len);
+/* The sampler's sink: one row (no newline) and its interval histograms
+ * (NULL: none) for the next exchange. */
+void rankrows_add(void *rr, const char *line, size_t len, const struct hist *const lat[RANKROWS_NLAT]);
 /* Collective: rank 0 writes every rank's rows since the last exchange
  * and their all rows; then @flags[i] becomes the largest over ranks. */
 int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct err *e);
@@ -49,10 +55,12 @@ void rankrows_close(struct rankrows *rr);
 
 /*
  * The all row of one job from its @n rows (CSV lines under @header,
- * without host and rank), the ranks' hosts in @hosts: into @out (no
- * newline). Returns its length, or -ENOSPC.
+ * without host and rank), the ranks' hosts in @hosts and their interval
+ * histograms merged in @lat (RANKROWS_NLAT of them, each NULL when not
+ * every row had it; @lat NULL: none): into @out (no newline). Returns
+ * its length, or -ENOSPC.
  */
 int rankrows_merge(const char *header, unsigned n, const char *const *rows, const char *const *hosts,
-		   char *out, size_t cap);
+		   const struct hist *const *lat, char *out, size_t cap);
 
 #endif

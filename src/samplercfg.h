@@ -28,8 +28,10 @@ struct sampler_config {
 	uint64_t interval_ns;
 	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
 	/* Under MPI (SPEC 14) rows go here instead of to a CSV of this
-	 * process's own (rankrows.c); NULL otherwise. */
-	void (*row_sink)(void *arg, const char *line, size_t len);
+	 * process's own (rankrows.c), with the row's interval histograms
+	 * (reads, writes, flushes; NULL where the job measures none) for
+	 * the percentiles of the all row; NULL otherwise. */
+	void (*row_sink)(void *arg, const char *line, size_t len, const struct hist *const lat[3]);
 	void *row_sink_arg;
 	bool status_line;		/* live line on stderr */
 	int *stop;			/* set to stop the run */

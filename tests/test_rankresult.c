@@ -197,15 +197,21 @@ static void cell(const char *header, const char *line, const char *name, char *o
 static void test_all_row_by_name(void **state)
 {
 	/* Columns out of the sampler's order, and columns other branches
-	 * may add: the all row must follow names, never positions. */
+	 * may add: the all row must follow names, never positions. Ranks'
+	 * own percentile cells are ignored (1 here): the all row's come
+	 * from the merged interval histogram. */
 	const char *header = "rw,job,t_s,iops,threads,tlb_shootdowns_per_s,lat_p99_us,lat_max_us,"
 			     "page_cache_mib,cgroup_mib,pool_hit_pct,job_tlb_ipi_per_s,psi_some_avg10,"
-			     "target_read_mib_s,mystery,cpu_user_pct,dt_s";
+			     "target_read_mib_s,mystery,cpu_user_pct,dt_s,w_lat_p99_us,lat_p999_us,"
+			     "job_x_p50_us";
 	const char *rows[NR] = {
-		"randread,r,1.002,100.5,1,10.0,50.00,90.00,700.0,10.0,90.0,5.0,1.50,3.000,x,20.0,1.000",
-		"randread,r,1.003,200.25,2,12.0,70.00,95.50,710.0,,80.0,7.0,2.50,4.000,y,30.0,1.001",
-		"randread,r,1.001,300.0,1,12.0,60.00,80.00,710.0,30.0,85.0,9.0,2.50,4.000,z,25.5,0.999",
+		"randread,r,1.002,100.5,1,10.0,50.00,90.00,700.0,10.0,90.0,5.0,1.50,3.000,x,20.0,1.000,,1,1",
+		"randread,r,1.003,200.25,2,12.0,70.00,95.50,710.0,,80.0,7.0,2.50,4.000,y,30.0,1.001,,1,1",
+		"randread,r,1.001,300.0,1,12.0,60.00,80.00,710.0,30.0,85.0,9.0,2.50,4.000,z,25.5,0.999,,1,1",
 	};
+	static struct hist rd;
+	const struct hist *lat[RANKROWS_NLAT] = { &rd, NULL, NULL };
+	char p99[32], p999[32];
 	const char *hosts[NR] = { "h1", "h2", "h2" };
 	const struct {
 		const char *name, *want;
@@ -215,19 +221,28 @@ static void test_all_row_by_name(void **state)
 		{ "iops", "600.75" },		{ "threads", "4" },
 		/* host-wide rate: once per host (h1 10 + h2 12) */
 		{ "tlb_shootdowns_per_s", "22.0" },
-		{ "lat_p99_us", "" },		{ "lat_max_us", "95.50" },
+		{ "lat_max_us", "95.50" },
 		{ "page_cache_mib", "710.0" },
 		/* a per-job sum with one rank's cell unread: empty, not 40 */
 		{ "cgroup_mib", "" },
 		{ "pool_hit_pct", "" },		{ "job_tlb_ipi_per_s", "21.0" },
 		{ "psi_some_avg10", "2.50" },	{ "target_read_mib_s", "7.000" },
 		{ "mystery", "" },		{ "cpu_user_pct", "30.0" },
+		/* percentiles: of the merged interval histogram, or empty */
+		{ "lat_p99_us", p99 },		{ "lat_p999_us", p999 },
+		{ "w_lat_p99_us", "" },		{ "job_x_p50_us", "" },
 	};
 	char out[1024], got[64];
 	int n;
 
 	(void)state;
-	n = rankrows_merge(header, NR, rows, hosts, out, sizeof(out));
+	hist_init(&rd);
+	for (uint64_t v = 1000; v <= 2000000; v += 997)
+		hist_add(&rd, v);
+	snprintf(p99, sizeof(p99), "%.2f", (double)hist_percentile(&rd, 99) / 1e3);
+	snprintf(p999, sizeof(p999), "%.2f", (double)hist_percentile(&rd, 99.9) / 1e3);
+	assert_string_not_equal(p99, p999);
+	n = rankrows_merge(header, NR, rows, hosts, lat, out, sizeof(out));
 	assert_true(n > 0);
 	assert_int_equal((size_t)n, strlen(out));
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -235,7 +250,7 @@ static void test_all_row_by_name(void **state)
 		if (strcmp(got, want[i].want))
 			fail_msg("column %s: '%s', wanted '%s' (row: %s)", want[i].name, got, want[i].want, out);
 	}
-	assert_int_equal(rankrows_merge(header, NR, rows, hosts, out, 10), -ENOSPC);
+	assert_int_equal(rankrows_merge(header, NR, rows, hosts, lat, out, 10), -ENOSPC);
 }
 
 int main(void)
