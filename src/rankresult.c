@@ -29,7 +29,7 @@ struct msg {
 
 static void put(struct msg *m, const void *v, size_t n)
 {
-	if (m->oom)
+	if (m->oom || !n)
 		return;
 	if (m->len + n > m->cap) {
 		size_t cap = (m->len + n) * 2 + 256;

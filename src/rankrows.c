@@ -537,9 +537,12 @@ int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct e
 	if (ret)
 		return ret;
 	if (rr->root) {
+		uint64_t w = now_ns();
+
 		for (int r = 0; r < rr->nranks; r++)
 			rr->bytes += lens[r];
 		ret = write_exchange(rr, all, lens, e);
+		rr->ns_work += now_ns() - w;
 	}
 	free(all);
 	if (!ret)
@@ -566,10 +569,11 @@ void rankrows_close(struct rankrows *rr)
 
 	if (rr->root && st && !strcmp(st, "1") && rr->nexch)
 		fprintf(stderr, "faultline: mpi: %d ranks, %llu exchanges: %.1f rows and %.0f bytes each, "
-			"%.3f ms mean, %.3f ms max at rank 0\n", rr->nranks,
-			(unsigned long long)rr->nexch, (double)rr->rows / (double)rr->nexch,
+			"%.3f ms mean, %.3f ms max at rank 0, of which merging and writing %.3f ms mean\n",
+			rr->nranks, (unsigned long long)rr->nexch, (double)rr->rows / (double)rr->nexch,
 			(double)rr->bytes / (double)rr->nexch,
-			(double)rr->ns_sum / (double)rr->nexch / 1e6, (double)rr->ns_max / 1e6);
+			(double)rr->ns_sum / (double)rr->nexch / 1e6, (double)rr->ns_max / 1e6,
+			(double)rr->ns_work / (double)rr->nexch / 1e6);
 	if (rr->have_csv)
 		csvout_close(&rr->csv);
 	for (int r = 0; rr->hosts && r < rr->nranks; r++)

@@ -37,6 +37,7 @@ struct rankrows {
 	bool dropped;			/* a row did not fit in memory */
 	/* What the exchanges cost at rank 0 (FAULTLINE_MPI_STATS=1). */
 	uint64_t nexch, rows, bytes, ns_sum, ns_max;
+	uint64_t ns_work;		/* ... of which parsing, merging, writing */
 };
 
 /* Collective. @csv_path NULL: rows are exchanged for nothing but the
