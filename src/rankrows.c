@@ -245,24 +245,41 @@ int rankrows_merge(const char *header, unsigned n, const char *const *rows, cons
 	return (int)len;
 }
 
-static void put_host(struct rankrows *rr, int r, const char *h, size_t n)
-{
-	rr->hosts[r] = strndup(h, n);
-}
+static void write_row(struct rankrows *rr, const char *line, size_t len);
 
-int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header, int *stop,
+int rankrows_init(struct rankrows *rr, const char *csv_path, const char *header, int *stop,
 		  struct err *e)
 {
-	const char *me = ranks_host();
-	size_t lens[ranks_size()];
-	char *all = NULL;
-	int ret;
-
 	memset(rr, 0, sizeof(*rr));
 	rr->root = ranks_rank() == 0;
 	rr->nranks = ranks_size();
 	rr->header = header;
 	rr->stop = stop;
+	if (rr->root && csv_path) {
+		int ret = csvout_open(&rr->csv, csv_path, e);
+
+		if (ret)
+			return ret;
+		rr->have_csv = true;
+	}
+	return 0;
+}
+
+/* Rank 0 out of memory after the ranks agreed to run: the others would
+ * wait for it in vain, so the launch ends. */
+static void oom_abort(void)
+{
+	fprintf(stderr, "faultline: rank 0: out of memory merging the ranks' rows; ending the launch\n");
+	ranks_abort(1);
+}
+
+int rankrows_start(struct rankrows *rr, struct err *e)
+{
+	const char *me = ranks_host();
+	size_t lens[rr->nranks > 0 ? rr->nranks : 1];
+	char *all = NULL;
+	int ret;
+
 	/* Every rank's host name, once, for the host column. */
 	ret = ranks_gather(me, strlen(me), &all, lens, e);
 	if (ret)
@@ -272,33 +289,23 @@ int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header,
 
 		rr->hosts = calloc((size_t)rr->nranks, sizeof(char *));
 		rr->acc = calloc(RANKROWS_NLAT + 1, sizeof(*rr->acc));
-		if (!rr->hosts || !rr->acc) {
-			free(all);
-			return err_set(e, ENOMEM, "out of memory");
-		}
+		if (!rr->hosts || !rr->acc)
+			oom_abort();
 		for (int r = 0; r < rr->nranks; r++) {
-			put_host(rr, r, all + off, lens[r]);
+			rr->hosts[r] = strndup(all + off, lens[r]);
 			off += lens[r];
-			if (!rr->hosts[r]) {
-				free(all);
-				return err_set(e, ENOMEM, "out of memory");
-			}
+			if (!rr->hosts[r])
+				oom_abort();
 		}
 	}
 	free(all);
-	if (rr->root && csv_path) {
+	if (rr->have_csv) {
 		char line[8192];
-		int n = snprintf(line, sizeof(line), "%s,host,rank", header);
+		int n = snprintf(line, sizeof(line), "%s,host,rank", rr->header);
 
-		ret = csvout_open(&rr->csv, csv_path, e);
-		if (ret)
-			return ret;
-		rr->have_csv = true;
 		/* Anything stdio holds for stdout goes first (--csv=-). */
 		fflush(stdout);
-		ret = csvout_row(&rr->csv, line, (size_t)n);
-		if (ret)
-			return err_set(e, -ret, "--csv=%s: %s", csv_path, strerror(-ret));
+		write_row(rr, line, (size_t)n);
 	}
 	return 0;
 }
@@ -482,7 +489,7 @@ static void write_all_row(struct rankrows *rr, struct rec *recs, unsigned n, uns
 }
 
 /* Rank 0: every rank's rows as they came, then one all row per job. */
-static int write_exchange(struct rankrows *rr, char *all, const size_t *lens, struct err *e)
+static void write_exchange(struct rankrows *rr, char *all, const size_t *lens)
 {
 	struct rec *recs = NULL;
 	unsigned n = 0, cap = 0;
@@ -498,10 +505,8 @@ static int write_exchange(struct rankrows *rr, char *all, const size_t *lens, st
 			ret = 0;
 		}
 	}
-	if (ret) {
-		ret = err_set(e, -ret, "out of memory");
-		goto out;
-	}
+	if (ret)
+		oom_abort();
 	rr->rows += n;
 	for (unsigned i = 0; i < n; i++) {
 		int len = snprintf(line, sizeof(line), "%s,%s,%d", recs[i].line, recs[i].host, recs[i].rank);
@@ -513,11 +518,9 @@ static int write_exchange(struct rankrows *rr, char *all, const size_t *lens, st
 	for (unsigned i = 0; i < n && jc >= 0; i++)
 		if (!recs[i].done)
 			write_all_row(rr, recs, n, i, jc);
-out:
 	for (unsigned i = 0; i < n; i++)
 		free(recs[i].line);
 	free(recs);
-	return ret;
 }
 
 int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct err *e)
@@ -541,7 +544,7 @@ int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct e
 
 		for (int r = 0; r < rr->nranks; r++)
 			rr->bytes += lens[r];
-		ret = write_exchange(rr, all, lens, e);
+		write_exchange(rr, all, lens);
 		rr->ns_work += now_ns() - w;
 	}
 	free(all);

@@ -40,10 +40,14 @@ struct rankrows {
 	uint64_t ns_work;		/* ... of which parsing, merging, writing */
 };
 
-/* Collective. @csv_path NULL: rows are exchanged for nothing but the
- * agreement (the run's flags), no CSV anywhere. */
-int rankrows_open(struct rankrows *rr, const char *csv_path, const char *header, int *stop,
+/* Rank 0 creates the CSV (@csv_path NULL: none anywhere; the exchanges
+ * then carry only the run's flags), before the ranks agree that every
+ * one of them is ready: a CSV that cannot be made stops all. */
+int rankrows_init(struct rankrows *rr, const char *csv_path, const char *header, int *stop,
 		  struct err *e);
+/* Collective, once the ranks agreed to run: every rank's host name to
+ * rank 0, which writes the header. */
+int rankrows_start(struct rankrows *rr, struct err *e);
 /* The sampler's sink: one row (no newline) and its interval histograms
  * (NULL: none) for the next exchange. */
 void rankrows_add(void *rr, const char *line, size_t len, const struct hist *const lat[RANKROWS_NLAT]);

@@ -208,6 +208,15 @@ static void wait_req(MPI_Request *req, bool deadline, const char *what)
 	}
 }
 
+/* One rank alone cannot leave a collective the others are in: past MPI's
+ * int counts, the launch ends. */
+static void too_big(size_t len)
+{
+	fprintf(stderr, "faultline: rank %d (%s): %zu bytes to send at once, more than MPI counts; "
+		"ending the launch\n", my_rank, hostname, len);
+	ranks_abort(1);
+}
+
 int ranks_barrier(struct err *e)
 {
 	MPI_Request req;
@@ -226,8 +235,9 @@ int ranks_bcast(void *buf, size_t len, struct err *e)
 
 	if (!on)
 		return 0;
+	(void)e;
 	if (len > INT_MAX)
-		return err_set(e, EOVERFLOW, "MPI broadcast of %zu bytes", len);
+		too_big(len);
 	api.ibcast(buf, (int)len, api.t_byte, 0, api.world, &req);
 	wait_req(&req, true, "broadcasting");
 	return 0;
@@ -262,7 +272,7 @@ int ranks_gather(const void *buf, size_t len, char **all, size_t *lens, struct e
 		return 0;
 	}
 	if (len > INT_MAX)
-		return err_set(e, EOVERFLOW, "MPI gather of %zu bytes", len);
+		too_big(len);
 	if (my_rank == 0) {
 		counts = calloc((size_t)nranks, sizeof(int));
 		displs = calloc((size_t)nranks, sizeof(int));

@@ -113,6 +113,9 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		if (!r->rows)
 			return err_set(e, ENOMEM, "out of memory");
 		ranks_set_interval(o->interval_ns);
+		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header, r->stop, e);
+		if (ret)
+			return ret;
 	}
 	{
 		struct sampler_config sc = {
@@ -564,7 +567,7 @@ int run_execute(struct run *r, struct err *e)
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	}
 	if (r->rows) {
-		ret = rankrows_open(r->rows, r->opts.csv_path, sampler_csv_header, r->stop, e);
+		ret = rankrows_start(r->rows, e);
 		if (!ret)
 			ret = ranks_barrier(e);
 		if (ret)

@@ -185,6 +185,14 @@ rc=$?
 	|| fail "a job error on one rank: reported once, with rank and host" "$(head -c 600 e.err)"
 [ ! -s e.csv ] && pass "a job error on one rank: no rows" || fail "a job error on one rank: no rows"
 
+# Rank 0's CSV cannot be made: no rank runs anything.
+"${MPIRUN[@]}" "$FAULTLINE" --quiet --csv="$E2E_TMP/no/such/dir.csv" --name=r --ioengine=null \
+	--size=1m --runtime=1 >/dev/null 2>n.err
+rc=$?
+[ $rc = 2 ] && grep -q "nothing was run on any of the 3 ranks" n.err \
+	&& pass "rank 0's CSV cannot be made: exit 2, nothing run" \
+	|| fail "rank 0's CSV cannot be made: exit 2, nothing run" "exit $rc" "$(head -c 600 n.err)"
+
 # Rank 2's file is cut short under its mmap job: that job fails (SIGBUS),
 # named with rank and host; ranks 0 and 1 go on to the end.
 "${MPIRUN[@]}" "$FAULTLINE" --quiet --output-format=json --output=b.json --name=r --ioengine=mmap \
