@@ -106,8 +106,8 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 			.ntargets = files ? jr->ntargets : 0,
 		};
 	}
-	/* Under MPI the rows go to rank 0 (rankrows.c), opened by
-	 * run_execute once every rank has prepared. */
+	/* Under MPI the rows go to rank 0 (rankrows.c): its CSV is made
+	 * here, the exchanges start once every rank has prepared. */
 	if (ranks_on()) {
 		r->rows = calloc(1, sizeof(*r->rows));
 		if (!r->rows)
@@ -390,20 +390,17 @@ static void start_failed(struct run *r, unsigned j, const struct err *e, int ret
 }
 
 /*
- * MPI (SPEC 14): every rank starts the group together, after a barrier,
- * and on rank 0's grid: g0 is rank 0's start of the group relative to
- * the run's start (itself taken after a barrier), so the boundaries, and
- * the t_s of every rank's rows, are rank 0's.
+ * MPI (SPEC 14): every rank starts the group together, after a barrier
+ * (before the sampler's first readings, so a long wait for another rank
+ * falls in no row), and on rank 0's grid: g0 is rank 0's start of the
+ * group relative to the run's start (itself taken after a barrier), so
+ * the boundaries, and the t_s of every rank's rows, are rank 0's.
  */
-static int mpi_group_start(struct run *r, uint64_t *g0, struct err *e)
+static int mpi_group_grid(struct run *r, uint64_t *g0, struct err *e)
 {
-	uint64_t off;
-	int ret = ranks_barrier(e);
+	uint64_t off = *g0 - r->t0;
+	int ret = ranks_bcast(&off, sizeof(off), e);
 
-	if (ret)
-		return ret;
-	off = now_ns() - r->t0;
-	ret = ranks_bcast(&off, sizeof(off), e);
 	if (ret)
 		return ret;
 	*g0 = r->t0 + off;
@@ -473,12 +470,17 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			left--;
 		}
 	}
+	if (r->rows) {
+		ret = ranks_barrier(e);
+		if (ret)
+			return ret;
+	}
 	for (unsigned j = first; j < last; j++)
 		if (!r->job_ended[j])
 			sampler_job_ready(r->sampler, j);
 	g0 = now_ns();
 	if (r->rows) {
-		ret = mpi_group_start(r, &g0, e);
+		ret = mpi_group_grid(r, &g0, e);
 		if (ret)
 			return ret;
 	}
