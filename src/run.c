@@ -410,17 +410,20 @@ static int mpi_group_grid(struct run *r, uint64_t *g0, struct err *e)
 /*
  * MPI: the ranks exchange at each interval boundary (one exchange per
  * boundary crossed, so ranks stay in step when one wakes late), and at
- * once when stopping with nothing left to run, so a Ctrl-C ends the run
- * without waiting for a boundary: Open MPI's mpirun kills its ranks a
- * second after the SIGTERM it sends them. An exchange carries this
+ * once when this rank's last job of the group has just ended, or when
+ * stopping with nothing left to run: ranks whose jobs end together (a
+ * runtime) end the group together without waiting for a boundary, and a
+ * Ctrl-C ends the run in time (Open MPI's mpirun kills its ranks a
+ * second after the SIGTERM it sends them). An exchange carries this
  * rank's rows to rank 0 and returns, the same on every rank, whether any
  * rank still runs a job of the group and whether any was asked to stop.
  * The group ends on every rank after the same exchange.
  */
-static int mpi_exchange(struct run *r, unsigned left, uint64_t crossed, bool *all_done, struct err *e)
+static int mpi_exchange(struct run *r, unsigned left, bool just_done, uint64_t crossed, bool *all_done,
+			struct err *e)
 {
 	bool stopping = __atomic_load_n(r->stop, __ATOMIC_RELAXED) && !left;
-	uint64_t n = crossed ? crossed : stopping;
+	uint64_t n = crossed ? crossed : stopping || just_done;
 
 	for (uint64_t k = 0; k < n && !*all_done; k++) {
 		int flags[2] = { left > 0, __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0 };
@@ -504,6 +507,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 
 	while (r->rows ? !all_done : left > 0) {
 		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
+		unsigned left_before = left;
 
 		/* Wake early for a ramp end, so the measured part starts on
 		 * time rather than at the next interval. */
@@ -540,7 +544,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			tick = (now - g0) / iv;
 		}
 		if (r->rows) {
-			ret = mpi_exchange(r, left, crossed, &all_done, e);
+			ret = mpi_exchange(r, left, left_before && !left, crossed, &all_done, e);
 			if (ret)
 				return ret;
 		}
