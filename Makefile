@@ -14,7 +14,9 @@ CFLAGS  ?= -O2 -g
 # -Wformat-truncation would flag every bounded snprintf.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread -fno-strict-aliasing
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -laio -lm -pthread
+# Open MPI's mpi.h only: libmpi is loaded at run time, under mpirun (src/ranks.c).
+CFLAGS  += $(shell pkg-config --cflags ompi-c 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -laio -lm -ldl -pthread
 TEST_LDLIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 BUILD   ?= build
@@ -25,10 +27,12 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 # Debian packages behind each need: header or tool -> package. The
 # tests make filesystems and partition tables on loop devices (mkfs.ext4:
-# e2fsprogs, sfdisk: fdisk) and watch a run's opens (strace).
+# e2fsprogs, sfdisk: fdisk) and watch a run's opens (strace). Open MPI
+# (SPEC 14): mpi.h to build (libopenmpi-dev), mpirun to run and test
+# (openmpi-bin); the binary loads libmpi only when started by mpirun.
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
-	   e2fsprogs fdisk strace
+	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev
 
 .PHONY: all check check-modules demo deps unit e2e e2e-unprivileged plot-tests clean
 all: $(BIN)

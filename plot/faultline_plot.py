@@ -64,6 +64,9 @@ COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS + JOB_EVENT_COLUMNS + EXPL
 # know, which are read by name and otherwise ignored.
 OLDER_HEADERS = (READ_COLUMNS,)
 TEXT_COLUMNS = ("job", "engine", "rw")
+# Appended under MPI (SPEC 14): the row's host and rank, "all" on the row
+# that merges every rank's; only those rows are drawn.
+MPI_COLUMNS = ("host", "rank")
 
 # Columns the sampler reads once per interval for the whole host and repeats
 # on every job's row (SPEC 6). cgroup_mib (one cgroup per mem_limit job) and
@@ -287,6 +290,12 @@ def _check_header(path, header):
     n = len(READ_COLUMNS)
     if tuple(got[:n]) == READ_COLUMNS and len(set(got)) == len(got):
         return tuple(got)
+    # An MPI launch's CSV (SPEC 14): the same, then host and rank.
+    if tuple(got[-2:]) == MPI_COLUMNS and \
+            (tuple(got[:-2]) == COLUMNS or tuple(got[:-2]) in OLDER_HEADERS):
+        return tuple(got)
+    got = [c for c in got if c not in MPI_COLUMNS] \
+        if tuple(got[-2:]) == MPI_COLUMNS else got
     what = "not a faultline CSV"
     missing = [c for c in READ_COLUMNS if c not in got]
     extra = [c for c in got if c not in COLUMNS]
@@ -351,8 +360,12 @@ def read_csv(path):
                 break
             raise PlotError("%s: line %d has %d fields, expected %d"
                             % (path, lineno, len(cells), len(columns)))
+        if "rank" in columns and cells[columns.index("rank")].strip() != "all":
+            continue
         row = {c: math.nan for c in COLUMNS}
         for column, cell in zip(columns, cells):
+            if column in MPI_COLUMNS:
+                continue
             if column in TEXT_COLUMNS:
                 row[column] = cell.strip()
             elif column in COLUMNS:

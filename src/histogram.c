@@ -173,3 +173,57 @@ double hist_mean(const struct hist *h)
 {
 	return h->n ? (double)h->sum / (double)h->n : 0.0;
 }
+
+/* Header: n, sum, min, max, number of pairs; a pair: bucket (u32 held
+ * in a u64, so every field stays 8-byte sized) and count. */
+#define PACK_HEAD 5
+#define PACK_PAIR 2
+
+size_t hist_pack(const struct hist *h, void *buf)
+{
+	uint64_t head[PACK_HEAD] = { h->n, h->sum, h->min, h->max, 0 };
+	unsigned char *o = buf;
+	size_t off = sizeof(head);
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t pair[PACK_PAIR] = { b, h->count[b] };
+
+		if (!h->count[b])
+			continue;
+		if (o)
+			memcpy(o + off, pair, sizeof(pair));
+		off += sizeof(pair);
+		head[4]++;
+	}
+	if (o)
+		memcpy(o, head, sizeof(head));
+	return off;
+}
+
+size_t hist_unpack(struct hist *h, const void *buf, size_t len)
+{
+	const unsigned char *in = buf;
+	uint64_t head[PACK_HEAD];
+	size_t off = sizeof(head);
+
+	if (len < sizeof(head))
+		return 0;
+	memcpy(head, in, sizeof(head));
+	if (head[4] > HIST_BUCKETS || len - off < head[4] * PACK_PAIR * sizeof(uint64_t))
+		return 0;
+	memset(h->count, 0, sizeof(h->count));
+	h->n = head[0];
+	h->sum = head[1];
+	h->min = head[2];
+	h->max = head[3];
+	for (uint64_t i = 0; i < head[4]; i++) {
+		uint64_t pair[PACK_PAIR];
+
+		memcpy(pair, in + off, sizeof(pair));
+		off += sizeof(pair);
+		if (pair[0] >= HIST_BUCKETS)
+			return 0;
+		h->count[pair[0]] = pair[1];
+	}
+	return off;
+}

@@ -13,6 +13,7 @@
 #ifndef FAULTLINE_HISTOGRAM_H
 #define FAULTLINE_HISTOGRAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIST_SUB_BITS 7
@@ -88,5 +89,14 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
  * empty histogram. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+
+/* A sparse copy to send to another process (SPEC 14: rank 0 merges the
+ * ranks' histograms): n, sum, min, max, then a (bucket, count) pair per
+ * non-empty bucket, native byte order. hist_pack returns the bytes it
+ * wrote to @buf, or would write when @buf is NULL. hist_unpack fills @h
+ * from @len bytes at @buf and returns the bytes it read, or 0 when they
+ * are not a packed histogram. */
+size_t hist_pack(const struct hist *h, void *buf);
+size_t hist_unpack(struct hist *h, const void *buf, size_t len);
 
 #endif

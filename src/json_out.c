@@ -517,9 +517,8 @@ static char *build_text(const struct run_result *r, unsigned flags)
 	return s;
 }
 
-int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e)
+static int dump_text(FILE *f, char *s, struct err *e)
 {
-	char *s = build_text(r, flags);
 	int ret = 0;
 
 	if (!s)
@@ -531,11 +530,9 @@ int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct er
 	return ret;
 }
 
-int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
-			struct err *e)
+static int write_text(char *s, const char *path, struct err *e)
 {
 	struct outfile o;
-	char *s = build_text(r, flags);
 	int ret;
 
 	if (!s)
@@ -550,4 +547,25 @@ int json_out_write_file(const struct run_result *r, const char *path, unsigned f
 	free(s);
 	ret = outfile_commit(&o, e);
 	return ret ? err_wrap(e, "JSON output") : 0;
+}
+
+int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e)
+{
+	return dump_text(f, build_text(r, flags), e);
+}
+
+int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
+			struct err *e)
+{
+	return write_text(build_text(r, flags), path, e);
+}
+
+int json_out_dump_doc(FILE *f, const json_t *doc, struct err *e)
+{
+	return dump_text(f, doc ? json_dumps(doc, JSON_FLAGS) : NULL, e);
+}
+
+int json_out_write_doc(const json_t *doc, const char *path, struct err *e)
+{
+	return write_text(doc ? json_dumps(doc, JSON_FLAGS) : NULL, path, e);
 }

@@ -33,5 +33,8 @@ int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct er
  */
 int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
 			struct err *e);
+/* The same for a document built elsewhere (an MPI launch's, rankresult.c). */
+int json_out_dump_doc(FILE *f, const json_t *doc, struct err *e);
+int json_out_write_doc(const json_t *doc, const char *path, struct err *e);
 
 #endif

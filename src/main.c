@@ -24,6 +24,8 @@
 #include "options.h"
 #include "outfile.h"
 #include "perfev.h"
+#include "rankresult.h"
+#include "ranks.h"
 #include "report.h"
 #include "run.h"
 #include "verify.h"
@@ -391,27 +393,46 @@ static int verify_jobs(const struct joblist *jl)
  * through a temporary file renamed into place (outfile.c); stdout is
  * checked, so a full disk or a closed pipe there is an error too.
  */
-static int write_outputs(const struct cli *c, const struct run_result *res, struct err *e)
+static int write_outputs(const struct cli *c, const struct run_result *res,
+			 const struct rank_outputs *ro, struct err *e)
 {
 	bool to_file = c->output && strcmp(c->output, "-");
 	struct outfile o = { 0 };
 	FILE *out = stdout;
+	json_t *doc = NULL;
 	int ret = 0;
 
+	/* Under MPI, rank 0 writes every rank's results and the aggregate. */
+	if (ro && (c->fmt_json || c->demo_json)) {
+		doc = rankresult_json(ro);
+		if (!doc)
+			return err_set(e, ENOMEM, "JSON output: out of memory");
+	}
 	if (to_file) {
-		if (c->fmt_json && !c->fmt_normal)
-			return json_out_write_file(res, c->output, c->json_flags, e);
+		if (c->fmt_json && !c->fmt_normal) {
+			ret = doc ? json_out_write_doc(doc, c->output, e)
+				  : json_out_write_file(res, c->output, c->json_flags, e);
+			json_decref(doc);
+			return ret;
+		}
 		ret = outfile_open(&o, c->output, e);
-		if (ret)
+		if (ret) {
+			json_decref(doc);
 			return err_wrap(e, "--output");
+		}
 		out = o.f;
 	}
-	if (c->fmt_normal)
-		report_normal(out, res);
+	if (c->fmt_normal) {
+		if (ro)
+			rankresult_report(out, ro);
+		else
+			report_normal(out, res);
+	}
 	if (c->fmt_json)
-		ret = json_out_dump(out, res, c->json_flags, e);
+		ret = doc ? json_out_dump_doc(out, doc, e) : json_out_dump(out, res, c->json_flags, e);
 	if (!ret && c->demo_json) {
-		ret = json_out_write_file(res, c->demo_json, c->json_flags, e);
+		ret = doc ? json_out_write_doc(doc, c->demo_json, e)
+			  : json_out_write_file(res, c->demo_json, c->json_flags, e);
 		if (!ret)
 			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s\n", c->csv,
 				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" :
@@ -420,6 +441,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 			fprintf(out, "demo: the scratch file %s is kept, so the next demo need not "
 				"lay it out again; remove it when done\n", c->demo_scratch);
 	}
+	json_decref(doc);
 	if (to_file) {
 		if (ret) {
 			outfile_abort(&o);
@@ -434,7 +456,91 @@ static int write_outputs(const struct cli *c, const struct run_result *res, stru
 	return ret;
 }
 
+/*
+ * Under MPI: did every rank get through the step whose result is @ret?
+ * A job file or target error on any rank stops all ranks before anything
+ * runs (exit 2 everywhere), reported once by rank 0: each distinct
+ * message with the ranks and hosts that gave it. Without MPI, @ret.
+ */
+static int ranks_agree(int ret, const struct err *e)
+{
+	char mine[sizeof(e->msg) + 300], *all = NULL;
+	size_t lens[ranks_size()], off[ranks_size()];
+	int bad = ret != 0, n = ranks_size();
+	struct err ge = { 0 };
+
+	if (!ranks_on())
+		return ret;
+	/* "host\tmessage", or "" for a rank that got through. */
+	snprintf(mine, sizeof(mine), "%s%s%s", ret ? ranks_host() : "", ret ? "\t" : "", ret ? e->msg : "");
+	if (ranks_gather(mine, strlen(mine) + 1, &all, lens, &ge) || ranks_max(&bad, 1, &ge)) {
+		free(all);
+		return ret ? ret : -EIO;
+	}
+	for (int r = 0; all && r < n; r++)
+		off[r] = r ? off[r - 1] + lens[r - 1] : 0;
+	for (int r = 0; all && r < n; r++) {
+		const char *m = strchr(all + off[r], '\t');
+		int same = 0;
+		bool seen = false;
+
+		if (!m)
+			continue;
+		for (int k = 0; k < n; k++) {
+			const char *o = strchr(all + off[k], '\t');
+
+			if (o && !strcmp(o, m)) {
+				seen |= k < r;
+				same++;
+			}
+		}
+		if (seen)
+			continue;
+		if (same == n) {
+			fprintf(stderr, "faultline: %s\n", m + 1);
+			continue;
+		}
+		fprintf(stderr, "faultline: rank");
+		for (int k = 0; k < n; k++) {
+			const char *o = strchr(all + off[k], '\t');
+
+			if (o && !strcmp(o, m))
+				fprintf(stderr, " %d (%.*s)", k, (int)(o - (all + off[k])), all + off[k]);
+		}
+		fprintf(stderr, " of %d: %s\n", n, m + 1);
+	}
+	if (all && bad)
+		fprintf(stderr, "faultline: nothing was run on any of the %d ranks\n", n);
+	free(all);
+	if (bad && !ret)
+		return -ECANCELED;
+	return ret;
+}
+
+static int faultline_main(int argc, char **argv);
+
+/* Under an MPI launcher, MPI is initialised before anything else (the
+ * job files read ${RANK}) and finalised on every way out, as mpirun
+ * takes a rank that exits without MPI_Finalize for a failure. */
 int main(int argc, char **argv)
+{
+	struct err e = { 0 };
+	int status;
+
+	if (ranks_init(&e)) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		return EXIT_INVALID;
+	}
+	status = faultline_main(argc, argv);
+	/* mpirun ends the whole launch when a rank exits non-zero: none may
+	 * leave before rank 0 has written everything. */
+	if (ranks_on())
+		ranks_barrier(&e);
+	ranks_finalize();
+	return status;
+}
+
+static int faultline_main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct joblist jl = { 0 };
@@ -470,10 +576,12 @@ int main(int argc, char **argv)
 
 	jobfile_set_warn(print_warning);
 	ret = load_jobs(&c, &jl, &e);
-	if (ret) {
+	if (ranks_on() && !c.parse_only && !c.verify)
+		ret = ranks_agree(ret, &e);
+	else if (ret)
 		fprintf(stderr, "faultline: %s\n", e.msg);
+	if (ret)
 		goto out_jobs;
-	}
 	if (c.demo)
 		demo_adapt(&c, &jl);
 	if (c.parse_only) {
@@ -504,8 +612,11 @@ int main(int argc, char **argv)
 	/* Before any worker: they read the latency clock it sets up. */
 	latclock_init();
 	ret = run_prepare(&run, &jl, &ro, &e);
-	if (ret) {
+	if (ranks_on())
+		ret = ranks_agree(ret, &e);
+	else if (ret)
 		fprintf(stderr, "faultline: %s\n", e.msg);
+	if (ret) {
 		run_destroy(&run);
 		goto out_jobs;
 	}
@@ -527,14 +638,32 @@ int main(int argc, char **argv)
 			c.csv, strerror(run.res.csv_error));
 		status = EXIT_JOB_FAILED;
 	}
-	if (write_outputs(&c, &run.res, &e)) {
+	if (ranks_on()) {
+		struct rank_outputs ro_all;
+
+		/* Every rank's results to rank 0, which alone writes. */
+		if (rankresult_gather(&run.res, c.fmt_normal, c.fmt_json || c.demo_json, c.json_flags, &ro_all, &e)) {
+			fprintf(stderr, "faultline: rank %d: %s\n", ranks_rank(), e.msg);
+			status = EXIT_JOB_FAILED;
+		} else if (ranks_rank() == 0 && write_outputs(&c, &run.res, &ro_all, &e)) {
+			fprintf(stderr, "faultline: %s\n", e.msg);
+			status = EXIT_JOB_FAILED;
+		}
+		rankresult_free(&ro_all);
+	} else if (write_outputs(&c, &run.res, NULL, &e)) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		status = EXIT_JOB_FAILED;
 	}
-	for (unsigned i = 0; i < run.res.njobs; i++)
-		if (run.res.jobs[i].error)
+	for (unsigned i = 0; i < run.res.njobs; i++) {
+		if (!run.res.jobs[i].error)
+			continue;
+		if (ranks_on())
+			fprintf(stderr, "faultline: rank %d (%s): job '%s' failed: %s\n", ranks_rank(),
+				ranks_host(), run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
+		else
 			fprintf(stderr, "faultline: job '%s' failed: %s\n",
 				run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
+	}
 	the_run = NULL;
 	run_destroy(&run);
 out_jobs:

@@ -588,3 +588,14 @@ int report_normal(FILE *f, const struct run_result *r)
 		return -EIO;
 	return 0;
 }
+
+int report_jobs(FILE *f, const struct run_result *r)
+{
+	for (unsigned i = 0; i < r->njobs; i++)
+		print_job(f, &r->jobs[i], r->events);
+	if (r->njobs > 1)
+		print_table(f, r);
+	if (fflush(f) == EOF || ferror(f))
+		return -EIO;
+	return 0;
+}

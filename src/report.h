@@ -13,5 +13,8 @@
 
 /* 0, or -EIO when @f reported a write error. */
 int report_normal(FILE *f, const struct run_result *r);
+/* The jobs of @r and their comparison table, without the header and the
+ * system block (the aggregate of an MPI launch, SPEC 14). */
+int report_jobs(FILE *f, const struct run_result *r);
 
 #endif

@@ -22,6 +22,8 @@
 
 #include "latclock.h"
 #include "loop.h"
+#include "rankrows.h"
+#include "ranks.h"
 #include "sampler.h"
 #include "verify.h"
 
@@ -105,11 +107,24 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 			.pool = (jr->crew.wk.ops->flags & ENGINE_F_POOL) != 0,
 		};
 	}
+	/* Under MPI the rows go to rank 0 (rankrows.c): its CSV is made
+	 * here, the exchanges start once every rank has prepared. */
+	if (ranks_on()) {
+		r->rows = calloc(1, sizeof(*r->rows));
+		if (!r->rows)
+			return err_set(e, ENOMEM, "out of memory");
+		ranks_set_interval(o->interval_ns);
+		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header, r->stop, e);
+		if (ret)
+			return ret;
+	}
 	{
 		struct sampler_config sc = {
 			.interval_ns = o->interval_ns,
-			.csv_path = o->csv_path,
-			.status_line = o->status_line,
+			.csv_path = r->rows ? NULL : o->csv_path,
+			.row_sink = r->rows && o->csv_path ? rankrows_add : NULL,
+			.row_sink_arg = r->rows,
+			.status_line = o->status_line && ranks_rank() == 0,
 			.stop = r->stop,
 			.njobs = r->njobs,
 			.jobs = r->views,
@@ -453,6 +468,55 @@ static void start_failed(struct run *r, unsigned j, const struct err *e, int ret
 	r->job_ended[j] = true;
 }
 
+/*
+ * MPI (SPEC 14): every rank starts the group together, after a barrier
+ * (before the sampler's first readings, so a long wait for another rank
+ * falls in no row), and on rank 0's grid: g0 is rank 0's start of the
+ * group relative to the run's start (itself taken after a barrier), so
+ * the boundaries, and the t_s of every rank's rows, are rank 0's.
+ */
+static int mpi_group_grid(struct run *r, uint64_t *g0, struct err *e)
+{
+	uint64_t off = *g0 - r->t0;
+	int ret = ranks_bcast(&off, sizeof(off), e);
+
+	if (ret)
+		return ret;
+	*g0 = r->t0 + off;
+	return 0;
+}
+
+/*
+ * MPI: the ranks exchange at each interval boundary (one exchange per
+ * boundary crossed, so ranks stay in step when one wakes late), and at
+ * once when this rank's last job of the group has just ended, or when
+ * stopping with nothing left to run: ranks whose jobs end together (a
+ * runtime) end the group together without waiting for a boundary, and a
+ * Ctrl-C ends the run in time (Open MPI's mpirun kills its ranks a
+ * second after the SIGTERM it sends them). An exchange carries this
+ * rank's rows to rank 0 and returns, the same on every rank, whether any
+ * rank still runs a job of the group and whether any was asked to stop.
+ * The group ends on every rank after the same exchange.
+ */
+static int mpi_exchange(struct run *r, unsigned left, bool just_done, uint64_t crossed, bool *all_done,
+			struct err *e)
+{
+	bool stopping = __atomic_load_n(r->stop, __ATOMIC_RELAXED) && !left;
+	uint64_t n = crossed ? crossed : stopping || just_done;
+
+	for (uint64_t k = 0; k < n && !*all_done; k++) {
+		int flags[2] = { left > 0, __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0 };
+		int ret = rankrows_exchange(r->rows, flags, 2, e);
+
+		if (ret)
+			return ret;
+		if (flags[1])
+			run_request_stop(r);
+		*all_done = !flags[0];
+	}
+	return 0;
+}
+
 /* Run jobs [first, last) together until all are done. Every job is made
  * ready first (its cache dropped, its memory reserved, its files
  * prewarmed), so no job's set-up falls inside another's measurement;
@@ -463,6 +527,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	const uint64_t iv = r->opts.interval_ns;
 	unsigned left = last - first;
 	uint64_t g0, tick = 0;
+	bool all_done = false;
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
@@ -488,10 +553,20 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			left--;
 		}
 	}
+	if (r->rows) {
+		ret = ranks_barrier(e);
+		if (ret)
+			return ret;
+	}
 	for (unsigned j = first; j < last; j++)
 		if (!r->job_ended[j])
 			sampler_job_ready(r->sampler, j, job_run_leader(&r->jrs[j]));
 	g0 = now_ns();
+	if (r->rows) {
+		ret = mpi_group_grid(r, &g0, e);
+		if (ret)
+			return ret;
+	}
 	for (unsigned j = first; j < last; j++) {
 		if (r->job_ended[j])
 			continue;
@@ -510,8 +585,9 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		}
 	}
 
-	while (left) {
-		uint64_t next = g0 + (tick + 1) * iv, now;
+	while (r->rows ? !all_done : left > 0) {
+		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
+		unsigned left_before = left;
 
 		/* Wake early for a ramp end, so the measured part starts on
 		 * time rather than at the next interval. */
@@ -544,7 +620,13 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			sampler_tick(r->sampler, now);
 			/* Overloaded host: skip the boundaries already past
 			 * rather than emit rows of a few microseconds. */
+			crossed = (now - g0) / iv - tick;
 			tick = (now - g0) / iv;
+		}
+		if (r->rows) {
+			ret = mpi_exchange(r, left, left_before && !left, crossed, &all_done, e);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -573,13 +655,35 @@ int run_execute(struct run *r, struct err *e)
 
 		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	}
+	if (r->rows) {
+		ret = rankrows_start(r->rows, e);
+		if (!ret)
+			ret = ranks_barrier(e);
+		if (ret)
+			return ret;
+	}
 	gettimeofday(&tv, NULL);
 	r->res.start_epoch_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-	t0 = now_ns();
+	t0 = r->t0 = now_ns();
 	sampler_begin(r->sampler, t0);
+	if (r->rows) {
+		/* One wall clock for every rank's rows: rank 0's. */
+		ret = ranks_bcast(&r->res.start_epoch_ms, sizeof(r->res.start_epoch_ms), e);
+		if (ret)
+			return ret;
+		sampler_set_epoch0(r->sampler, r->res.start_epoch_ms);
+	}
 
-	while (first < r->njobs && !__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
+	while (first < r->njobs) {
 		unsigned last = first + 1;
+		int stop = __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0;
+
+		/* Under MPI the ranks agree before each group, so a signal
+		 * seen by one rank alone stops them all at the same place. */
+		if (r->rows && ranks_max(&stop, 1, e) == 0 && stop)
+			run_request_stop(r);
+		if (stop)
+			break;
 
 		while (last < r->njobs && !r->jl->jobs[last]->stonewall)
 			last++;
@@ -593,12 +697,17 @@ int run_execute(struct run *r, struct err *e)
 	r->res.duration_ns = now_ns() - t0;
 	r->res.interrupted = __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0;
 	sampler_end(r->sampler, now_ns(), &r->res);
+	if (r->rows)
+		r->res.csv_error = rankrows_csv_error(r->rows);
 	return ret;
 }
 
 void run_destroy(struct run *r)
 {
 	sampler_destroy(r->sampler);
+	if (r->rows)
+		rankrows_close(r->rows);
+	free(r->rows);
 	for (unsigned i = 0; r->jrs && i < r->njobs; i++)
 		job_run_destroy(&r->jrs[i]);
 	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++) {

@@ -18,6 +18,7 @@
 
 struct sampler;
 struct sampler_job;
+struct rankrows;
 
 struct run_opts {
 	uint64_t interval_ns;		/* sampling period */
@@ -40,6 +41,10 @@ struct run {
 	bool *base_taken;
 	struct sampler_job *views;	/* what the sampler sees of each job */
 	struct sampler *sampler;
+	/* Under MPI (SPEC 14): the exchange of rows and flags with the
+	 * other ranks; NULL otherwise. */
+	struct rankrows *rows;
+	uint64_t t0;			/* the run's start, the sampler's time zero */
 	struct run_result res;
 };
 

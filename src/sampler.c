@@ -335,6 +335,11 @@ void sampler_begin(struct sampler *s, uint64_t now)
 	}
 }
 
+void sampler_set_epoch0(struct sampler *s, uint64_t epoch0_ms)
+{
+	s->epoch0_ms = epoch0_ms;
+}
+
 void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 {
 	struct job_samp *js = &s->jobs[j];

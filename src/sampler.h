@@ -32,6 +32,9 @@ struct sampler;
 /* Opens the CSV and every /proc and /sys source once. */
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e);
 void sampler_begin(struct sampler *s, uint64_t now);
+/* Under MPI: epoch_ms counts from rank 0's start, @epoch0_ms, so every
+ * rank's rows carry the same wall clock (SPEC 14). */
+void sampler_set_epoch0(struct sampler *s, uint64_t epoch0_ms);
 /* Job @job is ready to start: the system and device counters its first
  * row counts from, read before any of its requests, and its own kernel
  * counters opened on @leader, the task all its threads and processes

@@ -7,6 +7,7 @@
 #define FAULTLINE_SAMPLERCFG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "job.h"
@@ -28,6 +29,12 @@ struct sampler_job {
 struct sampler_config {
 	uint64_t interval_ns;
 	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
+	/* Under MPI (SPEC 14) rows go here instead of to a CSV of this
+	 * process's own (rankrows.c), with the row's interval histograms
+	 * (reads, writes, flushes; NULL where the job measures none) for
+	 * the percentiles of the all row; NULL otherwise. */
+	void (*row_sink)(void *arg, const char *line, size_t len, const struct hist *const lat[3]);
+	void *row_sink_arg;
 	bool status_line;		/* live line on stderr */
 	int *stop;			/* set to stop the run */
 	unsigned njobs;

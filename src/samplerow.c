@@ -464,4 +464,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	js->last_t = now;
 	if (s->have_csv)
 		sampler_csv_write(s, line, (size_t)(p - line));
+	else if (s->cfg.row_sink) {
+		const struct hist *lat[3] = {
+			job->latency ? &s->interval : NULL,
+			job->latency && job_writes(job) ? &s->winterval : NULL,
+			job->latency && job_writes(job) ? &s->sinterval : NULL,
+		};
+
+		s->cfg.row_sink(s->cfg.row_sink_arg, line, (size_t)(p - line), lat);
+	}
 }

@@ -441,6 +441,18 @@ class BadInputTests(TmpDirTest):
         self.assertRejected(self.write("o.csv", "a,b,c\n1,2,3\n"),
                             "not a faultline CSV")
 
+    def test_mpi_csv_draws_the_all_rows(self):
+        """An MPI launch's CSV: host and rank appended; the rank=all rows
+        are the job's line, the ranks' own rows are not drawn."""
+        lines = [HEADER + ",host,rank"]
+        for t in (1, 2, 3):
+            lines += [row(t, mib="10") + ",h,0", row(t, mib="20") + ",h,1",
+                      row(t, mib="30") + ",,all"]
+        path = self.write("mpi.csv", "\n".join(lines) + "\n")
+        run = fp.read_csv(path)
+        self.assertEqual([j.name for j in run.jobs], ["j"])
+        self.assertEqual([r["mib_s"] for r in run.jobs[0].rows], [30.0] * 3)
+
     def test_missing_column(self):
         cols = [c for c in fp.COLUMNS if c != "kswapd_cpu_pct"]
         self.assertRejected(self.write("m.csv", ",".join(cols) + "\n"),
