@@ -505,11 +505,27 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	s->last_tick = sys;
 }
 
+/*
+ * The job's counters at its end. With inherit, one read sums the tasks
+ * still alive and those that exited (their counts folded into ours as
+ * they went). A read that fails leaves its counters null, with why,
+ * rather than 0.
+ */
+static void ev_read_end(struct job_samp *js)
+{
+	int ret = perfev_read(&js->ev, &js->ev_end);
+
+	if (ret < 0 && !js->ev_why[0])
+		snprintf(js->ev_why, sizeof(js->ev_why), "reading the counters at the job's end failed: %s",
+			 strerror(-ret));
+}
+
 void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 {
 	struct job_samp *js = &s->jobs[j];
 	struct sys_snap sys;
 	uint64_t end = 0;
+	bool row;
 
 	if (!js->active)
 		return;
@@ -528,14 +544,23 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	/* A final row only for a real remainder: a job that ends right on
 	 * an interval boundary already has its last row. */
 	js->ending = true;
-	if (end > js->last_t + 1000000ull)
+	row = end > js->last_t + 1000000ull;
+	if (row)
 		sampler_job_row(s, j, end, &sys, NULL, NULL);
 	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;
 	if (js->ev_open) {
-		/* The rows end here, so do the totals. */
-		js->ev_end = js->ev_last;
+		/* The rows end here, so do the totals: the final row's read,
+		 * or one made now. Not the last row's when there is no final
+		 * one: a job shorter than that remainder (thread=0 with the
+		 * null engine: under a millisecond) would have its totals
+		 * from sampler_job_ready, before any of its tasks ran, and
+		 * report 0 for everything its processes did. */
+		if (row)
+			js->ev_end = js->ev_last;
+		else
+			ev_read_end(js);
 		js->ev_ended = true;
 		perfev_close(&js->ev);
 		js->ev_open = false;
