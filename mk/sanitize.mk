@@ -76,7 +76,7 @@ check-asan: deps
 # The unit tests of the modules that run threads. (Not all of them: the
 # rest gain nothing, and test_procfs compares two reads of the process's
 # own memory map, which TSan's background thread changes in between.)
-TSAN_MODULES = worker sampler engine run offload prefetch loop
+TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool
 TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 	       $(wildcard $(TSAN_MODULES:%=tests/test_%*.c)))
 # Each run has several threads and the sampler at its shortest interval,
@@ -84,7 +84,8 @@ TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 # them every 100 ms): one run per engine, since each hands out requests
 # and completions differently; two concurrent jobs with the CPU probe; an
 # event loop handing requests to offload helpers (SPEC 9); the prefetch
-# helper thread; and a run stopped by SIGINT (SPEC 8: exit 1).
+# helper thread; the buffer pool; and a run stopped by SIGINT (SPEC 8:
+# exit 1).
 TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
 	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
 TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
@@ -96,6 +97,17 @@ TSAN_OFFLOAD = --name=offload --ioengine=psync --numjobs=1 --loop=4 --offload=4 
 	       --offload_permits=2 --rw=randread --runtime=2s --time_based
 TSAN_PREFETCH = --name=prefetch --ioengine=mmap --rw=read --prefetch=touch:4m \
 	       --numjobs=2 --runtime=2s --time_based
+# The buffer pool: four threads missing, evicting and waiting for each
+# other's reads in a pool of 512 frames, next to two scanning through a
+# pool of 256 with pread; then three threads reading and writing 1 KiB
+# pieces of shared pages in a pool of 64, with flushes, dirty evictions,
+# the write-back at the end and the read-back.
+TSAN_BUFPOOL = --name=bp --ioengine=bufpool --pool_size=2m --numjobs=4 --rw=randread \
+	       --random_distribution=zipf:1.1 --runtime=2s --time_based \
+	       --name=bps --ioengine=bufpool --pool_io=psync --pool_size=1m --numjobs=2 \
+	       --rw=read --bs=1k --runtime=2s --time_based
+TSAN_BUFPOOL_W = --name=bpw --ioengine=bufpool --pool_size=256k --numjobs=3 --rw=randrw \
+	       --bs=1k --fsync=16 --verify=crc32c --runtime=2s --time_based
 TSAN_ENGINES = mmap psync io_uring libaio null
 
 check-tsan: deps
@@ -111,6 +123,8 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_MIXED); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_OFFLOAD); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL_W); \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
 	rm -rf build-tsan/scratch; exit $$fail
@@ -129,8 +143,9 @@ FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 # Each harness links the parser's own sources, not libfaultline.a, so it
 # is built with clang's instrumentation from end to end and needs little
 # else. The job-file parser checks ioengine against the real engine table
-# (names, flags), whose entries pull in liburing and libaio at link time;
-# the harness never runs an engine.
+# (names, flags), whose entries pull in liburing and libaio at link time,
+# and bufpool's its pool and /proc reader; the harness never runs an
+# engine.
 FUZZ_SRCS_procfs_scan_u64          = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_tlb         = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_vmstat      = src/procfs.c src/err.c
@@ -139,9 +154,9 @@ FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
 FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
-FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optval.c src/suggest.c \
+FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/options.c src/optset.c src/optval.c src/suggest.c \
 				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
-				     src/err.c
+				     src/bufpool.c src/procfs.c src/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
 
 # A harness whose parser is not in the tree yet is left out, not failed.

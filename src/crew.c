@@ -137,6 +137,13 @@ out_stop:
 	if (st->sched_ok)
 		st->sched_ok = stats_thread_sched(&st->exit_cpu_ns, &st->exit_wait_ns) == 0;
 	STAT_STORE(&st->running, 0);
+	/* An engine holding writes of its own hands them to the target
+	 * first, so verify and any later reader see every write. */
+	if (job_writes(wk->job) && wk->ops->writeback) {
+		ret = wk->ops->writeback(&w->et);
+		if (ret && !st->failed)
+			worker_fail(w, ret, w->tfirst, 0, "write-back at the end of the job");
+	}
 	/* verify=crc32c: after the job's timed part, so its reads count in
 	 * no rate; the sampler has stopped giving the job rows. */
 	worker_verify(w);

@@ -22,6 +22,12 @@
  * middle of a batch (iodepth_batch_submit): the last requests before a
  * wait go to the kernel with the wait.
  *
+ * An engine that lends the worker memory of its own (bufpool's frames:
+ * r->data points into a frame the request pinned) takes it back in
+ * release(), which the worker calls once it has consumed the bytes.
+ * One that keeps writes of its own (bufpool's dirty frames) writes them
+ * to the target in writeback(), after a write job's loop.
+ *
  * Functions return 0 or -errno (positive counts where noted) and never
  * print.
  */
@@ -70,11 +76,15 @@ struct engine_job {
 	void *priv;		/* job_setup's state */
 };
 
+struct pool_counters;
+
 /* What an engine sees of one thread of the job. */
 struct engine_thread {
 	const struct engine_job *ej;
 	struct io_req *reqs;	/* ej->depth slots, buffers set (ENGINE_F_BUFFERS) */
 	void *priv;		/* init's state */
+	struct pool_counters *pool;	/* the thread's own pool counters (stats.h),
+					 * for ENGINE_F_POOL; written by it alone */
 };
 
 /* queue() return values besides -errno. */
@@ -91,12 +101,22 @@ struct engine_thread {
 #define ENGINE_F_ORDERED_FLUSH	(1u << 5)	/* async: a flush queued after requests runs after
 						 * they complete (io_uring: IOSQE_IO_DRAIN); without
 						 * it the worker drains requests in flight first */
+#define ENGINE_F_POOL		(1u << 6)	/* a cache of its own, pool_size bytes (bufpool):
+						 * misses read with O_DIRECT, prewarm fills the
+						 * pool (job_setup), not the page cache; it
+						 * counts into engine_thread.pool */
 
 struct engine_ops {
 	const char *name;
 	const char *help;	/* one line for --cmdhelp=ioengine */
 	unsigned flags;
 	unsigned ops;		/* ENGINE_OP(IO_READ) | ...: what it serves */
+
+	/* Once per job when its targets are open, before anything runs
+	 * (optional): what only the targets can tell (bufpool's pool_page
+	 * against their logical block size). An error here is an invalid
+	 * job: exit 2, nothing run. */
+	int (*prepare)(struct engine_job *ej, struct err *e);
 
 	/* Once per job before threads start / after they end (optional):
 	 * state every thread of the job shares, e.g. mmap's mappings. */
@@ -113,6 +133,17 @@ struct engine_ops {
 	 * completions; put up to @max in @done; return how many, or
 	 * -errno. */
 	int (*reap)(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done);
+	/* After the worker consumed a completed request's bytes (optional):
+	 * what backs r->data may go. Called for every request the engine
+	 * completed without error, by the thread that queued it, before
+	 * its slot is used again. (offload= is refused for such an engine:
+	 * its helpers would queue and the loop consume.) */
+	void (*release)(struct engine_thread *et, struct io_req *r);
+	/* A write job's thread, after its loop and untimed, before verify
+	 * reads back (optional): hand the target what the engine still
+	 * holds of the job's writes (bufpool's dirty frames), so that any
+	 * reader of the target sees them. 0 or -errno. */
+	int (*writeback)(struct engine_thread *et);
 };
 
 /* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,

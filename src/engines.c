@@ -12,6 +12,7 @@ extern const struct engine_ops engine_mmap;
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
 extern const struct engine_ops engine_null;
+extern const struct engine_ops engine_bufpool;
 
 static const struct engine_ops *const engines[] = {
 	&engine_psync,
@@ -19,6 +20,7 @@ static const struct engine_ops *const engines[] = {
 	&engine_io_uring,
 	&engine_libaio,
 	&engine_null,
+	&engine_bufpool,
 	NULL,
 };
 

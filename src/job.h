@@ -26,6 +26,7 @@ enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
 enum verify_mode { VERIFY_NONE, VERIFY_CRC32C };
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
+enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
@@ -111,6 +112,11 @@ struct job {
 	enum sync_mode sync;		/* O_DSYNC / O_SYNC opens */
 	enum verify_mode verify;	/* read every written block back at the end */
 	bool allow_destructive;		/* write a block device that carries data */
+
+	/* ioengine=bufpool (SPEC 3; engine_bufpool.c). */
+	uint64_t pool_size;		/* bytes of frames; 0 = not set (required) */
+	uint64_t pool_page;		/* bytes per page, a power of two */
+	enum pool_io_mode pool_io;	/* how misses are read */
 
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */

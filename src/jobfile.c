@@ -117,6 +117,18 @@ static const char *opt_where(const struct job *j, const int *line, const char *n
 	return buf;
 }
 
+/* Whether option @name (or an entry sharing its field: buffered for
+ * direct) was set in this section or the [global] before it. */
+static bool opt_given(const int *line, const char *name)
+{
+	const struct option_def *o = option_find(name);
+
+	for (size_t i = 0; line && o && i < option_count; i++)
+		if (option_table[i].off == o->off && line[i])
+			return true;
+	return false;
+}
+
 static void warnf(void (*warn)(const char *), const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void warnf(void (*warn)(const char *), const char *fmt, ...)
@@ -220,6 +232,12 @@ static int check_concurrency(const struct job *j, const struct engine_ops *eng,
 				       j->iodepth, (unsigned long long)j->loop * j->iodepth,
 				       LOOP_SLOTS_MAX);
 	}
+	if (j->offload && eng->release)
+		return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
+			       "lends the thread that queued a request its memory until that thread "
+			       "has consumed it, and offload's helpers queue what the loop consumes",
+			       j->offload, opt_where(j, line, "offload", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
 	if (j->offload) {
 		if (!j->loop)
 			return err_set(e, EINVAL, "offload=%u at %s needs loop=N: helpers run the "
@@ -254,6 +272,79 @@ static int check_concurrency(const struct job *j, const struct engine_ops *eng,
 				       opt_where(j, line, "prefetch", w, sizeof(w)),
 				       opt_where(j, line, "rw", w2, sizeof(w2)));
 	}
+	return 0;
+}
+
+/* Each thread of a pool holds at most a page it reads and a frame it
+ * loads another page into; with fewer frames than that for every
+ * thread, threads would wait for each other's frames. */
+#define POOL_PAGES_PER_THREAD 2
+
+/* A power of two at least @n (the pool_page to suggest). */
+static uint64_t pow2_at_least(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* ioengine=bufpool: its pool and what it asks of the requests. */
+static int check_pool(const struct job *j, const struct engine_ops *eng, const int *line,
+		      struct err *e)
+{
+	char w[300], w2[300];
+	uint64_t frames = j->pool_page ? j->pool_size / j->pool_page : 0;
+	uint64_t need = (uint64_t)POOL_PAGES_PER_THREAD * j->numjobs;
+
+	if (!(eng->flags & ENGINE_F_POOL))
+		return 0;
+	if (!j->pool_size)
+		return err_set(e, EINVAL, "ioengine=%s at %s needs pool_size= (the pool's memory, "
+			       "e.g. pool_size=512m)", eng->name,
+			       opt_where(j, line, "ioengine", w, sizeof(w)));
+	if (!j->pool_page || (j->pool_page & (j->pool_page - 1)))
+		return err_set(e, EINVAL, "pool_page=%llu at %s: must be a power of two (512, "
+			       "4k, 8k, 16k, ...)", (unsigned long long)j->pool_page,
+			       opt_where(j, line, "pool_page", w, sizeof(w)));
+	if (frames < need)
+		return err_set(e, EINVAL, "pool_size=%llu at %s holds %llu page%s of "
+			       "pool_page=%llu; numjobs=%u threads need at least %llu (%u each: "
+			       "a page it reads and one it loads), pool_size=%llu",
+			       (unsigned long long)j->pool_size,
+			       opt_where(j, line, "pool_size", w, sizeof(w)),
+			       (unsigned long long)frames, frames == 1 ? "" : "s",
+			       (unsigned long long)j->pool_page,
+			       j->numjobs, (unsigned long long)need, POOL_PAGES_PER_THREAD,
+			       (unsigned long long)(need * j->pool_page));
+	if (j->bs > j->pool_page || j->pool_page % j->bs)
+		return err_set(e, EINVAL, "bs=%llu at %s does not divide pool_page=%llu at %s: "
+			       "bufpool serves a request in place from one frame (as mmap does); "
+			       "use a bs that divides pool_page, or pool_page=%llu",
+			       (unsigned long long)j->bs, opt_where(j, line, "bs", w, sizeof(w)),
+			       (unsigned long long)j->pool_page,
+			       opt_where(j, line, "pool_page", w2, sizeof(w2)),
+			       (unsigned long long)pow2_at_least(j->bs));
+	if (j->offset % j->pool_page)
+		return err_set(e, EINVAL, "offset=%llu at %s is not a multiple of pool_page=%llu "
+			       "at %s: the pool's pages start at multiples of pool_page in the "
+			       "file, and so must the region", (unsigned long long)j->offset,
+			       opt_where(j, line, "offset", w, sizeof(w)),
+			       (unsigned long long)j->pool_page,
+			       opt_where(j, line, "pool_page", w2, sizeof(w2)));
+	if (j->mem_limit)
+		return err_set(e, EINVAL, "mem_limit at %s contradicts ioengine=%s at %s: the "
+			       "pool reads with O_DIRECT and its memory is pool_size; to compare "
+			       "at equal memory, give mmap mem_limit=M and bufpool pool_size=M",
+			       opt_where(j, line, "mem_limit", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->sync != SYNC_NONE && job_writes(j))
+		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: a write goes "
+			       "into the pool, and O_DSYNC would only make its later write-back "
+			       "synchronous; use fsync=1 (or fdatasync=1) for a flush after every write",
+			       opt_where(j, line, "sync", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
 	return 0;
 }
 
@@ -312,6 +403,7 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
 	char w[300];
+	static const char *const pool_opts[] = { "pool_page", "pool_io" };
 
 	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
 		warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
@@ -331,6 +423,17 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 	if (j->filename && j->nrfiles > 1)
 		warnf(warn, "nrfiles=%u at %s has no effect with filename= (the targets are "
 		      "the files named)", j->nrfiles, opt_where(j, line, "nrfiles", w, sizeof(w)));
+	if (!(eng->flags & ENGINE_F_POOL)) {
+		if (j->pool_size)
+			warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is bufpool's "
+			      "memory (mem_limit limits a job's page cache)",
+			      opt_where(j, line, "pool_size", w, sizeof(w)), eng->name);
+		for (size_t i = 0; i < sizeof(pool_opts) / sizeof(pool_opts[0]); i++)
+			if (opt_given(line, pool_opts[i]))
+				warnf(warn, "%s at %s has no effect with ioengine=%s (it is "
+				      "bufpool's)", pool_opts[i],
+				      opt_where(j, line, pool_opts[i], w, sizeof(w)), eng->name);
+	}
 }
 
 static int check_job(const struct job *j, const int *line, void (*warn)(const char *),
@@ -357,6 +460,9 @@ static int check_job(const struct job *j, const int *line, void (*warn)(const ch
 	if (ret)
 		return ret;
 	ret = check_concurrency(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_pool(j, eng, line, e);
 	if (ret)
 		return ret;
 	ret = check_writes(j, eng, line, warn, e);
@@ -537,6 +643,29 @@ static void parser_free(struct parser *p)
 	joblist_free(&p->out);
 }
 
+/*
+ * An engine with a pool of its own (bufpool) reads with O_DIRECT, so the
+ * job is direct=1 whether it says so or not; direct=0 (or buffered=1)
+ * said out loud contradicts it: through the page cache every page would
+ * be held twice, and pool_size would no longer be the job's memory.
+ */
+static int resolve_direct(struct job *j, const int *line, struct err *e)
+{
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	char w[300], w2[300];
+
+	if (!eng || !(eng->flags & ENGINE_F_POOL) || j->direct)
+		return 0;
+	if (opt_given(line, "direct"))
+		return err_set(e, EINVAL, "direct=0 at %s contradicts ioengine=%s at %s: the pool "
+			       "reads its misses with O_DIRECT, so that pool_size is all the memory "
+			       "its pages take; leave direct out (or set it to 1)",
+			       opt_where(j, line, "direct", w, sizeof(w)), eng->name,
+			       opt_where(j, line, "ioengine", w2, sizeof(w2)));
+	j->direct = true;
+	return 0;
+}
+
 /* The current job is complete: check it and keep it. */
 static int finish_job(struct parser *p, struct err *e)
 {
@@ -554,6 +683,8 @@ static int finish_job(struct parser *p, struct err *e)
 		ret = err_set(e, EINVAL, "job '%s' at %s:%d has no options (and no [global] "
 			      "before it)", s->job.name, s->job.src_file, s->job.src_line);
 	else
+		ret = resolve_direct(&s->job, s->line, e);
+	if (!ret)
 		ret = check_job(&s->job, s->line, jobfile_warn, e);
 	j = ret ? NULL : malloc(sizeof(*j));
 	if (!ret && !j)

@@ -249,6 +249,12 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		}
 	}
 
+	if (wk->ops->prepare) {
+		ret = wk->ops->prepare(&wk->ej, e);
+		if (ret)
+			goto fail;
+	}
+
 	jr->cursors = aligned_alloc(CACHELINE, (size_t)jr->ntargets * sizeof(*jr->cursors));
 	c->workers = calloc(c->nworkers, sizeof(*c->workers));
 	regions = calloc(jr->ntargets, sizeof(*regions));
@@ -362,14 +368,15 @@ static int prepare_cache(struct job_run *jr, struct err *e)
 
 /* prewarm: read every target's region once through the page cache, so
  * the job starts warm. Runs in the process the workers will run in, so
- * that under mem_limit the pages are charged to the job's cgroup. */
+ * that under mem_limit the pages are charged to the job's cgroup. An
+ * engine with a pool of its own fills that instead, in its job_setup. */
 #define PREWARM_CHUNK (1u << 20)
 
 static int prewarm(struct job_run *jr, struct err *e)
 {
 	uint8_t *buf;
 
-	if (!jr->job->prewarm || (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET))
+	if (!jr->job->prewarm || (jr->crew.wk.ops->flags & (ENGINE_F_NO_TARGET | ENGINE_F_POOL)))
 		return 0;
 	buf = malloc(PREWARM_CHUNK);
 	if (!buf)

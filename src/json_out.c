@@ -456,6 +456,31 @@ static void put_concurrency(json_t *o, const struct job_result *jr)
 	put(o, "streams", a);
 }
 
+/* ioengine=bufpool (SPEC 3): null for the engines without a pool. */
+static json_t *pool_object(const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	const struct pool_counters *p = &jr->pool;
+	const uint64_t acc = p->hits + p->misses;
+	json_t *o;
+
+	if (!jr->pool_ok)
+		return json_null();
+	o = json_object();
+	put(o, "size", ju64(j->pool_size));
+	put(o, "page", ju64(j->pool_page));
+	put(o, "frames", ju64(j->pool_page ? j->pool_size / j->pool_page : 0));
+	put(o, "io", json_string(j->pool_io == POOL_IO_PSYNC ? "psync" : "io_uring"));
+	put(o, "hits", ju64(p->hits));
+	put(o, "misses", ju64(p->misses));
+	put(o, "hit_ratio", jdbl_ok(acc > 0, acc ? (double)p->hits / (double)acc : 0));
+	put(o, "evictions", ju64(p->evictions));
+	put(o, "pages_read", ju64(p->reads));
+	put(o, "pages_written", ju64(p->writebacks));
+	put(o, "waits", ju64(p->waits));
+	return o;
+}
+
 /* What a write job did beyond fio's write and sync objects: its mix and
  * flush policy as resolved, and the read-back (null when not asked). */
 static void put_writes(json_t *o, const struct job_result *jr)
@@ -535,6 +560,7 @@ static json_t *faultline_job_object(const struct job_result *jr)
 	put(o, "dev_write_ios", ju64_ok(jr->dev_ok, jr->dev_write_ios));
 	put_writes(o, jr);
 	put(o, "cpu_probe_per_s", jdbl_ok(jr->probe_ok, jr->probe_per_s));
+	put(o, "pool", pool_object(jr));
 	put_concurrency(o, jr);
 	return o;
 }

@@ -187,6 +187,13 @@ static inline void consume(struct worker *w, const struct io_req *r)
 		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
 }
 
+/* The engine's memory behind a consumed request goes back (engine.h). */
+static inline void release(struct worker *w, struct io_req *r)
+{
+	if (w->wk->ops->release)
+		w->wk->ops->release(&w->et, r);
+}
+
 /* Next request of stream @s into @r; false when the stream is done. */
 static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 {
@@ -241,6 +248,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 		if (!loop_complete_ok(w, r))
 			break;
 		consume(w, r);
+		release(w, r);
 		count(w, &L->stats[s], r->len);
 		if (++i == nlive)
 			i = 0;
@@ -274,6 +282,7 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 		if (!loop_complete_ok(w, r))
 			return -1;
 		consume(w, r);
+		release(w, r);
 		count(w, &w->wk->loop->stats[s], r->len);
 		if (w->wk->job->latency)
 			hist_add(&w->st->lat, now_ns() - t);
@@ -339,13 +348,17 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 			unsigned s = r->slot / d;
 
 			inflight--;
-			if (stopping && st->failed)
+			if (stopping && st->failed) {
+				if (r->res == (int64_t)r->len)
+					release(w, r);
 				continue;
+			}
 			if (!loop_complete_ok(w, r)) {
 				stopping = true;
 				continue;
 			}
 			consume(w, r);
+			release(w, r);
 			count(w, &L->stats[s], r->len);
 			if (lat)
 				hist_add(&st->lat, t - r->t_issue);

@@ -30,6 +30,7 @@ _Static_assert(sizeof(enum madv_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum prefetch_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum sync_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum verify_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum pool_io_mode) == sizeof(int), "enum size");
 
 /* ------------------------------------------------------------------ */
 /* custom parsers */
@@ -45,6 +46,7 @@ static const char *const scan_names[] = { "shared", "partitioned", NULL };
 static const char *const dist_names[] = { "random", "zipf:THETA", NULL };
 static const char *const prefetch_names[] = { "none", "willneed:W", "populate:W", "touch:W",
 					      "readahead:W", NULL };
+static const char *const pool_io_names[] = { "io_uring", "psync", NULL };
 
 /* size=N or size=N% (a percentage of each target, as fio). */
 static int parse_size(struct job *j, const struct option_def *o, const char *val,
@@ -444,6 +446,9 @@ static int parse_name(struct job *j, const struct option_def *o, const char *val
 /* Requests carry a 32-bit length and Linux moves at most ~2 GiB per
  * read (MAX_RW_COUNT); 1 GiB keeps every request whole. */
 #define BS_MAX (1ll << 30)
+/* The smallest logical block size there is: a pool page below it
+ * could never be read with O_DIRECT. */
+#define POOL_PAGE_MIN 512
 
 const struct option_def option_table[] = {
 	{ .name = "name", .type = OPT_NAME, .off = OFF(name), .parse = parse_name,
@@ -483,7 +488,7 @@ const struct option_def option_table[] = {
 	  .min = 1, .max = BS_MAX, .help = "request size" },
 	{ .name = "ioengine", .type = OPT_CUSTOM, .off = OFF(ioengine), .def = "psync",
 	  .parse = parse_ioengine, .syntax = "engine (--cmdhelp=ioengine)",
-	  .help = "how bytes arrive: mmap, psync, io_uring, libaio, null (sync and pread mean psync)" },
+	  .help = "how bytes arrive: mmap, psync, io_uring, libaio, null, bufpool (sync and pread mean psync)" },
 	{ .name = "iodepth", .type = OPT_INT, .off = OFF(iodepth), .def = "1", .min = 1,
 	  .max = 4096, .help = "requests in flight per thread (io_uring, libaio)" },
 	{ .name = "iodepth_batch_submit", .aliases = "iodepth_batch", .type = OPT_CUSTOM,
@@ -553,6 +558,14 @@ const struct option_def option_table[] = {
 	  .values = prefetch_names, .parse = parse_prefetch,
 	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
 	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
+	{ .name = "pool_size", .type = OPT_SIZE, .off = OFF(pool_size), .def = "0",
+	  .help = "bufpool: the pool's memory, shared by the job's threads (required with ioengine=bufpool)" },
+	{ .name = "pool_page", .type = OPT_SIZE, .off = OFF(pool_page), .def = "4k",
+	  .min = POOL_PAGE_MIN, .max = BS_MAX,
+	  .help = "bufpool: bytes per page, a power of two and a multiple of the logical block size; bs must divide it" },
+	{ .name = "pool_io", .type = OPT_ENUM, .off = OFF(pool_io), .def = "io_uring",
+	  .values = pool_io_names,
+	  .help = "bufpool: how a miss is read with O_DIRECT: a ring per thread (io_uring) or pread(2) (psync)" },
 	{ .name = "rwmixread", .type = OPT_INT, .off = OFF(rwmixread), .def = "50", .max = 100,
 	  .help = "rw=rw, randrw: percentage of requests that read, the rest write" },
 	{ .name = "rwmixwrite", .type = OPT_CUSTOM, .parse = parse_rwmixwrite, .syntax = "int",

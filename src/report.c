@@ -301,6 +301,26 @@ static void print_concurrency(FILE *f, const struct job_result *jr)
 	}
 }
 
+/* ioengine=bufpool: the pool and how it served the job. */
+static void print_pool(FILE *f, const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	const struct pool_counters *p = &jr->pool;
+	const uint64_t acc = p->hits + p->misses;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (!jr->pool_ok)
+		return;
+	fprintf(f, "    pool: %s of %s pages (%" PRIu64 " frames): hits=%" PRIu64,
+		fmt_bytes(b1, (double)j->pool_size, 1024), fmt_bytes(b2, (double)j->pool_page, 1024),
+		j->pool_page ? j->pool_size / j->pool_page : 0, p->hits);
+	if (acc)
+		fprintf(f, " (%.2f%%)", (double)p->hits * 100.0 / (double)acc);
+	fprintf(f, ", misses=%" PRIu64 ", evictions=%" PRIu64 ", pages read=%" PRIu64
+		", written back=%" PRIu64 ", waited for another thread's read=%" PRIu64 "\n",
+		p->misses, p->evictions, p->reads, p->writebacks, p->waits);
+}
+
 /* A write job's mix and flush policy, inside its header's parentheses. */
 static void print_policy(FILE *f, const struct job *j)
 {
@@ -391,6 +411,7 @@ static void print_job(FILE *f, const struct job_result *jr)
 	else
 		fprintf(f, "    faults: %s\n", UNREADABLE);
 	print_concurrency(f, jr);
+	print_pool(f, jr);
 	print_devices(f, jr);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));

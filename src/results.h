@@ -15,6 +15,7 @@
 
 #include "histogram.h"
 #include "job.h"
+#include "stats.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -116,6 +117,11 @@ struct job_result {
 	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
 	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+
+	/* ioengine=bufpool (SPEC 3): the pool's counters over the measured
+	 * part, summed over the workers. pool_ok: the engine has a pool. */
+	bool pool_ok;
+	struct pool_counters pool;
 };
 
 struct sys_result {

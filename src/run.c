@@ -102,6 +102,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 			.nworkers = jr->crew.nworkers,
 			.targets = files ? jr->targets : NULL,
 			.ntargets = files ? jr->ntargets : 0,
+			.pool = (jr->crew.wk.ops->flags & ENGINE_F_POOL) != 0,
 		};
 	}
 	{
@@ -139,6 +140,12 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->ops = STAT_LOAD(&s->ops);
 		b->bytes = STAT_LOAD(&s->bytes);
 		b->probe_units = STAT_LOAD(&s->probe_units);
+		b->pool.hits = STAT_LOAD(&s->pool.hits);
+		b->pool.misses = STAT_LOAD(&s->pool.misses);
+		b->pool.waits = STAT_LOAD(&s->pool.waits);
+		b->pool.evictions = STAT_LOAD(&s->pool.evictions);
+		b->pool.reads = STAT_LOAD(&s->pool.reads);
+		b->pool.writebacks = STAT_LOAD(&s->pool.writebacks);
 		hist_snapshot(&b->lat, &s->lat);
 		if (job_writes(jr->job)) {
 			b->wops = STAT_LOAD(&s->wops);
@@ -291,6 +298,7 @@ static void collect_job(struct run *r, unsigned j)
 	res->nthreads = c->nworkers;
 	res->batch = c->wk.batch;
 	res->lat_ok = job->latency;
+	res->pool_ok = (c->wk.ops->flags & ENGINE_F_POOL) != 0;
 	hist_init(&res->lat);
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];
@@ -298,6 +306,12 @@ static void collect_job(struct run *r, unsigned j)
 
 		res->ops += s->ops - b->ops;
 		res->bytes += s->bytes - b->bytes;
+		res->pool.hits += s->pool.hits - b->pool.hits;
+		res->pool.misses += s->pool.misses - b->pool.misses;
+		res->pool.waits += s->pool.waits - b->pool.waits;
+		res->pool.evictions += s->pool.evictions - b->pool.evictions;
+		res->pool.reads += s->pool.reads - b->pool.reads;
+		res->pool.writebacks += s->pool.writebacks - b->pool.writebacks;
 		hist_diff(&tmp, &s->lat, &b->lat);
 		hist_merge(&res->lat, &tmp);
 		if (s->end_ns > end)

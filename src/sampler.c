@@ -37,7 +37,7 @@ const char sampler_csv_header[] =
 	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
 	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
 	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
-	"dev_write_mib_s,dev_write_iops";
+	"dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s";
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -308,6 +308,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		hist_init(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
+		ts->prev_hits = ts->prev_misses = ts->prev_evictions = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
 			hist_init(&ts->prev_w[1]);

@@ -21,6 +21,8 @@ struct sampler_job {
 	unsigned nworkers;
 	const struct target *targets;		/* whose devices it samples; */
 	unsigned ntargets;			/* 0 for an engine without targets */
+	bool pool;				/* the engine has a pool (bufpool): its
+						 * counters fill the pool_* columns */
 };
 
 struct sampler_config {

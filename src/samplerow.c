@@ -1,6 +1,6 @@
 /*
  * samplerow.c - one CSV row per job per interval (SPEC 7, then SPEC 10's
- * write columns): the job's counters and latency histograms since its
+ * write columns, then bufpool's pool columns): the job's counters and latency histograms since its
  * previous row, its threads' faults, its devices, and the system-wide
  * deltas over the same span. A cell whose source could not be read is
  * empty, never 0.
@@ -142,6 +142,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
 	uint64_t wops = 0, wbytes = 0, syncs = 0;
+	uint64_t hits = 0, misses = 0, evictions = 0;
 	bool faults_ok = true, ramp;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
@@ -163,6 +164,17 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		ts->prev_ops = o;
 		ts->prev_bytes = b;
 		ts->prev_probe = u;
+		if (sj->pool) {
+			uint64_t h = STAT_LOAD(&st->pool.hits), m = STAT_LOAD(&st->pool.misses);
+			uint64_t ev = STAT_LOAD(&st->pool.evictions);
+
+			hits += h - ts->prev_hits;
+			misses += m - ts->prev_misses;
+			evictions += ev - ts->prev_evictions;
+			ts->prev_hits = h;
+			ts->prev_misses = m;
+			ts->prev_evictions = ev;
+		}
 		if (job->latency && i < sj->nworkers) {
 			hist_snapshot(&s->scratch, &st->lat);
 			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
@@ -303,6 +315,11 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		cell_f(&p, end, ok, (double)wb / MIB / dt, 3);
 		cell_f(&p, end, ok, (double)wi / dt, 1);
 	}
+	/* A pool's hit ratio of the interval; empty for other engines, and
+	 * when the interval saw no access at all. */
+	cell_f(&p, end, sj->pool && hits + misses,
+	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
+	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;

@@ -30,6 +30,22 @@ struct worker_error {
 	char what[160];			/* "SIGBUS", "pread", "io_uring read", ... */
 };
 
+/*
+ * A buffer pool's counters (ioengine=bufpool, bufpool.h), per worker
+ * thread, written only by that thread; the sampler reads them like the
+ * rest. hits + misses is the pages the thread accessed: a hit found the
+ * page in the pool (waits counts the hits that first waited for another
+ * thread to finish loading it), a miss is a page this thread brought in.
+ */
+struct pool_counters {
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t waits;			/* hits that waited for another thread's load */
+	uint64_t evictions;		/* frames taken from another page */
+	uint64_t reads;			/* pages read from the device (misses that read) */
+	uint64_t writebacks;		/* dirty pages written to the device */
+};
+
 /* What a write job's end-of-job read-back found (verify=crc32c, verify.c). */
 struct verify_tally {
 	uint64_t blocks;		/* blocks read back and checked */
@@ -52,6 +68,9 @@ struct thread_stats {
 	uint64_t wbytes;
 	uint64_t syncs;			/* flushes completed (fsync, msync, ...) */
 	uint64_t pad_hot[2];
+
+	/* ioengine=bufpool: on the hot path too, on a line of its own. */
+	struct pool_counters pool __attribute__((aligned(CACHELINE)));
 
 	/* Written once or rarely. */
 	pid_t tid __attribute__((aligned(CACHELINE)));

@@ -1,0 +1,657 @@
+/*
+ * test_bufpool.c - the buffer pool (bufpool.c) on a fake device: hits,
+ * misses and the clock's second chance on one thread; keys that share a
+ * home bucket spill, and survive the deletion of their neighbours; a
+ * page being loaded is waited for, not read twice; a full pool of pinned
+ * frames is waited out; read and write-back failures leave the table
+ * whole; and a stress run of several threads on a tiny pool, where every
+ * page read carries its key and every write is counted, so a torn or
+ * lost update shows (run under TSan by make check-tsan).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bufpool.h"
+
+#define PAGE 4096
+#define DISK_PAGES 512
+
+/*
+ * The fake device: page k holds its key in its first 8 bytes and a
+ * generation (how often it was written back with an increment) in the
+ * next 8. Reads fill the rest with a byte of the key so a frame holding
+ * another page's tail shows too.
+ */
+struct fakedev {
+	uint64_t gen[DISK_PAGES];
+	uint64_t reads, writes;		/* atomics: several threads */
+	uint32_t fail_read_key, fail_write_key;	/* BUFPOOL_NONE: none */
+	/* A gate for the loader test: the read announces itself and waits. */
+	int gated, loading, open_gate;
+};
+
+static void stamp(uint8_t *frame, uint64_t key, uint64_t gen)
+{
+	memset(frame + 16, (int)(key & 0xff), PAGE - 16);
+	memcpy(frame, &key, 8);
+	memcpy(frame + 8, &gen, 8);
+}
+
+static int fake_read(void *arg, uint32_t key, uint8_t *frame)
+{
+	struct fakedev *d = arg;
+	uint64_t page = key;
+
+	if (key == d->fail_read_key)
+		return -EIO;
+	if (__atomic_load_n(&d->gated, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&d->loading, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&d->open_gate, __ATOMIC_ACQUIRE))
+			usleep(1000);
+	}
+	__atomic_add_fetch(&d->reads, 1, __ATOMIC_RELAXED);
+	stamp(frame, key, page < DISK_PAGES ? __atomic_load_n(&d->gen[page], __ATOMIC_RELAXED) : 0);
+	return 0;
+}
+
+static int fake_write(void *arg, uint32_t key, const uint8_t *frame)
+{
+	struct fakedev *d = arg;
+	uint64_t page = key, k, g;
+
+	if (key == d->fail_write_key)
+		return -EIO;
+	memcpy(&k, frame, 8);
+	memcpy(&g, frame + 8, 8);
+	/* A frame written back for the wrong page is a pool bug. */
+	if (k != key || page >= DISK_PAGES)
+		return -EUCLEAN;
+	__atomic_store_n(&d->gen[page], g, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&d->writes, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static struct fakedev *dev_new(void)
+{
+	struct fakedev *d = calloc(1, sizeof(*d));
+
+	assert_non_null(d);
+	d->fail_read_key = d->fail_write_key = BUFPOOL_NONE;
+	return d;
+}
+
+static struct bufpool_io io_of(struct fakedev *d)
+{
+	return (struct bufpool_io){ .read = fake_read, .write = fake_write, .arg = d };
+}
+
+static struct bufpool *pool_new(uint32_t frames)
+{
+	struct bufpool *bp = NULL;
+	struct err e = { 0 };
+
+	assert_int_equal(bufpool_create(&bp, (uint64_t)frames * PAGE, PAGE, &e), 0);
+	assert_int_equal(bp->nframes, frames);
+	return bp;
+}
+
+static void pool_ok(struct bufpool *bp)
+{
+	struct err e = { 0 };
+	int ret = bufpool_check(bp, &e);
+
+	if (ret)
+		fail_msg("pool inconsistent: %s", e.msg);
+}
+
+static uint64_t key_in(const uint8_t *data)
+{
+	uint64_t k;
+
+	memcpy(&k, data, 8);
+	return k;
+}
+
+/* get, check the frame holds @key, unpin. */
+static void touch(struct bufpool *bp, struct bufpool_io *io, struct pool_counters *c,
+		  uint32_t key)
+{
+	uint32_t ref = BUFPOOL_NONE;
+	uint8_t *data = NULL;
+
+	assert_int_equal(bufpool_get(bp, key, BUFPOOL_SHARED, io, c, &ref, &data), 0);
+	assert_true(data >= bp->frames && data < bp->frames + (size_t)bp->nframes * PAGE);
+	assert_true(key_in(data) == key);
+	bufpool_unpin(bp, ref);
+}
+
+/* ---- one thread ---------------------------------------------------------- */
+
+static void test_hit_and_miss(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+
+	(void)state;
+	touch(bp, &io, &c, 1);
+	assert_int_equal(c.misses, 1);
+	assert_int_equal(c.reads, 1);
+	assert_int_equal(c.hits, 0);
+	touch(bp, &io, &c, 1);
+	touch(bp, &io, &c, 1);
+	assert_int_equal(c.hits, 2);
+	assert_int_equal(c.misses, 1);
+	assert_int_equal(d->reads, 1);
+	touch(bp, &io, &c, 2);
+	assert_int_equal(c.misses, 2);
+	assert_int_equal(bufpool_used(bp), 2);
+	assert_int_equal(c.evictions, 0);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/*
+ * Four frames hold pages 0-3, all referenced by their load. Page 4: the
+ * hand passes every frame once (clearing REF) and takes frame 0. Now
+ * page 1 is used again; page 5 must skip it (second chance) and take
+ * page 2's frame.
+ */
+static void test_clock_second_chance(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+
+	(void)state;
+	for (uint32_t p = 0; p < 4; p++)
+		touch(bp, &io, &c, p);
+	assert_int_equal(c.evictions, 0);
+	touch(bp, &io, &c, 4);
+	assert_int_equal(c.evictions, 1);
+	assert_int_equal(bufpool_lookup(bp, 0), BUFPOOL_NONE);
+	touch(bp, &io, &c, 1);
+	assert_int_equal(c.hits, 1);
+	touch(bp, &io, &c, 5);
+	assert_int_equal(c.evictions, 2);
+	assert_int_not_equal(bufpool_lookup(bp, 1), BUFPOOL_NONE);
+	assert_int_equal(bufpool_lookup(bp, 2), BUFPOOL_NONE);
+	assert_int_not_equal(bufpool_lookup(bp, 3), BUFPOOL_NONE);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* A pinned frame is never the victim. */
+static void test_pinned_stays(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(2);
+	struct pool_counters c = { 0 };
+	uint32_t held;
+	uint8_t *data;
+
+	(void)state;
+	assert_int_equal(bufpool_get(bp, 100, BUFPOOL_SHARED, &io, &c, &held, &data), 0);
+	for (uint32_t p = 0; p < 50; p++) {
+		touch(bp, &io, &c, p);
+		assert_int_not_equal(bufpool_lookup(bp, 100), BUFPOOL_NONE);
+	}
+	assert_true(key_in(data) == 100);
+	bufpool_unpin(bp, held);
+	assert_int_equal(c.evictions, 49);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* Keys whose hash picks the same home bucket. */
+static unsigned colliding_keys(const struct bufpool *bp, uint32_t home, uint32_t *out,
+			       unsigned n, uint32_t from)
+{
+	unsigned got = 0;
+
+	for (uint32_t k = from; got < n; k++)
+		if (bufpool_home_of(bp, k) == home)
+			out[got++] = k;
+	return got;
+}
+
+/*
+ * 20 keys with one home bucket (5 entries a bucket): 15 spill into the
+ * next buckets. Evicting the first 10 leaves holes in the home bucket;
+ * the spilled ones must still be found (a lookup does not stop at an
+ * empty slot), without a read.
+ */
+static void test_collisions_and_delete(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(64);
+	struct pool_counters c = { 0 };
+	uint32_t col[20], other[64], fresh[10];
+	unsigned nother = 0;
+
+	(void)state;
+	assert_int_equal(colliding_keys(bp, 5, col, 20, 1000), 20);
+	for (uint32_t k = 1000000; nother < 44; k++)
+		if (bufpool_home_of(bp, k) != 5)
+			other[nother++] = k;
+	for (unsigned i = 0; i < 20; i++)
+		touch(bp, &io, &c, col[i]);
+	for (unsigned i = 0; i < 44; i++)
+		touch(bp, &io, &c, other[i]);
+	pool_ok(bp);
+	for (unsigned i = 0; i < 20; i++)
+		assert_int_not_equal(bufpool_lookup(bp, col[i]), BUFPOOL_NONE);
+	assert_int_equal(c.evictions, 0);
+
+	/* One turn clears every REF, then frames 0-9 (col[0..9]) go. */
+	for (unsigned i = 0; i < 10; i++)
+		fresh[i] = 5000000 + i;
+	for (unsigned i = 0; i < 10; i++)
+		touch(bp, &io, &c, fresh[i]);
+	assert_int_equal(c.evictions, 10);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(bufpool_lookup(bp, col[i]), BUFPOOL_NONE);
+	pool_ok(bp);
+	{
+		uint64_t reads = d->reads;
+
+		for (unsigned i = 10; i < 20; i++)
+			touch(bp, &io, &c, col[i]);
+		assert_int_equal(d->reads, reads);
+	}
+	/* Everything else goes too; the spill counts come back to 0. */
+	for (unsigned i = 0; i < 200; i++)
+		touch(bp, &io, &c, 9000000 + i);
+	for (unsigned i = 0; i < 20; i++)
+		assert_int_equal(bufpool_lookup(bp, col[i]), BUFPOOL_NONE);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+static void test_read_error(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+	uint32_t ref;
+	uint8_t *data;
+
+	(void)state;
+	d->fail_read_key = 7;
+	assert_int_equal(bufpool_get(bp, 7, BUFPOOL_SHARED, &io, &c, &ref, &data), -EIO);
+	assert_int_equal(bufpool_lookup(bp, 7), BUFPOOL_NONE);
+	assert_int_equal(bufpool_used(bp), 0);
+	assert_int_equal(c.misses, 0);
+	pool_ok(bp);
+	d->fail_read_key = BUFPOOL_NONE;
+	touch(bp, &io, &c, 7);
+	assert_int_equal(c.misses, 1);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* Writes: exclusive latch, dirty, written back by flush and on eviction;
+ * a failed write-back keeps the page and its changes. */
+static void bump(struct bufpool *bp, struct bufpool_io *io, struct pool_counters *c,
+		 uint32_t key)
+{
+	uint32_t ref;
+	uint8_t *data;
+	uint64_t g;
+
+	assert_int_equal(bufpool_get(bp, key, BUFPOOL_EXCL, io, c, &ref, &data), 0);
+	assert_true(key_in(data) == key);
+	memcpy(&g, data + 8, 8);
+	g++;
+	memcpy(data + 8, &g, 8);
+	bufpool_unlock(bp, ref, true);
+}
+
+static void test_writes_flush_and_evict(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+	uint32_t ref;
+	uint8_t *data;
+
+	(void)state;
+	bump(bp, &io, &c, 1);
+	bump(bp, &io, &c, 1);
+	bump(bp, &io, &c, 2);
+	assert_int_equal(d->writes, 0);
+	assert_int_equal(bufpool_flush(bp, &io, &c), 2);
+	assert_int_equal(d->gen[1], 2);
+	assert_int_equal(d->gen[2], 1);
+	assert_int_equal(bufpool_flush(bp, &io, &c), 0);
+	assert_int_equal(c.writebacks, 2);
+
+	/* A flush of a key range writes that range only. */
+	bump(bp, &io, &c, 1);
+	bump(bp, &io, &c, 2);
+	assert_int_equal(bufpool_flush_keys(bp, 2, 3, &io, &c), 1);
+	assert_int_equal(d->gen[1], 2);
+	assert_int_equal(d->gen[2], 2);
+	assert_int_equal(bufpool_flush_keys(bp, 0, 2, &io, &c), 1);
+	assert_int_equal(d->gen[1], 3);
+	assert_int_equal(bufpool_flush(bp, &io, &c), 0);
+	assert_int_equal(c.writebacks, 4);
+
+	/* Dirty again; eviction writes it back before reusing the frame. */
+	bump(bp, &io, &c, 3);
+	for (uint32_t p = 10; p < 20; p++)
+		touch(bp, &io, &c, p);
+	assert_int_equal(bufpool_lookup(bp, 3), BUFPOOL_NONE);
+	assert_int_equal(d->gen[3], 1);
+	assert_int_equal(c.writebacks, 5);
+
+	/* A whole-page overwrite of a missing page reads nothing. */
+	{
+		uint64_t reads = d->reads;
+
+		assert_int_equal(bufpool_get(bp, 30, BUFPOOL_EXCL_NOREAD, &io, &c, &ref, &data), 0);
+		assert_int_equal(d->reads, reads);
+		stamp(data, 30, 41);
+		bufpool_unlock(bp, ref, true);
+		assert_int_equal(bufpool_flush(bp, &io, &c), 1);
+		assert_int_equal(d->gen[30], 41);
+	}
+
+	/* Failing write-back on eviction: the get fails, the page stays. */
+	bump(bp, &io, &c, 4);
+	d->fail_write_key = 4;
+	{
+		int failed = 0;
+
+		for (uint32_t p = 100; p < 110; p++) {
+			int ret = bufpool_get(bp, p, BUFPOOL_SHARED, &io, &c, &ref, &data);
+
+			if (ret == -EIO) {
+				failed++;
+				continue;
+			}
+			assert_int_equal(ret, 0);
+			bufpool_unpin(bp, ref);
+		}
+		assert_true(failed >= 1);
+	}
+	assert_int_not_equal(bufpool_lookup(bp, 4), BUFPOOL_NONE);
+	pool_ok(bp);
+	assert_int_equal(bufpool_flush(bp, &io, &c), -EIO);
+	d->fail_write_key = BUFPOOL_NONE;
+	assert_int_equal(bufpool_flush(bp, &io, &c), 1);
+	assert_int_equal(d->gen[4], 1);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+static void test_bad_create(void **state)
+{
+	struct bufpool *bp = NULL;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(bufpool_create(&bp, 1 << 20, 3000, &e), -EINVAL);
+	assert_int_equal(bufpool_create(&bp, 2048, 4096, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "frames"));
+	assert_null(bp);
+}
+
+/* The page table and headers stay near 1 % of the frames (SPEC 12:
+ * pool_size plus under 2 %). */
+static void test_overhead(void **state)
+{
+	struct bufpool *bp = pool_new(32768);
+
+	(void)state;
+	assert_true(bufpool_overhead(bp) * 50 < (size_t)bp->nframes * PAGE);
+	bufpool_destroy(bp);
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+struct getter {
+	struct bufpool *bp;
+	struct bufpool_io io;
+	struct pool_counters c;
+	uint32_t key;
+	int done;
+};
+
+static void *get_one(void *arg)
+{
+	struct getter *g = arg;
+	uint32_t ref;
+	uint8_t *data;
+
+	assert_int_equal(bufpool_get(g->bp, g->key, BUFPOOL_SHARED, &g->io, &g->c, &ref, &data), 0);
+	assert_true(key_in(data) == g->key);
+	bufpool_unpin(g->bp, ref);
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Thread A is loading page 7 (its read is held at a gate); B asks for
+ * page 7 too and must wait for A's load, not read it again. */
+static void test_waits_for_loader(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool *bp = pool_new(8);
+	struct getter a = { .bp = bp, .io = io_of(d), .key = 7 };
+	struct getter b = { .bp = bp, .io = io_of(d), .key = 7 };
+	pthread_t ta, tb;
+
+	(void)state;
+	d->gated = 1;
+	assert_int_equal(pthread_create(&ta, NULL, get_one, &a), 0);
+	while (!__atomic_load_n(&d->loading, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	assert_int_equal(pthread_create(&tb, NULL, get_one, &b), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE), 0);
+	__atomic_store_n(&d->open_gate, 1, __ATOMIC_RELEASE);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	assert_int_equal(d->reads, 1);
+	assert_int_equal(a.c.misses, 1);
+	assert_int_equal(b.c.misses, 0);
+	assert_int_equal(b.c.hits, 1);
+	assert_int_equal(b.c.waits, 1);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* Every frame pinned: a miss waits until one is let go. */
+static void test_full_of_pins_waits(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool *bp = pool_new(2);
+	struct bufpool_io io = io_of(d);
+	struct pool_counters c = { 0 };
+	struct getter g = { .bp = bp, .io = io_of(d), .key = 3 };
+	uint32_t f0, f1;
+	uint8_t *data;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(bufpool_get(bp, 1, BUFPOOL_SHARED, &io, &c, &f0, &data), 0);
+	assert_int_equal(bufpool_get(bp, 2, BUFPOOL_SHARED, &io, &c, &f1, &data), 0);
+	assert_int_equal(pthread_create(&t, NULL, get_one, &g), 0);
+	sleep_ms(30);
+	assert_int_equal(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), 0);
+	bufpool_unpin(bp, f1);
+	pthread_join(t, NULL);
+	assert_int_equal(g.c.misses, 1);
+	assert_int_not_equal(bufpool_lookup(bp, 1), BUFPOOL_NONE);
+	bufpool_unpin(bp, f0);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/*
+ * The stress run: THREADS threads, a pool of 16 frames over 256 pages.
+ * Each step picks a page: mostly a read (the frame must hold that page),
+ * sometimes an increment of the page's generation under the exclusive
+ * latch, sometimes a flush. At the end, after a flush, the device's
+ * generation of every page equals the increments made to it: none lost
+ * to a race between writers, eviction and flushes.
+ */
+#define THREADS 4
+#define STRESS_FRAMES 16
+#define STRESS_PAGES 256
+#define STRESS_STEPS 40000
+
+struct stresser {
+	struct bufpool *bp;
+	struct bufpool_io io;
+	struct pool_counters c;
+	uint64_t *bumps;		/* per page, shared: atomic adds */
+	uint64_t seed;
+	int bad;
+};
+
+static uint64_t next_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void *stress(void *arg)
+{
+	struct stresser *s = arg;
+
+	for (int i = 0; i < STRESS_STEPS && !s->bad; i++) {
+		uint64_t r = next_rand(&s->seed);
+		uint32_t key = (uint32_t)((r >> 8) % STRESS_PAGES);
+		unsigned what = (unsigned)(r & 0xff);
+		uint32_t ref;
+		uint8_t *data;
+		uint64_t k, g;
+
+		if (what < 2) {
+			if (bufpool_flush(s->bp, &s->io, &s->c) < 0)
+				s->bad = 1;
+			continue;
+		}
+		if (what < 40) {
+			if (bufpool_get(s->bp, key, BUFPOOL_EXCL, &s->io, &s->c, &ref, &data)) {
+				s->bad = 2;
+				break;
+			}
+			memcpy(&k, data, 8);
+			memcpy(&g, data + 8, 8);
+			g++;
+			memcpy(data + 8, &g, 8);
+			bufpool_unlock(s->bp, ref, true);
+			__atomic_add_fetch(&s->bumps[key], 1, __ATOMIC_RELAXED);
+			if (k != key)
+				s->bad = 3;
+			continue;
+		}
+		if (bufpool_get(s->bp, key, BUFPOOL_SHARED, &s->io, &s->c, &ref, &data)) {
+			s->bad = 4;
+			break;
+		}
+		memcpy(&k, data, 8);
+		if (k != key || data[PAGE - 1] != (uint8_t)(key & 0xff))
+			s->bad = 5;
+		bufpool_unpin(s->bp, ref);
+	}
+	return NULL;
+}
+
+static void test_stress(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool *bp = pool_new(STRESS_FRAMES);
+	struct stresser s[THREADS];
+	uint64_t *bumps = calloc(STRESS_PAGES, sizeof(*bumps));
+	struct pool_counters all = { 0 }, c = { 0 };
+	struct bufpool_io io = io_of(d);
+	pthread_t t[THREADS];
+
+	(void)state;
+	assert_non_null(bumps);
+	for (int i = 0; i < THREADS; i++) {
+		s[i] = (struct stresser){ .bp = bp, .io = io_of(d), .bumps = bumps,
+					  .seed = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) };
+		assert_int_equal(pthread_create(&t[i], NULL, stress, &s[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(s[i].bad, 0);
+		all.hits += s[i].c.hits;
+		all.misses += s[i].c.misses;
+		all.reads += s[i].c.reads;
+		all.evictions += s[i].c.evictions;
+	}
+	assert_true(bufpool_flush(bp, &io, &c) >= 0);
+	pool_ok(bp);
+	for (unsigned p = 0; p < STRESS_PAGES; p++)
+		if (d->gen[p] != bumps[p])
+			fail_msg("page %u: %llu increments, %llu on the device", p,
+				 (unsigned long long)bumps[p], (unsigned long long)d->gen[p]);
+	/* Every miss read its page once; each miss added a page to the
+	 * pool and each eviction took one out. */
+	assert_int_equal(all.misses, all.reads);
+	assert_int_equal(all.reads, d->reads);
+	assert_int_equal(all.misses - all.evictions, bufpool_used(bp));
+	assert_true(all.hits > 0);
+	bufpool_destroy(bp);
+	free(bumps);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hit_and_miss),
+		cmocka_unit_test(test_clock_second_chance),
+		cmocka_unit_test(test_pinned_stays),
+		cmocka_unit_test(test_collisions_and_delete),
+		cmocka_unit_test(test_read_error),
+		cmocka_unit_test(test_writes_flush_and_evict),
+		cmocka_unit_test(test_bad_create),
+		cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_waits_for_loader),
+		cmocka_unit_test(test_full_of_pins_waits),
+		cmocka_unit_test(test_stress),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
