@@ -54,12 +54,14 @@ def figures(doc, rows, plt):
                 lo.append(e["median"] - e["lo"])
                 hi.append(e["hi"] - e["median"])
             ax.bar(range(len(names)), med, yerr=[lo, hi], capsize=3,
-                   color=["tab:green" if n == w["winner"] else "tab:gray" for n in names])
+                   color=["tab:green" if n == w["winner"] and not w["tie"] else "tab:gray" for n in names])
             ax.set_xticks(range(len(names)))
             ax.set_xticklabels(names, rotation=45, ha="right", fontsize=7)
-            ax.set_title(w["key"], fontsize=9)
+            ax.set_title(w["key"] + (" (tie)" if w["tie"] else ""), fontsize=9)
             ax.set_ylabel(w["unit"], fontsize=8)
-        fig.suptitle("median per engine, bars: range over rounds; green: the winner", fontsize=9)
+        fig.suptitle("median per engine, bars: range over rounds; green: the winner (none on a tie)",
+                     fontsize=9)
+        fig.tight_layout()
         out.append(("fig-throughput", "Throughput per workload and engine", fig_png(fig)))
         plt.close(fig)
     # 2: per-second throughput of every run of round 1, one panel per workload.

@@ -425,7 +425,11 @@ static const char *plot_dir(char *buf, size_t len)
 		exe[n] = '\0';
 		if ((s = strrchr(exe, '/')))
 			*s = '\0';
+		/* ./faultline beside plot/, or a sanitizer build one level down. */
 		snprintf(buf, len, "%s/plot", exe);
+		if (!access(buf, X_OK))
+			return buf;
+		snprintf(buf, len, "%s/../plot", exe);
 		if (!access(buf, X_OK))
 			return buf;
 	}
