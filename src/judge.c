@@ -355,9 +355,41 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
 }
 
 /* What the kernel did while an mmap job ran. */
-static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
-			  const struct judge_host *h)
+/* A system-wide figure on a shared host includes everyone's: the same
+ * figure in a run of the workload that maps nothing (io_uring O_DIRECT,
+ * or the buffer pool for the write mix) is the host's background. */
+static void background(const struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+		       struct ev (*get)(json_t *), char *buf, size_t len)
 {
+	enum judge_engine base = r->w == JW_WRITE ? JE_BUFPOOL : JE_URING_DIRECT;
+	json_t *doc;
+	struct ev b;
+	char n[32];
+
+	buf[0] = '\0';
+	if (!judge_engine_in(r->w, base) || !r->e[base].ok)
+		return;
+	doc = typical_doc(cells, ncells, r->w, base, &r->e[base]);
+	if (!doc)
+		return;
+	b = get(doc);
+	if (!b.ok || strcmp(b.key, "system"))
+		return;
+	fmt_num(n, sizeof(n), b.v);
+	snprintf(buf, len, "; %s, which maps nothing, saw %s/s", judge_engine_name(base), n);
+}
+
+static struct ev ev_direct_any(json_t *doc)
+{
+	bool pages;
+
+	return ev_direct(doc, &pages);
+}
+
+static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
+			  const struct judge_host *h, const struct judge_cell *cells, unsigned ncells)
+{
+	char bg[160];
 	const char *name = judge_engine_name(e);
 	struct ev tlb = ev_tlb(doc), ks = ev_kswapd(doc), amp = ev_read_amp(doc), mf = ev_majflt_per_op(doc);
 	bool pages;
@@ -366,14 +398,22 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 
 	if (tlb.ok && tlb.v >= JUDGE_TLB_PER_S) {
 		fmt_num(a, sizeof(a), tlb.v);
+		if (!strcmp(tlb.key, "system"))
+			background(r, cells, ncells, ev_tlb, bg, sizeof(bg));
+		else
+			bg[0] = '\0';
 		say(r, "tlb_per_s", tlb.v, JUDGE_TLB_PER_S, tlb.key,
-		    "%s: %s TLB shootdowns/s (%s): each page the kernel evicts from a shared "
-		    "mapping interrupts the other CPUs.", name, a, tlb.src);
+		    "%s: %s TLB shootdowns/s (%s%s): each page the kernel evicts from a shared "
+		    "mapping interrupts the other CPUs.", name, a, tlb.src, bg);
 	}
 	if (dr.ok && dr.v >= (pages ? JUDGE_RECLAIM_PER_S : 1.0)) {
 		fmt_num(a, sizeof(a), dr.v);
+		if (pages)
+			background(r, cells, ncells, ev_direct_any, bg, sizeof(bg));
+		else
+			bg[0] = '\0';
 		say(r, "direct_reclaim_per_s", dr.v, pages ? JUDGE_RECLAIM_PER_S : 1.0, dr.key,
-		    "%s: %s %s per second%s.", name, a, dr.src,
+		    "%s: %s %s per second%s%s.", name, a, dr.src, bg,
 		    h->cgroup ? "; under mem_limit that reclaim runs in the faulting threads themselves"
 			      : "");
 	}
@@ -619,7 +659,7 @@ void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsig
 		if (!doc)
 			continue;
 		if (e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC)
-			mmap_evidence(r, e, doc, h);
+			mmap_evidence(r, e, doc, h, cells, ncells);
 		else if (e == JE_BUFPOOL)
 			pool_evidence(r, doc, h);
 	}
