@@ -281,6 +281,20 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The middle per-round ratio, taken in logarithms so that a over b is
+ * exactly the inverse of b over a also with an even count (2x and 0.5x
+ * give 1x, not 1.25x). */
+static double median_ratio(const double *r, unsigned n)
+{
+	double l[JUDGE_MAX_ROUNDS], m;
+
+	for (unsigned i = 0; i < n; i++)
+		l[i] = log(r[i]);
+	qsort(l, n, sizeof(*l), cmp_double);
+	m = n % 2 ? l[n / 2] : (l[n / 2 - 1] + l[n / 2]) / 2;
+	return exp(m);
+}
+
 static double median(const double *v, unsigned n)
 {
 	double s[JUDGE_MAX_ROUNDS];
@@ -341,7 +355,7 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
 	}
 	if (!n)
 		return;
-	ratio = median(ratios, n);
+	ratio = median_ratio(ratios, n);
 	if (n > 1)
 		snprintf(spread, sizeof(spread), " (%.2f-%.2fx over %u rounds)", lo, hi, n);
 	if (ratio >= 1)
@@ -563,7 +577,7 @@ static void winner(struct judge_result *r)
 	r->ratio_lo = n ? lo : r->ratio;
 	r->ratio_hi = n ? hi : r->ratio;
 	if (n)
-		r->ratio = median(ratios, n);
+		r->ratio = median_ratio(ratios, n);
 	r->tie = n >= 2 ? r->ratio_lo < 1 + JUDGE_TIE_ROUNDS : r->ratio < 1 + JUDGE_TIE_SINGLE;
 	fmt_num(vr, sizeof(vr), second);
 	if (n >= 2)

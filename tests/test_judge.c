@@ -119,6 +119,8 @@ static void test_tie(void **state)
 	assert_true(r.tie);
 	assert_true(r.ratio_lo < 1);
 	assert_non_null(strstr(r.headline, "tie"));
+	/* Crosswise rounds: ratios r and 1/r, whose middle is exactly 1. */
+	assert_true(fabs(r.ratio - 1) < 1e-9);
 	/* Two engines of the matrix were not given: said, not made up. */
 	assert_non_null(find(&r, "no_result", "mmap (madvise=normal)"));
 	assert_false(r.e[JE_MMAP_NORMAL].ok);
@@ -195,6 +197,32 @@ static void test_source_unavailable(void **state)
 	json_decref(m);
 }
 
+/* A system-wide TLB figure is set beside the one of the run that maps
+ * nothing (io_uring O_DIRECT) in the same workload. */
+static void test_background(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *u = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_URING_DIRECT, 0, u } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	assert_non_null(s);	/* the recorded run: 473 shootdowns in 2.0 s */
+	assert_string_equal(s->source, "system");
+	assert_non_null(strstr(s->text, "io_uring O_DIRECT (no cache), which maps nothing, saw"));
+	/* Without the baseline's figure, no comparison is made up. */
+	json_object_set_new(json_object_get(json_object_get(u, "faultline"), "system"), "tlb_shootdowns",
+			    json_null());
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	assert_non_null(s);
+	assert_null(strstr(s->text, "maps nothing"));
+	json_decref(m);
+	json_decref(u);
+}
+
 /* A job that failed gives no number and says why. */
 static void test_job_error(void **state)
 {
@@ -249,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_tie),
 		cmocka_unit_test(test_single_round_threshold),
 		cmocka_unit_test(test_source_unavailable),
+		cmocka_unit_test(test_background),
 		cmocka_unit_test(test_job_error),
 		cmocka_unit_test(test_read_ahead),
 	};
