@@ -144,10 +144,11 @@ static json_t *workload_object(const struct verdict_data *d, const struct judge_
 	json_object_set_new(o, "headline", json_string(r->headline));
 	for (int e = 0; e < JE_NR; e++) {
 		const struct judge_engine_result *er = &r->e[e];
-		json_t *v = json_array(), *x;
+		json_t *v, *x;
 
 		if (!judge_engine_in(r->w, e))
 			continue;
+		v = json_array();
 		for (unsigned k = 0; k < r->rounds && k < JUDGE_MAX_ROUNDS; k++)
 			json_array_append_new(v, jnum_or_null(er->v[k]));
 		x = json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "name", judge_engine_name(e),
