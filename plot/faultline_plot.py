@@ -19,8 +19,8 @@ import math
 import os
 import sys
 
-# SPEC 7's columns, then SPEC 10's write columns: the header, exactly and
-# in this order.
+# SPEC 7's columns, then SPEC 10's write columns, then bufpool's pool
+# columns (SPEC 3): the header, exactly and in this order.
 READ_COLUMNS = (
     "t_s", "epoch_ms", "dt_s", "job", "engine", "rw", "threads", "ramp",
     "iops", "mib_s", "lat_p50_us", "lat_p99_us", "lat_max_us",
@@ -33,10 +33,11 @@ WRITE_COLUMNS = (
     "w_iops", "w_mib_s", "w_lat_p50_us", "w_lat_p99_us", "flush_per_s",
     "flush_lat_p99_us", "writeback_mib", "dev_write_mib_s", "dev_write_iops",
 )
-COLUMNS = READ_COLUMNS + WRITE_COLUMNS
-# A CSV of a faultline from before the write columns still reads; its
-# write columns are empty (NaN).
-OLDER_HEADERS = (READ_COLUMNS,)
+POOL_COLUMNS = ("pool_hit_pct", "pool_evict_per_s")
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS
+# A CSV of a faultline from before the write columns, or the pool's,
+# still reads; the columns it lacks are empty (NaN).
+OLDER_HEADERS = (READ_COLUMNS, READ_COLUMNS + WRITE_COLUMNS)
 TEXT_COLUMNS = ("job", "engine", "rw")
 
 # Columns the sampler reads once per interval for the whole host and repeats
@@ -77,6 +78,8 @@ SHORT_NAMES = {
     "writeback": ("writeback_mib", "dirty_mib"),
     "dev_write": ("dev_write_mib_s",),
     "dev_write_iops": ("dev_write_iops",),
+    "pool": ("pool_hit_pct",),
+    "evict": ("pool_evict_per_s",),
 }
 
 # The paper's figure, top to bottom.
@@ -114,6 +117,8 @@ AXIS_LABELS = {
     "writeback_mib": "write-back\nMiB",
     "dev_write_mib_s": "device write\nMiB/s",
     "dev_write_iops": "device write\nIOPS",
+    "pool_hit_pct": "pool hits\n%",
+    "pool_evict_per_s": "pool\nevictions/s",
 }
 
 # How a column is named in a legend when it shares its panel with others.

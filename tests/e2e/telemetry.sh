@@ -39,9 +39,9 @@ expect_exit 0 "two concurrent jobs with --csv" "$FAULTLINE" --quiet --csv="$E2E_
 	--output-format=json --output="$E2E_TMP/t.json" "$E2E_TMP/t.job"
 tlb1=$(tlb); sec1=$(sectors)
 
-pycheck "header is exactly SPEC 7's" '
+pycheck "header is exactly SPEC 7's, then the write columns, then the pool's" '
 import sys
-want = "t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,dev_write_mib_s,dev_write_iops"
+want = "t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s"
 got = open(sys.argv[1]).readline().strip()
 assert got == want, got
 ' "$E2E_TMP/t.csv"
@@ -75,12 +75,13 @@ assert grid["mm"] == grid["ps"], grid
 assert abs(starts["mm"] - starts["ps"]) <= 0.0015, starts
 ' "$E2E_TMP/t.csv" "$secs"
 
-pycheck "every column filled except cgroup_mib (no mem_limit), the probe of psync, and write latencies (no writes)" '
+pycheck "every column filled except cgroup_mib (no mem_limit), the probe of psync, write latencies (no writes) and the pool columns (no bufpool)" '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for x in rows:
     for k, v in x.items():
-        if k in ("cgroup_mib", "w_lat_p50_us", "w_lat_p99_us", "flush_lat_p99_us") or \
+        if k in ("cgroup_mib", "w_lat_p50_us", "w_lat_p99_us", "flush_lat_p99_us",
+                 "pool_hit_pct", "pool_evict_per_s") or \
            (k == "cpu_probe_per_s" and x["job"] == "ps"):
             assert v == "", (k, v)
             continue

@@ -9,6 +9,10 @@
 f=$E2E_TMP/data
 mkdata "$f" 16
 
+# An engine's own options: bufpool's pool is an eighth of the region, so
+# dirty pages are evicted (written back) as well as flushed.
+eopt() { [ "$1" = bufpool ] && echo "--pool_size=2m"; }
+
 # One job's JSON, checked: writes happened, reads when mixed, flushes as
 # many as the policy says, the read-back clean.
 check() { # name json rw engine policy
@@ -48,20 +52,20 @@ else:
 ' "$2" "$1" "$3" "$4" "$5"
 }
 
-for engine in psync mmap io_uring libaio null; do
+for engine in psync mmap io_uring libaio null bufpool; do
 	vfy=--verify=crc32c
 	[ $engine = null ] && vfy=
 	for rw in randwrite randrw write; do
 		name="$engine-$rw"
 		expect_exit 0 "$name runs" "$FAULTLINE" --quiet --name="$name" --filename="$f" \
-			--ioengine=$engine --rw=$rw --bs=4k --iodepth=8 --fsync=8 $vfy \
+			--ioengine=$engine $(eopt $engine) --rw=$rw --bs=4k --iodepth=8 --fsync=8 $vfy \
 			--runtime=300ms --time_based --output-format=json --output="$E2E_TMP/$name.json"
 		check "$name" "$E2E_TMP/$name.json" $rw $engine fsync=8
 	done
 done
 
 # Each flush policy, each engine that flushes something.
-for engine in psync mmap io_uring libaio; do
+for engine in psync mmap io_uring libaio bufpool; do
 	for policy in fdatasync=8 end_fsync sync_interval sync=1 none; do
 		case $policy in
 		fdatasync=8) opt="--fdatasync=8" secs=300ms ;;
@@ -70,10 +74,10 @@ for engine in psync mmap io_uring libaio; do
 		sync=1) opt="--sync=1" secs=300ms ;;
 		none) opt="" secs=300ms ;;
 		esac
-		[ $engine = mmap ] && [ $policy = sync=1 ] && continue
+		[ $engine = mmap ] || [ $engine = bufpool ] && [ $policy = sync=1 ] && continue
 		name="$engine-${policy%%=*}"
 		expect_exit 0 "$name runs" "$FAULTLINE" --quiet --name="$name" --filename="$f" \
-			--ioengine=$engine --rw=randwrite --bs=4k --iodepth=8 $opt --verify=crc32c \
+			--ioengine=$engine $(eopt $engine) --rw=randwrite --bs=4k --iodepth=8 $opt --verify=crc32c \
 			--runtime=$secs --time_based --output-format=json --output="$E2E_TMP/$name.json"
 		check "$name" "$E2E_TMP/$name.json" randwrite $engine $policy
 	done
@@ -228,10 +232,10 @@ s=$E2E_TMP/sentinel
 python3 -c '
 import sys
 open(sys.argv[1], "wb").write(bytes([0xA5]) * (8 << 20))' "$s"
-for engine in psync mmap io_uring libaio; do
+for engine in psync mmap io_uring libaio bufpool; do
 	for rw in randwrite write; do
 		"$FAULTLINE" --quiet --name=in --filename="$s" --offset=1m --size=4m --ioengine=$engine \
-			--rw=$rw --bs=64k --iodepth=4 --numjobs=2 --runtime=200ms --time_based \
+			$([ $engine = bufpool ] && echo --pool_size=1m --pool_page=64k) --rw=$rw --bs=64k --iodepth=4 --numjobs=2 --runtime=200ms --time_based \
 			--output=/dev/null 2>"$E2E_TMP/err"
 	done
 done

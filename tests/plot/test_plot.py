@@ -162,6 +162,23 @@ class LineTests(TmpDirTest):
         self.assertEqual(len(fig.axes[0].get_lines()), 2)   # per job
         self.assertEqual(len(fig.axes[2].get_lines()), 2)   # host: write-back, dirty
 
+    def test_pool_columns(self):
+        path = self.write("p.csv", "\n".join(
+            [HEADER, row(1, "a"), row(1, "b"), row(2, "a"), row(2, "b")]) + "\n")
+        fig = fp.build_figure([path], "pool,evict")
+        self.assertEqual([a.get_ylabel() for a in fig.axes],
+                         ["pool hits\n%", "pool\nevictions/s"])
+        self.assertEqual(len(fig.axes[0].get_lines()), 2)   # per job
+
+    def test_csv_from_before_the_pool_columns_reads(self):
+        cols = fp.READ_COLUMNS + fp.WRITE_COLUMNS
+        body = [",".join(cols)] + [",".join(r.split(",")[:len(cols)])
+                                   for r in (row(1, "a"), row(2, "a"))]
+        run = fp.read_csv(self.write("old.csv", "\n".join(body) + "\n"))
+        for job in run.jobs:
+            self.assertTrue(all(math.isnan(v) for v in job.values("pool_hit_pct")))
+            self.assertTrue(all(math.isfinite(v) for v in job.values("w_mib_s")))
+
     def test_csv_from_before_the_write_columns_reads(self):
         run = fp.read_csv(STONEWALL)
         for job in run.jobs:
