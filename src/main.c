@@ -28,6 +28,7 @@
 #include "ranks.h"
 #include "report.h"
 #include "run.h"
+#include "verdict.h"
 #include "verify.h"
 
 #ifndef FAULTLINE_VERSION
@@ -56,6 +57,9 @@ struct cli {
 	const char *demo_json;		/* --demo: JSON written here as well */
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
 	bool check_system;
+	bool verdict;			/* --verdict: the matrix of SPEC 16 */
+	uint64_t budget_ns;
+	bool write_probe;
 	const char *target;
 	bool mount_tracefs;		/* --mount-tracefs */
 	int njobargs;
@@ -71,6 +75,8 @@ static void usage(FILE *f)
 		"       faultline [OPTIONS] --name=NAME --OPT=VAL ...\n"
 		"       faultline --demo\n"
 		"       faultline --check-system [--target=PATH]\n"
+		"       faultline --verdict [--directory=DIR | --filename=PATH] [--budget=DURATION]\n"
+		"                 [--write-probe] [--output=DIR] [--csv=FILE]   mmap or a buffer pool, here\n"
 		"       faultline --parse-only JOBFILE...\n"
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --cmdhelp[=OPTION]\n"
@@ -190,6 +196,15 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->verify = true;
 		} else if (is(a, "--demo", &v)) {
 			c->demo = true;
+		} else if (is(a, "--verdict", &v) && !v) {
+			c->verdict = true;
+		} else if (is(a, "--budget", &v) && v) {
+			if (parse_interval(v, &c->budget_ns) < 0 || c->budget_ns < 1000000000ull) {
+				fprintf(stderr, "faultline: --budget=%s: expected a duration such as 90s or 5m\n", v);
+				return EXIT_INVALID;
+			}
+		} else if (is(a, "--write-probe", &v) && !v) {
+			c->write_probe = true;
 		} else if (is(a, "--check-system", &v)) {
 			c->check_system = true;
 		} else if (is(a, "--target", &v) && v) {
@@ -457,6 +472,63 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 }
 
 /*
+ * --verdict: --directory= and --filename= say where; any other job
+ * option is refused, since the matrix is fixed. --output names the
+ * directory of verdict.json and verdict.html.
+ */
+static int run_verdict(struct cli *c, int argc, char **argv)
+{
+	struct verdict_opts vo = { 0 };
+	struct err e = { 0 };
+	char cmd[4096];
+	size_t at = 0;
+	int ret;
+
+	for (int i = 0; i < argc && at < sizeof(cmd) - 1; i++)
+		at += (size_t)snprintf(cmd + at, sizeof(cmd) - at, "%s%s", i ? " " : "", argv[i]);
+	for (int i = 0; i < c->njobargs; i++) {
+		const char *a = c->jobargs[i];
+
+		if (!strncmp(a, "--directory=", 12))
+			vo.directory = a + 12;
+		else if (!strncmp(a, "--filename=", 11))
+			vo.filename = a + 11;
+		else {
+			fprintf(stderr, "faultline: --verdict runs a fixed matrix: '%s' is not one of its "
+				"options (--directory, --filename, --budget, --write-probe, --output, --csv)\n", a);
+			return EXIT_INVALID;
+		}
+	}
+	if (c->nfiles) {
+		fprintf(stderr, "faultline: --verdict takes no job file ('%s')\n", c->files[0]);
+		return EXIT_INVALID;
+	}
+	if (vo.directory && vo.filename) {
+		fprintf(stderr, "faultline: --verdict: --directory or --filename, not both\n");
+		return EXIT_INVALID;
+	}
+	vo.budget_ns = c->budget_ns ? c->budget_ns : 600000000000ull;
+	vo.write_probe = c->write_probe;
+	vo.outdir = c->output;
+	vo.csv = c->csv;
+	vo.cmdline = cmd;
+	vo.status_line = !c->quiet && isatty(2);
+	vo.current = &the_run;
+	vo.stop = &signals_seen;
+	cgroup_reap_stale(say_warning, NULL);
+	jobfile_set_warn(print_warning);
+	install_signals();
+	raise_fd_limit();
+	latclock_init();
+	ret = verdict_main(&vo, stdout, &e);
+	if (ret) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		return EXIT_INVALID;
+	}
+	return signals_seen ? EXIT_JOB_FAILED : EXIT_RAN;
+}
+
+/*
  * Under MPI: did every rank get through the step whose result is @ret?
  * A job file or target error on any rank stops all ranks before anything
  * runs (exit 2 everywhere), reported once by rank 0: each distinct
@@ -571,6 +643,11 @@ static int faultline_main(int argc, char **argv)
 		status = ret ? EXIT_INVALID : EXIT_RAN;
 		if (ret)
 			fprintf(stderr, "faultline: %s\n", e.msg);
+		goto out_cli;
+	}
+
+	if (c.verdict) {
+		status = run_verdict(&c, argc, argv);
 		goto out_cli;
 	}
 

@@ -1,0 +1,131 @@
+/*
+ * judge.h - the verdict's reasoning (SPEC 16): from the JSON documents
+ * of the runs of a verdict's matrix, per workload the winner, its ratio
+ * over the runner-up with the spread across rounds, and evidence
+ * sentences built from the measured numbers and the thresholds below.
+ *
+ * Pure: it reads only the documents and the host facts it is given, so
+ * it is tested on recorded results. Where a job's own kernel counters
+ * (jobs[].faultline.events, SPEC 15) are in a document they are used;
+ * otherwise the system-wide figures of the run (faultline.system), said
+ * so in the sentence; a number whose source is missing is left out of
+ * the text, never shown as zero.
+ */
+#ifndef FAULTLINE_JUDGE_H
+#define FAULTLINE_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+enum judge_workload { JW_UNIFORM, JW_ZIPF, JW_SCAN, JW_WRITE, JW_HAZARD, JW_NR };
+
+enum judge_engine {
+	JE_MMAP_NORMAL,		/* mmap, madvise=normal */
+	JE_MMAP_RANDOM,		/* mmap, madvise=random */
+	JE_BUFPOOL,		/* bufpool, misses O_DIRECT through io_uring */
+	JE_URING_DIRECT,	/* io_uring O_DIRECT, no cache at all */
+	JE_MMAP_MSYNC,		/* writes: mmap stores, msync every 32 */
+	JE_PWRITE,		/* writes: pwrite, fdatasync every 32 */
+	JE_MMAP_LOOP,		/* async hazard: one loop thread over mmap */
+	JE_URING_LOOP,		/* ... and over io_uring */
+	JE_NR
+};
+
+/*
+ * Thresholds, each documented in faultline(1), THE VERDICT. A ratio is
+ * a tie when some round had the two within JUDGE_TIE_ROUNDS of each
+ * other (or the other ahead); with one round, within JUDGE_TIE_SINGLE.
+ */
+#define JUDGE_TIE_ROUNDS 0.05
+#define JUDGE_TIE_SINGLE 0.10
+#define JUDGE_TLB_PER_S 100.0		/* shootdowns/s worth a sentence */
+#define JUDGE_RECLAIM_PER_S 1000.0	/* pages scanned/s (4 MiB/s of 4k pages) */
+#define JUDGE_KSWAPD_PCT 5.0		/* kswapd CPU % */
+#define JUDGE_READ_AMP 2.0		/* read amplification worth a sentence */
+#define JUDGE_MAJFLT_PER_OP 0.1		/* major faults per request (mmap) */
+#define JUDGE_FLUSH_RATIO 2.0		/* flush p99 differences worth a sentence */
+#define JUDGE_BLOCKED_PCT 50.0		/* the loop thread asleep this share of its time */
+#define JUDGE_RA_KB 512			/* read_ahead_kb at or above: a host fact */
+#define JUDGE_FEW_CPUS 4		/* at or below: a host fact */
+
+#define JUDGE_MAX_ROUNDS 8
+#define JUDGE_MAX_SENT 16
+#define JUDGE_SENT_LEN 480
+
+/* One run of the matrix: a workload, an engine, a round and the run's
+ * whole JSON document (json_out_build's; borrowed, not owned). */
+struct judge_cell {
+	enum judge_workload w;
+	enum judge_engine e;
+	unsigned round;		/* 0-based */
+	json_t *doc;
+};
+
+/* What the host says that changes the answer; -1 / "" where unknown. */
+struct judge_host {
+	unsigned ncpus;
+	char thp[16];		/* "always", "madvise", "never", "" */
+	int read_ahead_kb;	/* the target's device, -1 unknown */
+	char dev[32];		/* its name, "" unknown */
+	int rotational;		/* 1, 0, -1 */
+	char virt[32];		/* "kvm", "none", "" unknown */
+	uint64_t mem_budget;	/* the verdict's memory budget, bytes */
+	uint64_t file_size;	/* the region read, bytes */
+	bool cgroup;		/* the budget is a memory cgroup (else reserve_mem) */
+};
+
+/* A sentence and the number it rests on (verdict.json keeps both). */
+struct judge_sentence {
+	char key[32];		/* "tlb_per_s", "read_amp", ... */
+	double value;
+	double threshold;	/* the one it passed, NAN when none applies */
+	char source[64];	/* "job" (SPEC 15 counters), "system", "device", ... */
+	char text[JUDGE_SENT_LEN];
+};
+
+struct judge_engine_result {
+	bool ok;		/* at least one round gave a number */
+	unsigned n;		/* rounds with a number */
+	double v[JUDGE_MAX_ROUNDS];	/* per round, NAN where missing */
+	double median, lo, hi;
+	char err[200];		/* why not, when !ok */
+};
+
+struct judge_result {
+	enum judge_workload w;
+	bool ran;			/* some cell of it was given */
+	unsigned rounds;
+	struct judge_engine_result e[JE_NR];
+	int winner, runner_up;		/* enum judge_engine, -1 = none */
+	double ratio, ratio_lo, ratio_hi;	/* winner over runner-up: median, per-round range */
+	unsigned ratio_n;		/* rounds with both */
+	bool tie;
+	char headline[JUDGE_SENT_LEN];
+	unsigned nsent;
+	struct judge_sentence sent[JUDGE_MAX_SENT];
+};
+
+const char *judge_workload_name(enum judge_workload w);	/* "uniform random 4k" */
+const char *judge_workload_key(enum judge_workload w);		/* "uniform" */
+const char *judge_engine_name(enum judge_engine e);		/* "mmap (madvise=random)" */
+const char *judge_engine_key(enum judge_engine e);		/* "mmap-random" */
+const char *judge_unit(enum judge_workload w);			/* "IOPS", "MiB/s" */
+/* Whether @e belongs to @w's matrix. */
+bool judge_engine_in(enum judge_workload w, enum judge_engine e);
+
+/* The number a cell is ranked by (IOPS, or MiB/s for scans and the loop);
+ * false with @why filled when the run has none (a job error). */
+bool judge_metric(enum judge_workload w, json_t *doc, double *v, char *why, size_t whylen);
+
+/* Judge workload @w from every cell given (others are skipped). */
+void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsigned ncells,
+		    const struct judge_host *h, struct judge_result *r);
+
+/* Sentences about the host alone (THP, read_ahead_kb, CPUs, device,
+ * virtualisation) that bear on the results in @r (JW_NR of them). */
+unsigned judge_host_facts(const struct judge_host *h, const struct judge_result *r,
+			  struct judge_sentence *out, unsigned max);
+
+#endif

@@ -1,0 +1,109 @@
+#!/bin/bash
+# e2e verdict: faultline --verdict with a tiny budget (60 s: one round of
+# 1 s runs over a 128 MiB file, 32 MiB of memory) finishes within budget +
+# 10 %, prints the plan before anything runs and a verdict line per
+# workload, writes verdict.json (every engine's median is the number of
+# its run, the job text of every run parses), the CSV (rows of every
+# run) and verdict.html (tests/verdict-html-check: it parses and holds
+# every figure and table it names), and removes its scratch file. Then
+# what it refuses.
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ "$(id -u)" != 0 ]; then
+	# As nobody there is no cgroup, and reserve_mem needs more than a
+	# tiny budget's memory: the refusal is the test.
+	expect_exit 2 "a job file with --verdict is refused" "$FAULTLINE" --verdict x.job
+	e2e_done
+	exit
+fi
+
+budget=60
+t0=$(date +%s.%N)
+"$FAULTLINE" --verdict --budget=${budget}s --directory="$E2E_TMP" --output="$E2E_TMP" --quiet \
+	>"$E2E_TMP/v.out" 2>"$E2E_TMP/v.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] && pass "verdict exits 0" || fail "verdict exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/v.err")"
+$PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $budget * 1.1 else 1)" &&
+	pass "within budget + 10 % ($(printf '%.0f' "$($PY -c "print($t1 - $t0)")") s of $budget)" ||
+	fail "within budget + 10 %" "took $($PY -c "print($t1 - $t0)") s"
+head -1 "$E2E_TMP/v.out" | grep -q "^faultline verdict" && sed -n 2p "$E2E_TMP/v.out" | grep -q "^plan: budget 60 s" &&
+	grep -q "estimated" "$E2E_TMP/v.out" && pass "the plan and its estimate come first" ||
+	fail "the plan and its estimate come first" "$(head -5 "$E2E_TMP/v.out")"
+for w in "uniform random 4k reads" "zipf random 4k reads" "scan" "write mix" "async hazard"; do
+	grep -qE "^$w[^:]*: .*(wins|tie within noise|no verdict|no engine)" "$E2E_TMP/v.out" &&
+		pass "a verdict for $w" || fail "a verdict for $w" "$(grep -A2 "^$w" "$E2E_TMP/v.out" | head -3)"
+done
+for f in verdict.json verdict.csv verdict.html; do
+	[ -s "$E2E_TMP/$f" ] && pass "$f written" || fail "$f written"
+done
+ls "$E2E_TMP"/faultline-verdict.*.dat >/dev/null 2>&1 && fail "the scratch file is removed" ||
+	pass "the scratch file is removed"
+
+# verdict.json: the medians are the runs' numbers; a sentence's number is
+# present (never a null shown as text); every job text is a job file.
+$PY - "$E2E_TMP/verdict.json" "$E2E_TMP/verdict.csv" >"$E2E_TMP/j.out" 2>&1 <<'PYEOF'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+assert len(d["workloads"]) == 5, "workloads: %d" % len(d["workloads"])
+for w in d["workloads"]:
+    vals = {}
+    for l in d["lines"]:
+        if l["workload"] == w["key"] and l["value"] is not None:
+            vals.setdefault(l["engine"], []).append(l["value"])
+    for k, e in w["engines"].items():
+        if e["ok"]:
+            v = sorted(vals.get(k, []))
+            if not v or abs(e["median"] - v[len(v) // 2]) > 1e-6 * e["median"] and len(v) % 2:
+                bad.append("%s/%s median %s, runs %s" % (w["key"], k, e["median"], v))
+        elif not e["error"]:
+            bad.append("%s/%s no number and no reason" % (w["key"], k))
+    for s in w["evidence"]:
+        if s["key"] != "no_result" and s["value"] is None:
+            bad.append("%s: sentence without its number: %s" % (w["key"], s["text"]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+jobs = {r["job"] for r in rows}
+for l in d["lines"]:
+    if not l["skipped"] and l["job"] not in jobs:
+        bad.append("no CSV rows for %s" % l["job"])
+    if not l["command"].endswith(l["job"] + ".job"):
+        bad.append("command %s" % l["command"])
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PYEOF
+[ $? = 0 ] && pass "verdict.json: medians are the runs' numbers, CSV rows for every run" ||
+	fail "verdict.json: medians are the runs' numbers, CSV rows for every run" "$(head -5 "$E2E_TMP/j.out")"
+
+# The reproduce command works: one run's job file, as written, parses.
+job=$(ls "$E2E_TMP"/verdict-jobs/*.job | head -1)
+expect_exit 0 "a run's job file parses as written" "$FAULTLINE" --parse-only "$job"
+
+"$here/verdict-html-check" "$E2E_TMP/verdict.html" >"$E2E_TMP/h.out" 2>&1 &&
+	pass "verdict.html parses and holds every figure and table it names" ||
+	fail "verdict.html parses and holds every figure and table it names" "$(cat "$E2E_TMP/h.out")"
+# ... and the check can fail: a figure taken out.
+$PY - "$E2E_TMP/verdict.html" "$E2E_TMP/cut.html" <<'PYEOF'
+import re, sys
+s = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.sub(r"<figure id='fig-throughput'>.*?</figure>", "", s, flags=re.S)
+                             if "fig-throughput" in s else s.replace("<table id='tab-plan'", "<div id='x'"))
+PYEOF
+"$here/verdict-html-check" "$E2E_TMP/cut.html" >/dev/null 2>&1 && fail "the HTML check fails on a page missing a figure" ||
+	pass "the HTML check fails on a page missing a figure"
+# Without matplotlib the page says so and keeps the tables.
+FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json" "$E2E_TMP/verdict.csv" \
+	-o "$E2E_TMP/nofig.html" >/dev/null 2>&1 && "$here/verdict-html-check" "$E2E_TMP/nofig.html" >/dev/null &&
+	grep -q "id='no-figures'" "$E2E_TMP/nofig.html" && pass "without matplotlib: tables, and why no figures" ||
+	fail "without matplotlib: tables, and why no figures"
+
+expect_exit 2 "a job file with --verdict is refused" "$FAULTLINE" --verdict x.job
+expect_exit 2 "a job option with --verdict is refused" "$FAULTLINE" --verdict --bs=8k
+expect_exit 2 "too short a budget is refused, before anything runs" \
+	"$FAULTLINE" --verdict --budget=10s --directory="$E2E_TMP"
+expect_err_has "give at least" "... saying what budget would do"
+if [ -d /dev/shm ]; then
+	expect_exit 2 "a directory in memory is refused" "$FAULTLINE" --verdict --budget=5m --directory=/dev/shm
+fi
+e2e_done

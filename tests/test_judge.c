@@ -1,0 +1,286 @@
+/*
+ * test_judge.c - the verdict's reasoning (judge.c) on recorded results:
+ * the JSON documents of real runs in tests/fixtures/verdict/ (see its
+ * README). Expected values are computed from the documents themselves,
+ * never written down: a win, a loss, a tie within noise (the same two
+ * recorded runs used crosswise in two rounds), a source unavailable (a
+ * null in the document gives no sentence, never a zero), a job's own
+ * counters preferred to the system-wide ones when present, and a job
+ * error reported as such.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "judge.h"
+
+static json_t *load(const char *name)
+{
+	char path[512];
+	json_error_t je;
+	json_t *d;
+
+	snprintf(path, sizeof(path), "%s/verdict/%s.json", FIXTURES, name);
+	d = json_load_file(path, 0, &je);
+	if (!d)
+		fail_msg("%s: %s", path, je.text);
+	return d;
+}
+
+static double num(json_t *d, const char *a, const char *b)
+{
+	return json_number_value(json_object_get(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), a), b));
+}
+
+static const struct judge_host host = {
+	.ncpus = 2, .read_ahead_kb = 8192, .dev = "vda", .rotational = 1, .virt = "none",
+	.mem_budget = 32u << 20, .file_size = 128u << 20, .cgroup = true,
+};
+
+static const struct judge_sentence *find(const struct judge_result *r, const char *key, const char *in)
+{
+	for (unsigned i = 0; i < r->nsent; i++)
+		if (!strcmp(r->sent[i].key, key) && (!in || strstr(r->sent[i].text, in)))
+			return &r->sent[i];
+	return NULL;
+}
+
+/* A win: the loop over io_uring against the loop over mmap. */
+static void test_win(void **state)
+{
+	json_t *m = load("hazard-mmap-loop"), *u = load("hazard-io_uring-loop");
+	struct judge_cell c[] = { { JW_HAZARD, JE_MMAP_LOOP, 0, m }, { JW_HAZARD, JE_URING_LOOP, 0, u } };
+	double bm = num(m, "read", "bw_bytes"), bu = num(u, "read", "bw_bytes");
+	struct judge_result r;
+
+	(void)state;
+	assert_true(bu > bm * (1 + JUDGE_TIE_SINGLE));	/* what was recorded */
+	judge_workload(JW_HAZARD, c, 2, &host, &r);
+	assert_int_equal(r.winner, JE_URING_LOOP);
+	assert_int_equal(r.runner_up, JE_MMAP_LOOP);
+	assert_false(r.tie);
+	assert_true(fabs(r.ratio - bu / bm) < 1e-9 * r.ratio);
+	assert_non_null(strstr(r.headline, "wins"));
+	assert_non_null(strstr(r.headline, "one round"));
+	json_decref(m);
+	json_decref(u);
+}
+
+/* A loss: the buffer pool's write mix against mmap+msync; the "mmap or
+ * a pool" sentence says which way and by how much. */
+static void test_loss(void **state)
+{
+	json_t *b = load("write-bufpool"), *m = load("write-mmap-msync"), *p = load("write-pwrite-fdatasync");
+	struct judge_cell c[] = { { JW_WRITE, JE_BUFPOOL, 0, b }, { JW_WRITE, JE_MMAP_MSYNC, 0, m },
+				  { JW_WRITE, JE_PWRITE, 0, p } };
+	double vb = num(b, "read", "iops") + num(b, "write", "iops");
+	double vm = num(m, "read", "iops") + num(m, "write", "iops");
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(JW_WRITE, c, 3, &host, &r);
+	assert_int_not_equal(r.winner, JE_BUFPOOL);
+	assert_true(r.e[JE_BUFPOOL].ok);
+	s = find(&r, "mmap_vs_pool", NULL);
+	assert_non_null(s);
+	assert_true(fabs(s->value - vm / vb) < 1e-9 * s->value);
+	assert_non_null(strstr(s->text, vm > vb ? "faster" : "slower"));
+	/* Every engine flushed: one flush sentence each, from sync.lat_ns. */
+	assert_non_null(find(&r, "flush_p99_ms", "mmap + msync"));
+	assert_non_null(find(&r, "flush_p99_ms", "pwrite"));
+	json_decref(b);
+	json_decref(m);
+	json_decref(p);
+}
+
+/* A tie within noise: two rounds, the recorded runs swapped between the
+ * engines, so one round says a, the other b. */
+static void test_tie(void **state)
+{
+	json_t *x = load("uniform-bufpool"), *y = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_BUFPOOL, 0, x }, { JW_UNIFORM, JE_URING_DIRECT, 0, y },
+				  { JW_UNIFORM, JE_BUFPOOL, 1, y }, { JW_UNIFORM, JE_URING_DIRECT, 1, x } };
+	struct judge_result r;
+
+	(void)state;
+	assert_true(num(x, "read", "iops") != num(y, "read", "iops"));
+	judge_workload(JW_UNIFORM, c, 4, &host, &r);
+	assert_int_equal(r.rounds, 2);
+	assert_int_equal(r.ratio_n, 2);
+	assert_true(r.tie);
+	assert_true(r.ratio_lo < 1);
+	assert_non_null(strstr(r.headline, "tie"));
+	/* Crosswise rounds: ratios r and 1/r, whose middle is exactly 1. */
+	assert_true(fabs(r.ratio - 1) < 1e-9);
+	/* Two engines of the matrix were not given: said, not made up. */
+	assert_non_null(find(&r, "no_result", "mmap (madvise=normal)"));
+	assert_false(r.e[JE_MMAP_NORMAL].ok);
+	json_decref(x);
+	json_decref(y);
+}
+
+/* The same documents in one round are no tie (the ratio is past 10 %),
+ * unless they are within it. */
+static void test_single_round_threshold(void **state)
+{
+	json_t *x = load("uniform-bufpool"), *y = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_BUFPOOL, 0, x }, { JW_UNIFORM, JE_URING_DIRECT, 0, y } };
+	double a = num(x, "read", "iops"), b = num(y, "read", "iops");
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	assert_int_equal(r.tie, fmax(a, b) / fmin(a, b) < 1 + JUDGE_TIE_SINGLE);
+	json_decref(x);
+	json_decref(y);
+}
+
+/* Sources: the recorded mmap run has system-wide TLB shootdowns; with
+ * them nulled no TLB sentence appears (and no sentence holds a 0 from a
+ * null); with the job's own counter added, that one is used. */
+static void test_source_unavailable(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *sys, *job0, *ev;
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m } };
+	double secs, tlb;
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	sys = json_object_get(json_object_get(m, "faultline"), "system");
+	tlb = json_number_value(json_object_get(sys, "tlb_shootdowns"));
+	secs = json_number_value(json_object_get(json_object_get(m, "faultline"), "duration_ms")) / 1000;
+	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	if (tlb / secs >= JUDGE_TLB_PER_S) {
+		assert_non_null(s);
+		assert_string_equal(s->source, "system");
+		assert_true(fabs(s->value - tlb / secs) < 1e-6 * s->value);
+	} else {
+		assert_null(s);
+	}
+
+	json_object_set_new(sys, "tlb_shootdowns", json_null());
+	json_object_set_new(sys, "kswapd_cpu_s", json_null());
+	json_object_set_new(sys, "pgscan_all", json_null());
+	json_object_set_new(sys, "pgscan_direct", json_null());
+	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	assert_null(find(&r, "tlb_per_s", NULL));
+	assert_null(find(&r, "kswapd_cpu_pct", NULL));
+	assert_null(find(&r, "direct_reclaim_per_s", NULL));
+	for (unsigned i = 0; i < r.nsent; i++)
+		assert_false(r.sent[i].value == 0 && strcmp(r.sent[i].key, "no_result"));
+
+	/* Per-job counters (SPEC 15), when present, win over the system's. */
+	job0 = json_object_get(json_array_get(json_object_get(m, "jobs"), 0), "faultline");
+	ev = json_pack("{s:I, s:I, s:I}", "tlb_ipi", (json_int_t)(JUDGE_TLB_PER_S * 1000),
+		       "direct_reclaim", (json_int_t)5000, "memcg_reclaim", (json_int_t)5000);
+	json_object_set_new(job0, "events", ev);
+	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	assert_non_null(s);
+	assert_string_equal(s->source, "job");
+	assert_true(fabs(s->value - JUDGE_TLB_PER_S * 1000 /
+			 (json_number_value(json_object_get(job0, "runtime_ns")) / 1e9)) < 1e-6 * s->value);
+	s = find(&r, "direct_reclaim_per_s", NULL);
+	assert_non_null(s);
+	assert_string_equal(s->source, "job");
+	json_decref(m);
+}
+
+/* A system-wide TLB figure is set beside the one of the run that maps
+ * nothing (io_uring O_DIRECT) in the same workload. */
+static void test_background(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *u = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_URING_DIRECT, 0, u } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	assert_non_null(s);	/* the recorded run: 473 shootdowns in 2.0 s */
+	assert_string_equal(s->source, "system");
+	assert_non_null(strstr(s->text, "io_uring O_DIRECT (no cache), which maps nothing, saw"));
+	/* Without the baseline's figure, no comparison is made up. */
+	json_object_set_new(json_object_get(json_object_get(u, "faultline"), "system"), "tlb_shootdowns",
+			    json_null());
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "tlb_per_s", NULL);
+	assert_non_null(s);
+	assert_null(strstr(s->text, "maps nothing"));
+	json_decref(m);
+	json_decref(u);
+}
+
+/* A job that failed gives no number and says why. */
+static void test_job_error(void **state)
+{
+	json_t *u = load("uniform-bufpool"), *bad = json_pack("{s:[{s:i, s:{s:s}}]}", "jobs", "error", 5,
+							      "faultline", "errmsg", "target /x offset 4096: EIO");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_BUFPOOL, 0, u }, { JW_UNIFORM, JE_MMAP_NORMAL, 0, bad } };
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	assert_false(r.e[JE_MMAP_NORMAL].ok);
+	assert_non_null(find(&r, "no_result", "EIO"));
+	assert_int_equal(r.winner, JE_BUFPOOL);
+	assert_int_equal(r.runner_up, -1);
+	assert_non_null(strstr(r.headline, "no verdict"));
+	json_decref(u);
+	json_decref(bad);
+}
+
+/* mmap normal's read amplification names the device's read_ahead_kb. */
+static void test_read_ahead(void **state)
+{
+	json_t *n = load("uniform-mmap-normal");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_NORMAL, 0, n } };
+	double amp = num(n, "faultline", "read_amplification");
+	const struct judge_sentence *s;
+	struct judge_result r;
+	struct judge_host h = host;
+
+	(void)state;
+	judge_workload(JW_UNIFORM, c, 1, &h, &r);
+	s = find(&r, "read_amp", NULL);
+	if (amp >= JUDGE_READ_AMP) {
+		assert_non_null(s);
+		assert_non_null(strstr(s->text, "read_ahead_kb is 8192"));
+	} else {
+		assert_null(s);
+	}
+	h.read_ahead_kb = -1;
+	judge_workload(JW_UNIFORM, c, 1, &h, &r);
+	s = find(&r, "read_amp", NULL);
+	if (s)
+		assert_null(strstr(s->text, "read_ahead_kb"));
+	json_decref(n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_win),
+		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_tie),
+		cmocka_unit_test(test_single_round_threshold),
+		cmocka_unit_test(test_source_unavailable),
+		cmocka_unit_test(test_background),
+		cmocka_unit_test(test_job_error),
+		cmocka_unit_test(test_read_ahead),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
