@@ -78,24 +78,50 @@ assert libc.mincore(p, n, vec) == 0, ctypes.get_errno()
 print(sum(b & 1 for b in vec.raw))
 PY
 }
-expect_exit 0 "half the file read, JSON" "$FAULTLINE" --quiet --output-format=json \
-	--output="$E2E_TMP/half.json" "$E2E_TMP/half.job"
-m=$(mincore_pages "$f")
-pycheck "cachestat cached pages at the end agree with mincore within 3 %" '
+# Pages reclaimed host-wide so far (every pgsteal_* of /proc/vmstat): a
+# count that fell between faultline's last look and the test's is only a
+# disagreement if nothing was reclaimed meanwhile. A host under memory
+# pressure (a CI runner's cgroup at its limit) evicts pages of a file
+# just read; such a try is made again, up to three times.
+stolen() { awk '/^pgsteal_/ {n += $2} END {print n + 0}' /proc/vmstat; }
+
+# residency_check NAME ENV JSON CSV PYCODE: runs half.job with ENV (an
+# assignment or "-"), counts the file's pages by mincore, and checks
+# PYCODE on the JSON, the CSV and that count.
+residency_check() {
+	local name=$1 envv=$2 json=$3 csv=$4 code=$5 try s0 m
+	for try in 1 2 3; do
+		s0=$(stolen)
+		if ! env ${envv/#-/} "$FAULTLINE" --quiet --output-format=json --output="$json" \
+			--csv="$csv" "$E2E_TMP/half.job" 2>"$E2E_TMP/err"; then
+			fail "$name" "$(tail -n 3 "$E2E_TMP/err")"
+			return
+		fi
+		m=$(mincore_pages "$f")
+		if "$PY" -c "$code" "$json" "$csv" "$m" 2>"$E2E_TMP/pyerr"; then
+			pass "$name"
+			return
+		fi
+		[ "$(stolen)" -gt "$s0" ] || break
+		echo "# $name: the host reclaimed $(($(stolen) - s0)) pages during try $try; again"
+	done
+	fail "$name" "$(tail -n 3 "$E2E_TMP/pyerr")"
+}
+
+residency_check "cachestat cached pages at the end agree with mincore within 3 %" - \
+	"$E2E_TMP/half.json" "$E2E_TMP/half.csv" '
 import json, sys
 x = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["residency"]
-m = int(sys.argv[2])
+m = int(sys.argv[3])
 assert x["method"] == "cachestat", x
 c = x["cached_pages"]
 assert 2500 <= c <= 4096, c           # 4096 random reads of 12288 pages
 assert abs(c - m) <= 0.03 * max(c, m), (c, m)
 assert x["evicted_pages"] is not None and x["dirty_pages"] == 0
-' "$E2E_TMP/half.json" "$m"
+'
 
-FAULTLINE_NO_CACHESTAT=1 "$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/fb.json" \
-	--csv="$E2E_TMP/fb.csv" "$E2E_TMP/half.job" 2>"$E2E_TMP/err"
-m=$(mincore_pages "$f")
-pycheck "the mincore fallback: same cached count, evicted counts empty and null" '
+residency_check "the mincore fallback: same cached count, evicted counts empty and null" \
+	FAULTLINE_NO_CACHESTAT=1 "$E2E_TMP/fb.json" "$E2E_TMP/fb.csv" '
 import csv, json, sys
 x = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["residency"]
 m = int(sys.argv[3])
@@ -104,7 +130,7 @@ assert x["evicted_pages"] is None and x["recently_evicted_pages"] is None, x
 assert abs(x["cached_pages"] - m) <= 0.03 * max(x["cached_pages"], m), (x, m)
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert rows and all(r["target_evicted_mib"] == "" and r["target_cached_mib"] != "" for r in rows)
-' "$E2E_TMP/fb.json" "$E2E_TMP/fb.csv" "$m"
+'
 
 # --- the cache-full moment under mem_limit -----------------------------
 if "$FAULTLINE" --check-system --output-format=json 2>/dev/null | "$PY" -c '
