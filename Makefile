@@ -33,8 +33,10 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
 	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev
+# What only the tests need: a browser to open verdict.html in (issue 16).
+CHECK_DEB_PKGS = chromium
 
-.PHONY: all check check-modules demo deps unit e2e e2e-unprivileged plot-tests clean
+.PHONY: all check check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/main.o $(BUILD)/demo_job.o $(BUILD)/libfaultline.a
@@ -66,8 +68,9 @@ $(BUILD) $(BUILD)/tests:
 -include $(wildcard $(BUILD)/*.d)
 
 # Install what is missing, only what is missing, only where we can.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# $(call install_missing,PACKAGES)
+define install_missing
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -77,6 +80,13 @@ deps:
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PKGS))
+
+check-deps:
+	$(call install_missing,$(DEB_PKGS) $(CHECK_DEB_PKGS))
 
 unit: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
@@ -109,7 +119,7 @@ check-modules:
 	tests/check-modules
 
 # Every suite runs even when an earlier one fails; the status says if any did.
-check: deps
+check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
 	@fail=0; \
 	$(MAKE) --no-print-directory check-modules || fail=1; \

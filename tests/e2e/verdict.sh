@@ -83,6 +83,14 @@ expect_exit 0 "a run's job file parses as written" "$FAULTLINE" --parse-only "$j
 "$here/verdict-html-check" "$E2E_TMP/verdict.html" >"$E2E_TMP/h.out" 2>&1 &&
 	pass "verdict.html parses and holds every figure and table it names" ||
 	fail "verdict.html parses and holds every figure and table it names" "$(cat "$E2E_TMP/h.out")"
+# ... and opens in a real browser, offline, with every figure decoded and
+# shown (chromium, headless; make check installs it).
+"$here/verdict-html-render" "$E2E_TMP/verdict.html" >"$E2E_TMP/r.out" 2>&1
+case $? in
+0) pass "verdict.html renders in a headless browser: $(tail -1 "$E2E_TMP/r.out")" ;;
+77) echo "# verdict.html not opened in a browser: $(cat "$E2E_TMP/r.out")" ;;
+*) fail "verdict.html renders in a headless browser" "$(cat "$E2E_TMP/r.out")" ;;
+esac
 # ... and the check can fail: a figure taken out.
 $PY - "$E2E_TMP/verdict.html" "$E2E_TMP/cut.html" <<'PYEOF'
 import re, sys
@@ -92,6 +100,16 @@ open(sys.argv[2], "w").write(re.sub(r"<figure id='fig-throughput'>.*?</figure>",
 PYEOF
 "$here/verdict-html-check" "$E2E_TMP/cut.html" >/dev/null 2>&1 && fail "the HTML check fails on a page missing a figure" ||
 	pass "the HTML check fails on a page missing a figure"
+$PY - "$E2E_TMP/verdict.html" "$E2E_TMP/broken.html" <<'PYEOF'
+import re, sys
+s = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.sub(r"src='data:image/png;base64,[A-Za-z0-9+/=]{8}", "src='data:image/png;base64,AAAAAAAA", s, count=1))
+PYEOF
+if grep -q "data:image/png" "$E2E_TMP/verdict.html" && command -v chromium >/dev/null; then
+	"$here/verdict-html-render" "$E2E_TMP/broken.html" >"$E2E_TMP/r.out" 2>&1 &&
+		fail "the browser check fails on a figure that does not decode" "$(cat "$E2E_TMP/r.out")" ||
+		pass "the browser check fails on a figure that does not decode"
+fi
 # Without matplotlib the page says so and keeps the tables.
 FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json" "$E2E_TMP/verdict.csv" \
 	-o "$E2E_TMP/nofig.html" >/dev/null 2>&1 && "$here/verdict-html-check" "$E2E_TMP/nofig.html" >/dev/null &&
