@@ -8,7 +8,7 @@
 #   make check-tsan   unit tests, then short multi-threaded runs (mmap, psync,
 #                     io_uring; sampler at 100 ms) on the tsan build
 #   make fuzz         every fuzz/ harness for FUZZ_SECONDS (600) each
-#   make check-fuzz   every harness for CHECK_FUZZ_SECONDS (20) each, then
+#   make check-fuzz   every harness for CHECK_FUZZ_SECONDS (10) each, then
 #                     fuzz/regressions/ replayed
 #
 # Each variant is the top Makefile run again with BUILD and BIN pointing
@@ -135,7 +135,7 @@ check-tsan: deps
 
 FUZZ_CC            ?= clang
 FUZZ_SECONDS       ?= 600
-CHECK_FUZZ_SECONDS ?= 20
+CHECK_FUZZ_SECONDS ?= 10
 FUZZ_BUILD          = build-fuzz
 FUZZ_SAN            = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS         = -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra \
