@@ -744,10 +744,11 @@ populate:
 	return p;
 }
 
-int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct err *e)
+int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t nkeys,
+		   struct err *e)
 {
 	struct bufpool *bp;
-	uint64_t nframes = page ? size / page : 0, nbuckets;
+	uint64_t nframes = page ? size / page : 0, nbuckets, most;
 	size_t tab_len, own_len, meta_len;
 	enum bufpool_mem meta_mem;
 
@@ -757,7 +758,11 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct er
 	if (nframes == 0 || nframes >= (FRAME_TAKEN >> WAY_BITS))
 		return err_set(e, EINVAL, "bufpool: %llu bytes make %llu frames of %u bytes",
 			       (unsigned long long)size, (unsigned long long)nframes, page);
-	nbuckets = (nframes * LOAD_DEN + WAYS * LOAD_NUM - 1) / (WAYS * LOAD_NUM);
+	/* The table never holds more pages than there are frames, nor more
+	 * than there are keys: a pool larger than its region gets a table
+	 * for the region (a smaller table is a faster one). */
+	most = nkeys && nkeys < nframes ? nkeys : nframes;
+	nbuckets = (most * LOAD_DEN + WAYS * LOAD_NUM - 1) / (WAYS * LOAD_NUM);
 
 	bp = aligned_alloc(64, sizeof(*bp));
 	if (!bp)

@@ -108,11 +108,14 @@ static inline uint32_t bufpool_home_of(const struct bufpool *bp, uint32_t key)
 /*
  * A pool of @size bytes of @page-byte frames (page a power of two, size
  * at least one page; the rest of a partial page is not used), with its
- * page table sized for that many frames. Frames come from huge pages
+ * page table sized for that many frames, or for @nkeys pages when the
+ * user will never ask for more keys than that (0: no bound; a key of
+ * @nkeys or more may then find no room: -ENOSPC). Frames come from huge pages
  * when the host has them reserved, else ordinary memory advised
  * MADV_HUGEPAGE; all of it is populated now, so no request faults it in.
  */
-int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, struct err *e);
+int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t nkeys,
+		   struct err *e);
 void bufpool_destroy(struct bufpool *bp);
 
 /* Bytes the pool holds beyond its frames (the page table). */

@@ -577,7 +577,7 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 		key += region_pages(&ej->targets[i], (unsigned)__builtin_ctzll(j->pool_page));
 	}
 	pj->first[ej->ntargets] = (uint32_t)key;
-	ret = bufpool_create(&pj->pool, j->pool_size, (uint32_t)j->pool_page, e);
+	ret = bufpool_create(&pj->pool, j->pool_size, (uint32_t)j->pool_page, key, e);
 	if (ret) {
 		free(pj->first);
 		free(pj);

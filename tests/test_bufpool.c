@@ -100,7 +100,7 @@ static struct bufpool *pool_new(uint32_t frames)
 	struct bufpool *bp = NULL;
 	struct err e = { 0 };
 
-	assert_int_equal(bufpool_create(&bp, (uint64_t)frames * PAGE, PAGE, &e), 0);
+	assert_int_equal(bufpool_create(&bp, (uint64_t)frames * PAGE, PAGE, 0, &e), 0);
 	assert_int_equal(bp->nframes, frames);
 	return bp;
 }
@@ -413,8 +413,8 @@ static void test_bad_create(void **state)
 	struct err e = { 0 };
 
 	(void)state;
-	assert_int_equal(bufpool_create(&bp, 1 << 20, 3000, &e), -EINVAL);
-	assert_int_equal(bufpool_create(&bp, 2048, 4096, &e), -EINVAL);
+	assert_int_equal(bufpool_create(&bp, 1 << 20, 3000, 0, &e), -EINVAL);
+	assert_int_equal(bufpool_create(&bp, 2048, 4096, 0, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "frames"));
 	assert_null(bp);
 }
@@ -428,6 +428,32 @@ static void test_overhead(void **state)
 	(void)state;
 	assert_true(bufpool_overhead(bp) * 50 < (size_t)bp->nframes * PAGE);
 	bufpool_destroy(bp);
+}
+
+/* A pool larger than its keys gets a table for the keys: smaller, and
+ * every key still finds room, twice over, with no eviction. */
+static void test_table_for_keys(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct pool_counters c = { 0 };
+	struct bufpool *big = pool_new(4096), *bp = NULL;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(bufpool_create(&bp, 4096ull * PAGE, PAGE, 300, &e), 0);
+	assert_true(bufpool_overhead(bp) < bufpool_overhead(big));
+	for (int round = 0; round < 2; round++)
+		for (uint32_t k = 0; k < 300; k++)
+			touch(bp, &io, &c, k);
+	assert_int_equal(c.misses, 300);
+	assert_int_equal(c.hits, 300);
+	assert_int_equal(c.evictions, 0);
+	assert_int_equal(bufpool_used(bp), 300);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	bufpool_destroy(big);
+	free(d);
 }
 
 /* ---- threads ------------------------------------------------------------- */
@@ -648,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_writes_flush_and_evict),
 		cmocka_unit_test(test_bad_create),
 		cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_table_for_keys),
 		cmocka_unit_test(test_waits_for_loader),
 		cmocka_unit_test(test_full_of_pins_waits),
 		cmocka_unit_test(test_stress),
