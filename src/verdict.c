@@ -481,7 +481,6 @@ static int setup(const struct verdict_opts *o, struct verdict_data *d, struct er
 		ret = target_size(o->filename, &hi.target_size, e);
 		if (ret)
 			return ret;
-		snprintf(d->plan.target, sizeof(d->plan.target), "%s", o->filename);
 		if (!o->write_probe)
 			why = "--filename is read only unless --write-probe is given";
 	} else {
@@ -494,6 +493,9 @@ static int setup(const struct verdict_opts *o, struct verdict_data *d, struct er
 	ret = verdict_plan_make(&hi, o->budget_ns, !o->filename || o->write_probe, why, &d->plan, e);
 	if (ret)
 		return ret;
+	/* The plan is made afresh above: name its target after it. */
+	if (o->filename)
+		snprintf(d->plan.target, sizeof(d->plan.target), "%s", o->filename);
 	if (!o->filename) {
 		snprintf(path, sizeof(path), "%s/faultline-verdict.%llum.dat", dir,
 			 (unsigned long long)(d->plan.file_size / MIB));

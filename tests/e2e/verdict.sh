@@ -116,6 +116,24 @@ FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json"
 	grep -q "id='no-figures'" "$E2E_TMP/nofig.html" && pass "without matplotlib: tables, and why no figures" ||
 	fail "without matplotlib: tables, and why no figures"
 
+# An existing file (--filename) is only read: no write mix without
+# --write-probe, the file unchanged, no scratch file made beside it.
+mkdir -p "$E2E_TMP/given" "$E2E_TMP/out2"
+mkdata "$E2E_TMP/given/data" 128
+sum0=$(md5sum <"$E2E_TMP/given/data")
+"$FAULTLINE" --verdict --budget=40s --filename="$E2E_TMP/given/data" --output="$E2E_TMP/out2" --quiet \
+	>"$E2E_TMP/f.out" 2>"$E2E_TMP/f.err"
+rc=$?
+[ $rc = 0 ] && pass "verdict on a given file exits 0" || fail "verdict on a given file exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/f.err")"
+grep -q "^plan: .*target $E2E_TMP/given/data" "$E2E_TMP/f.out" && grep -q "read only unless --write-probe" "$E2E_TMP/f.out" &&
+	grep -qE "^zipf random 4k reads[^:]*: .*(wins|tie within noise)" "$E2E_TMP/f.out" &&
+	! grep -q "v-write-" "$E2E_TMP/f.out" &&
+	pass "a given file: the plan names it, says why there is no write mix, reads are judged" ||
+	fail "a given file: the plan names it, says why there is no write mix, reads are judged" "$(head -4 "$E2E_TMP/f.out")"
+[ "$(md5sum <"$E2E_TMP/given/data")" = "$sum0" ] && [ "$(ls "$E2E_TMP/given")" = data ] &&
+	pass "a given file is unchanged and nothing is made beside it" ||
+	fail "a given file is unchanged and nothing is made beside it" "$(ls "$E2E_TMP/given")"
+
 expect_exit 2 "a job file with --verdict is refused" "$FAULTLINE" --verdict x.job
 expect_exit 2 "a job option with --verdict is refused" "$FAULTLINE" --verdict --bs=8k
 expect_exit 2 "too short a budget is refused, before anything runs" \
