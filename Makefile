@@ -121,13 +121,24 @@ check-modules:
 # Every suite runs even when an earlier one fails; the status says if any did.
 # Every suite runs even when an earlier one fails; the status says if any
 # did. Each suite's time is printed, to keep CI's under its 15 minutes.
-CHECK_SUITES = check-modules unit e2e e2e-unprivileged plot-tests check-asan check-tsan check-fuzz
+# While the end-to-end suites run (mostly waiting on the disk), the
+# sanitizer and fuzzer builds and the fuzzing smoke run go on beside them
+# at the lowest CPU priority; their output is printed when they are done.
+CHECK_SUITES = check-modules unit e2e e2e-unprivileged plot-tests check-asan check-tsan
+CHECK_BESIDE = asan tsan check-fuzz
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
 	@fail=0; t0=$$(date +%s); \
+	( nice -n 19 $(MAKE) --no-print-directory $(CHECK_BESIDE) >build-beside.log 2>&1; \
+	  echo $$? >build-beside.rc ) & beside=$$!; \
 	for s in $(CHECK_SUITES); do t=$$(date +%s); \
+		if [ $$s = check-asan ]; then wait $$beside; \
+			echo "== check: $(CHECK_BESIDE) (beside the suites above)"; cat build-beside.log; \
+			[ "$$(cat build-beside.rc)" = 0 ] || { fail=1; echo "== check: check-fuzz or a sanitizer build FAILED"; }; \
+			echo "== check: waited $$(($$(date +%s) - t)) s for them"; t=$$(date +%s); fi; \
 		$(MAKE) --no-print-directory $$s || { fail=1; echo "== check: $$s FAILED"; }; \
 		echo "== check: $$s took $$(($$(date +%s) - t)) s"; done; \
+	rm -f build-beside.log build-beside.rc; \
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
 
