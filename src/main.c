@@ -525,6 +525,12 @@ static int run_verdict(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		return EXIT_INVALID;
 	}
+	if (vo.unanswered) {
+		fprintf(stderr, "faultline: verdict: %u workload%s got no result from any engine "
+			"(every run failed; the reasons are in the verdict above)\n", vo.unanswered,
+			vo.unanswered == 1 ? "" : "s");
+		return EXIT_JOB_FAILED;
+	}
 	return signals_seen ? EXIT_JOB_FAILED : EXIT_RAN;
 }
 

@@ -554,7 +554,7 @@ static int make_lines(struct verdict_data *d)
 	return 0;
 }
 
-int verdict_main(const struct verdict_opts *o, FILE *out, struct err *e)
+int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 {
 	struct verdict_data d = { 0 };
 	struct judge_cell *cells = NULL;
@@ -632,8 +632,11 @@ int verdict_main(const struct verdict_opts *o, FILE *out, struct err *e)
 		if (!d.lines[i].skipped[0] || d.lines[i].doc)
 			cells[ncells++] = (struct judge_cell){ d.lines[i].w, d.lines[i].e, d.lines[i].round,
 							       d.lines[i].doc };
-	for (int w = 0; w < JW_NR; w++)
+	for (int w = 0; w < JW_NR; w++) {
 		judge_workload(w, cells, ncells, &d.host, &d.res[w]);
+		if (d.res[w].ran && d.res[w].winner < 0)
+			o->unanswered++;
+	}
 	d.nfacts = judge_host_facts(&d.host, d.res, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
 	if (d.plan.target_ours && !d.plan.target_existed)
 		unlink(d.plan.target);

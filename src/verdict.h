@@ -27,6 +27,9 @@ struct verdict_opts {
 	bool status_line;
 	struct run **current;		/* the run in progress, for main's signal handler */
 	volatile sig_atomic_t *stop;	/* set by main on a signal */
+	/* Set by verdict_main: workloads that ran and got no number from
+	 * any engine (every run failed), so the answer is incomplete. */
+	unsigned unanswered;
 };
 
 /* What the planner needs to know of the host. */
@@ -49,6 +52,6 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 
 /* The whole verdict; prints plan and verdict on @out. 0 = it ran (see
  * the results), -errno when it could not start. */
-int verdict_main(const struct verdict_opts *o, FILE *out, struct err *e);
+int verdict_main(struct verdict_opts *o, FILE *out, struct err *e);
 
 #endif
