@@ -170,10 +170,12 @@ j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] == 0, j["faultline"]["errmsg"]
 p, s = j["faultline"]["pool"], j["sync"]
 assert s["total_ios"] == 0 and p["evictions"] == 0, (s, p)
-# 2 x 512 writes of 4k over 1024 pages: distinct pages, each written once
-assert 0 < p["pages_written"] <= 1024 and p["pages_written"] == p["misses"], p
+# 2 x 512 writes of 4k over 1024 pages: each distinct page missed once.
+# Each thread writes back every dirty page when it ends, so a page the
+# other thread dirties again after the first one ended goes twice.
+assert 0 < p["misses"] <= p["pages_written"] <= 1024, p
 v = j["faultline"]["verify"]
-assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] == p["pages_written"], v
+assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] == p["misses"], v
 ' "$E2E_TMP/nf.json"
 expect_exit 0 "--verify after a bufpool write job" "$FAULTLINE" --verify "$E2E_TMP/nf.job"
 if grep -q " 0 mismatches" "$E2E_TMP/out"; then
