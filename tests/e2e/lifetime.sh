@@ -43,6 +43,14 @@ if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_
 		fail "SIGKILL: worker process" "child '$child' $(ps -o pid,ppid,stat,args -p "${child:-1}" | tail -n1)"
 	fi
 	if [ -n "$cgname" ]; then pass "the killed run had its cgroup $cgname"; else fail "no cgroup seen for the killed run"; fi
+	# A zombie stays in its cgroup until init reaps it, and a cgroup with
+	# a process in it is not removed: wait (up to 30 s) for init.
+	for _ in $(seq 300); do
+		[ -n "$child" ] && kill -0 "$child" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$child" ] && kill -0 "$child" 2>/dev/null &&
+		echo "# the worker $child is still not reaped by init after 30 s"
 	expect_exit 0 "the next run runs" "$FAULTLINE" --quiet --name=next --ioengine=null --size=1m \
 		--runtime=100ms --time_based --output=/dev/null
 	expect_err_has "removed the stale cgroup" "the next run says it removed the stale cgroup"
