@@ -596,6 +596,11 @@ static void winner(struct judge_result *r)
 			 judge_engine_name(r->runner_up), vw, vr, judge_unit(r->w), spread);
 }
 
+bool judge_unanswered(const struct judge_result *r)
+{
+	return r->ran && r->winner < 0;
+}
+
 void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsigned ncells,
 		    const struct judge_host *h, struct judge_result *r)
 {

@@ -119,6 +119,9 @@ bool judge_engine_in(enum judge_workload w, enum judge_engine e);
  * false with @why filled when the run has none (a job error). */
 bool judge_metric(enum judge_workload w, json_t *doc, double *v, char *why, size_t whylen);
 
+/* A workload that ran and got a number from none of its engines (every
+ * run failed): the verdict has no answer for it. */
+bool judge_unanswered(const struct judge_result *r);
 /* Judge workload @w from every cell given (others are skipped). */
 void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsigned ncells,
 		    const struct judge_host *h, struct judge_result *r);

@@ -634,7 +634,7 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 							       d.lines[i].doc };
 	for (int w = 0; w < JW_NR; w++) {
 		judge_workload(w, cells, ncells, &d.host, &d.res[w]);
-		if (d.res[w].ran && d.res[w].winner < 0)
+		if (judge_unanswered(&d.res[w]))
 			o->unanswered++;
 	}
 	d.nfacts = judge_host_facts(&d.host, d.res, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));

@@ -238,6 +238,18 @@ static void test_job_error(void **state)
 	assert_int_equal(r.winner, JE_BUFPOOL);
 	assert_int_equal(r.runner_up, -1);
 	assert_non_null(strstr(r.headline, "no verdict"));
+	assert_false(judge_unanswered(&r));
+	/* Every run failed: no answer, which the verdict's exit status says. */
+	c[0] = c[1];
+	c[0].e = JE_BUFPOOL;
+	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	assert_true(r.ran);
+	assert_true(judge_unanswered(&r));
+	assert_non_null(strstr(r.headline, "no engine gave a result"));
+	/* Nothing ran: not a missing answer either. */
+	judge_workload(JW_SCAN, c, 2, &host, &r);
+	assert_false(r.ran);
+	assert_false(judge_unanswered(&r));
 	json_decref(u);
 	json_decref(bad);
 }
