@@ -118,7 +118,6 @@ check-modules:
 	tests/check-modules --self-test
 	tests/check-modules
 
-# Every suite runs even when an earlier one fails; the status says if any did.
 # Every suite runs even when an earlier one fails; the status says if any
 # did. Each suite's time is printed, to keep CI's under its 15 minutes.
 # While the end-to-end suites run (mostly waiting on the disk), the

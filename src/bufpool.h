@@ -110,8 +110,8 @@ static inline uint32_t bufpool_home_of(const struct bufpool *bp, uint32_t key)
  * at least one page; the rest of a partial page is not used), with its
  * page table sized for that many frames, or for @nkeys pages when the
  * user will never ask for more keys than that (0: no bound; a key of
- * @nkeys or more may then find no room: -ENOSPC). Frames come from huge pages
- * when the host has them reserved, else ordinary memory advised
+ * @nkeys or more may then find no room: -ENOSPC). Frames come from huge
+ * pages when the host has them reserved, else ordinary memory advised
  * MADV_HUGEPAGE; all of it is populated now, so no request faults it in.
  */
 int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t nkeys,
