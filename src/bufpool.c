@@ -68,12 +68,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PIN_MASK	0x00ffffffu
-#define F_REF		(1u << 24)
-#define F_DIRTY		(1u << 25)
-#define F_LOCKED	(1u << 26)
-#define F_WAITERS	(1u << 27)
-#define F_USED		(1u << 28)
+#define PIN_MASK	BUFPOOL_PIN_MASK
+#define F_REF		BUFPOOL_F_REF
+#define F_DIRTY		BUFPOOL_F_DIRTY
+#define F_LOCKED	BUFPOOL_F_LOCKED
+#define F_WAITERS	BUFPOOL_F_WAITERS
+#define F_USED		BUFPOOL_F_USED
 
 #define KEY_NONE	BUFPOOL_NONE
 
@@ -82,29 +82,14 @@
 #define FRAME_FREE	UINT32_MAX
 #define FRAME_TAKEN	(UINT32_MAX - 1)
 
-/* Entries in a bucket, and a reference's way bits (refs are bucket << 3
- * | way). */
-#define WAYS		5
-#define WAY_BITS	3
-
-struct bufpool_entry {
-	uint32_t key;		/* KEY_NONE when free */
-	uint32_t state;		/* the latch word above */
-	uint32_t frame;		/* the frame holding the page */
-};
+#define WAYS		BUFPOOL_WAYS
+#define WAY_BITS	BUFPOOL_WAY_BITS
 
 /* The bucket's header word. */
 #define H_LATCH		(1u << 31)	/* inserts and deletes of its keys */
 #define H_SPILL_SHIFT	16		/* bits 16-30: keys homed here, in later buckets */
 #define H_SPILL_MAX	0x7fffu
-#define H_REACH_MASK	0xffffu		/* bits 0-15: the farthest of them, in buckets */
-
-struct bufpool_bucket {
-	uint32_t head;
-	struct bufpool_entry e[WAYS];
-};
-
-_Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
+#define H_REACH_MASK	BUFPOOL_H_REACH_MASK	/* bits 0-15: the farthest of them, in buckets */
 
 /* Page table load when every frame holds a page: three quarters of the
  * entries (a key whose home is full goes on to the next bucket, the
@@ -149,7 +134,7 @@ static inline void count(uint64_t *c)
 
 static inline struct bufpool_entry *entry_at(const struct bufpool *bp, uint32_t ref)
 {
-	return &bp->buckets[ref >> WAY_BITS].e[ref & ((1u << WAY_BITS) - 1)];
+	return bufpool_entry_at(bp, ref);
 }
 
 static inline uint32_t ref_of(uint32_t bucket, unsigned way)
@@ -370,14 +355,16 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 
 void bufpool_unpin(struct bufpool *bp, uint32_t ref)
 {
-	struct bufpool_entry *en = entry_at(bp, ref);
-	uint32_t old = __atomic_fetch_sub(&en->state, 1, __ATOMIC_RELEASE);
+	bufpool_unpin_fast(bp, ref);
+}
 
-	/* The last reader out wakes a writer or evictor waiting for it. */
-	if (__builtin_expect(old & F_WAITERS, 0) && (old & PIN_MASK) == 1) {
-		__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
-		futex_wake_all(&en->state);
-	}
+/* The last reader of entry @ref is out, and somebody sleeps on it. */
+void bufpool_unpin_wake(struct bufpool *bp, uint32_t ref)
+{
+	struct bufpool_entry *en = entry_at(bp, ref);
+
+	__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
+	futex_wake_all(&en->state);
 }
 
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty)

@@ -76,7 +76,38 @@ enum bufpool_mem {
 	BUFPOOL_MEM_PAGES,	/* ordinary memory, no advice taken */
 };
 
-struct bufpool_bucket;
+/*
+ * The page table's layout, here for the inline hit path below; what it
+ * means and who may change what is in bufpool.c. A bucket is one cache
+ * line: a header word and BUFPOOL_WAYS entries, an entry a page in the
+ * pool (its key, latch word and frame). A reference to an entry is its
+ * bucket << BUFPOOL_WAY_BITS | its way.
+ */
+#define BUFPOOL_WAYS		5
+#define BUFPOOL_WAY_BITS	3
+
+/* The latch word (bufpool.c: pins in bits 0-23, then the flags). */
+#define BUFPOOL_PIN_MASK	0x00ffffffu
+#define BUFPOOL_F_REF		(1u << 24)
+#define BUFPOOL_F_DIRTY		(1u << 25)
+#define BUFPOOL_F_LOCKED	(1u << 26)
+#define BUFPOOL_F_WAITERS	(1u << 27)
+#define BUFPOOL_F_USED		(1u << 28)
+/* A bucket's header: the farthest its keys spilled, in buckets. */
+#define BUFPOOL_H_REACH_MASK	0xffffu
+
+struct bufpool_entry {
+	uint32_t key;		/* BUFPOOL_NONE when free */
+	uint32_t state;		/* the latch word */
+	uint32_t frame;		/* the frame holding the page */
+};
+
+struct bufpool_bucket {
+	uint32_t head;
+	struct bufpool_entry e[BUFPOOL_WAYS];
+};
+
+_Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
 
 /* The pool. Fields are read by the inline helpers below and by tests;
  * only bufpool.c changes them. */
@@ -140,6 +171,79 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 		uint8_t **data);
 /* Give back a shared latch. */
 void bufpool_unpin(struct bufpool *bp, uint32_t ref);
+
+static inline struct bufpool_entry *bufpool_entry_at(const struct bufpool *bp, uint32_t ref)
+{
+	return &bp->buckets[ref >> BUFPOOL_WAY_BITS].e[ref & ((1u << BUFPOOL_WAY_BITS) - 1)];
+}
+
+/*
+ * bufpool_get(BUFPOOL_SHARED) with its common case inline: the page in
+ * the table, neither locked nor being loaded. That takes one
+ * compare-and-swap and a few dozen instructions, and the fewer there are
+ * between one request's miss on the page and the next request's, the
+ * more of the two misses the CPU overlaps. Anything else (not in the table,
+ * latched, a lost race) goes to bufpool_get, which does it all again.
+ */
+static inline int bufpool_pin(struct bufpool *bp, uint32_t key, const struct bufpool_io *io,
+			      struct pool_counters *c, uint32_t *ref, uint8_t **data)
+{
+	const uint32_t home = bufpool_home_of(bp, key);
+	uint32_t b = home, reach = 0;
+
+	for (uint32_t d = 0;; d++) {
+		struct bufpool_entry *en = bp->buckets[b].e;
+
+		for (unsigned i = 0; i < BUFPOOL_WAYS; i++, en++) {
+			const uint32_t r = b << BUFPOOL_WAY_BITS | i;
+			uint32_t s;
+
+			if (__atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key)
+				continue;
+			/* The page's line is on its way while the pin is
+			 * taken (a locked instruction, which waits). */
+			__builtin_prefetch(bufpool_frame(bp, __atomic_load_n(&en->frame,
+									     __ATOMIC_RELAXED)));
+			s = __atomic_load_n(&en->state, __ATOMIC_RELAXED);
+			if ((s & (BUFPOOL_F_USED | BUFPOOL_F_LOCKED)) != BUFPOOL_F_USED ||
+			    !__atomic_compare_exchange_n(&en->state, &s, (s + 1) | BUFPOOL_F_REF, false,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				goto slow;
+			/* Pinned: the key cannot change now. Still ours? */
+			if (__builtin_expect(__atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key, 0)) {
+				bufpool_unpin(bp, r);
+				goto slow;
+			}
+			stat_add(&c->hits, 1);
+			*ref = r;
+			*data = bufpool_frame(bp, __atomic_load_n(&en->frame, __ATOMIC_RELAXED));
+			return 0;
+		}
+		/* Not at home: the keys that spilled went no farther than
+		 * the home's reach (in its header, on the line just read). */
+		if (d == 0)
+			reach = __atomic_load_n(&bp->buckets[home].head, __ATOMIC_RELAXED) &
+				BUFPOOL_H_REACH_MASK;
+		if (d >= reach)
+			break;
+		b = b + 1 == bp->nbuckets ? 0 : b + 1;
+	}
+slow:
+	return bufpool_get(bp, key, BUFPOOL_SHARED, io, c, ref, data);
+}
+
+/* bufpool_unpin's common case inline: nobody waits for the page. */
+void bufpool_unpin_wake(struct bufpool *bp, uint32_t ref);
+
+static inline void bufpool_unpin_fast(struct bufpool *bp, uint32_t ref)
+{
+	struct bufpool_entry *en = bufpool_entry_at(bp, ref);
+	uint32_t old = __atomic_fetch_sub(&en->state, 1, __ATOMIC_RELEASE);
+
+	/* The last reader out wakes a writer or evictor waiting for it. */
+	if (__builtin_expect(old & BUFPOOL_F_WAITERS, 0) && (old & BUFPOOL_PIN_MASK) == 1)
+		bufpool_unpin_wake(bp, ref);
+}
 /* Give back an exclusive latch; @dirty: the page was modified. */
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty);
 

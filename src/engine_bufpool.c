@@ -247,7 +247,7 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	int ret;
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
-		ret = bufpool_get(bp, key, BUFPOOL_SHARED, &bt->io, bt->ctr, &ref, &page);
+		ret = bufpool_pin(bp, key, &bt->io, bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
@@ -284,7 +284,7 @@ static void bp_release(struct engine_thread *et, struct io_req *r)
 	uint32_t ref = bt->held[r->slot];
 
 	if (ref != BUFPOOL_NONE) {
-		bufpool_unpin(bt->pool, ref);
+		bufpool_unpin_fast(bt->pool, ref);
 		bt->held[r->slot] = BUFPOOL_NONE;
 	}
 }

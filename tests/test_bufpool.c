@@ -463,6 +463,7 @@ struct getter {
 	struct bufpool_io io;
 	struct pool_counters c;
 	uint32_t key;
+	bool pin;		/* through bufpool_pin, not bufpool_get */
 	int done;
 };
 
@@ -472,7 +473,11 @@ static void *get_one(void *arg)
 	uint32_t ref;
 	uint8_t *data;
 
-	assert_int_equal(bufpool_get(g->bp, g->key, BUFPOOL_SHARED, &g->io, &g->c, &ref, &data), 0);
+	if (g->pin)
+		assert_int_equal(bufpool_pin(g->bp, g->key, &g->io, &g->c, &ref, &data), 0);
+	else
+		assert_int_equal(bufpool_get(g->bp, g->key, BUFPOOL_SHARED, &g->io, &g->c, &ref,
+					     &data), 0);
 	assert_true(key_in(data) == g->key);
 	bufpool_unpin(g->bp, ref);
 	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
@@ -546,6 +551,78 @@ static void test_full_of_pins_waits(void **state)
 }
 
 /*
+ * bufpool_pin, the inline hit path: 20 keys of one home bucket (15 of
+ * them spilled into the next buckets) are found where bufpool_lookup
+ * finds them, as hits, without a read; a key not in the pool goes on to
+ * bufpool_get and is read once.
+ */
+static void test_pin_finds_spilled(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(32);
+	struct pool_counters c = { 0 };
+	uint32_t col[20], ref;
+	uint8_t *data;
+
+	(void)state;
+	assert_int_equal(colliding_keys(bp, 3, col, 20, 1000), 20);
+	for (unsigned i = 0; i < 20; i++)
+		touch(bp, &io, &c, col[i]);
+	memset(&c, 0, sizeof(c));
+	for (unsigned i = 0; i < 20; i++) {
+		assert_int_equal(bufpool_pin(bp, col[i], &io, &c, &ref, &data), 0);
+		assert_true(key_in(data) == col[i]);
+		assert_ptr_equal(data, bufpool_frame(bp, bufpool_lookup(bp, col[i])));
+		assert_int_equal(bufpool_entry_at(bp, ref)->key, col[i]);
+		bufpool_unpin_fast(bp, ref);
+	}
+	assert_int_equal(c.hits, 20);
+	assert_int_equal(c.misses, 0);
+	assert_int_equal(d->reads, 20);
+	assert_int_equal(bufpool_pin(bp, 77, &io, &c, &ref, &data), 0);
+	assert_true(key_in(data) == 77);
+	bufpool_unpin(bp, ref);
+	assert_int_equal(c.misses, 1);
+	assert_int_equal(d->reads, 21);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* A page held exclusively (a writer): bufpool_pin does not pin it but
+ * waits, through bufpool_get, and then sees the write. */
+static void test_pin_waits_for_writer(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(8);
+	struct pool_counters c = { 0 };
+	struct getter g = { .bp = bp, .io = io_of(d), .key = 5, .pin = true };
+	uint32_t ref;
+	uint8_t *data;
+	pthread_t t;
+
+	(void)state;
+	touch(bp, &io, &c, 5);
+	assert_int_equal(bufpool_get(bp, 5, BUFPOOL_EXCL, &io, &c, &ref, &data), 0);
+	assert_int_equal(pthread_create(&t, NULL, get_one, &g), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), 0);
+	data[PAGE - 2] = 0xab;
+	bufpool_unlock(bp, ref, true);
+	pthread_join(t, NULL);
+	assert_int_equal(g.c.hits, 1);
+	assert_int_equal(g.c.waits, 1);
+	assert_int_equal(g.c.misses, 0);
+	assert_int_equal(bufpool_frame(bp, bufpool_lookup(bp, 5))[PAGE - 2], 0xab);
+	assert_int_equal(d->reads, 1);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/*
  * The stress run: THREADS threads, a pool of 16 frames over 256 pages.
  * Each step picks a page: mostly a read (the frame must hold that page),
  * sometimes an increment of the page's generation under the exclusive
@@ -609,14 +686,19 @@ static void *stress(void *arg)
 				s->bad = 3;
 			continue;
 		}
-		if (bufpool_get(s->bp, key, BUFPOOL_SHARED, &s->io, &s->c, &ref, &data)) {
+		/* Half the reads through the inline hit path. */
+		if ((what & 1 ? bufpool_pin(s->bp, key, &s->io, &s->c, &ref, &data) :
+				bufpool_get(s->bp, key, BUFPOOL_SHARED, &s->io, &s->c, &ref, &data))) {
 			s->bad = 4;
 			break;
 		}
 		memcpy(&k, data, 8);
 		if (k != key || data[PAGE - 1] != (uint8_t)(key & 0xff))
 			s->bad = 5;
-		bufpool_unpin(s->bp, ref);
+		if (what & 2)
+			bufpool_unpin_fast(s->bp, ref);
+		else
+			bufpool_unpin(s->bp, ref);
 	}
 	return NULL;
 }
@@ -677,6 +759,8 @@ int main(void)
 		cmocka_unit_test(test_table_for_keys),
 		cmocka_unit_test(test_waits_for_loader),
 		cmocka_unit_test(test_full_of_pins_waits),
+		cmocka_unit_test(test_pin_finds_spilled),
+		cmocka_unit_test(test_pin_waits_for_writer),
 		cmocka_unit_test(test_stress),
 	};
 
