@@ -28,6 +28,11 @@
  * went (reach), so a lookup that does not find its key at home scans
  * home .. home + reach and no more.
  *
+ * A pin is either counted in the latch word (bufpool_get) or published
+ * in the pinning thread's reader (bufpool_pin, bufpool.h): a thread that
+ * locks a page to evict or change it looks at every reader's slots after
+ * locking, and passes the page over (the clock) or waits (a writer).
+ *
  * Frames are found by the clock through owner[], per frame: the entry
  * whose page it holds, or free, or taken (a thread is between evicting
  * it and giving it to a new page). An entry's reference is its bucket
@@ -114,8 +119,11 @@
 #define LOAD_RLX(p)	__atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define STORE_RLX(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/* Sequentially consistent: an evictor's or writer's lock of a latch word
+ * is half of the handshake with bufpool_pin's published pins (bufpool.h);
+ * on x86 and arm64 it is the same instruction as acquire-release. */
 #define CAS(p, exp, v)	__atomic_compare_exchange_n((p), (exp), (v), false, \
-						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 
 static inline void cpu_relax(void)
 {
@@ -308,6 +316,48 @@ static void table_delete(struct bufpool *bp, uint32_t ref, uint32_t home, uint32
 	wake_if(en, old);
 }
 
+/* ---- published pins ------------------------------------------------------ */
+
+struct bufpool_reader *bufpool_reader_new(struct bufpool *bp)
+{
+	uint32_t n = LOAD_RLX(&bp->nreaders);
+
+	do
+		if (n >= BUFPOOL_READERS_MAX)
+			return NULL;
+	while (!__atomic_compare_exchange_n(&bp->nreaders, &n, n + 1, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED));
+	return &bp->readers[n];
+}
+
+/* Whether a reader's slot names entry @ref: a pin published by
+ * bufpool_pin. Called by the thread that has just locked @ref's latch
+ * word (sequentially consistent), so a pin published before that lock is
+ * seen here, and one published after sees the lock and is taken back. */
+static bool published(const struct bufpool *bp, uint32_t ref)
+{
+	const uint32_t n = LOAD(&bp->nreaders);
+
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < BUFPOOL_READER_SLOTS; j++)
+			if (__atomic_load_n(&bp->readers[i].slot[j], __ATOMIC_SEQ_CST) == ref)
+				return true;
+	return false;
+}
+
+/* Entry @ref, locked by this thread to change its page: wait until no
+ * reader has it published (each holds it for one request; spin, then
+ * let the holder run). */
+static void wait_published(const struct bufpool *bp, uint32_t ref)
+{
+	for (unsigned i = 0; published(bp, ref); i++) {
+		if (i >= SPIN_LATCH)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
 /* ---- latches on pages --------------------------------------------------- */
 
 /*
@@ -344,8 +394,13 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 			break;
 	}
 	/* Latched: the key cannot change now. Was it still ours? */
-	if (__builtin_expect(LOAD(&en->key) == key, 1))
+	if (__builtin_expect(LOAD(&en->key) == key, 1)) {
+		/* Alone, but for readers of published pins: they finish
+		 * the request they hold it for and go. */
+		if (mode != BUFPOOL_SHARED)
+			wait_published(bp, ref);
 		return true;
+	}
 	if (mode == BUFPOOL_SHARED)
 		bufpool_unpin(bp, ref);
 	else
@@ -355,16 +410,14 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 
 void bufpool_unpin(struct bufpool *bp, uint32_t ref)
 {
-	bufpool_unpin_fast(bp, ref);
-}
-
-/* The last reader of entry @ref is out, and somebody sleeps on it. */
-void bufpool_unpin_wake(struct bufpool *bp, uint32_t ref)
-{
 	struct bufpool_entry *en = entry_at(bp, ref);
+	uint32_t old = __atomic_fetch_sub(&en->state, 1, __ATOMIC_RELEASE);
 
-	__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
-	futex_wake_all(&en->state);
+	/* The last reader out wakes a writer or evictor waiting for it. */
+	if (__builtin_expect(old & F_WAITERS, 0) && (old & PIN_MASK) == 1) {
+		__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
+		futex_wake_all(&en->state);
+	}
 }
 
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty)
@@ -445,8 +498,10 @@ static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
 				} else if (CAS(&en->state, &s, s | F_LOCKED)) {
 					/* Locked: is it still frame f's page, or
 					 * was the entry reused since owner[] was
-					 * read? */
-					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o) {
+					 * read? And is no reader's published pin
+					 * on it (a pinned page stays)? */
+					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o &&
+					    !published(bp, o)) {
 						int ret = evict(bp, o, s & F_DIRTY, io, c);
 
 						if (ret)
@@ -672,6 +727,11 @@ int bufpool_check(const struct bufpool *bp, struct err *e)
 	if (!ret && owned != used)
 		ret = err_set(e, EUCLEAN, "%llu pages in the table, %llu frames owned",
 			      (unsigned long long)used, (unsigned long long)owned);
+	for (uint32_t i = 0; i < bp->nreaders && !ret; i++)
+		for (unsigned j = 0; j < BUFPOOL_READER_SLOTS && !ret; j++)
+			if (bp->readers[i].slot[j] != BUFPOOL_NONE)
+				ret = err_set(e, EUCLEAN, "reader %u still holds entry %#x in slot %u",
+					      i, bp->readers[i].slot[j], j);
 	free(spill);
 	return ret;
 }
@@ -761,10 +821,10 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	bp->nbuckets = (uint32_t)nbuckets;
 
 	/* One mapping: the buckets first (cache-line aligned by the
-	 * mapping), then owner[]. */
+	 * mapping), then owner[], then the readers, from a line of their own. */
 	tab_len = (size_t)nbuckets * sizeof(struct bufpool_bucket);
-	own_len = (size_t)nframes * sizeof(uint32_t);
-	meta_len = tab_len + own_len;
+	own_len = ((size_t)nframes * sizeof(uint32_t) + 63) & ~(size_t)63;
+	meta_len = tab_len + own_len + BUFPOOL_READERS_MAX * sizeof(struct bufpool_reader);
 	bp->meta_len = meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
@@ -774,6 +834,8 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	}
 	bp->buckets = bp->meta;
 	bp->owner = (uint32_t *)((uint8_t *)bp->meta + tab_len);
+	bp->readers = (struct bufpool_reader *)((uint8_t *)bp->meta + tab_len + own_len);
+	memset(bp->readers, 0xff, BUFPOOL_READERS_MAX * sizeof(struct bufpool_reader));
 	for (uint64_t b = 0; b < nbuckets; b++)
 		for (unsigned i = 0; i < WAYS; i++)
 			bp->buckets[b].e[i].key = KEY_NONE;

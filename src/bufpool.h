@@ -15,13 +15,15 @@
  * again. Every latch is given back with bufpool_unpin or bufpool_unlock,
  * naming the reference bufpool_get returned.
  *
- * Thread safety: any number of threads may call bufpool_get, _unpin,
- * _unlock and _flush at once, each with its own counters and I/O
- * callbacks. There is no pool-wide lock: a hit reads one cache line of
- * the page table (the page's key, latch word and frame sit together)
- * and takes one atomic compare-and-swap there, and the unpin one atomic
- * subtract; a miss latches one bucket of the table for the few stores
- * of its insert and takes frames from a shared clock hand.
+ * Thread safety: any number of threads may call bufpool_get, _pin,
+ * _release, _unpin, _unlock and _flush at once, each with its own
+ * counters, I/O callbacks and reader. There is no pool-wide lock: a hit
+ * through bufpool_pin reads one cache line of the page table (the page's
+ * key, latch word and frame sit together) and publishes the pin in the
+ * thread's own line, writing nothing other threads read; bufpool_get
+ * pins with a compare-and-swap on the latch word instead. A miss latches
+ * one bucket of the table for the few stores of its insert and takes
+ * frames from a shared clock hand.
  *
  * Functions return 0 or -errno and never print.
  */
@@ -109,6 +111,26 @@ struct bufpool_bucket {
 
 _Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
 
+/*
+ * A reader: one thread's published pins, on a cache line of its own.
+ * Slot i names the entry (a reference) the thread's request slot i holds,
+ * or BUFPOOL_NONE. A page named in any reader's slot counts as pinned: the
+ * clock passes it over and a writer waits for it, as for the pin count in
+ * its latch word. Publishing a pin there writes only the thread's own
+ * line, where the pin count writes the page table's, which the other
+ * threads read: with two threads hitting one pool, the table's lines
+ * went back and forth between their CPUs on every hit.
+ */
+#define BUFPOOL_READER_SLOTS	16
+#define BUFPOOL_READERS_MAX	1024
+
+struct bufpool_reader {
+	uint32_t slot[BUFPOOL_READER_SLOTS];
+} __attribute__((aligned(64)));
+
+/* A reference held through a reader's slot, not the pin count. */
+#define BUFPOOL_REF_PUBLISHED	(1u << 31)
+
 /* The pool. Fields are read by the inline helpers below and by tests;
  * only bufpool.c changes them. */
 struct bufpool {
@@ -121,7 +143,9 @@ struct bufpool {
 	struct bufpool_bucket *buckets;	/* the page table */
 	uint32_t nbuckets;
 	uint32_t *owner;		/* per frame: the entry holding it, or free/taken */
-	void *meta;			/* one mapping for buckets and owner */
+	struct bufpool_reader *readers;	/* BUFPOOL_READERS_MAX, the first nreaders handed out */
+	uint32_t nreaders;
+	void *meta;			/* one mapping for buckets, owner and readers */
 	size_t meta_len;
 	/* The clock hand: frames examined so far, modulo nframes. Shared by
 	 * every thread looking for a frame; on its own line. */
@@ -172,25 +196,46 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 /* Give back a shared latch. */
 void bufpool_unpin(struct bufpool *bp, uint32_t ref);
 
+
+/*
+ * A reader for one thread (its slots all BUFPOOL_NONE), or NULL when
+ * BUFPOOL_READERS_MAX are taken (that thread's pins then go to the pin
+ * count). Readers last as long as the pool.
+ */
+struct bufpool_reader *bufpool_reader_new(struct bufpool *bp);
+
 static inline struct bufpool_entry *bufpool_entry_at(const struct bufpool *bp, uint32_t ref)
 {
 	return &bp->buckets[ref >> BUFPOOL_WAY_BITS].e[ref & ((1u << BUFPOOL_WAY_BITS) - 1)];
 }
 
 /*
- * bufpool_get(BUFPOOL_SHARED) with its common case inline: the page in
- * the table, neither locked nor being loaded. That takes one
- * compare-and-swap and a few dozen instructions, and the fewer there are
- * between one request's miss on the page and the next request's, the
- * more of the two misses the CPU overlaps. Anything else (not in the table,
- * latched, a lost race) goes to bufpool_get, which does it all again.
+ * bufpool_get(BUFPOOL_SHARED) with its common case inline, for request
+ * slot @hs of the thread whose reader is @rd: the page in the table,
+ * neither locked nor being loaded, pinned by publishing it in the
+ * reader's slot. That writes nothing another thread reads (the page's
+ * REF bit only when the clock cleared it), takes one locked instruction,
+ * on the thread's own line, and a few dozen instructions: the fewer there
+ * are between one request's miss on a page and the next request's, the
+ * more of the two the CPU overlaps. Anything else (not in the table,
+ * latched, a lost race, no reader or no slot @hs) goes to bufpool_get,
+ * which pins with the pin count. Give the page back with
+ * bufpool_release.
+ *
+ * The pin and an evictor or writer pass each other as in Dekker's
+ * algorithm: the reader publishes, then looks at the latch word; the
+ * other locks the word, then looks at the readers (all sequentially
+ * consistent), so at least one of them sees the other and steps back.
  */
-static inline int bufpool_pin(struct bufpool *bp, uint32_t key, const struct bufpool_io *io,
-			      struct pool_counters *c, uint32_t *ref, uint8_t **data)
+static inline int bufpool_pin(struct bufpool *bp, struct bufpool_reader *rd, unsigned hs,
+			      uint32_t key, const struct bufpool_io *io, struct pool_counters *c,
+			      uint32_t *ref, uint8_t **data)
 {
 	const uint32_t home = bufpool_home_of(bp, key);
 	uint32_t b = home, reach = 0;
 
+	if (__builtin_expect(!rd || hs >= BUFPOOL_READER_SLOTS, 0))
+		goto slow;
 	for (uint32_t d = 0;; d++) {
 		struct bufpool_entry *en = bp->buckets[b].e;
 
@@ -200,22 +245,21 @@ static inline int bufpool_pin(struct bufpool *bp, uint32_t key, const struct buf
 
 			if (__atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key)
 				continue;
-			/* The page's line is on its way while the pin is
-			 * taken (a locked instruction, which waits). */
+			/* The page's line is on its way meanwhile. */
 			__builtin_prefetch(bufpool_frame(bp, __atomic_load_n(&en->frame,
 									     __ATOMIC_RELAXED)));
-			s = __atomic_load_n(&en->state, __ATOMIC_RELAXED);
+			__atomic_store_n(&rd->slot[hs], r, __ATOMIC_SEQ_CST);
+			s = __atomic_load_n(&en->state, __ATOMIC_SEQ_CST);
 			if ((s & (BUFPOOL_F_USED | BUFPOOL_F_LOCKED)) != BUFPOOL_F_USED ||
-			    !__atomic_compare_exchange_n(&en->state, &s, (s + 1) | BUFPOOL_F_REF, false,
-							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				goto slow;
-			/* Pinned: the key cannot change now. Still ours? */
-			if (__builtin_expect(__atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key, 0)) {
-				bufpool_unpin(bp, r);
+			    __atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key) {
+				__atomic_store_n(&rd->slot[hs], BUFPOOL_NONE, __ATOMIC_RELEASE);
 				goto slow;
 			}
+			/* Pinned: the key and frame cannot change now. */
+			if (__builtin_expect(!(s & BUFPOOL_F_REF), 0))
+				__atomic_fetch_or(&en->state, BUFPOOL_F_REF, __ATOMIC_RELAXED);
 			stat_add(&c->hits, 1);
-			*ref = r;
+			*ref = r | BUFPOOL_REF_PUBLISHED;
 			*data = bufpool_frame(bp, __atomic_load_n(&en->frame, __ATOMIC_RELAXED));
 			return 0;
 		}
@@ -232,18 +276,16 @@ slow:
 	return bufpool_get(bp, key, BUFPOOL_SHARED, io, c, ref, data);
 }
 
-/* bufpool_unpin's common case inline: nobody waits for the page. */
-void bufpool_unpin_wake(struct bufpool *bp, uint32_t ref);
-
-static inline void bufpool_unpin_fast(struct bufpool *bp, uint32_t ref)
+/* Give back what bufpool_pin returned for slot @hs of @rd. */
+static inline void bufpool_release(struct bufpool *bp, struct bufpool_reader *rd, unsigned hs,
+				   uint32_t ref)
 {
-	struct bufpool_entry *en = bufpool_entry_at(bp, ref);
-	uint32_t old = __atomic_fetch_sub(&en->state, 1, __ATOMIC_RELEASE);
-
-	/* The last reader out wakes a writer or evictor waiting for it. */
-	if (__builtin_expect(old & BUFPOOL_F_WAITERS, 0) && (old & BUFPOOL_PIN_MASK) == 1)
-		bufpool_unpin_wake(bp, ref);
+	if (ref & BUFPOOL_REF_PUBLISHED)
+		__atomic_store_n(&rd->slot[hs], BUFPOOL_NONE, __ATOMIC_RELEASE);
+	else
+		bufpool_unpin(bp, ref);
 }
+
 /* Give back an exclusive latch; @dirty: the page was modified. */
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty);
 
@@ -265,8 +307,8 @@ uint32_t bufpool_lookup(const struct bufpool *bp, uint32_t key);
 uint32_t bufpool_used(const struct bufpool *bp);
 /* For tests, with no other thread in the pool: every page in the table
  * owns its frame and sits within its home's reach, every frame is free
- * or owned by one page, nothing is latched, the spill counts add up;
- * 0 or -EUCLEAN with @e saying what is wrong. */
+ * or owned by one page, nothing is latched or published, the spill
+ * counts add up; 0 or -EUCLEAN with @e saying what is wrong. */
 int bufpool_check(const struct bufpool *bp, struct err *e);
 
 #endif

@@ -62,6 +62,7 @@ struct bp_thread {
 	const uint32_t *first;		/* bp_job's */
 	struct pool_counters *ctr;
 	struct bufpool_io io;
+	struct bufpool_reader *rd;	/* where this thread publishes its pins */
 	uint32_t *held;			/* per request slot: the page it pinned */
 	unsigned shift;			/* log2(pool_page) */
 	bool uring;			/* pool_io=io_uring */
@@ -247,7 +248,7 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	int ret;
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
-		ret = bufpool_pin(bp, key, &bt->io, bt->ctr, &ref, &page);
+		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
@@ -284,7 +285,7 @@ static void bp_release(struct engine_thread *et, struct io_req *r)
 	uint32_t ref = bt->held[r->slot];
 
 	if (ref != BUFPOOL_NONE) {
-		bufpool_unpin_fast(bt->pool, ref);
+		bufpool_release(bt->pool, bt->rd, r->slot, ref);
 		bt->held[r->slot] = BUFPOOL_NONE;
 	}
 }
@@ -366,6 +367,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->pool = pj->pool;
 	bt->first = pj->first;
 	bt->ctr = et->pool;
+	bt->rd = bufpool_reader_new(pj->pool);
 	bt->shift = pj->pool->page_shift;
 	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt };
 	bt->uring = job->pool_io == POOL_IO_URING;
@@ -401,7 +403,7 @@ static void bp_exit(struct engine_thread *et)
 		return;
 	for (unsigned i = 0; i < bt->ej->depth; i++)
 		if (bt->held[i] != BUFPOOL_NONE)
-			bufpool_unpin(bt->pool, bt->held[i]);
+			bufpool_release(bt->pool, bt->rd, i, bt->held[i]);
 	if (bt->uring)
 		io_uring_queue_exit(&bt->ring);
 	free(bt->held);

@@ -219,6 +219,69 @@ static void test_pinned_stays(void **state)
 	free(d);
 }
 
+/* A page pinned through a reader's slot is never the victim either,
+ * and is taken once it is given back. */
+static void test_published_stays(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(2);
+	struct bufpool_reader *rd = bufpool_reader_new(bp);
+	struct pool_counters c = { 0 };
+	uint32_t held;
+	uint8_t *data;
+
+	(void)state;
+	touch(bp, &io, &c, 100);
+	assert_int_equal(bufpool_pin(bp, rd, 5, 100, &io, &c, &held, &data), 0);
+	assert_true(held & BUFPOOL_REF_PUBLISHED);
+	for (uint32_t p = 0; p < 50; p++) {
+		touch(bp, &io, &c, p);
+		assert_int_not_equal(bufpool_lookup(bp, 100), BUFPOOL_NONE);
+	}
+	assert_true(key_in(data) == 100);
+	bufpool_release(bp, rd, 5, held);
+	for (uint32_t p = 50; p < 53; p++)
+		touch(bp, &io, &c, p);
+	assert_int_equal(bufpool_lookup(bp, 100), BUFPOOL_NONE);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/* Past BUFPOOL_READERS_MAX readers there are none, and a pin without one
+ * (or past the reader's slots) goes to the pin count. */
+static void test_readers_run_out(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct bufpool_reader *rd = NULL;
+	struct pool_counters c = { 0 };
+	uint32_t ref;
+	uint8_t *data;
+
+	(void)state;
+	for (unsigned i = 0; i < BUFPOOL_READERS_MAX; i++) {
+		rd = bufpool_reader_new(bp);
+		assert_non_null(rd);
+		assert_int_equal(rd->slot[BUFPOOL_READER_SLOTS - 1], BUFPOOL_NONE);
+	}
+	assert_null(bufpool_reader_new(bp));
+	touch(bp, &io, &c, 9);
+	assert_int_equal(bufpool_pin(bp, NULL, 0, 9, &io, &c, &ref, &data), 0);
+	assert_false(ref & BUFPOOL_REF_PUBLISHED);
+	assert_int_equal(bufpool_entry_at(bp, ref)->state & BUFPOOL_PIN_MASK, 1);
+	bufpool_release(bp, NULL, 0, ref);
+	assert_int_equal(bufpool_pin(bp, rd, BUFPOOL_READER_SLOTS, 9, &io, &c, &ref, &data), 0);
+	assert_false(ref & BUFPOOL_REF_PUBLISHED);
+	bufpool_release(bp, rd, BUFPOOL_READER_SLOTS, ref);
+	assert_int_equal(c.hits, 2);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
 /* Keys whose hash picks the same home bucket. */
 static unsigned colliding_keys(const struct bufpool *bp, uint32_t home, uint32_t *out,
 			       unsigned n, uint32_t from)
@@ -463,7 +526,7 @@ struct getter {
 	struct bufpool_io io;
 	struct pool_counters c;
 	uint32_t key;
-	bool pin;		/* through bufpool_pin, not bufpool_get */
+	bool pin;		/* through bufpool_pin (a reader of its own), not bufpool_get */
 	int done;
 };
 
@@ -473,13 +536,15 @@ static void *get_one(void *arg)
 	uint32_t ref;
 	uint8_t *data;
 
+	struct bufpool_reader *rd = g->pin ? bufpool_reader_new(g->bp) : NULL;
+
 	if (g->pin)
-		assert_int_equal(bufpool_pin(g->bp, g->key, &g->io, &g->c, &ref, &data), 0);
+		assert_int_equal(bufpool_pin(g->bp, rd, 0, g->key, &g->io, &g->c, &ref, &data), 0);
 	else
 		assert_int_equal(bufpool_get(g->bp, g->key, BUFPOOL_SHARED, &g->io, &g->c, &ref,
 					     &data), 0);
 	assert_true(key_in(data) == g->key);
-	bufpool_unpin(g->bp, ref);
+	bufpool_release(g->bp, rd, 0, ref);
 	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -562,27 +627,34 @@ static void test_pin_finds_spilled(void **state)
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(32);
 	struct pool_counters c = { 0 };
+	struct bufpool_reader *rd = bufpool_reader_new(bp);
 	uint32_t col[20], ref;
 	uint8_t *data;
 
 	(void)state;
+	assert_non_null(rd);
 	assert_int_equal(colliding_keys(bp, 3, col, 20, 1000), 20);
 	for (unsigned i = 0; i < 20; i++)
 		touch(bp, &io, &c, col[i]);
 	memset(&c, 0, sizeof(c));
 	for (unsigned i = 0; i < 20; i++) {
-		assert_int_equal(bufpool_pin(bp, col[i], &io, &c, &ref, &data), 0);
+		assert_int_equal(bufpool_pin(bp, rd, 1, col[i], &io, &c, &ref, &data), 0);
 		assert_true(key_in(data) == col[i]);
 		assert_ptr_equal(data, bufpool_frame(bp, bufpool_lookup(bp, col[i])));
-		assert_int_equal(bufpool_entry_at(bp, ref)->key, col[i]);
-		bufpool_unpin_fast(bp, ref);
+		/* Published in the reader's slot 1, not counted in the latch. */
+		assert_true(ref & BUFPOOL_REF_PUBLISHED);
+		assert_int_equal(rd->slot[1], ref & ~BUFPOOL_REF_PUBLISHED);
+		assert_int_equal(bufpool_entry_at(bp, rd->slot[1])->key, col[i]);
+		assert_int_equal(bufpool_entry_at(bp, rd->slot[1])->state & BUFPOOL_PIN_MASK, 0);
+		bufpool_release(bp, rd, 1, ref);
+		assert_int_equal(rd->slot[1], BUFPOOL_NONE);
 	}
 	assert_int_equal(c.hits, 20);
 	assert_int_equal(c.misses, 0);
 	assert_int_equal(d->reads, 20);
-	assert_int_equal(bufpool_pin(bp, 77, &io, &c, &ref, &data), 0);
+	assert_int_equal(bufpool_pin(bp, rd, 0, 77, &io, &c, &ref, &data), 0);
 	assert_true(key_in(data) == 77);
-	bufpool_unpin(bp, ref);
+	bufpool_release(bp, rd, 0, ref);
 	assert_int_equal(c.misses, 1);
 	assert_int_equal(d->reads, 21);
 	pool_ok(bp);
@@ -622,6 +694,56 @@ static void test_pin_waits_for_writer(void **state)
 	free(d);
 }
 
+struct writer {
+	struct bufpool *bp;
+	struct bufpool_io io;
+	struct pool_counters c;
+	uint32_t key;
+	int done;
+};
+
+static void *write_one(void *arg)
+{
+	struct writer *w = arg;
+	uint32_t ref;
+	uint8_t *data;
+
+	assert_int_equal(bufpool_get(w->bp, w->key, BUFPOOL_EXCL, &w->io, &w->c, &ref, &data), 0);
+	data[PAGE - 3] = 0xcd;
+	bufpool_unlock(w->bp, ref, true);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A writer waits for a reader that published its pin, then writes. */
+static void test_writer_waits_for_published(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(8);
+	struct bufpool_reader *rd = bufpool_reader_new(bp);
+	struct pool_counters c = { 0 };
+	struct writer w = { .bp = bp, .io = io_of(d), .key = 6 };
+	uint32_t ref;
+	uint8_t *data;
+	pthread_t t;
+
+	(void)state;
+	touch(bp, &io, &c, 6);
+	assert_int_equal(bufpool_pin(bp, rd, 0, 6, &io, &c, &ref, &data), 0);
+	assert_true(ref & BUFPOOL_REF_PUBLISHED);
+	assert_int_equal(pthread_create(&t, NULL, write_one, &w), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(data[PAGE - 3], 6 & 0xff);
+	bufpool_release(bp, rd, 0, ref);
+	pthread_join(t, NULL);
+	assert_int_equal(bufpool_frame(bp, bufpool_lookup(bp, 6))[PAGE - 3], 0xcd);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
 /*
  * The stress run: THREADS threads, a pool of 16 frames over 256 pages.
  * Each step picks a page: mostly a read (the frame must hold that page),
@@ -638,6 +760,7 @@ static void test_pin_waits_for_writer(void **state)
 struct stresser {
 	struct bufpool *bp;
 	struct bufpool_io io;
+	struct bufpool_reader *rd;
 	struct pool_counters c;
 	uint64_t *bumps;		/* per page, shared: atomic adds */
 	uint64_t seed;
@@ -686,8 +809,9 @@ static void *stress(void *arg)
 				s->bad = 3;
 			continue;
 		}
-		/* Half the reads through the inline hit path. */
-		if ((what & 1 ? bufpool_pin(s->bp, key, &s->io, &s->c, &ref, &data) :
+		/* Half the reads through the inline hit path, pinned by
+		 * publishing the page in this thread's reader. */
+		if ((what & 1 ? bufpool_pin(s->bp, s->rd, 2, key, &s->io, &s->c, &ref, &data) :
 				bufpool_get(s->bp, key, BUFPOOL_SHARED, &s->io, &s->c, &ref, &data))) {
 			s->bad = 4;
 			break;
@@ -695,10 +819,7 @@ static void *stress(void *arg)
 		memcpy(&k, data, 8);
 		if (k != key || data[PAGE - 1] != (uint8_t)(key & 0xff))
 			s->bad = 5;
-		if (what & 2)
-			bufpool_unpin_fast(s->bp, ref);
-		else
-			bufpool_unpin(s->bp, ref);
+		bufpool_release(s->bp, s->rd, 2, ref);
 	}
 	return NULL;
 }
@@ -717,6 +838,7 @@ static void test_stress(void **state)
 	assert_non_null(bumps);
 	for (int i = 0; i < THREADS; i++) {
 		s[i] = (struct stresser){ .bp = bp, .io = io_of(d), .bumps = bumps,
+					  .rd = bufpool_reader_new(bp),
 					  .seed = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) };
 		assert_int_equal(pthread_create(&t[i], NULL, stress, &s[i]), 0);
 	}
@@ -751,6 +873,8 @@ int main(void)
 		cmocka_unit_test(test_hit_and_miss),
 		cmocka_unit_test(test_clock_second_chance),
 		cmocka_unit_test(test_pinned_stays),
+		cmocka_unit_test(test_published_stays),
+		cmocka_unit_test(test_readers_run_out),
 		cmocka_unit_test(test_collisions_and_delete),
 		cmocka_unit_test(test_read_error),
 		cmocka_unit_test(test_writes_flush_and_evict),
@@ -761,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_full_of_pins_waits),
 		cmocka_unit_test(test_pin_finds_spilled),
 		cmocka_unit_test(test_pin_waits_for_writer),
+		cmocka_unit_test(test_writer_waits_for_published),
 		cmocka_unit_test(test_stress),
 	};
 
