@@ -323,7 +323,7 @@ struct bufpool_reader *bufpool_reader_new(struct bufpool *bp)
 	uint32_t n = LOAD_RLX(&bp->nreaders);
 
 	do
-		if (n >= BUFPOOL_READERS_MAX)
+		if (n >= bp->readers_max)
 			return NULL;
 	while (!__atomic_compare_exchange_n(&bp->nreaders, &n, n + 1, false, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED));
@@ -824,7 +824,11 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	 * mapping), then owner[], then the readers, from a line of their own. */
 	tab_len = (size_t)nbuckets * sizeof(struct bufpool_bucket);
 	own_len = ((size_t)nframes * sizeof(uint32_t) + 63) & ~(size_t)63;
-	meta_len = tab_len + own_len + BUFPOOL_READERS_MAX * sizeof(struct bufpool_reader);
+	bp->readers_max = nframes / BUFPOOL_FRAMES_PER_READER < BUFPOOL_READERS_MAX ?
+			  (uint32_t)(nframes / BUFPOOL_FRAMES_PER_READER) : BUFPOOL_READERS_MAX;
+	if (!bp->readers_max)
+		bp->readers_max = 1;
+	meta_len = tab_len + own_len + bp->readers_max * sizeof(struct bufpool_reader);
 	bp->meta_len = meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
@@ -835,7 +839,7 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	bp->buckets = bp->meta;
 	bp->owner = (uint32_t *)((uint8_t *)bp->meta + tab_len);
 	bp->readers = (struct bufpool_reader *)((uint8_t *)bp->meta + tab_len + own_len);
-	memset(bp->readers, 0xff, BUFPOOL_READERS_MAX * sizeof(struct bufpool_reader));
+	memset(bp->readers, 0xff, bp->readers_max * sizeof(struct bufpool_reader));
 	for (uint64_t b = 0; b < nbuckets; b++)
 		for (unsigned i = 0; i < WAYS; i++)
 			bp->buckets[b].e[i].key = KEY_NONE;

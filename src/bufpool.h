@@ -123,6 +123,10 @@ _Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
  */
 #define BUFPOOL_READER_SLOTS	16
 #define BUFPOOL_READERS_MAX	1024
+/* ... and no more than one for every this many frames, so a small pool's
+ * readers cost what its table does per frame (a job's threads need two
+ * frames each: jobcheck.c), not a fixed 64 KiB. */
+#define BUFPOOL_FRAMES_PER_READER	2
 
 struct bufpool_reader {
 	uint32_t slot[BUFPOOL_READER_SLOTS];
@@ -143,7 +147,8 @@ struct bufpool {
 	struct bufpool_bucket *buckets;	/* the page table */
 	uint32_t nbuckets;
 	uint32_t *owner;		/* per frame: the entry holding it, or free/taken */
-	struct bufpool_reader *readers;	/* BUFPOOL_READERS_MAX, the first nreaders handed out */
+	struct bufpool_reader *readers;	/* readers_max, the first nreaders handed out */
+	uint32_t readers_max;
 	uint32_t nreaders;
 	void *meta;			/* one mapping for buckets, owner and readers */
 	size_t meta_len;
@@ -196,11 +201,11 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 /* Give back a shared latch. */
 void bufpool_unpin(struct bufpool *bp, uint32_t ref);
 
-
 /*
  * A reader for one thread (its slots all BUFPOOL_NONE), or NULL when
- * BUFPOOL_READERS_MAX are taken (that thread's pins then go to the pin
- * count). Readers last as long as the pool.
+ * all the pool's are taken: BUFPOOL_READERS_MAX, or one for every
+ * BUFPOOL_FRAMES_PER_READER frames of a smaller pool (that thread's pins
+ * then go to the pin count). Readers last as long as the pool.
  */
 struct bufpool_reader *bufpool_reader_new(struct bufpool *bp);
 

@@ -249,20 +249,26 @@ static void test_published_stays(void **state)
 	free(d);
 }
 
-/* Past BUFPOOL_READERS_MAX readers there are none, and a pin without one
- * (or past the reader's slots) goes to the pin count. */
+/* A pool has a reader for every two frames, at most BUFPOOL_READERS_MAX;
+ * past those there are none, and a pin without one (or past the
+ * reader's slots) goes to the pin count. */
 static void test_readers_run_out(void **state)
 {
 	struct fakedev *d = dev_new();
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(4);
+	struct bufpool *big = pool_new(2 * BUFPOOL_READERS_MAX + 2);
 	struct bufpool_reader *rd = NULL;
 	struct pool_counters c = { 0 };
 	uint32_t ref;
 	uint8_t *data;
 
 	(void)state;
-	for (unsigned i = 0; i < BUFPOOL_READERS_MAX; i++) {
+	for (unsigned i = 0; i < BUFPOOL_READERS_MAX; i++)
+		assert_non_null(bufpool_reader_new(big));
+	assert_null(bufpool_reader_new(big));
+	bufpool_destroy(big);
+	for (unsigned i = 0; i < 4 / BUFPOOL_FRAMES_PER_READER; i++) {
 		rd = bufpool_reader_new(bp);
 		assert_non_null(rd);
 		assert_int_equal(rd->slot[BUFPOOL_READER_SLOTS - 1], BUFPOOL_NONE);
@@ -489,6 +495,10 @@ static void test_overhead(void **state)
 	struct bufpool *bp = pool_new(32768);
 
 	(void)state;
+	assert_true(bufpool_overhead(bp) * 50 < (size_t)bp->nframes * PAGE);
+	bufpool_destroy(bp);
+	/* A small pool: its readers grow with it, not a fixed 64 KiB. */
+	bp = pool_new(1024);
 	assert_true(bufpool_overhead(bp) * 50 < (size_t)bp->nframes * PAGE);
 	bufpool_destroy(bp);
 }
