@@ -178,7 +178,8 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 		   struct err *e);
 void bufpool_destroy(struct bufpool *bp);
 
-/* Bytes the pool holds beyond its frames (the page table). */
+/* Bytes the pool holds beyond its frames (the page table, the frames' owners
+ * and the readers). */
 size_t bufpool_overhead(const struct bufpool *bp);
 
 static inline uint8_t *bufpool_frame(const struct bufpool *bp, uint32_t f)
