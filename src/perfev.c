@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -790,6 +791,34 @@ int perfev_decode_group(const void *buf, size_t n, const struct perfev_plan *p,
 	return 0;
 }
 
+/*
+ * A group read sums the leader's counts and every inherited copy's. A
+ * thread that is exiting takes its copy of the group apart one event
+ * at a time, and a read that meets a copy half taken apart fails with
+ * ECHILD (the kernel refuses to sum groups of different shapes). The
+ * copy is gone a few microseconds later and the next read succeeds, so
+ * ECHILD is tried again, for a while: a job's threads all exit at its
+ * end, right when its last row is read, and a busy host can hold the
+ * exiting thread off the CPU for a scheduler tick or more.
+ */
+#define PERFEV_ECHILD_SPIN 64		/* tries at once */
+#define PERFEV_ECHILD_WAIT_NS 100000	/* then this far apart, */
+#define PERFEV_ECHILD_WAITS 1000	/* this many times: 100 ms */
+
+static ssize_t read_group(int fd, uint64_t *buf, size_t size)
+{
+	const struct timespec pause = { 0, PERFEV_ECHILD_WAIT_NS };
+	ssize_t n;
+
+	for (unsigned i = 0;; i++) {
+		n = read(fd, buf, size);
+		if (n >= 0 || errno != ECHILD || i >= PERFEV_ECHILD_SPIN + PERFEV_ECHILD_WAITS)
+			return n;
+		if (i >= PERFEV_ECHILD_SPIN)
+			nanosleep(&pause, NULL);
+	}
+}
+
 int perfev_read(const struct perfev_set *s, struct perfev_values *out)
 {
 	uint64_t buf[3 + PERFEV_MAX_EVENTS];
@@ -802,7 +831,7 @@ int perfev_read(const struct perfev_set *s, struct perfev_values *out)
 
 		if (s->leader[g] < 0)
 			continue;
-		n = read(s->leader[g], buf, sizeof(buf));
+		n = read_group(s->leader[g], buf, sizeof(buf));
 		if (n < 0 || perfev_decode_group(buf, (size_t)n, s->plan, s->memb[g], s->nmemb[g], out) < 0) {
 			ret = n < 0 ? -errno : -EBADMSG;
 			for (unsigned i = 0; i < s->nmemb[g]; i++)
