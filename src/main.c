@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "latclock.h"
@@ -225,12 +226,31 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 
 static struct run *the_run;
 static volatile sig_atomic_t signals_seen;
+static struct timespec first_signal;	/* written by the handler alone */
+
+/*
+ * One request to stop can arrive twice: timeout(1) signals the command
+ * and then its process group, and so does any kill of a group that
+ * names the process too. Those come microseconds apart; a person's
+ * second Ctrl-C, meant as "now", does not. A signal this soon after the
+ * first is the first one again.
+ */
+#define SECOND_SIGNAL_NS 250000000ll
 
 static void on_signal(int sig)
 {
+	struct timespec now;
+
 	(void)sig;
-	if (++signals_seen > 1)
-		_exit(EXIT_JOB_FAILED);	/* second Ctrl-C: at once */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (signals_seen) {
+		if ((now.tv_sec - first_signal.tv_sec) * 1000000000ll + (now.tv_nsec - first_signal.tv_nsec) >=
+		    SECOND_SIGNAL_NS)
+			_exit(EXIT_JOB_FAILED);	/* second Ctrl-C: at once */
+		return;
+	}
+	first_signal = now;
+	signals_seen = 1;
 	if (the_run)
 		run_request_stop(the_run);
 }
@@ -241,7 +261,10 @@ static void install_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* Neither interrupts the other's handler half way. */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* A closed --csv=- reader is an EPIPE the sampler handles, not a
@@ -700,6 +723,9 @@ static int faultline_main(int argc, char **argv)
 	else if (ret)
 		fprintf(stderr, "faultline: %s\n", e.msg);
 	if (ret) {
+		/* Stopped while laying out a file: a Ctrl-C, exit 1. */
+		if (signals_seen)
+			status = EXIT_JOB_FAILED;
 		run_destroy(&run);
 		goto out_jobs;
 	}

@@ -61,6 +61,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		r->stop = NULL;
 		return err_set(e, errno, "mmap: %s", strerror(errno));
 	}
+	r->hooks.stop = r->stop;	/* a layout (job_run_init) stops on Ctrl-C too */
 	r->jrs = calloc(r->njobs, sizeof(*r->jrs));
 	r->stat_first = calloc(r->njobs, sizeof(*r->stat_first));
 	r->job_started = calloc(r->njobs, sizeof(bool));

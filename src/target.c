@@ -380,6 +380,14 @@ static int layout(struct target *t, int wfd, uint64_t end,
 					SYNC_FILE_RANGE_WAIT_AFTER);
 		pos += n;
 		t->laid_out = pos - start;
+		/* Ctrl-C: a file this run made goes (target_open_for); one
+		 * it extends keeps what was appended, whole chunks of data,
+		 * and the next run appends only the rest. */
+		if (pos < end && h && h->stop && __atomic_load_n(h->stop, __ATOMIC_RELAXED)) {
+			r = err_set(e, EINTR, "target: lay out %s: stopped by a signal after %s of %s", t->path,
+				    fmt_bytes(b1, sizeof(b1), pos - start), fmt_bytes(b2, sizeof(b2), total));
+			goto out;
+		}
 
 		if (pos < end && now_ns() - last_report >= PROGRESS_PERIOD_NS) {
 			report(h, t->path, pos - start, total);
@@ -581,6 +589,13 @@ fail:
 		close(wfd);
 	if (created)
 		unlink(path);
+	if (r == -EINTR && e) {
+		char msg[sizeof(e->msg)];
+
+		memcpy(msg, e->msg, sizeof(msg));
+		err_set(e, EINTR, created ? "%s; the file, made by this run, is removed" :
+				  "%s; what it appended stays, and the next run appends only the rest", msg);
+	}
 	target_close(t);
 	target_reset(t);
 	t->base = base;

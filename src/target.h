@@ -47,6 +47,7 @@ struct target_hooks {
 	void (*warn)(void *arg, const char *msg);
 	void (*progress)(void *arg, const char *path, uint64_t done, uint64_t total);
 	void *arg;
+	const int *stop;	/* set: a layout stops after its current chunk */
 };
 
 /*

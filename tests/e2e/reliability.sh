@@ -148,4 +148,56 @@ assert json.load(open(sys.argv[2]))["faultline"]["interrupted"] is True
 ' "$E2E_TMP/int.csv" "$E2E_TMP/int.json"
 done
 
+# timeout(1) sends its signal to the command and then to its process
+# group: one request, arriving twice. It stops the run as one Ctrl-C
+# does, with its outputs, not as a second one (before: 5 runs in 6 here
+# ended at once, without the JSON).
+for i in 1 2 3; do
+	rm -f "$E2E_TMP/to.json" "$E2E_TMP/to.csv"
+	timeout --preserve-status -s INT 1 "$FAULTLINE" --quiet --csv="$E2E_TMP/to.csv" --interval=100ms \
+		--output-format=json --output="$E2E_TMP/to.json" --name=t --filename="$b" --rw=randread \
+		--numjobs=2 --runtime=30s --time_based >/dev/null 2>&1
+	rc=$?
+	[ $rc = 1 ] && pass "timeout -s INT ($i): exit 1" || fail "timeout -s INT ($i): exit 1" "exit $rc"
+	pycheck "timeout -s INT ($i): the JSON is written and says interrupted, the CSV rows are whole" '
+import csv, json, sys
+assert json.load(open(sys.argv[2]))["faultline"]["interrupted"] is True
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows), rows
+' "$E2E_TMP/to.csv" "$E2E_TMP/to.json"
+done
+
+# Ctrl-C during a layout stops it, not after GiBs more: a file the run
+# made is removed, one it extends keeps what was appended. 4 GiB cannot
+# be written in the moment between seeing it grow and the signal.
+layout_int() { # path -> exit status; the error message in $E2E_TMP/lay.err
+	"$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/lay.json" --name=l --filename="$1" \
+		--size=4g --rw=read --runtime=1s >/dev/null 2>"$E2E_TMP/lay.err" &
+	local pid=$! from=$(stat -c %s "$1" 2>/dev/null || echo 0)
+	for _ in $(seq 200); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge $((from + (16 << 20))) ] && break
+		sleep 0.05
+	done
+	kill -INT $pid
+	wait $pid
+}
+rm -f "$E2E_TMP/lay.json"
+layout_int "$E2E_TMP/new"
+rc=$?
+[ $rc = 1 ] && pass "Ctrl-C during a layout: exit 1" || fail "Ctrl-C during a layout: exit 1" "exit $rc"
+grep -q "lay out $E2E_TMP/new: stopped by a signal after .* of 4294967296 bytes (4.0 GiB); the file, made by this run, is removed" \
+	"$E2E_TMP/lay.err" && [ ! -e "$E2E_TMP/new" ] && [ ! -e "$E2E_TMP/lay.json" ] &&
+	pass "Ctrl-C during a layout: stopped, the file it made removed, no outputs" ||
+	fail "Ctrl-C during a layout: stopped, the file it made removed, no outputs" "$(cat "$E2E_TMP/lay.err")" \
+		"$(ls -la "$E2E_TMP")"
+mkdata "$E2E_TMP/short" 8
+layout_int "$E2E_TMP/short"
+rc=$?
+sz=$(stat -c %s "$E2E_TMP/short" 2>/dev/null || echo 0)
+[ $rc = 1 ] && grep -q "what it appended stays, and the next run appends only the rest" "$E2E_TMP/lay.err" &&
+	[ "$sz" -gt $((24 << 20)) ] && [ "$sz" -lt $((4 << 30)) ] &&
+	pass "Ctrl-C while extending a file: what was appended stays ($((sz >> 20)) MiB)" ||
+	fail "Ctrl-C while extending a file: what was appended stays" "exit $rc, size $sz" "$(cat "$E2E_TMP/lay.err")"
+rm -f "$E2E_TMP/short"
+
 e2e_done
