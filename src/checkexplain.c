@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include "damon.h"
+#include "devinfo.h"
 #include "err.h"
 #include "procfs.h"
 #include "psi.h"
@@ -112,6 +115,110 @@ static json_t *target_residency(int fd, const char *path)
 	return o;
 }
 
+/* A kdamond's CPU seconds so far, from <proc>/PID/stat; null if unread. */
+static json_t *kthread_cpu_s(long pid)
+{
+	char rel[64], buf[1024];
+	struct procfs_task t;
+
+	if (pid <= 0)
+		return json_null();
+	snprintf(rel, sizeof(rel), "%ld/stat", pid);
+	if (procfs_read_small(procfs_root(), rel, buf, sizeof(buf)) ||
+	    procfs_parse_task_stat(buf, strlen(buf), &t))
+		return json_null();
+	return json_real((double)(t.utime + t.stime) / (double)procfs_clk_tck());
+}
+
+static json_t *scheme_json(const struct damon_context *x, const struct damon_scheme *sc)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "action", json_string(sc->action));
+	json_object_set_new(o, "min_age_aggregations", json_integer((json_int_t)sc->age_min));
+	json_object_set_new(o, "max_accesses", json_integer((json_int_t)sc->nr_accesses_max));
+	/* The pattern in seconds and samples, as a reader needs it. */
+	json_object_set_new(o, "idle_s", x->intervals_ok ? json_real((double)(sc->age_min * x->aggr_us) / 1e6)
+							 : json_null());
+	json_object_set_new(o, "samples_per_aggregation", x->intervals_ok && x->sample_us
+				    ? json_integer((json_int_t)(x->aggr_us / x->sample_us)) : json_null());
+	json_object_set_new(o, "quota_bytes", json_integer((json_int_t)sc->quota_bytes));
+	json_object_set_new(o, "quota_ms", json_integer((json_int_t)sc->quota_ms));
+	json_object_set_new(o, "quota_reset_ms", json_integer((json_int_t)sc->quota_reset_ms));
+	json_object_set_new(o, "applied_regions", sc->stats_ok ? json_integer((json_int_t)sc->nr_applied) : json_null());
+	json_object_set_new(o, "applied_bytes", sc->stats_ok ? json_integer((json_int_t)sc->sz_applied) : json_null());
+	return o;
+}
+
+/* DAMON as a reclaimer beside kswapd (damon.h). */
+static json_t *damon_json(void)
+{
+	const char *sys = devinfo_sysroot();
+	struct damon_info *d = calloc(1, sizeof(*d));
+	json_t *o = json_object(), *ks;
+	int ret;
+
+	if (!d) {
+		json_object_set_new(o, "why", json_string("out of memory"));
+		return o;
+	}
+	/* Only the live /sys can be asked, and only by root. */
+	ret = damon_probe(sys, geteuid() == 0 && !strcmp(sys, "/sys"), d);
+	if (ret == -EACCES) {
+		/* There, but unknown: neither yes nor no. */
+		json_object_set_new(o, "present", json_true());
+		json_object_set_new(o, "reclaims", json_null());
+		json_object_set_new(o, "why", json_string("kernel/mm/damon/admin is readable by root only: run "
+							  "--check-system as root to see whether a kdamond reclaims"));
+		free(d);
+		return o;
+	}
+	if (ret < 0) {
+		json_object_set_new(o, "present", json_false());
+		json_object_set_new(o, "reclaims", json_false());
+		json_object_set_new(o, "why", json_string("no DAMON: no kernel/mm/damon/admin (a kernel before 5.18, "
+							  "or without CONFIG_DAMON_SYSFS), and neither damon_reclaim "
+							  "nor damon_lru_sort is enabled"));
+		free(d);
+		return o;
+	}
+	json_object_set_new(o, "present", json_true());
+	json_object_set_new(o, "reclaims", json_boolean(damon_reclaims(d)));
+	json_object_set_new(o, "sysfs", json_boolean(d->sysfs));
+	json_object_set_new(o, "stats_refreshed", json_boolean(d->stats_refreshed));
+	json_object_set_new(o, "reclaim_module", json_boolean(d->reclaim_module));
+	json_object_set_new(o, "lru_sort_module", json_boolean(d->lru_sort_module));
+	ks = json_array();
+	for (unsigned k = 0; k < d->nkdamonds; k++) {
+		const struct damon_kdamond *kd = &d->k[k];
+		json_t *t = json_object(), *cs = json_array();
+
+		json_object_set_new(t, "index", json_integer(kd->index));
+		json_object_set_new(t, "on", json_boolean(kd->on));
+		json_object_set_new(t, "pid", kd->pid > 0 ? json_integer(kd->pid) : json_null());
+		json_object_set_new(t, "cpu_s", kd->on ? kthread_cpu_s(kd->pid) : json_null());
+		for (unsigned c = 0; c < kd->ncontexts; c++) {
+			const struct damon_context *x = &kd->c[c];
+			json_t *cx = json_object(), *ss = json_array();
+
+			json_object_set_new(cx, "operations", json_string(x->operations));
+			json_object_set_new(cx, "sample_us", x->intervals_ok ? json_integer((json_int_t)x->sample_us)
+									   : json_null());
+			json_object_set_new(cx, "aggr_us", x->intervals_ok ? json_integer((json_int_t)x->aggr_us)
+									 : json_null());
+			for (unsigned i = 0; i < x->nschemes; i++)
+				json_array_append_new(ss, scheme_json(x, &x->s[i]));
+			json_object_set_new(cx, "schemes", ss);
+			json_array_append_new(cs, cx);
+		}
+		json_object_set_new(t, "contexts", cs);
+		json_array_append_new(ks, t);
+	}
+	json_object_set_new(o, "kdamonds", ks);
+	free(d);
+	return o;
+}
+
 void checkexplain_json(json_t *root, const struct cgroup_info *ci, const char *target)
 {
 	char used[4096], why[256];
@@ -120,6 +227,7 @@ void checkexplain_json(json_t *root, const struct cgroup_info *ci, const char *t
 	int fd;
 
 	json_object_set_new(root, "pressure", pressure_json(ci));
+	json_object_set_new(root, "damon", damon_json());
 	fd = probe_fd(target, used, sizeof(used));
 	o = json_object();
 	if (fd < 0) {
@@ -161,6 +269,84 @@ static double secs(json_t *o, const char *k)
 	return (double)json_integer_value(json_object_get(o, k)) / 1e6;
 }
 
+static const char *human_bytes(char *buf, size_t cap, double b)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned u = 0;
+
+	while (b >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+	return buf;
+}
+
+static void damon_text(FILE *f, json_t *o)
+{
+	json_t *k, *c, *sc;
+	size_t i, j, l;
+	char b1[32];
+
+	if (!o)
+		return;
+	if (!json_is_true(json_object_get(o, "present"))) {
+		fprintf(f, "  %-22s none: %s\n", "DAMON reclaim", why_of(o));
+		return;
+	}
+	if (json_is_null(json_object_get(o, "reclaims"))) {
+		fprintf(f, "  %-22s unknown: %s\n", "DAMON reclaim", why_of(o));
+		return;
+	}
+	fprintf(f, "  %-22s %s\n", "DAMON reclaim",
+		json_is_true(json_object_get(o, "reclaims"))
+			? "YES: page cache is paged out without memory pressure (below)"
+			: "no running scheme pages out physical memory");
+	if (json_is_true(json_object_get(o, "reclaim_module")))
+		fprintf(f, "    damon_reclaim module: enabled (pages out memory idle for its min_age)\n");
+	if (json_is_true(json_object_get(o, "lru_sort_module")))
+		fprintf(f, "    damon_lru_sort module: enabled (reorders the LRU lists by access)\n");
+	json_array_foreach(json_object_get(o, "kdamonds"), i, k) {
+		json_t *pid = json_object_get(k, "pid"), *cpu = json_object_get(k, "cpu_s");
+
+		fprintf(f, "    kdamond %lld: %s", json_integer_value(json_object_get(k, "index")),
+			json_is_true(json_object_get(k, "on")) ? "on" : "off");
+		if (json_is_integer(pid))
+			fprintf(f, ", pid %lld", json_integer_value(pid));
+		if (json_is_real(cpu))
+			fprintf(f, ", %.1f CPU s so far", json_real_value(cpu));
+		fprintf(f, "\n");
+		json_array_foreach(json_object_get(k, "contexts"), j, c) {
+			fprintf(f, "      %s", json_string_value(json_object_get(c, "operations")));
+			if (json_is_integer(json_object_get(c, "sample_us")))
+				fprintf(f, ", a sample every %.2f s, aggregated every %.1f s",
+					secs(c, "sample_us"), secs(c, "aggr_us"));
+			fprintf(f, "\n");
+			json_array_foreach(json_object_get(c, "schemes"), l, sc) {
+				json_t *idle = json_object_get(sc, "idle_s"), *spa = json_object_get(sc, "samples_per_aggregation");
+				json_t *ab = json_object_get(sc, "applied_bytes");
+
+				fprintf(f, "        %s: regions accessed in at most %lld", json_string_value(json_object_get(sc, "action")),
+					json_integer_value(json_object_get(sc, "max_accesses")));
+				if (json_is_integer(spa))
+					fprintf(f, " of %lld samples", json_integer_value(spa));
+				fprintf(f, " per aggregation, for %lld aggregations",
+					json_integer_value(json_object_get(sc, "min_age_aggregations")));
+				if (json_is_real(idle))
+					fprintf(f, " (%.0f s)", json_real_value(idle));
+				if (json_integer_value(json_object_get(sc, "quota_bytes")))
+					fprintf(f, "; at most %s per %lld ms",
+						human_bytes(b1, sizeof(b1), (double)json_integer_value(json_object_get(sc, "quota_bytes"))),
+						json_integer_value(json_object_get(sc, "quota_reset_ms")));
+				if (json_is_integer(ab))
+					fprintf(f, "; applied to %s so far%s", human_bytes(b1, sizeof(b1), (double)json_integer_value(ab)),
+						json_is_true(json_object_get(o, "stats_refreshed")) ? "" : " (as last refreshed)");
+				fprintf(f, "\n");
+			}
+		}
+	}
+}
+
 void checkexplain_text(FILE *f, json_t *r)
 {
 	json_t *p = json_object_get(r, "pressure"), *o;
@@ -195,6 +381,7 @@ void checkexplain_text(FILE *f, json_t *r)
 			json_string_value(json_object_get(o, "probed_on")));
 	else if (o)
 		fprintf(f, "  %-22s NO: %s\n", "uncached=1", why_of(o));
+	damon_text(f, json_object_get(r, "damon"));
 	o = json_object_get(r, "target_residency");
 	if (o) {
 		json_t *c = json_object_get(o, "cachestat_cached"), *m = json_object_get(o, "mincore_cached");

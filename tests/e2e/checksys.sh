@@ -58,6 +58,70 @@ assert d["kind"] == "partition" and d["disk"] == "sda", d
 assert d["rotational"] is True and d["scheduler"] == "mq-deadline", d
 ' "$E2E_TMP/cs.json"
 
+# DAMON beside kswapd: this VM's own kdamond pages out idle physical
+# memory, page cache included (recorded); a synthetic tree with the
+# damon_reclaim module and a scheme that does not page out; none on 5.10.
+cs this-host
+pycheck "DAMON, this host recorded: kdamond 0 pages out memory idle 30 s, 103 GiB so far" '
+import json, sys
+d = json.load(open(sys.argv[1]))["damon"]
+assert d["present"] and d["reclaims"] and d["sysfs"] and not d["stats_refreshed"], d
+k = d["kdamonds"]
+assert len(k) == 1 and k[0]["on"] and k[0]["pid"] == 77, k
+assert k[0]["cpu_s"] is None, k  # the recording has no proc/77: unread, not 0
+c = k[0]["contexts"][0]
+assert c["operations"] == "paddr" and c["sample_us"] == 500000 and c["aggr_us"] == 5000000, c
+s = c["schemes"]
+assert len(s) == 1 and s[0]["action"] == "pageout" and s[0]["idle_s"] == 30.0, s
+assert s[0]["samples_per_aggregation"] == 10 and s[0]["max_accesses"] == 1, s
+assert s[0]["quota_bytes"] == 2147483648 and s[0]["applied_bytes"] == 110867705856, s
+' "$E2E_TMP/cs.json"
+FAULTLINE_PROC=$fx/this-host/proc FAULTLINE_SYS=$fx/this-host/sys "$FAULTLINE" --check-system >"$E2E_TMP/cs.txt" 2>&1
+grep -q "DAMON reclaim          YES: page cache is paged out without memory pressure" "$E2E_TMP/cs.txt" &&
+	grep -q "pageout: regions accessed in at most 1 of 10 samples per aggregation, for 6 aggregations (30 s); at most 2.0 GiB per 1000 ms; applied to 103.3 GiB so far (as last refreshed)" "$E2E_TMP/cs.txt" &&
+	pass "DAMON, this host recorded: the text report says it" ||
+	fail "DAMON, this host recorded: the text report says it" "$(grep -A6 DAMON "$E2E_TMP/cs.txt")"
+cs damon-module
+pycheck "DAMON, synthetic: the damon_reclaim module reclaims; a kdamond off; a cold scheme; unreadable stats are null" '
+import json, sys
+d = json.load(open(sys.argv[1]))["damon"]
+assert d["present"] and d["reclaims"] and d["reclaim_module"] and not d["lru_sort_module"], d
+k = d["kdamonds"]
+assert [x["on"] for x in k] == [False, True] and k[0]["pid"] is None and k[0]["cpu_s"] is None, k
+s = k[1]["contexts"][0]["schemes"][0]
+assert s["action"] == "cold" and s["applied_bytes"] is None and s["applied_regions"] is None, s
+' "$E2E_TMP/cs.json"
+cs linux-5.10
+pycheck "DAMON, Linux 5.10: none, and why" '
+import json, sys
+d = json.load(open(sys.argv[1]))["damon"]
+assert d["present"] is False and d["reclaims"] is False and "no DAMON" in d["why"], d
+' "$E2E_TMP/cs.json"
+# The live host: the kdamonds sysfs lists, each one found; as root, a
+# running one is asked to refresh its stats first.
+if [ -r /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds ]; then
+	"$FAULTLINE" --check-system --output-format=json >"$E2E_TMP/live.json" 2>/dev/null
+	pycheck "DAMON, this host live: every kdamond, and fresh stats as root" '
+import json, os, sys
+d = json.load(open(sys.argv[1]))["damon"]
+base = "/sys/kernel/mm/damon/admin/kdamonds"
+n = int(open(base + "/nr_kdamonds").read())
+assert d["present"] and len(d["kdamonds"]) == min(n, 4), d
+on = [k for k in range(min(n, 4)) if open("%s/%d/state" % (base, k)).read().strip() == "on"]
+assert [k["index"] for k in d["kdamonds"] if k["on"]] == on, d
+if on and os.geteuid() == 0:
+    assert d["stats_refreshed"], d
+    assert all(isinstance(k["cpu_s"], float) for k in d["kdamonds"] if k["on"]), d
+' "$E2E_TMP/live.json"
+elif [ -d /sys/kernel/mm/damon/admin/kdamonds ]; then
+	"$FAULTLINE" --check-system --output-format=json >"$E2E_TMP/live.json" 2>/dev/null
+	pycheck "DAMON, this host live, not root: unknown (null), not no, and why" '
+import json, sys
+d = json.load(open(sys.argv[1]))["damon"]
+assert d["present"] is True and d["reclaims"] is None and "root only" in d["why"], d
+' "$E2E_TMP/live.json"
+fi
+
 expect_exit 0 "--check-system on this host" "$FAULTLINE" --check-system --target="$E2E_TMP"
 if grep -q "TLB shootdowns *yes" "$E2E_TMP/out" && grep -q "kswapd0" "$E2E_TMP/out"; then
 	pass "this host: TLB and kswapd readable, device chain printed"
