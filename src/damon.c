@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,31 @@ int damon_probe(const char *sysroot, bool refresh, struct damon_info *d)
 	return 0;
 }
 
+/* A running kdamond's paddr scheme that pages out: the ones that
+ * take page cache with no memory pressure. */
+static bool pages_out(const struct damon_kdamond *kd, const struct damon_context *x, const struct damon_scheme *s)
+{
+	return kd->on && !strcmp(x->operations, "paddr") && !strcmp(s->action, "pageout");
+}
+
+double damon_pageout_idle_s(const struct damon_info *d)
+{
+	double best = NAN;
+
+	for (unsigned k = 0; k < d->nkdamonds; k++)
+		for (unsigned c = 0; c < d->k[k].ncontexts; c++) {
+			const struct damon_context *x = &d->k[k].c[c];
+
+			for (unsigned i = 0; x->intervals_ok && i < x->nschemes; i++) {
+				double s = (double)x->s[i].age_min * (double)x->aggr_us / 1e6;
+
+				if (pages_out(&d->k[k], x, &x->s[i]) && !(s >= best))
+					best = s;
+			}
+		}
+	return best;
+}
+
 bool damon_reclaims(const struct damon_info *d)
 {
 	if (d->reclaim_module)
@@ -164,9 +190,9 @@ bool damon_reclaims(const struct damon_info *d)
 	for (unsigned k = 0; k < d->nkdamonds; k++) {
 		const struct damon_kdamond *kd = &d->k[k];
 
-		for (unsigned c = 0; kd->on && c < kd->ncontexts; c++)
+		for (unsigned c = 0; c < kd->ncontexts; c++)
 			for (unsigned i = 0; i < kd->c[c].nschemes; i++)
-				if (!strcmp(kd->c[c].operations, "paddr") && !strcmp(kd->c[c].s[i].action, "pageout"))
+				if (pages_out(kd, &kd->c[c], &kd->c[c].s[i]))
 					return true;
 	}
 	return false;

@@ -74,4 +74,9 @@ int damon_probe(const char *sysroot, bool refresh, struct damon_info *d);
  * memory pressure. */
 bool damon_reclaims(const struct damon_info *d);
 
+/* How long memory must stay idle before a running kdamond's paddr
+ * pageout scheme takes it (its age, in seconds), the shortest of them;
+ * NAN when none says (only the module reclaims, or no intervals). */
+double damon_pageout_idle_s(const struct damon_info *d);
+
 #endif

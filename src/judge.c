@@ -746,6 +746,18 @@ unsigned judge_host_facts(const struct judge_host *h, const struct judge_result 
 		host_say(out, &n, max, "thp", NAN, NAN,
 			 "transparent huge pages are 'always': the buffer pool's anonymous frames may "
 			 "be huge pages (fewer TLB misses) while a file mapping stays in 4 KiB pages.");
+	if (h->damon_pageout == 1) {
+		char idle[48] = "";
+
+		if (!isnan(h->damon_idle_s))
+			snprintf(idle, sizeof(idle), " for %.0f s", h->damon_idle_s);
+		host_say(out, &n, max, "damon_pageout", h->damon_idle_s, NAN,
+			 "DAMON pages out memory left idle%s, with no memory pressure: an mmap'd file "
+			 "that sits idle that long is read from the device again, and neither kswapd nor "
+			 "the reclaim counters show it; the buffer pool's frames are anonymous memory, %s.",
+			 idle, h->swap == 0 ? "which it cannot page out without swap (none here), so a "
+			 "buffer pool keeps its cache" : "which it pages out too, to swap");
+	}
 	if (!h->cgroup)
 		host_say(out, &n, max, "memory", (double)h->mem_budget, NAN,
 			 "no memory cgroup here: mmap's memory was limited with reserve_mem, so the whole "

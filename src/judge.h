@@ -74,6 +74,9 @@ struct judge_host {
 	uint64_t mem_budget;	/* the verdict's memory budget, bytes */
 	uint64_t file_size;	/* the region read, bytes */
 	bool cgroup;		/* the budget is a memory cgroup (else reserve_mem) */
+	int damon_pageout;	/* DAMON pages out idle memory (damon.h): 1, 0, -1 unknown */
+	double damon_idle_s;	/* after that long idle; NAN unknown */
+	int swap;		/* the host has swap: 1, 0, -1 unknown */
 };
 
 /* A sentence and the number it rests on (verdict.json keeps both). */

@@ -27,6 +27,7 @@
 
 #include "cgroup.h"
 #include "checksys.h"
+#include "damon.h"
 #include "jobfile.h"
 #include "json_out.h"
 #include "run.h"
@@ -306,6 +307,30 @@ static void host_facts(struct judge_host *h, const char *target)
 					snprintf(h->dev, sizeof(h->dev), "%s", s + 1);
 			}
 		}
+	}
+	/* DAMON: no refresh of its stats, only what it is set to do. */
+	{
+		struct damon_info *dm = calloc(1, sizeof(*dm));
+		int ret = dm ? damon_probe(sys, false, dm) : -ENOMEM;
+
+		h->damon_pageout = ret == 0 ? damon_reclaims(dm) : ret == -ENOENT ? 0 : -1;
+		h->damon_idle_s = ret == 0 ? damon_pageout_idle_s(dm) : NAN;
+		free(dm);
+	}
+	h->swap = -1;
+	snprintf(path, sizeof(path), "%s/meminfo", proc);
+	{
+		FILE *f = fopen(path, "r");
+		char line[256];
+		unsigned long long kb;
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "SwapTotal: %llu kB", &kb) == 1) {
+				h->swap = kb > 0;
+				break;
+			}
+		if (f)
+			fclose(f);
 	}
 	snprintf(path, sizeof(path), "%s/cpuinfo", proc);
 	{

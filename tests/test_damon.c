@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <sys/stat.h>
 
 #include "damon.h"
@@ -70,6 +71,12 @@ static void test_this_host(void **state)
 	assert_int_equal(s->nr_applied, 213779);
 	assert_int_equal(s->sz_applied, 110867705856ull);
 	assert_true(damon_reclaims(&d));
+	/* 6 aggregations of 5 s. */
+	assert_true(damon_pageout_idle_s(&d) == 30.0);
+	/* The same scheme on a kdamond that is off takes nothing. */
+	d.k[0].on = false;
+	assert_false(damon_reclaims(&d));
+	assert_true(isnan(damon_pageout_idle_s(&d)));
 	/* Not asked to refresh: the recorded tree is not written. */
 	assert_int_equal(mtime(st), before);
 }
@@ -101,6 +108,7 @@ static void test_modules_and_other_schemes(void **state)
 	/* ...and without it, "cold" alone does not. */
 	d.reclaim_module = false;
 	assert_false(damon_reclaims(&d));
+	assert_true(isnan(damon_pageout_idle_s(&d)));	/* a cold scheme */
 }
 
 static void test_no_damon(void **state)

@@ -281,6 +281,48 @@ static void test_read_ahead(void **state)
 	json_decref(n);
 }
 
+/* DAMON's pageout is a host fact: said with how long idle memory lasts,
+ * and what it means for the buffer pool with and without swap; not
+ * said when DAMON does not page out or that is unknown. */
+static void test_damon_fact(void **state)
+{
+	struct judge_result r[JW_NR];
+	struct judge_sentence out[8];
+	struct judge_host h = host;
+	const struct judge_sentence *s = NULL;
+	unsigned n;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	h.damon_pageout = 1;
+	h.damon_idle_s = 30;
+	h.swap = 0;
+	n = judge_host_facts(&h, r, out, 8);
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(out[i].key, "damon_pageout"))
+			s = &out[i];
+	assert_non_null(s);
+	assert_true(s->value == 30);
+	assert_non_null(strstr(s->text, "memory left idle for 30 s"));
+	assert_non_null(strstr(s->text, "cannot page out without swap (none here)"));
+	h.swap = 1;
+	h.damon_idle_s = NAN;
+	n = judge_host_facts(&h, r, out, 8);
+	s = NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(out[i].key, "damon_pageout"))
+			s = &out[i];
+	assert_non_null(s);
+	assert_non_null(strstr(s->text, "memory left idle, with no memory pressure"));
+	assert_non_null(strstr(s->text, "to swap"));
+	for (int v = -1; v <= 0; v++) {
+		h.damon_pageout = v;
+		n = judge_host_facts(&h, r, out, 8);
+		for (unsigned i = 0; i < n; i++)
+			assert_string_not_equal(out[i].key, "damon_pageout");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_background),
 		cmocka_unit_test(test_job_error),
 		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_damon_fact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

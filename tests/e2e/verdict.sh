@@ -76,6 +76,31 @@ PYEOF
 [ $? = 0 ] && pass "verdict.json: medians are the runs' numbers, CSV rows for every run" ||
 	fail "verdict.json: medians are the runs' numbers, CSV rows for every run" "$(head -5 "$E2E_TMP/j.out")"
 
+# DAMON's pageout is a host fact exactly when the live host runs one
+# (this VM does: a paddr pageout scheme, memory idle 30 s).
+pycheck "host facts: DAMON's pageout, with its idle time, exactly when a kdamond runs one" '
+import glob, json, os, sys
+want = None
+for k in sorted(glob.glob("/sys/kernel/mm/damon/admin/kdamonds/[0-9]*")):
+    if open(k + "/state").read().strip() != "on":
+        continue
+    for c in sorted(glob.glob(k + "/contexts/[0-9]*")):
+        if open(c + "/operations").read().strip() != "paddr":
+            continue
+        aggr = int(open(c + "/monitoring_attrs/intervals/aggr_us").read())
+        for s in sorted(glob.glob(c + "/schemes/[0-9]*")):
+            if open(s + "/action").read().strip() == "pageout":
+                idle = int(open(s + "/access_pattern/age/min").read()) * aggr / 1e6
+                want = idle if want is None else min(want, idle)
+facts = [f for f in json.load(open(sys.argv[1]))["host_facts"] if f["key"] == "damon_pageout"]
+text = open(sys.argv[2]).read()
+if want is None:
+    assert not facts, facts
+else:
+    assert len(facts) == 1 and facts[0]["value"] == want, (want, facts)
+    assert "DAMON pages out memory left idle for %.0f s" % want in text, text
+' "$E2E_TMP/verdict.json" "$E2E_TMP/v.out"
+
 # The reproduce command works: one run's job file, as written, parses.
 job=$(ls "$E2E_TMP"/verdict-jobs/*.job | head -1)
 expect_exit 0 "a run's job file parses as written" "$FAULTLINE" --parse-only "$job"
