@@ -85,7 +85,21 @@ PY
 # disagreement if nothing was reclaimed meanwhile. A host under memory
 # pressure (a CI runner's cgroup at its limit) evicts pages of a file
 # just read; such a try is made again, up to three times.
-stolen() { awk '/^pgsteal_/ {n += $2} END {print n + 0}' /proc/vmstat; }
+# DAMON's pageout (a kdamond's paddr scheme, as on the development VM)
+# takes idle page cache with no pressure and counts in no pgsteal_*:
+# its own stats, refreshed first (root only), are added in.
+damon_applied() {
+	local k s n=0
+	for k in /sys/kernel/mm/damon/admin/kdamonds/[0-9]*; do
+		[ -w "$k/state" ] && [ "$(cat "$k/state" 2>/dev/null)" = on ] || continue
+		echo update_schemes_stats >"$k/state" 2>/dev/null || continue
+		for s in "$k"/contexts/[0-9]*/schemes/[0-9]*/stats/sz_applied; do
+			[ -r "$s" ] && n=$((n + $(cat "$s") / 4096))
+		done
+	done
+	echo $n
+}
+stolen() { echo $(($(awk '/^pgsteal_/ {n += $2} END {print n + 0}' /proc/vmstat) + $(damon_applied))); }
 
 # residency_check NAME ENV JSON CSV PYCODE: runs half.job with ENV (an
 # assignment or "-"), counts the file's pages by mincore, and checks
