@@ -756,7 +756,8 @@ unsigned judge_host_facts(const struct judge_host *h, const struct judge_result 
 			 "that sits idle that long is read from the device again, and neither kswapd nor "
 			 "the reclaim counters show it; the buffer pool's frames are anonymous memory, %s.",
 			 idle, h->swap == 0 ? "which it cannot page out without swap (none here), so a "
-			 "buffer pool keeps its cache" : "which it pages out too, to swap");
+			 "buffer pool keeps its cache" : h->swap == 1 ? "which it pages out too, to swap" :
+			 "which it can page out only to swap (whether there is any could not be read)");
 	}
 	if (!h->cgroup)
 		host_say(out, &n, max, "memory", (double)h->mem_budget, NAN,

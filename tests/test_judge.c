@@ -314,7 +314,17 @@ static void test_damon_fact(void **state)
 			s = &out[i];
 	assert_non_null(s);
 	assert_non_null(strstr(s->text, "memory left idle, with no memory pressure"));
-	assert_non_null(strstr(s->text, "to swap"));
+	assert_non_null(strstr(s->text, "pages out too, to swap"));
+	/* Swap unknown: neither claim. */
+	h.swap = -1;
+	n = judge_host_facts(&h, r, out, 8);
+	s = NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(out[i].key, "damon_pageout"))
+			s = &out[i];
+	assert_non_null(s);
+	assert_non_null(strstr(s->text, "could not be read"));
+	assert_null(strstr(s->text, "none here"));
 	for (int v = -1; v <= 0; v++) {
 		h.damon_pageout = v;
 		n = judge_host_facts(&h, r, out, 8);
