@@ -101,6 +101,8 @@ struct job {
 	bool invalidate;
 	bool drop_caches;
 	bool prewarm;
+	bool overwrite;			/* a read job may append to a short file it did not make */
+	bool allow_file_create;		/* a missing file may be created and laid out */
 	bool cpu_probe;
 	bool stonewall;
 

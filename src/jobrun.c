@@ -80,7 +80,11 @@ static int open_target(const struct job *j, struct target *t, const char *path, 
 			how |= TARGET_O_DSYNC;
 		else if (j->sync == SYNC_SYNC)
 			how |= TARGET_O_SYNC;
+	} else if (j->overwrite) {
+		how = TARGET_O_EXTEND;
 	}
+	if (!j->allow_file_create)
+		how |= TARGET_O_NOCREATE;
 	return target_open_for(t, path, j->offset, len, j->bs, j->direct, how, hooks, e);
 }
 

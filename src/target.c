@@ -7,6 +7,14 @@
  * would make every number faultline prints a lie. A read job's block
  * devices and files are only ever opened read-only; only a write job
  * asks for O_RDWR.
+ *
+ * A read job writes nothing it did not make (SPEC 8): a new file is
+ * created with O_EXCL (which never follows a link), marked with
+ * TARGET_LAYOUT_XATTR, and only a file so marked, owned by us and not
+ * reached through a symlink, is ever appended to; any other short file
+ * is refused before anything runs unless the job consents (overwrite=1).
+ * In a sticky world-writable directory (/tmp) a symlink or another
+ * user's file is refused outright: anyone could have planted it there.
  */
 #include "target.h"
 #include "latclock.h"
@@ -24,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -441,6 +450,92 @@ static void check_sparse(struct target *t, const struct stat *st,
 	}
 }
 
+/*
+ * A target in a sticky, world-writable directory (/tmp, /var/tmp,
+ * /dev/shm) that is a symlink, or a file another user owns, may have
+ * been planted there under the name a job (or `make demo`) will use.
+ * Refuse it rather than read, lay out or append through it.
+ */
+static int check_planted(const char *path, struct err *e)
+{
+	char dir[4096];
+	struct stat ds, ls;
+	const char *slash;
+	size_t n;
+
+	if (lstat(path, &ls) < 0)
+		return 0;		/* missing: created with O_EXCL */
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else {
+		n = slash == path ? 1 : (size_t)(slash - path);
+		if (n >= sizeof(dir))
+			return 0;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (stat(dir, &ds) < 0 || !(ds.st_mode & S_ISVTX) ||
+	    !(ds.st_mode & S_IWOTH))
+		return 0;
+	if (S_ISLNK(ls.st_mode))
+		return err_set(e, EPERM, "target: %s is a symlink in the "
+			       "world-writable directory %s: anyone could have "
+			       "planted it there, so faultline does not follow it; "
+			       "name the file it points to, or remove the link",
+			       path, dir);
+	if (ls.st_uid != geteuid() && !S_ISBLK(ls.st_mode))
+		return err_set(e, EPERM, "target: %s belongs to uid %u, not to "
+			       "this user (uid %u), in the world-writable "
+			       "directory %s: anyone could have planted it there; "
+			       "remove it or use a directory of your own",
+			       path, (unsigned)ls.st_uid, (unsigned)geteuid(), dir);
+	return 0;
+}
+
+/* Whether a read job may append to @path, open as @t->fd (@st): a file
+ * faultline laid out itself (the xattr), ours and not behind a link, or
+ * any file with the job's consent. Returns a descriptor for writing that
+ * is the same file as @t->fd, or -errno with @e filled. */
+static int open_to_extend(struct target *t, const struct stat *st, uint64_t end,
+			  struct err *e)
+{
+	char b1[64], b2[64];
+	struct stat ls, ws;
+	char mark[8];
+	bool made = fgetxattr(t->fd, TARGET_LAYOUT_XATTR, mark, sizeof(mark)) > 0 &&
+		    st->st_uid == geteuid();
+	int wfd;
+
+	if (!made && !(t->how & TARGET_O_EXTEND))
+		return err_set(e, EPERM, "target: %s is %s, shorter than "
+			       "offset+size (%s), and faultline did not make it: "
+			       "a read job never writes a file it did not make. "
+			       "Give a size of at most the file's, remove it so "
+			       "that a new one is laid out, or set overwrite=1 to "
+			       "let faultline append to it", t->path,
+			       fmt_bytes(b1, sizeof(b1), (uint64_t)st->st_size),
+			       fmt_bytes(b2, sizeof(b2), end));
+	if (lstat(t->path, &ls) == 0 && S_ISLNK(ls.st_mode))
+		return err_set(e, EPERM, "target: %s is a symlink, and faultline "
+			       "appends only to the file itself: name the file it "
+			       "points to", t->path);
+	wfd = open(t->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (wfd < 0)
+		return err_set(e, errno, "target: %s is %s, shorter than "
+			       "offset+size (%s), and cannot be extended: open "
+			       "for writing: %s", t->path,
+			       fmt_bytes(b1, sizeof(b1), (uint64_t)st->st_size),
+			       fmt_bytes(b2, sizeof(b2), end), strerror(errno));
+	/* The name may have been swapped since t->fd was opened. */
+	if (fstat(wfd, &ws) < 0 || ws.st_dev != st->st_dev || ws.st_ino != st->st_ino) {
+		close(wfd);
+		return err_set(e, EPERM, "target: %s changed while it was being "
+			       "opened; refusing to write it", t->path);
+	}
+	return wfd;
+}
+
 static int file_open(struct target *t, uint64_t bs, bool direct,
 		     const struct target_hooks *h, int wfd, struct err *e)
 {
@@ -481,15 +576,18 @@ static int file_open(struct target *t, uint64_t bs, bool direct,
 		bool own = wfd >= 0;
 
 		if (!own) {
-			wfd = open(t->path, O_WRONLY | O_CLOEXEC);
+			/* A write job writes its region anyway; a read job
+			 * only what it made, or with consent. */
+			if (!t->writable)
+				wfd = open_to_extend(t, &st, end, e);
+			else if ((wfd = open(t->path, O_WRONLY | O_CLOEXEC)) < 0)
+				wfd = err_set(e, errno, "target: %s is %s, shorter than "
+					      "offset+size (%s), and cannot be extended: "
+					      "open for writing: %s", t->path,
+					      fmt_bytes(b1, sizeof(b1), st.st_size),
+					      fmt_bytes(b2, sizeof(b2), end), strerror(errno));
 			if (wfd < 0)
-				return err_set(e, errno, "target: %s is %s, "
-					       "shorter than offset+size (%s), "
-					       "and cannot be extended: open for "
-					       "writing: %s", t->path,
-					       fmt_bytes(b1, sizeof(b1), st.st_size),
-					       fmt_bytes(b2, sizeof(b2), end),
-					       strerror(errno));
+				return wfd;
 		}
 		/* Two jobs naming one file must not both append. */
 		while (flock(wfd, LOCK_EX) < 0 && errno == EINTR)
@@ -537,6 +635,9 @@ int target_open_for(struct target *t, const char *path, uint64_t base, uint64_t 
 	if (!t->path)
 		return err_set(e, ENOMEM, "target: %s: out of memory", path);
 
+	r = check_planted(path, e);
+	if (r)
+		goto fail;
 again:
 	/* O_NONBLOCK so that a FIFO is rejected instead of hanging us. */
 	t->fd = open(path, open_mode(how) | O_NONBLOCK | O_CLOEXEC);
@@ -547,7 +648,14 @@ again:
 				    "filesize=)", path);
 			goto fail;
 		}
-		wfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (how & TARGET_O_NOCREATE) {
+			r = err_set(e, ENOENT, "target: %s does not exist, and "
+				    "allow_file_create=0 forbids making it", path);
+			goto fail;
+		}
+		/* O_EXCL fails on any existing name, a dangling symlink
+		 * included: this creates a new file or nothing. */
+		wfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (wfd < 0 && errno == EEXIST && tries++ < 3)
 			goto again;	/* made by someone else meanwhile */
 		if (wfd < 0) {
@@ -556,7 +664,10 @@ again:
 			goto fail;
 		}
 		created = true;
-		t->fd = open(path, open_mode(how) | O_CLOEXEC);
+		/* Best effort: where the filesystem has no user xattrs, a
+		 * file this run left short is refused next time instead. */
+		fsetxattr(wfd, TARGET_LAYOUT_XATTR, "1", 1, 0);
+		t->fd = open(path, open_mode(how) | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (t->fd < 0) {
 		r = err_set(e, errno, "target: open %s: %s", path,

@@ -70,6 +70,15 @@ int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 #define TARGET_O_WRITE	(1u << 0)	/* O_RDWR instead of O_RDONLY */
 #define TARGET_O_DSYNC	(1u << 1)	/* and O_DSYNC (sync=1) */
 #define TARGET_O_SYNC	(1u << 2)	/* and O_SYNC (sync=sync) */
+/* A read job's consent to append to an existing file faultline did not
+ * make (overwrite=1), and its refusal to create one (allow_file_create=0). */
+#define TARGET_O_EXTEND	(1u << 3)
+#define TARGET_O_NOCREATE	(1u << 4)
+
+/* The extended attribute that marks a file faultline laid out itself: a
+ * read job completes such a file when it is short (an interrupted
+ * layout, a larger size), and no other without TARGET_O_EXTEND. */
+#define TARGET_LAYOUT_XATTR	"user.faultline.layout"
 
 /* target_open, with the descriptors opened as @how says (TARGET_O_*);
  * target_open is this with 0. The caller has checked a block device

@@ -124,4 +124,62 @@ if [ -n "$loop" ]; then
 		fail "loop device: backing file unchanged"
 fi
 
+# A read job never writes a file it did not make (SPEC 8): a short file
+# and a symlink to one, as a job's target, a planted symlink in a sticky
+# world-writable directory (the demo's scratch path), and another user's
+# file there: each refused with exit 2, each byte for byte unchanged.
+printf 'precious\n' >"$E2E_TMP/precious"
+printf 'victim\n' >"$E2E_TMP/victim"
+ln -s "$E2E_TMP/victim" "$E2E_TMP/link"
+p0=$(sha256sum <"$E2E_TMP/precious")
+v0=$(sha256sum <"$E2E_TMP/victim")
+for eng in psync mmap; do
+	expect_exit 2 "short file it did not make, $eng: refused" \
+		"$FAULTLINE" --name=short --filename="$E2E_TMP/precious" --size=1m --ioengine=$eng --quiet
+	grep -q 'did not make it' "$E2E_TMP/err" && pass "short file, $eng: the message says why" ||
+		fail "short file, $eng: the message says why" "$(head -c 300 "$E2E_TMP/err")"
+	expect_exit 2 "symlink to a short file, $eng: refused" \
+		"$FAULTLINE" --name=link --filename="$E2E_TMP/link" --size=1m --ioengine=$eng --quiet
+done
+[ "$(sha256sum <"$E2E_TMP/precious")" = "$p0" ] && pass "short file: unchanged" ||
+	fail "short file: unchanged" "$(wc -c <"$E2E_TMP/precious") bytes now"
+[ "$(sha256sum <"$E2E_TMP/victim")" = "$v0" ] && pass "symlink's target: unchanged" ||
+	fail "symlink's target: unchanged" "$(wc -c <"$E2E_TMP/victim") bytes now"
+
+# A file faultline made itself and left short is completed, and overwrite=1
+# is the consent to append to any other.
+expect_exit 0 "a file it made: laid out" \
+	"$FAULTLINE" --name=made --filename="$E2E_TMP/made" --size=1m --runtime=1 --quiet
+expect_exit 0 "a file it made, larger size: completed" \
+	"$FAULTLINE" --name=made --filename="$E2E_TMP/made" --size=2m --runtime=1 --quiet
+[ "$(stat -c %s "$E2E_TMP/made")" = 2097152 ] && pass "a file it made: 2 MiB now" ||
+	fail "a file it made: 2 MiB now" "$(stat -c %s "$E2E_TMP/made") bytes"
+cp "$E2E_TMP/precious" "$E2E_TMP/consent"
+expect_exit 0 "overwrite=1: a short file is extended" \
+	"$FAULTLINE" --name=ok --filename="$E2E_TMP/consent" --size=1m --overwrite=1 --runtime=1 --quiet
+[ "$(head -c 9 "$E2E_TMP/consent")" = "$(head -c 9 "$E2E_TMP/precious")" ] &&
+[ "$(stat -c %s "$E2E_TMP/consent")" = 1048576 ] && pass "overwrite=1: first bytes kept, 1 MiB long" ||
+	fail "overwrite=1: first bytes kept, 1 MiB long"
+expect_exit 2 "allow_file_create=0: a missing file is an error" \
+	"$FAULTLINE" --name=no --filename="$E2E_TMP/missing" --size=1m --allow_file_create=0 --quiet
+[ ! -e "$E2E_TMP/missing" ] && pass "allow_file_create=0: nothing made" || fail "allow_file_create=0: nothing made"
+
+# A sticky world-writable directory, as /tmp: the demo's scratch name
+# planted as a symlink, and a file of another user's there.
+sticky="$E2E_TMP/sticky"
+mkdir "$sticky" && chmod 1777 "$sticky"
+ln -s "$E2E_TMP/victim" "$sticky/faultline-demo.dat"
+expect_exit 2 "demo: a planted symlink at its scratch path is refused" \
+	env TMPDIR="$sticky" "$FAULTLINE" --demo --quiet
+grep -q 'planted' "$E2E_TMP/err" && pass "demo: the message says the link may be planted" ||
+	fail "demo: the message says the link may be planted" "$(head -c 300 "$E2E_TMP/err")"
+[ "$(sha256sum <"$E2E_TMP/victim")" = "$v0" ] && pass "demo: the link's target unchanged" ||
+	fail "demo: the link's target unchanged" "$(wc -c <"$E2E_TMP/victim") bytes now"
+if [ "$(id -u)" = 0 ]; then
+	rm "$sticky/faultline-demo.dat"
+	head -c 2097152 /dev/urandom >"$sticky/theirs" && chown 65534 "$sticky/theirs"
+	expect_exit 2 "another user's file in a sticky directory: refused" \
+		"$FAULTLINE" --name=theirs --filename="$sticky/theirs" --size=1m --quiet
+fi
+
 e2e_done
