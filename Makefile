@@ -14,14 +14,15 @@ CFLAGS  ?= -O2 -g
 # -Wformat-truncation would flag every bounded snprintf.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread -fno-strict-aliasing
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# Open MPI's mpi.h only: libmpi is loaded at run time, under mpirun (src/ranks.c).
+# Open MPI's mpi.h only: libmpi is loaded at run time, under mpirun (src/mpi/ranks.c).
 CFLAGS  += $(shell pkg-config --cflags ompi-c 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -laio -lm -ldl -pthread
 TEST_LDLIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 BUILD   ?= build
 BIN     ?= faultline
-SRCS    := $(wildcard src/*.c)
+# src/ in folders by stage (src/README.md); objects mirror them in $(BUILD).
+SRCS    := $(wildcard src/*.c src/*/*.c)
 LIBOBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
@@ -55,8 +56,10 @@ $(BUILD)/demo_job.o: $(BUILD)/demo_job.c
 $(BUILD)/libfaultline.a: $(LIBOBJS)
 	rm -f $@ && ar rcs $@ $^
 
+# Headers are named with their folder ("engines/engine.h"), from src/.
 $(BUILD)/%.o: src/%.c | $(BUILD)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libfaultline.a | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Isrc -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< \
@@ -65,7 +68,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libfaultline.a | $(BUILD)/tests
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
--include $(wildcard $(BUILD)/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d)
 
 # Install what is missing, only what is missing, only where we can.
 # $(call install_missing,PACKAGES)

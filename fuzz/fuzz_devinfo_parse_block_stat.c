@@ -1,7 +1,7 @@
 /* fuzz_devinfo_parse_block_stat.c - /sys/block/DEV/stat (11, 15 or 17 fields). */
 #include <errno.h>
 
-#include "devinfo.h"
+#include "telemetry/devinfo.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

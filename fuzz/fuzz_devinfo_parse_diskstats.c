@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "devinfo.h"
+#include "telemetry/devinfo.h"
 #include "fuzz.h"
 
 static const char *const names[] = {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "fuzz.h"
-#include "jobfile.h"
+#include "job/jobfile.h"
 
 static FILE *devnull;
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "procfs.h"
+#include "telemetry/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

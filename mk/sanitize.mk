@@ -148,19 +148,19 @@ FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 # (names, flags), whose entries pull in liburing and libaio at link time,
 # and bufpool's its pool and /proc reader; the harness never runs an
 # engine.
-FUZZ_SRCS_procfs_scan_u64          = src/procfs.c src/err.c
-FUZZ_SRCS_procfs_parse_tlb         = src/procfs.c src/err.c
-FUZZ_SRCS_procfs_parse_vmstat      = src/procfs.c src/err.c
-FUZZ_SRCS_procfs_parse_meminfo     = src/procfs.c src/err.c
-FUZZ_SRCS_procfs_parse_stat        = src/procfs.c src/err.c
-FUZZ_SRCS_procfs_parse_task_stat   = src/procfs.c src/err.c
-FUZZ_SRCS_psi_parse                = src/psi.c src/procfs.c src/err.c
-FUZZ_SRCS_devinfo_parse_block_stat = src/devinfo.c src/procfs.c src/err.c
-FUZZ_SRCS_devinfo_parse_diskstats  = src/devinfo.c src/procfs.c src/err.c
-FUZZ_SRCS_perfev_parse_format      = src/perfev.c src/procfs.c src/err.c
-FUZZ_SRCS_jobfile_parse_text       = src/jobfile.c src/jobcheck.c src/options.c src/optset.c src/optval.c src/suggest.c \
-				     src/fio_options.c src/engines.c $(wildcard src/engine_*.c) \
-				     src/bufpool.c src/procfs.c src/err.c
+FUZZ_SRCS_procfs_scan_u64          = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_tlb         = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_vmstat      = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_meminfo     = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_stat        = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_task_stat   = src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_psi_parse                = src/telemetry/psi.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_devinfo_parse_block_stat = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_devinfo_parse_diskstats  = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_perfev_parse_format      = src/telemetry/perfev.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
+				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
+				     src/engines/bufpool.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
 
 # A harness whose parser is not in the tree yet is left out, not failed.
@@ -188,7 +188,7 @@ $(FUZZ_BINS): | fuzz-deps
 # Sources are compiled into the harness in one step (a few small files);
 # a harness rebuilds when its sources, fuzz.h or any header changes.
 .SECONDEXPANSION:
-$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard src/*.h)
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $$(FUZZ_SRCS_$$*) $(wildcard src/*/*.h)
 	@mkdir -p $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_SRCS_$*) $(FUZZ_LIBS_$*)
 

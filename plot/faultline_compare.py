@@ -17,7 +17,7 @@ import json
 import math
 import os
 
-from faultline_plot import YSCALES, PlotError, wants_log
+from plotcommon import YSCALES, PlotError, wants_log
 
 # The panels: (key in CompareJob, y label); the write panels only when a
 # job of either run wrote, the read panels unless no job read.

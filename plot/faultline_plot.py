@@ -25,6 +25,8 @@ import math
 import os
 import sys
 
+from plotcommon import LOG_RATIO, YSCALES, PlotError, wants_log  # noqa: F401
+
 # SPEC 7's columns, then SPEC 10's write columns, then bufpool's pool
 # columns (SPEC 3), then SPEC 15's job_* columns: the header, exactly and
 # in this order.
@@ -211,11 +213,6 @@ THROUGHPUT_DIRECTION = {"mib_s": READ_RWS, "iops": READ_RWS,
                         "w_mib_s": WRITE_RWS, "w_iops": WRITE_RWS}
 THROUGHPUT_COLUMNS = frozenset(THROUGHPUT_DIRECTION)
 
-# One job's typical rate under 1/LOG_RATIO of another's: on a linear axis
-# the slow one is a line on zero, so the axis turns logarithmic.
-LOG_RATIO = 100.0
-
-YSCALES = ("auto", "log", "linear")
 
 
 # The cache-full moment (faultline's phases.h, the man page's PHASES): the
@@ -226,10 +223,6 @@ YSCALES = ("auto", "log", "linear")
 # uses the limit as the ceiling; its JSON (--json) gives its own answer.
 FULL_PCT = 95
 EVICT_LAG = 1
-
-
-class PlotError(Exception):
-    """Bad input or usage: main() prints the message and exits 2."""
 
 
 class Job:
@@ -581,15 +574,6 @@ def median(values):
         return math.nan
     mid = len(v) // 2
     return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
-
-
-def wants_log(rates):
-    """True when some rate is under 1/LOG_RATIO of another (NaNs ignored):
-    then a linear axis draws the slow one on its zero line."""
-    rates = [r for r in rates if math.isfinite(r)]
-    if len(rates) < 2 or max(rates) <= 0:
-        return False
-    return min(rates) * LOG_RATIO < max(rates)
 
 
 def _log_axis(runs, column, yscale):

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "blockdata.h"
+#include "workload/blockdata.h"
 
 #define MAXLEN	65536u
 

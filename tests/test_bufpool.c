@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "bufpool.h"
+#include "engines/bufpool.h"
 
 #define PAGE 4096
 #define DISK_PAGES 512

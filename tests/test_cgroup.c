@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "cgroup.h"
-#include "procfs.h"
+#include "telemetry/cgroup.h"
+#include "telemetry/procfs.h"
 
 static char root[256];
 static char grp[512];

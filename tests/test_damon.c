@@ -18,7 +18,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "damon.h"
+#include "telemetry/damon.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

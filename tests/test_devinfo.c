@@ -22,7 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "devinfo.h"
+#include "telemetry/devinfo.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

@@ -28,7 +28,7 @@
 
 #include <cmocka.h>
 
-#include "devsafety.h"
+#include "engines/devsafety.h"
 
 static char dir[256];
 

@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "bufpool.h"
-#include "engine.h"
+#include "engines/bufpool.h"
+#include "engines/engine.h"
 
 extern const struct engine_ops engine_bufpool;
 

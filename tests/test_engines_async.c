@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
-#include "worker.h"
+#include "engines/engine.h"
+#include "run/worker.h"
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fiolog.h"
-#include "options.h"
+#include "out/fiolog.h"
+#include "job/options.h"
 
 #define MS 1000000ull
 #define IV (100 * MS)		/* the sampling interval */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "fiostat.h"
+#include "lib/fiostat.h"
 
 static void assert_close(double a, double b)
 {

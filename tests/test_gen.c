@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "gen.h"
+#include "workload/gen.h"
 
 #define KB 1024ull
 #define MB (1024ull * 1024)

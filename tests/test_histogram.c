@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "histogram.h"
+#include "lib/histogram.h"
 
 /* Largest value that still has a bucket of its own size. */
 #define HIST_TOP ((1ull << (HIST_MAX_EXP + 1)) - 1)

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "jobfile.h"
-#include "options.h"
+#include "engines/engine.h"
+#include "job/jobfile.h"
+#include "job/options.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"

@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "judge.h"
+#include "verdict/judge.h"
 
 static json_t *load(const char *name)
 {

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "latclock.h"
+#include "lib/latclock.h"
 
 static void sleep_ns(uint64_t ns)
 {

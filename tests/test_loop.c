@@ -24,12 +24,12 @@
 
 #include <cmocka.h>
 
-#include "engine.h"
-#include "loop.h"
-#include "options.h"
-#include "stats.h"
-#include "jobrun.h"
-#include "worker.h"
+#include "engines/engine.h"
+#include "run/loop.h"
+#include "job/options.h"
+#include "lib/stats.h"
+#include "run/jobrun.h"
+#include "run/worker.h"
 
 #define MAXREC 65536
 

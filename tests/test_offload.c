@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "offload.h"
+#include "run/offload.h"
 
 #define NREQ 20000
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "options.h"
+#include "engines/engine.h"
+#include "job/options.h"
 
 static void assert_has(const char *hay, const char *needle)
 {

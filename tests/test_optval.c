@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "optval.h"
+#include "job/optval.h"
 
 #define MIB (1024ull * 1024)
 

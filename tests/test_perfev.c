@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfev.h"
+#include "telemetry/perfev.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

@@ -17,7 +17,7 @@
 
 #include <math.h>
 
-#include "phases.h"
+#include "telemetry/phases.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

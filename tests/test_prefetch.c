@@ -20,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "options.h"
-#include "prefetch.h"
-#include "stats.h"
-#include "target.h"
+#include "job/options.h"
+#include "run/prefetch.h"
+#include "lib/stats.h"
+#include "engines/target.h"
 
 #define FILE_SIZE (8u << 20)
 #define PAGE 4096u

@@ -19,7 +19,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "telemetry/procfs.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

@@ -15,7 +15,7 @@
 
 #include <errno.h>
 
-#include "psi.h"
+#include "telemetry/psi.h"
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""

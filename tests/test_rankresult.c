@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "histogram.h"
-#include "rankresult.h"
-#include "rankrows.h"
+#include "lib/histogram.h"
+#include "mpi/rankresult.h"
+#include "mpi/rankrows.h"
 
 #define NR 3
 

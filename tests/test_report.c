@@ -29,10 +29,10 @@
 
 #include <jansson.h>
 
-#include "json_out.h"
-#include "options.h"
-#include "report.h"
-#include "results.h"
+#include "out/json_out.h"
+#include "job/options.h"
+#include "out/report.h"
+#include "out/results.h"
 
 
 #define MiB (1024ull * 1024)

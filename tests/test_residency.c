@@ -18,7 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "residency.h"
+#include "telemetry/residency.h"
 
 #define NPAGES 64
 

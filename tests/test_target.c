@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "target.h"
+#include "engines/target.h"
 
 #define MIB (1024ull * 1024)
 #define BLK 4096

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "touch.h"
+#include "workload/touch.h"
 
 #define BUF (64 * 1024 + 64)
 

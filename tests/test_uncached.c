@@ -19,8 +19,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "residency.h"
-#include "uncached.h"
+#include "telemetry/residency.h"
+#include "engines/uncached.h"
 
 static int make_file(char *path, size_t cap, const char *dir, size_t bytes)
 {

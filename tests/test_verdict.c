@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-#include "jobfile.h"
-#include "verdict.h"
+#include "job/jobfile.h"
+#include "verdict/verdict.h"
 
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "blockdata.h"
-#include "options.h"
-#include "verify.h"
+#include "workload/blockdata.h"
+#include "job/options.h"
+#include "workload/verify.h"
 
 #define BS 4096u
 #define NBLK 64u

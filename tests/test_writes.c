@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "options.h"
-#include "writes.h"
+#include "job/options.h"
+#include "workload/writes.h"
 
 #define KB 1024ull
 #define MB (1024 * KB)

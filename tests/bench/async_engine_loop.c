@@ -8,7 +8,7 @@
  * engines-async.md next to it.
  *
  *   gcc -std=gnu11 -O2 -D_GNU_SOURCE -Isrc tests/bench/async_engine_loop.c \
- *       src/engine_io_uring.c src/engine_libaio.c src/err.c -luring -laio \
+ *       src/engines/engine_io_uring.c src/engines/engine_libaio.c src/lib/err.c -luring -laio \
  *       -o build/async_engine_loop
  *   build/async_engine_loop io_uring|libaio DEPTH FILE SECONDS [direct]
  */
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "latclock.h"
-#include "engine.h"
-#include "latclock.h"
+#include "engines/engine.h"
+#include "lib/latclock.h"
+#include "engines/engine.h"
+#include "lib/latclock.h"
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;

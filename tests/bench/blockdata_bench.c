@@ -6,14 +6,14 @@
  * make:
  *
  *   gcc -std=gnu11 -O2 -D_GNU_SOURCE -Isrc tests/bench/blockdata_bench.c \
- *       src/blockdata.c -lisal -o build/blockdata_bench
+ *       src/workload/blockdata.c -lisal -o build/blockdata_bench
  *   build/blockdata_bench [BS] [ITERATIONS]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "blockdata.h"
+#include "workload/blockdata.h"
 
 static double now_ns(void)
 {

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gen.h"
-#include "histogram.h"
-#include "touch.h"
+#include "workload/gen.h"
+#include "lib/histogram.h"
+#include "workload/touch.h"
 
 #define GiB (1024ull * 1024 * 1024)
 #define MiB (1024ull * 1024)

@@ -1,0 +1,178 @@
+/*
+ * engine.h - the interface an I/O engine fills in.
+ *
+ * An engine only decides how bytes move. The worker loops (worker.c,
+ * loop.c), the offset generator (gen.c), the consumer (touch.c) and the
+ * statistics are shared by all engines. Adding an engine is one source
+ * file defining a `const struct engine_ops` and one line in engines.c.
+ *
+ * An engine sees two things: its job (struct engine_job: the job's
+ * options, its targets, the request slots per thread, and the state its
+ * job_setup made, shared by every thread) and one thread of it (struct
+ * engine_thread: that thread's request slots and the state init made).
+ * It never sees the worker, the run or the sampler.
+ *
+ * A request carries its operation (read, write, flush); an engine says
+ * in .ops which it serves, and a job that needs another is refused
+ * before it runs (engine_check_ops). A synchronous engine implements
+ * queue() only and completes every request inside it. An asynchronous
+ * engine queues in queue(), pushes what is queued to the kernel in
+ * submit() and hands back completions in reap(). reap() first pushes
+ * anything still queued, so the worker calls submit() only in the
+ * middle of a batch (iodepth_batch_submit): the last requests before a
+ * wait go to the kernel with the wait.
+ *
+ * An engine that lends the worker memory of its own (bufpool's frames:
+ * r->data points into a frame the request pinned) takes it back in
+ * release(), which the worker calls once it has consumed the bytes.
+ * One that keeps writes of its own (bufpool's dirty frames) writes them
+ * to the target in writeback(), after a write job's loop.
+ *
+ * Functions return 0 or -errno (positive counts where noted) and never
+ * print.
+ */
+#ifndef FAULTLINE_ENGINE_H
+#define FAULTLINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/job.h"
+#include "engines/target.h"
+
+/* What a request asks for. */
+enum io_op {
+	IO_READ,	/* bring len bytes at off into buf (or name them: data) */
+	IO_WRITE,	/* store len bytes from wbuf at off */
+	IO_FLUSH,	/* make the target's written data durable (len 0, off unused):
+			 * fsync, or fdatasync when the job asks (engine_flush_datasync) */
+	IO_NOPS
+};
+
+/* engine_ops.ops: the operations an engine serves. */
+#define ENGINE_OP(op)	(1u << (op))
+
+struct io_req {
+	uint64_t off;		/* absolute byte offset in the target */
+	uint32_t len;
+	uint16_t target;	/* index into the job's targets */
+	uint16_t slot;		/* index in the thread's request array */
+	uint8_t op;		/* enum io_op */
+	uint8_t *buf;		/* this slot's aligned buffer (ENGINE_F_BUFFERS) */
+	uint8_t *wbuf;		/* write jobs: this slot's block to write, aligned,
+				 * stamped by the worker before each write */
+	const uint8_t *data;	/* set at completion: where the bytes are (reads) */
+	int64_t res;		/* set at completion: bytes transferred, or -errno */
+	uint64_t t_issue;	/* ns, CLOCK_MONOTONIC; owned by the worker */
+};
+
+/* What an engine sees of its job: the same for every thread. */
+struct engine_job {
+	const struct job *job;
+	struct target *targets;
+	unsigned ntargets;
+	unsigned depth;		/* request slots per thread (iodepth, or a loop's) */
+	uint64_t mem_available;	/* the host's MemAvailable when the job was set
+				 * up (run/jobrun.c reads it), 0 = unknown */
+	void *priv;		/* job_setup's state */
+};
+
+struct pool_counters;
+
+/* What an engine sees of one thread of the job. */
+struct engine_thread {
+	const struct engine_job *ej;
+	struct io_req *reqs;	/* ej->depth slots, buffers set (ENGINE_F_BUFFERS) */
+	void *priv;		/* init's state */
+	struct pool_counters *pool;	/* the thread's own pool counters (stats.h),
+					 * for ENGINE_F_POOL; written by it alone */
+};
+
+/* queue() return values besides -errno. */
+#define ENGINE_QUEUED	0
+#define ENGINE_DONE	1
+
+/* engine_ops.flags */
+#define ENGINE_F_ASYNC		(1u << 0)	/* iodepth > 1 means requests in flight */
+#define ENGINE_F_NO_TARGET	(1u << 1)	/* needs no file (null) */
+#define ENGINE_F_NO_DIRECT	(1u << 2)	/* direct=1 is a contradiction (mmap) */
+#define ENGINE_F_BUFFERS	(1u << 3)	/* the worker gives each slot an aligned bs buffer */
+#define ENGINE_F_MAPPED		(1u << 4)	/* requests are accesses to the target's mapping
+						 * (mmap): consuming the bytes is the I/O */
+#define ENGINE_F_UNCACHED	(1u << 6)	/* serves uncached=1 (RWF_DONTCACHE reads) */
+#define ENGINE_F_ORDERED_FLUSH	(1u << 5)	/* async: a flush queued after requests runs after
+						 * they complete (io_uring: IOSQE_IO_DRAIN); without
+						 * it the worker drains requests in flight first */
+#define ENGINE_F_POOL		(1u << 7)	/* a cache of its own, pool_size bytes (bufpool):
+						 * misses read with O_DIRECT, prewarm fills the
+						 * pool (job_setup), not the page cache; it
+						 * counts into engine_thread.pool */
+/* Each flag its own bit: branches that each took the next free one
+ * collided once (bufpool and uncached both on bit 6). */
+#define ENGINE_F_ALL_ (ENGINE_F_ASYNC | ENGINE_F_NO_TARGET | ENGINE_F_NO_DIRECT | ENGINE_F_BUFFERS | \
+		       ENGINE_F_MAPPED | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED | ENGINE_F_POOL)
+_Static_assert(ENGINE_F_ALL_ == (ENGINE_F_ASYNC + ENGINE_F_NO_TARGET + ENGINE_F_NO_DIRECT + ENGINE_F_BUFFERS +
+				 ENGINE_F_MAPPED + ENGINE_F_ORDERED_FLUSH + ENGINE_F_UNCACHED + ENGINE_F_POOL),
+	       "two engine flags share a bit");
+
+struct engine_ops {
+	const char *name;
+	const char *help;	/* one line for --cmdhelp=ioengine */
+	unsigned flags;
+	unsigned ops;		/* ENGINE_OP(IO_READ) | ...: what it serves */
+
+	/* Once per job when its targets are open, before anything runs
+	 * (optional): what only the targets can tell (bufpool's pool_page
+	 * against their logical block size). An error here is an invalid
+	 * job: exit 2, nothing run. */
+	int (*prepare)(struct engine_job *ej, struct err *e);
+
+	/* Once per job before threads start / after they end (optional):
+	 * state every thread of the job shares, e.g. mmap's mappings. */
+	int (*job_setup)(struct engine_job *ej, struct err *e);
+	void (*job_teardown)(struct engine_job *ej);
+
+	/* Per thread, in that thread (optional). */
+	int (*init)(struct engine_thread *et, struct err *e);
+	void (*exit)(struct engine_thread *et);
+
+	int (*queue)(struct engine_thread *et, struct io_req *r);
+	int (*submit)(struct engine_thread *et);
+	/* Push what is still queued, then wait for at least @min
+	 * completions; put up to @max in @done; return how many, or
+	 * -errno. */
+	int (*reap)(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done);
+	/* After the worker consumed a completed request's bytes (optional):
+	 * what backs r->data may go. Called for every request the engine
+	 * completed without error, by the thread that queued it, before
+	 * its slot is used again. (offload= is refused for such an engine:
+	 * its helpers would queue and the loop consume.) */
+	void (*release)(struct engine_thread *et, struct io_req *r);
+	/* A write job's thread, after its loop and untimed, before verify
+	 * reads back (optional): hand the target what the engine still
+	 * holds of the job's writes (bufpool's dirty frames), so that any
+	 * reader of the target sees them. 0 or -errno. */
+	int (*writeback)(struct engine_thread *et);
+};
+
+/* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,
+ * end_fsync). */
+static inline bool engine_flush_datasync(const struct job *job)
+{
+	return job->fdatasync_every != 0;
+}
+
+/* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
+const struct engine_ops *engine_find(const char *name);
+/* NULL-terminated list of every engine, for --cmdhelp and the man test. */
+const struct engine_ops *const *engine_list(void);
+/* Canonical name for @name (alias resolved), or NULL when unknown. */
+const char *engine_canonical(const char *name);
+/* The operations @job issues (ENGINE_OP bits): reads today. */
+unsigned engine_job_ops(const struct job *job);
+/* 0 when @ops serves every operation @job issues, else -EINVAL with a
+ * message naming the engine and the operation. */
+int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * engines.c - the engine table. The core never names an engine; it asks
+ * this table. Adding an engine: one source file and one line below.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "engines/engine.h"
+
+extern const struct engine_ops engine_psync;
+extern const struct engine_ops engine_mmap;
+extern const struct engine_ops engine_io_uring;
+extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_null;
+extern const struct engine_ops engine_bufpool;
+
+static const struct engine_ops *const engines[] = {
+	&engine_psync,
+	&engine_mmap,
+	&engine_io_uring,
+	&engine_libaio,
+	&engine_null,
+	&engine_bufpool,
+	NULL,
+};
+
+/* fio's names for the same engine. */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "pread", "psync" },
+	{ "sync", "psync" },
+};
+
+const char *engine_canonical(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(name, aliases[i].alias))
+			return aliases[i].name;
+	for (size_t i = 0; engines[i]; i++)
+		if (!strcmp(name, engines[i]->name))
+			return engines[i]->name;
+	return NULL;
+}
+
+const struct engine_ops *engine_find(const char *name)
+{
+	const char *canon = engine_canonical(name);
+
+	for (size_t i = 0; canon && engines[i]; i++)
+		if (!strcmp(canon, engines[i]->name))
+			return engines[i];
+	return NULL;
+}
+
+const struct engine_ops *const *engine_list(void)
+{
+	return engines;
+}
+
+static const char *const op_names[IO_NOPS] = {
+	[IO_READ] = "reads",
+	[IO_WRITE] = "writes",
+	[IO_FLUSH] = "flushes",
+};
+
+unsigned engine_job_ops(const struct job *job)
+{
+	unsigned ops = 0;
+
+	if (job_reads(job))
+		ops |= ENGINE_OP(IO_READ);
+	if (job_writes(job))
+		ops |= ENGINE_OP(IO_WRITE);
+	if (job_writes(job) && job_flushes(job))
+		ops |= ENGINE_OP(IO_FLUSH);
+	return ops;
+}
+
+int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)
+{
+	unsigned missing = engine_job_ops(job) & ~ops->ops;
+
+	for (unsigned op = 0; op < IO_NOPS; op++)
+		if (missing & ENGINE_OP(op))
+			return err_set(e, EINVAL, "ioengine=%s does not do %s, which this job issues",
+				       ops->name, op_names[op]);
+	return 0;
+}

@@ -1,0 +1,409 @@
+/*
+ * jobcheck.c - whether a job makes sense (SPEC 2): bounds, a target that
+ * exists, contradictions between options (each named with the line it
+ * was set on), what a pool, a write or a concurrency model needs, and
+ * the warnings for options that have no effect. jobfile.c calls it on
+ * every job it parses; job_validate on a job built by hand.
+ */
+#include "job/jobcheck.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload/blockdata.h"
+#include "engines/engine.h"
+#include "job/options.h"
+
+/* Where option @name of @j was set: its line, else the job's header. */
+const char *jobcheck_where(const struct job *j, const int *line, const char *name, char *buf,
+			   size_t len)
+{
+	const struct option_def *o = option_find(name);
+	int at = 0;
+
+	/* buffered and direct share a field: the later line wins. */
+	for (size_t i = 0; line && o && i < option_count; i++)
+		if (option_table[i].off == o->off && line[i] > at)
+			at = line[i];
+	snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
+		 at ? "" : " (default)");
+	return buf;
+}
+
+/* Whether option @name (or an entry sharing its field: buffered for
+ * direct) was set in this section or the [global] before it. */
+bool jobcheck_given(const int *line, const char *name)
+{
+	const struct option_def *o = option_find(name);
+
+	for (size_t i = 0; line && o && i < option_count; i++)
+		if (option_table[i].off == o->off && line[i])
+			return true;
+	return false;
+}
+
+void jobcheck_warnf(void (*warn)(const char *), const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(msg);
+}
+
+/* Bounds the table enforces on parsing, for jobs built by hand. */
+static int check_bounds(const struct job *j, const int *line, struct err *e)
+{
+	char w[300];
+
+	if (!j->bs)
+		return err_set(e, EINVAL, "bs=0 at %s: must be at least 1",
+			       jobcheck_where(j, line, "bs", w, sizeof(w)));
+	if (!j->iodepth || j->iodepth > 4096)
+		return err_set(e, EINVAL, "iodepth=%u at %s: must be 1 to 4096", j->iodepth,
+			       jobcheck_where(j, line, "iodepth", w, sizeof(w)));
+	if (!j->numjobs)
+		return err_set(e, EINVAL, "numjobs=0 at %s: must be at least 1",
+			       jobcheck_where(j, line, "numjobs", w, sizeof(w)));
+	if (!j->nrfiles)
+		return err_set(e, EINVAL, "nrfiles=0 at %s: must be at least 1",
+			       jobcheck_where(j, line, "nrfiles", w, sizeof(w)));
+	if (!j->scan_chunk)
+		return err_set(e, EINVAL, "scan_chunk=0 at %s: must be at least 1",
+			       jobcheck_where(j, line, "scan_chunk", w, sizeof(w)));
+	if (j->random_distribution == DIST_ZIPF && !(j->zipf_theta > 0))
+		return err_set(e, EINVAL, "random_distribution=zipf:%g at %s: theta must be > 0",
+			       j->zipf_theta, jobcheck_where(j, line, "random_distribution", w, sizeof(w)));
+	return 0;
+}
+
+/* Scratch files are made by faultline, so it must know their size. */
+static int check_target(const struct job *j, const struct engine_ops *eng, const int *line,
+			struct err *e)
+{
+	char w[300];
+
+	if (j->filename || (eng->flags & ENGINE_F_NO_TARGET))
+		return 0;
+	if (j->size_pct)
+		return err_set(e, EINVAL, "size=%u%% at %s: a percentage needs filename= "
+			       "(scratch files need a size such as size=1g)", j->size_pct,
+			       jobcheck_where(j, line, "size", w, sizeof(w)));
+	if (!j->size && !j->filesize)
+		return err_set(e, EINVAL, "job '%s' at %s:%d has no filename and no size: "
+			       "scratch files need size= (or filename= for an existing file "
+			       "or device)", j->name, j->src_file, j->src_line);
+	if (!j->filesize && j->size / j->nrfiles == 0)
+		return err_set(e, EINVAL, "size=%llu at %s split over nrfiles=%u leaves "
+			       "empty files", (unsigned long long)j->size,
+			       jobcheck_where(j, line, "size", w, sizeof(w)), j->nrfiles);
+	return 0;
+}
+
+/* Targets named in filename= ("a:b:c" is 3). */
+static unsigned filename_count(const char *f)
+{
+	unsigned n = 1;
+
+	for (; *f; f++)
+		n += *f == ':';
+	return n;
+}
+
+/* Most request slots a loop may hold: the engines' iodepth bound. */
+#define LOOP_SLOTS_MAX 4096
+
+/* loop, offload and prefetch (SPEC 9): what each needs of the others. */
+static int check_concurrency(const struct job *j, const struct engine_ops *eng,
+			     const int *line, struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->loop) {
+		unsigned nt = j->filename ? filename_count(j->filename) : j->nrfiles;
+
+		if (j->numjobs != 1)
+			return err_set(e, EINVAL, "loop=%u at %s needs numjobs=1 (numjobs=%u at %s): one "
+				       "thread drives the streams; numjobs=N is the N-threads model",
+				       j->loop, jobcheck_where(j, line, "loop", w, sizeof(w)), j->numjobs,
+				       jobcheck_where(j, line, "numjobs", w2, sizeof(w2)));
+		if (!(eng->flags & ENGINE_F_NO_TARGET) && nt != 1 && nt != j->loop)
+			return err_set(e, EINVAL, "loop=%u at %s with %u %s: each stream reads its own "
+				       "file, so give %u files, or one to cut into %u slices",
+				       j->loop, jobcheck_where(j, line, "loop", w, sizeof(w)), nt,
+				       j->filename ? "files in filename=" : "scratch files (nrfiles)",
+				       j->loop, j->loop);
+		if ((eng->flags & ENGINE_F_ASYNC) && (uint64_t)j->loop * j->iodepth > LOOP_SLOTS_MAX)
+			return err_set(e, EINVAL, "loop=%u at %s with iodepth=%u: %llu requests in flight, "
+				       "at most %u", j->loop, jobcheck_where(j, line, "loop", w, sizeof(w)),
+				       j->iodepth, (unsigned long long)j->loop * j->iodepth,
+				       LOOP_SLOTS_MAX);
+	}
+	if (j->offload && eng->release)
+		return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
+			       "lends the thread that queued a request its memory until that thread "
+			       "has consumed it, and offload's helpers queue what the loop consumes",
+			       j->offload, jobcheck_where(j, line, "offload", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	if (j->offload) {
+		if (!j->loop)
+			return err_set(e, EINVAL, "offload=%u at %s needs loop=N: helpers run the "
+				       "requests of a loop's streams", j->offload,
+				       jobcheck_where(j, line, "offload", w, sizeof(w)));
+		if (eng->flags & ENGINE_F_ASYNC)
+			return err_set(e, EINVAL, "offload=%u at %s contradicts ioengine=%s at %s: %s "
+				       "is already asynchronous; offload hands psync, mmap or null "
+				       "requests to helper threads", j->offload,
+				       jobcheck_where(j, line, "offload", w, sizeof(w)), eng->name,
+				       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	}
+	if (j->offload_permits && !j->offload)
+		return err_set(e, EINVAL, "offload_permits=%u at %s needs offload=K (the helpers "
+			       "the permits are for)", j->offload_permits,
+			       jobcheck_where(j, line, "offload_permits", w, sizeof(w)));
+	if (j->offload_permits > j->offload)
+		return err_set(e, EINVAL, "offload_permits=%u at %s exceeds offload=%u at %s: "
+			       "at most one request runs per helper", j->offload_permits,
+			       jobcheck_where(j, line, "offload_permits", w, sizeof(w)), j->offload,
+			       jobcheck_where(j, line, "offload", w2, sizeof(w2)));
+	if (j->prefetch != PREFETCH_NONE) {
+		if (!(eng->flags & ENGINE_F_MAPPED))
+			return err_set(e, EINVAL, "prefetch at %s contradicts ioengine=%s at %s: "
+				       "prefetch keeps a mapping's pages ahead of the reader "
+				       "(ioengine=mmap); for read(2) the kernel's readahead does it",
+				       jobcheck_where(j, line, "prefetch", w, sizeof(w)), eng->name,
+				       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+		if (j->rw != RW_READ)
+			return err_set(e, EINVAL, "prefetch at %s needs rw=read (at %s): it reads "
+				       "ahead of sequential streams; random reads have no ahead",
+				       jobcheck_where(j, line, "prefetch", w, sizeof(w)),
+				       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	}
+	return 0;
+}
+
+/* Each thread of a pool holds at most a page it reads and a frame it
+ * loads another page into; with fewer frames than that for every
+ * thread, threads would wait for each other's frames. */
+#define POOL_PAGES_PER_THREAD 2
+
+/* A power of two at least @n (the pool_page to suggest). */
+static uint64_t pow2_at_least(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* ioengine=bufpool: its pool and what it asks of the requests. */
+static int check_pool(const struct job *j, const struct engine_ops *eng, const int *line,
+		      struct err *e)
+{
+	char w[300], w2[300];
+	uint64_t frames = j->pool_page ? j->pool_size / j->pool_page : 0;
+	uint64_t need = (uint64_t)POOL_PAGES_PER_THREAD * j->numjobs;
+
+	if (!(eng->flags & ENGINE_F_POOL))
+		return 0;
+	if (!j->pool_size)
+		return err_set(e, EINVAL, "ioengine=%s at %s needs pool_size= (the pool's memory, "
+			       "e.g. pool_size=512m)", eng->name,
+			       jobcheck_where(j, line, "ioengine", w, sizeof(w)));
+	if (!j->pool_page || (j->pool_page & (j->pool_page - 1)))
+		return err_set(e, EINVAL, "pool_page=%llu at %s: must be a power of two (512, "
+			       "4k, 8k, 16k, ...)", (unsigned long long)j->pool_page,
+			       jobcheck_where(j, line, "pool_page", w, sizeof(w)));
+	if (frames < need)
+		return err_set(e, EINVAL, "pool_size=%llu at %s holds %llu page%s of "
+			       "pool_page=%llu; numjobs=%u threads need at least %llu (%u each: "
+			       "a page it reads and one it loads), pool_size=%llu",
+			       (unsigned long long)j->pool_size,
+			       jobcheck_where(j, line, "pool_size", w, sizeof(w)),
+			       (unsigned long long)frames, frames == 1 ? "" : "s",
+			       (unsigned long long)j->pool_page,
+			       j->numjobs, (unsigned long long)need, POOL_PAGES_PER_THREAD,
+			       (unsigned long long)(need * j->pool_page));
+	if (j->bs > j->pool_page || j->pool_page % j->bs)
+		return err_set(e, EINVAL, "bs=%llu at %s does not divide pool_page=%llu at %s: "
+			       "bufpool serves a request in place from one frame (as mmap does); "
+			       "use a bs that divides pool_page, or pool_page=%llu",
+			       (unsigned long long)j->bs, jobcheck_where(j, line, "bs", w, sizeof(w)),
+			       (unsigned long long)j->pool_page,
+			       jobcheck_where(j, line, "pool_page", w2, sizeof(w2)),
+			       (unsigned long long)pow2_at_least(j->bs));
+	if (j->offset % j->pool_page)
+		return err_set(e, EINVAL, "offset=%llu at %s is not a multiple of pool_page=%llu "
+			       "at %s: the pool's pages start at multiples of pool_page in the "
+			       "file, and so must the region", (unsigned long long)j->offset,
+			       jobcheck_where(j, line, "offset", w, sizeof(w)),
+			       (unsigned long long)j->pool_page,
+			       jobcheck_where(j, line, "pool_page", w2, sizeof(w2)));
+	if (j->mem_limit)
+		return err_set(e, EINVAL, "mem_limit at %s contradicts ioengine=%s at %s: the "
+			       "pool reads with O_DIRECT and its memory is pool_size; to compare "
+			       "at equal memory, give mmap mem_limit=M and bufpool pool_size=M",
+			       jobcheck_where(j, line, "mem_limit", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->sync != SYNC_NONE && job_writes(j))
+		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: a write goes "
+			       "into the pool, and O_DSYNC would only make its later write-back "
+			       "synchronous; use fsync=1 (or fdatasync=1) for a flush after every write",
+			       jobcheck_where(j, line, "sync", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	return 0;
+}
+
+/* Writes and durability (SPEC 10): what each option needs of the others. */
+static int check_writes(const struct job *j, const struct engine_ops *eng, const int *line,
+			void (*warn)(const char *), struct err *e)
+{
+	static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw",
+						"randrw" };
+	const char *rw = rw_names[j->rw];
+	char w[300], w2[300];
+
+	if (!job_writes(j)) {
+		if (j->verify != VERIFY_NONE)
+			return err_set(e, EINVAL, "verify=crc32c at %s checks the blocks a job wrote, "
+				       "and rw=%s at %s writes none (faultline --verify JOBFILE checks "
+				       "what an earlier write job left)",
+				       jobcheck_where(j, line, "verify", w, sizeof(w)), rw,
+				       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+		if (job_flushes(j) || j->sync != SYNC_NONE)
+			jobcheck_warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
+			      "sync_interval, end_fsync and sync have no effect", j->name,
+			      j->src_file, j->src_line, rw);
+		return 0;
+	}
+	if (j->bs % BLOCKDATA_SECTOR)
+		return err_set(e, EINVAL, "bs=%llu at %s: a write job's bs must be a multiple of %u "
+			       "(every written block carries a header and a stamp per sector)",
+			       (unsigned long long)j->bs, jobcheck_where(j, line, "bs", w, sizeof(w)),
+			       BLOCKDATA_SECTOR);
+	if (j->fsync_every && j->fdatasync_every)
+		return err_set(e, EINVAL, "fsync=%u at %s and fdatasync=%u at %s: choose one flush "
+			       "(fdatasync leaves the inode's timestamps out)", j->fsync_every,
+			       jobcheck_where(j, line, "fsync", w, sizeof(w)), j->fdatasync_every,
+			       jobcheck_where(j, line, "fdatasync", w2, sizeof(w2)));
+	if (j->sync != SYNC_NONE && (eng->flags & ENGINE_F_MAPPED))
+		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: stores into a "
+			       "mapping have no O_DSYNC (the kernel writes dirty pages back when it "
+			       "chooses); use fsync=1 for an msync after every write",
+			       jobcheck_where(j, line, "sync", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->verify != VERIFY_NONE && (eng->flags & ENGINE_F_NO_TARGET))
+		return err_set(e, EINVAL, "verify=crc32c at %s contradicts ioengine=%s at %s: it "
+			       "writes nothing that could be read back",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->loop)
+		return err_set(e, EINVAL, "loop=%u at %s with rw=%s at %s: the event loop reads "
+			       "only; run writes with numjobs threads, or an asynchronous engine "
+			       "with iodepth", j->loop, jobcheck_where(j, line, "loop", w, sizeof(w)), rw,
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	return 0;
+}
+
+static void check_warnings(const struct job *j, const struct engine_ops *eng,
+			   const int *line, void (*warn)(const char *))
+{
+	char w[300];
+	static const char *const pool_opts[] = { "pool_page", "pool_io" };
+
+	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
+		jobcheck_warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
+		      "engine: one request in flight per thread (as fio)", j->iodepth,
+		      jobcheck_where(j, line, "iodepth", w, sizeof(w)), eng->name);
+	if (j->iodepth_batch != IODEPTH_BATCH_AUTO && !(eng->flags & ENGINE_F_ASYNC))
+		jobcheck_warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
+		      "synchronous engine", j->iodepth_batch,
+		      jobcheck_where(j, line, "iodepth_batch_submit", w, sizeof(w)), eng->name);
+	if (j->random_distribution == DIST_ZIPF && !job_rw_random(j->rw))
+		jobcheck_warnf(warn, "random_distribution=zipf:%g at %s has no effect with sequential "
+		      "rw=read, write or rw", j->zipf_theta,
+		      jobcheck_where(j, line, "random_distribution", w, sizeof(w)));
+	if (j->time_based && !j->runtime_ns)
+		jobcheck_warnf(warn, "time_based at %s without runtime: job '%s' runs until interrupted",
+		      jobcheck_where(j, line, "time_based", w, sizeof(w)), j->name);
+	if (j->filename && j->nrfiles > 1)
+		jobcheck_warnf(warn, "nrfiles=%u at %s has no effect with filename= (the targets are "
+		      "the files named)", j->nrfiles, jobcheck_where(j, line, "nrfiles", w, sizeof(w)));
+	if (!(eng->flags & ENGINE_F_POOL)) {
+		if (j->pool_size)
+			jobcheck_warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is bufpool's "
+			      "memory (mem_limit limits a job's page cache)",
+			      jobcheck_where(j, line, "pool_size", w, sizeof(w)), eng->name);
+		for (size_t i = 0; i < sizeof(pool_opts) / sizeof(pool_opts[0]); i++)
+			if (jobcheck_given(line, pool_opts[i]))
+				jobcheck_warnf(warn, "%s at %s has no effect with ioengine=%s (it is "
+				      "bufpool's)", pool_opts[i],
+				      jobcheck_where(j, line, pool_opts[i], w, sizeof(w)), eng->name);
+	}
+}
+
+int job_check(const struct job *j, const int *line, void (*warn)(const char *),
+		     struct err *e)
+{
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	char w[300], w2[300];
+	int ret;
+
+	if (!eng)
+		return err_set(e, EINVAL, "ioengine=%s at %s: unknown engine (see "
+			       "--cmdhelp=ioengine)", j->ioengine,
+			       jobcheck_where(j, line, "ioengine", w, sizeof(w)));
+	ret = check_bounds(j, line, e);
+	if (ret)
+		return ret;
+	if (j->direct && (eng->flags & ENGINE_F_NO_DIRECT))
+		return err_set(e, EINVAL, "direct=1 at %s contradicts ioengine=%s at %s: "
+			       "%s reads through the page cache; use psync, io_uring or libaio "
+			       "for O_DIRECT, or direct=0",
+			       jobcheck_where(j, line, "direct", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	if (j->uncached && j->direct)
+		return err_set(e, EINVAL, "uncached=1 at %s contradicts direct=1 at %s: uncached reads "
+			       "go through the page cache and drop the pages after the copy; O_DIRECT "
+			       "bypasses it. Choose one",
+			       jobcheck_where(j, line, "uncached", w, sizeof(w)),
+			       jobcheck_where(j, line, "direct", w2, sizeof(w2)));
+	if (j->uncached && !(eng->flags & ENGINE_F_UNCACHED))
+		return err_set(e, EINVAL, "uncached=1 at %s contradicts ioengine=%s at %s: RWF_DONTCACHE "
+			       "is a flag of read calls, served by psync and io_uring",
+			       jobcheck_where(j, line, "uncached", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->uncached && job_writes(j))
+		return err_set(e, EINVAL, "uncached=1 at %s with rw=%s at %s: faultline reads uncached "
+			       "only; write jobs keep the page cache's write-back (SPEC 10)",
+			       jobcheck_where(j, line, "uncached", w, sizeof(w)),
+			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	ret = check_target(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_concurrency(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_pool(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_writes(j, eng, line, warn, e);
+	if (ret)
+		return ret;
+	check_warnings(j, eng, line, warn);
+	return 0;
+}
+
+int job_validate(const struct job *j, void (*warn)(const char *msg), struct err *e)
+{
+	return job_check(j, NULL, warn, e);
+}

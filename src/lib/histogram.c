@@ -1,0 +1,229 @@
+/*
+ * histogram.c - the log-linear latency histogram; see histogram.h.
+ *
+ * Bucket layout (HIST_SUB = 128):
+ *   b < 128:   exactly the value b (width 1).
+ *   b >= 128:  shift = b/128 - 1, k = 128 + b%128, values
+ *              [k << shift, ((k + 1) << shift) - 1] (width 2^shift,
+ *              at most 1/128 of the value).
+ * The last bucket also takes every value past 2^(HIST_MAX_EXP+1) - 1.
+ *
+ * Everything here runs in the sampler or the writers, never on the I/O
+ * path; only hist_add (inline in the header) is hot.
+ */
+#include "lib/histogram.h"
+
+#include <string.h>
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+uint64_t hist_bucket_low(unsigned b)
+{
+	unsigned shift;
+
+	if (b < HIST_SUB)
+		return b;
+	if (b >= HIST_BUCKETS)
+		b = HIST_BUCKETS - 1;
+	shift = (b >> HIST_SUB_BITS) - 1;
+	return (uint64_t)(HIST_SUB + (b & (HIST_SUB - 1))) << shift;
+}
+
+/* A bucket above the exact ones spans 2^shift values from its low bound. */
+uint64_t hist_bucket_high(unsigned b)
+{
+	if (b < HIST_SUB)
+		return b;
+	if (b >= HIST_BUCKETS)
+		b = HIST_BUCKETS - 1;
+	return hist_bucket_low(b) + (1ull << ((b >> HIST_SUB_BITS) - 1)) - 1;
+}
+
+/*
+ * The writer bumps a bucket before n, so a snapshot's n is recomputed
+ * from the buckets it actually copied: percentiles then always find
+ * their rank. sum, min and max may be a request ahead or behind; that is
+ * the "consistent enough" of the header.
+ */
+void hist_snapshot(struct hist *dst, const struct hist *src)
+{
+	uint64_t n = 0;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		dst->count[b] = HIST_LOAD(&src->count[b]);
+		n += dst->count[b];
+	}
+	dst->n = n;
+	dst->sum = HIST_LOAD(&src->sum);
+	dst->min = HIST_LOAD(&src->min);
+	dst->max = HIST_LOAD(&src->max);
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		dst->count[b] += src->count[b];
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+/*
+ * The exact min and max of an interval are not recoverable from two
+ * cumulative histograms, so they are bounded by buckets: max is the high
+ * bound of the highest bucket that gained samples, min the low bound of
+ * the lowest, each tightened by the cumulative max/min when that lies in
+ * the same bucket (then it is the exact extreme whenever the cumulative
+ * extreme was set in this interval). The error is at most one bucket
+ * width, under 1 %.
+ */
+void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev)
+{
+	unsigned lo = HIST_BUCKETS, hi = 0;
+	uint64_t n = 0;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t c = cur->count[b], p = prev->count[b];
+
+		/* Counts only grow; a smaller current one means @prev is not
+		 * an earlier snapshot of the same histogram. Count nothing. */
+		out->count[b] = c > p ? c - p : 0;
+		if (out->count[b]) {
+			if (lo == HIST_BUCKETS)
+				lo = b;
+			hi = b;
+			n += out->count[b];
+		}
+	}
+	out->n = n;
+	out->sum = cur->sum > prev->sum ? cur->sum - prev->sum : 0;
+	if (!n) {
+		out->min = UINT64_MAX;
+		out->max = 0;
+		return;
+	}
+	out->min = hist_bucket_low(lo);
+	if (cur->min > out->min && cur->min <= hist_bucket_high(lo))
+		out->min = cur->min;
+	out->max = hist_bucket_high(hi);
+	if (cur->max < out->max && cur->max >= hist_bucket_low(hi))
+		out->max = cur->max;
+}
+
+/*
+ * The sample of rank ceil(p/100 * n) (at least 1): walk the buckets to
+ * the one holding it and answer its midpoint, clamped to the observed
+ * [min, max]. The first and last samples answer min and max themselves
+ * (when those lie in the bucket found), so p0 and p100 are exact.
+ */
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank, seen = 0, v;
+	unsigned b, last = 0;
+	double r;
+
+	if (!h->n)
+		return 0;
+	if (p < 0)
+		p = 0;
+	if (p > 100)
+		p = 100;
+	/* p * n first: exact for integer p, so p=7, n=100 is rank 7 and not
+	 * 8 from 0.07 * 100 = 7.000000000000001. The slack absorbs the
+	 * rounding of fractional p (99.9). */
+	r = p * (double)h->n / 100.0;
+	rank = (uint64_t)r;
+	if ((double)rank < r - 1e-9 * r)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->n)
+		rank = h->n;
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		last = b;
+		seen += h->count[b];
+		if (seen >= rank)
+			break;
+	}
+	if (b == HIST_BUCKETS)	/* n larger than the buckets hold */
+		b = last;
+	/* The extremes are known exactly. */
+	if (rank == h->n && h->max >= hist_bucket_low(b) && h->max <= hist_bucket_high(b))
+		return h->max;
+	if (rank == 1 && h->min >= hist_bucket_low(b) && h->min <= hist_bucket_high(b))
+		return h->min;
+	v = hist_bucket_low(b) + (hist_bucket_high(b) - hist_bucket_low(b)) / 2;
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->n ? (double)h->sum / (double)h->n : 0.0;
+}
+
+/* Header: n, sum, min, max, number of pairs; a pair: bucket (u32 held
+ * in a u64, so every field stays 8-byte sized) and count. */
+#define PACK_HEAD 5
+#define PACK_PAIR 2
+
+size_t hist_pack(const struct hist *h, void *buf)
+{
+	uint64_t head[PACK_HEAD] = { h->n, h->sum, h->min, h->max, 0 };
+	unsigned char *o = buf;
+	size_t off = sizeof(head);
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		uint64_t pair[PACK_PAIR] = { b, h->count[b] };
+
+		if (!h->count[b])
+			continue;
+		if (o)
+			memcpy(o + off, pair, sizeof(pair));
+		off += sizeof(pair);
+		head[4]++;
+	}
+	if (o)
+		memcpy(o, head, sizeof(head));
+	return off;
+}
+
+size_t hist_unpack(struct hist *h, const void *buf, size_t len)
+{
+	const unsigned char *in = buf;
+	uint64_t head[PACK_HEAD];
+	size_t off = sizeof(head);
+
+	if (len < sizeof(head))
+		return 0;
+	memcpy(head, in, sizeof(head));
+	if (head[4] > HIST_BUCKETS || len - off < head[4] * PACK_PAIR * sizeof(uint64_t))
+		return 0;
+	memset(h->count, 0, sizeof(h->count));
+	h->n = head[0];
+	h->sum = head[1];
+	h->min = head[2];
+	h->max = head[3];
+	for (uint64_t i = 0; i < head[4]; i++) {
+		uint64_t pair[PACK_PAIR];
+
+		memcpy(pair, in + off, sizeof(pair));
+		off += sizeof(pair);
+		if (pair[0] >= HIST_BUCKETS)
+			return 0;
+		h->count[pair[0]] = pair[1];
+	}
+	return off;
+}

@@ -1,0 +1,89 @@
+/* stats.c - the shared counter arena; see stats.h. */
+#include "lib/stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+int stats_arena_create(struct stats_arena *a, unsigned n)
+{
+	void *p;
+
+	a->n = n;
+	a->bytes = (size_t)(n ? n : 1) * sizeof(struct thread_stats);
+	/* Shared, so a worker process forked for mem_limit writes counters
+	 * the parent's sampler can read. */
+	p = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a->ts = p;
+	for (unsigned i = 0; i < n; i++)
+		hist_init(&a->ts[i].lat);
+	return 0;
+}
+
+void stats_init_writes(struct thread_stats *st)
+{
+	hist_init(&st->wlat);
+	hist_init(&st->slat);
+}
+
+void stats_arena_destroy(struct stats_arena *a)
+{
+	if (a->ts)
+		munmap(a->ts, a->bytes);
+	a->ts = NULL;
+	a->n = 0;
+}
+
+int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return -errno;
+	*majflt = (uint64_t)ru.ru_majflt;
+	*minflt = (uint64_t)ru.ru_minflt;
+	*nvcsw = (uint64_t)ru.ru_nvcsw;
+	return 0;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return -errno;
+	*utime_ns = tv_ns(&ru.ru_utime);
+	*stime_ns = tv_ns(&ru.ru_stime);
+	*nivcsw = (uint64_t)ru.ru_nivcsw;
+	return 0;
+}
+
+int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+	char buf[128];
+	ssize_t n;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, cpu_ns, wait_ns) != 2)
+		return -EIO;
+	return 0;
+}

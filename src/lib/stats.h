@@ -1,0 +1,191 @@
+/*
+ * stats.h - per-thread counters, written by one worker, read by anyone.
+ *
+ * All of a run's counters live in one shared anonymous mapping created
+ * before any worker starts (stats_arena_create), so workers that run in a
+ * child process (mem_limit, SPEC 5) publish them to the parent's sampler
+ * exactly as threads do. Each worker's block starts on its own cache
+ * line; its hot counters share that line with nothing another thread
+ * writes.
+ */
+#ifndef FAULTLINE_STATS_H
+#define FAULTLINE_STATS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/fiostat.h"
+#include "lib/histogram.h"
+
+#define CACHELINE 64
+
+/* worker_error.target of a failure not tied to a target or offset (the
+ * job could not start): the message says it all. */
+#define WORKER_ERROR_SETUP 0xffffffffu
+
+/* Why a worker stopped early; 0 = it did not. */
+struct worker_error {
+	int code;			/* positive errno (EIO, ENXIO, EFAULT for SIGBUS...) */
+	uint64_t offset;		/* byte offset in the target */
+	unsigned target;		/* index into the job's targets */
+	char what[160];			/* "SIGBUS", "pread", "io_uring read", ... */
+};
+
+/*
+ * A buffer pool's counters (ioengine=bufpool, bufpool.h), per worker
+ * thread, written only by that thread; the sampler reads them like the
+ * rest. hits + misses is the pages the thread accessed: a hit found the
+ * page in the pool (waits counts the hits that first waited for another
+ * thread to finish loading it), a miss is a page this thread brought in.
+ */
+struct pool_counters {
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t waits;			/* hits that waited for another thread's load */
+	uint64_t evictions;		/* frames taken from another page */
+	uint64_t reads;			/* pages read from the device (misses that read) */
+	uint64_t writebacks;		/* dirty pages written to the device */
+};
+
+/* What a write job's end-of-job read-back found (verify=crc32c, verify.c). */
+struct verify_tally {
+	uint64_t blocks;		/* blocks read back and checked */
+	uint64_t bad;			/* ... that were not what was written */
+	/* The first bad block: its target (index into the job's targets),
+	 * offset and blockdata_check's answer (-EBADMSG, -ENOENT, ...). */
+	unsigned first_target;
+	uint64_t first_off;
+	int first_code;
+};
+
+struct thread_stats {
+	/* Hot: written by the worker on every request. Reads (ops, bytes)
+	 * are the read counters of old; writes and flushes sit beside them
+	 * on the same line, which only this worker writes. */
+	uint64_t ops;
+	uint64_t bytes;
+	uint64_t probe_units;		/* cpu_probe thread's work units */
+	uint64_t wops;			/* writes completed */
+	uint64_t wbytes;
+	uint64_t syncs;			/* flushes completed (fsync, msync, ...) */
+	uint64_t pad_hot[2];
+
+	/* ioengine=bufpool: on the hot path too, on a line of its own. */
+	struct pool_counters pool __attribute__((aligned(CACHELINE)));
+
+	/* Written once or rarely. */
+	pid_t tid __attribute__((aligned(CACHELINE)));
+	int running;			/* 1 while the worker loop runs */
+	int done;			/* 1 once the worker has exited, on any path */
+	/* A job's first slot only: a worker failed, the job's others stop.
+	 * Here, in the shared arena, so that worker processes (thread=0)
+	 * see it as threads do. */
+	int job_stop;
+	int failed;
+	struct worker_error error;
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	pid_t pid;			/* process the worker runs in */
+	/* The thread's own fault counters (getrusage RUSAGE_THREAD) when its
+	 * loop starts and when it exits, so totals survive the thread. */
+	int rusage_ok;
+	uint64_t start_majflt, start_minflt;
+	uint64_t exit_majflt, exit_minflt;
+	/* Voluntary context switches (getrusage ru_nvcsw) at the same two
+	 * moments: how often the thread went to sleep, on I/O or a wait. */
+	uint64_t start_nvcsw, exit_nvcsw;
+	/* /proc/thread-self/schedstat at the same moments: time on a CPU
+	 * and time runnable but waiting for one. What is left of the
+	 * thread's wall time is time it slept (sched_ok: both read). */
+	int sched_ok;
+	uint64_t start_cpu_ns, start_wait_ns, exit_cpu_ns, exit_wait_ns;
+	/* prefetch= (prefetch.c): ranges requested ahead of the reader,
+	 * their bytes, and ranges skipped because the helper was behind. */
+	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+	/* verify=crc32c: set once the worker has read its blocks back. */
+	int verify_done;
+	struct verify_tally verify;
+	/* The thread's CPU time in user and kernel mode and its involuntary
+	 * context switches (getrusage RUSAGE_THREAD) at the same two moments
+	 * as the faults: fio's usr_cpu, sys_cpu and ctx (cpu_ok: both read). */
+	int cpu_ok;
+	uint64_t start_utime_ns, start_stime_ns, start_nivcsw;
+	uint64_t exit_utime_ns, exit_stime_ns, exit_nivcsw;
+
+	/* fio's iodepth distributions, counted by the asynchronous loops at
+	 * each push to the kernel and each reap (stats_mark_submit,
+	 * stats_mark_complete): once per batch, not per request, on a line
+	 * of their own. */
+	struct fiostat_depth depth __attribute__((aligned(CACHELINE)));
+
+	struct hist lat __attribute__((aligned(CACHELINE)));
+	/* Write and flush latencies. Only a write job's slots are
+	 * initialised and touched (stats_init_writes), so a read job's
+	 * pages of them stay unallocated zero pages. */
+	struct hist wlat;
+	struct hist slat;
+} __attribute__((aligned(CACHELINE)));
+
+/* Publication: a store that makes everything the writer did before it
+ * visible to a reader that loads it (release/acquire). Plain moves on
+ * x86-64; on arm64 ldar/stlr. For flags and rarely written fields (tid,
+ * running, done, failed, end_ns), which readers act upon. */
+#define STAT_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STAT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Single-writer increment of a hot counter: relaxed, no locked
+ * instruction, no ordering constraint on the I/O path. */
+static inline void stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+}
+
+/*
+ * A job's slots in the run's counter arena, in this order: its workers,
+ * the cpu probe, the offload helpers (loop=, offload=K), and one prefetch
+ * helper per worker (prefetch=populate|touch). Helpers publish their
+ * tid and faults there; their ops stay 0. worker_slots() lays them out.
+ */
+/* @n requests pushed to the kernel in one call, @inflight in flight
+ * counting them (fio's io_u_mark_depth and io_u_mark_submit). */
+static inline void stats_mark_submit(struct thread_stats *st, unsigned n, unsigned inflight)
+{
+	stat_add(&st->depth.level[fiostat_level_bucket(inflight)], n);
+	stat_add(&st->depth.submit[fiostat_batch_bucket(n)], 1);
+}
+
+/* One reap returned @n requests (fio's io_u_mark_complete). */
+static inline void stats_mark_complete(struct thread_stats *st, unsigned n)
+{
+	stat_add(&st->depth.complete[fiostat_batch_bucket(n)], 1);
+}
+
+struct job_slots {
+	unsigned workers;
+	unsigned probe, nprobe;
+	unsigned offload, noffload;
+	unsigned prefetch, nprefetch;
+	unsigned total;
+};
+
+struct stats_arena {
+	unsigned n;
+	size_t bytes;
+	struct thread_stats *ts;	/* n entries, MAP_SHARED|MAP_ANONYMOUS */
+};
+
+int stats_arena_create(struct stats_arena *a, unsigned n);
+/* Make @st ready to count writes and flushes: their histograms emptied.
+ * Before the worker starts, for write jobs only. */
+void stats_init_writes(struct thread_stats *st);
+/* The calling thread's own major and minor faults and voluntary context
+ * switches (getrusage RUSAGE_THREAD). 0 or -errno. */
+int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw);
+/* The calling thread's time on a CPU and waiting for one, in ns
+ * (/proc/thread-self/schedstat). 0 or -errno. */
+int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns);
+/* The calling thread's user and system CPU time in ns and its
+ * involuntary context switches (getrusage RUSAGE_THREAD). 0 or -errno. */
+int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw);
+void stats_arena_destroy(struct stats_arena *a);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * fiolog.c - fio's per-interval log files; see fiolog.h.
+ *
+ * Checked against Debian's fio 3.33: with log_avg_msec set it writes,
+ * per thread and per window, "500, 70400, 0, 0, 0" into <prefix>_bw.1.log
+ * (KiB/s), the same shape into _iops (requests per second) and into _lat
+ * and _clat (mean latency in ns), and leaves _slat empty for an engine
+ * without a submission phase; per_job_logs=0 drops the ".1".
+ */
+#include "out/fiolog.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fiostat.h"
+
+enum log_kind { LOG_BW, LOG_IOPS, LOG_LAT, LOG_CLAT, LOG_SLAT, LOG_KINDS };
+
+/* fio's file name infixes, by kind. */
+static const char *const kind_names[LOG_KINDS] = { "bw", "iops", "lat", "clat", "slat" };
+
+struct logfile {
+	char *path;
+	FILE *f;
+	bool broken;		/* a write failed: warned once, no more entries */
+};
+
+struct job_logs {
+	const struct job *job;
+	unsigned nthreads;
+	unsigned first;		/* fio's number of its first thread, from 1 */
+	uint64_t avg_ns;	/* log_avg_msec */
+	/* Per kind and thread: index into fiolog.files, -1 for no log. */
+	int *file;
+	/* The window being averaged: its length and each thread's sums. */
+	uint64_t window_ns;
+	struct fiolog_sample *acc;
+};
+
+struct fiolog {
+	uint64_t interval_ns;
+	void (*warn)(const char *msg);
+	unsigned njobs;
+	struct job_logs *jobs;
+	unsigned nfiles;
+	struct logfile *files;
+};
+
+static void say(const struct fiolog *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(const struct fiolog *l, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+
+	if (!l->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->warn(msg);
+}
+
+/* The prefix a log option names: its value, or the job's name. */
+static const char *prefix_of(const struct job *j, enum log_kind k)
+{
+	const char *p = k == LOG_BW ? j->bw_log : k == LOG_IOPS ? j->iops_log : j->lat_log;
+
+	if (!p)
+		return NULL;
+	return *p ? p : j->name;
+}
+
+/* The file for @path, opened (truncated) the first time it is named:
+ * with per_job_logs=0 several threads, even several jobs, share one. */
+static int file_index(struct fiolog *l, const char *path, struct err *e)
+{
+	struct logfile *n;
+
+	for (unsigned i = 0; i < l->nfiles; i++)
+		if (!strcmp(l->files[i].path, path))
+			return (int)i;
+	n = realloc(l->files, (l->nfiles + 1) * sizeof(*n));
+	if (!n)
+		return err_set(e, ENOMEM, "out of memory");
+	l->files = n;
+	n = &l->files[l->nfiles];
+	memset(n, 0, sizeof(*n));
+	n->path = strdup(path);
+	if (!n->path)
+		return err_set(e, ENOMEM, "out of memory");
+	n->f = fopen(path, "w");
+	if (!n->f) {
+		int ret = err_set(e, errno, "fio log %s: %s", path, strerror(errno));
+
+		free(n->path);
+		return ret;
+	}
+	return (int)l->nfiles++;
+}
+
+static int job_setup(struct fiolog *l, struct job_logs *jl, struct err *e)
+{
+	const struct job *j = jl->job;
+	char path[4096];
+
+	jl->file = malloc(LOG_KINDS * jl->nthreads * sizeof(*jl->file));
+	jl->acc = calloc(jl->nthreads ? jl->nthreads : 1, sizeof(*jl->acc));
+	if (!jl->file || !jl->acc)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned k = 0; k < LOG_KINDS; k++) {
+		const char *pre = prefix_of(j, (enum log_kind)k);
+
+		for (unsigned t = 0; t < jl->nthreads; t++) {
+			int idx = -1;
+
+			/* gtod_reduce and latency=0 time nothing: no latency
+			 * logs, as fio makes none under gtod_reduce. */
+			if (pre && (k < LOG_LAT || j->latency)) {
+				if (j->per_job_logs)
+					snprintf(path, sizeof(path), "%s_%s.%u.log", pre, kind_names[k],
+						 jl->first + t);
+				else
+					snprintf(path, sizeof(path), "%s_%s.log", pre, kind_names[k]);
+				idx = file_index(l, path, e);
+				if (idx < 0)
+					return err_wrap(e, "job '%s'", j->name);
+			}
+			jl->file[k * jl->nthreads + t] = idx;
+		}
+	}
+	return 0;
+}
+
+int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned njobs,
+		  uint64_t interval_ns, void (*warn)(const char *msg), struct err *e)
+{
+	struct fiolog *l;
+	unsigned thread = 1, any = 0;
+	int ret;
+
+	*lp = NULL;
+	for (unsigned i = 0; i < njobs; i++)
+		any += jobs[i].job->bw_log || jobs[i].job->iops_log || jobs[i].job->lat_log;
+	if (!any)
+		return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return err_set(e, ENOMEM, "out of memory");
+	l->interval_ns = interval_ns;
+	l->warn = warn;
+	l->jobs = calloc(njobs, sizeof(*l->jobs));
+	if (!l->jobs) {
+		free(l);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	l->njobs = njobs;
+	for (unsigned i = 0; i < njobs; i++) {
+		struct job_logs *jl = &l->jobs[i];
+		const struct job *j = jobs[i].job;
+
+		jl->job = j;
+		jl->nthreads = jobs[i].nthreads;
+		/* fio numbers every thread of the run, logged or not. */
+		jl->first = thread;
+		thread += jl->nthreads;
+		jl->avg_ns = (uint64_t)j->log_avg_msec * 1000000ull;
+		if (!j->bw_log && !j->iops_log && !j->lat_log)
+			continue;
+		ret = job_setup(l, jl, e);
+		if (ret) {
+			fiolog_close(l);
+			return ret;
+		}
+		if (jl->avg_ns < interval_ns)
+			say(l, "job '%s': log_avg_msec=%u%s: each fio log entry averages one "
+			    "sampling interval (%llu ms); faultline never logs each I/O "
+			    "(--interval sets the interval)",
+			    j->name, j->log_avg_msec, j->log_avg_msec ? " is below the interval" : "",
+			    (unsigned long long)(interval_ns / 1000000ull));
+	}
+	*lp = l;
+	return 0;
+}
+
+/* One line, as fio's flush_samples() writes an averaged entry: block
+ * size and offset 0, priority 0. */
+static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint64_t v,
+		     unsigned dir)
+{
+	struct logfile *f;
+	int n;
+
+	if (idx < 0)
+		return;
+	f = &l->files[idx];
+	if (f->broken)
+		return;
+	if (offset)
+		n = fprintf(f->f, "%llu, %llu, %u, 0, 0, 0\n", (unsigned long long)t_ms,
+			    (unsigned long long)v, dir);
+	else
+		n = fprintf(f->f, "%llu, %llu, %u, 0, 0\n", (unsigned long long)t_ms,
+			    (unsigned long long)v, dir);
+	if (n < 0) {
+		f->broken = true;
+		say(l, "fio log %s: write failed: %s; no more entries", f->path, strerror(errno));
+	}
+}
+
+/* The window is over: one entry per thread and direction that completed
+ * anything in it. Rates truncate as fio's (integer KiB/s and requests per
+ * second); a mean latency rounds as fio's. A partial window (@whole
+ * false, the job ended) has latency entries only: fio, too, averages the
+ * latencies it has when a job exits, but takes no rate of a part window. */
+static void flush_window(struct fiolog *l, struct job_logs *jl, uint64_t t_ms, bool whole)
+{
+	const bool off = jl->job->log_offset;
+	const double secs = (double)jl->window_ns / 1e9;
+
+	for (unsigned t = 0; t < jl->nthreads; t++) {
+		const struct fiolog_sample *a = &jl->acc[t];
+
+		for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
+			uint64_t ops = a->dir[d].ops, n = a->dir[d].lat_n;
+
+			if (!ops)
+				continue;
+			if (whole) {
+				put_line(l, jl->file[LOG_BW * jl->nthreads + t], off, t_ms,
+					 (uint64_t)((double)a->dir[d].bytes / 1024.0 / secs), d);
+				put_line(l, jl->file[LOG_IOPS * jl->nthreads + t], off, t_ms,
+					 (uint64_t)((double)ops / secs), d);
+			}
+			if (!n)
+				continue;
+			put_line(l, jl->file[LOG_LAT * jl->nthreads + t], off, t_ms,
+				 (a->dir[d].lat_sum_ns + n / 2) / n, d);
+			put_line(l, jl->file[LOG_CLAT * jl->nthreads + t], off, t_ms,
+				 (a->dir[d].lat_sum_ns + n / 2) / n, d);
+		}
+	}
+	memset(jl->acc, 0, jl->nthreads * sizeof(*jl->acc));
+	jl->window_ns = 0;
+}
+
+static void flush_files(struct fiolog *l)
+{
+	for (unsigned i = 0; i < l->nfiles; i++) {
+		struct logfile *f = &l->files[i];
+
+		if (!f->broken && fflush(f->f)) {
+			f->broken = true;
+			say(l, "fio log %s: write failed: %s; no more entries", f->path,
+			    strerror(errno));
+		}
+	}
+}
+
+static struct job_logs *logged_job(struct fiolog *l, unsigned job)
+{
+	if (!l || job >= l->njobs || !l->jobs[job].file)
+		return NULL;
+	return &l->jobs[job];
+}
+
+/* The length an entry averages: log_avg_msec, at least one interval. */
+static uint64_t window_of(const struct fiolog *l, const struct job_logs *jl)
+{
+	return jl->avg_ns > l->interval_ns ? jl->avg_ns : l->interval_ns;
+}
+
+void fiolog_interval(struct fiolog *l, unsigned job, uint64_t t_ms, uint64_t dt_ns,
+		     const struct fiolog_sample *th, bool last)
+{
+	struct job_logs *jl = logged_job(l, job);
+
+	if (!jl)
+		return;
+	for (unsigned t = 0; t < jl->nthreads; t++) {
+		for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
+			jl->acc[t].dir[d].ops += th[t].dir[d].ops;
+			jl->acc[t].dir[d].bytes += th[t].dir[d].bytes;
+			jl->acc[t].dir[d].lat_n += th[t].dir[d].lat_n;
+			jl->acc[t].dir[d].lat_sum_ns += th[t].dir[d].lat_sum_ns;
+		}
+	}
+	jl->window_ns += dt_ns;
+	/* Every interval is an entry when log_avg_msec is no longer; else
+	 * the window ends at the first interval boundary that makes it
+	 * whole. An interval the sampler began late is shorter, not lost:
+	 * its rates are over its own length. */
+	if (last || (jl->avg_ns > l->interval_ns && !fiostat_whole(jl->window_ns, jl->avg_ns)))
+		return;
+	flush_window(l, jl, t_ms, true);
+	flush_files(l);
+}
+
+void fiolog_job_end(struct fiolog *l, unsigned job, uint64_t t_ms)
+{
+	struct job_logs *jl = logged_job(l, job);
+
+	if (!jl || !jl->window_ns)
+		return;
+	/* The job ended inside a window: its entry covers what there was,
+	 * as fio writes a window's pending average when a job exits. */
+	flush_window(l, jl, t_ms, fiostat_whole(jl->window_ns, window_of(l, jl)));
+	flush_files(l);
+}
+
+void fiolog_close(struct fiolog *l)
+{
+	if (!l)
+		return;
+	for (unsigned i = 0; i < l->nfiles; i++) {
+		if (l->files[i].f && fclose(l->files[i].f) && !l->files[i].broken)
+			say(l, "fio log %s: write failed: %s", l->files[i].path, strerror(errno));
+		free(l->files[i].path);
+	}
+	for (unsigned i = 0; i < l->njobs; i++) {
+		free(l->jobs[i].file);
+		free(l->jobs[i].acc);
+	}
+	free(l->files);
+	free(l->jobs);
+	free(l);
+}

@@ -1,0 +1,76 @@
+/*
+ * fiolog.h - fio's per-interval log files (write_bw_log, write_iops_log,
+ * write_lat_log), so the scripts users keep for fio's logs read
+ * faultline's.
+ *
+ * File names and lines are fio 3.33's: <prefix>_bw.<n>.log (or
+ * <prefix>_bw.log with per_job_logs=0), where n numbers every worker
+ * thread of the run from 1 in job order, as fio numbers its threads; a
+ * line is "time_ms, value, direction, block size, priority" (with
+ * log_offset=1 the offset comes before the priority). Values are fio's
+ * units: KiB/s, IOPS, latency in ns.
+ *
+ * The sampler hands in each thread's share of each measured interval;
+ * this module averages intervals into entries of log_avg_msec (at least
+ * one interval: faultline samples per interval, it never logs each I/O)
+ * and writes them as the run goes, so a killed run keeps its entries.
+ * Like fio's windowed logs, an entry is an average, so its block size
+ * and offset are 0, and a window in which a thread completed nothing
+ * has no entry.
+ */
+#ifndef FAULTLINE_FIOLOG_H
+#define FAULTLINE_FIOLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/job.h"
+
+struct fiolog;
+
+/* A job as the logs see it: its options and how many worker threads. */
+struct fiolog_job {
+	const struct job *job;
+	unsigned nthreads;
+};
+
+/* fio's data directions, numbered as its logs number them. */
+enum fiolog_dir { FIOLOG_READ, FIOLOG_WRITE, FIOLOG_DIRS };
+
+/* One worker's share of one interval, per direction. */
+struct fiolog_sample {
+	struct {
+		uint64_t ops, bytes;
+		uint64_t lat_n;		/* requests timed (latency=1) */
+		uint64_t lat_sum_ns;	/* their latencies, summed */
+	} dir[FIOLOG_DIRS];
+};
+
+/*
+ * Creates (truncates) every log file the jobs ask for, so a file that
+ * cannot be made is an error before anything runs. *@lp is NULL when no
+ * job logs. @interval_ns is the sampling period; a job whose
+ * log_avg_msec is shorter draws one warning through @warn.
+ */
+int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned njobs,
+		  uint64_t interval_ns, void (*warn)(const char *msg), struct err *e);
+
+/*
+ * Job @job's measured interval of @dt_ns ending @t_ms after its measured
+ * start: @th holds each of its threads' share. @last: the job's final
+ * interval, cut short when it ended (fiolog_job_end writes its entries).
+ * Writes the entries whose window is complete. A file that cannot be
+ * written warns once and takes no more entries.
+ */
+void fiolog_interval(struct fiolog *l, unsigned job, uint64_t t_ms, uint64_t dt_ns,
+		     const struct fiolog_sample *th, bool last);
+
+/* Job @job ended @t_ms after its measured start: the entries of its last
+ * window, latency only when it is not a whole one. */
+void fiolog_job_end(struct fiolog *l, unsigned job, uint64_t t_ms);
+
+/* Closes every file; @l may be NULL. */
+void fiolog_close(struct fiolog *l);
+
+#endif

@@ -1,0 +1,601 @@
+/*
+ * report.c - the human summary; see report.h.
+ *
+ *   psync-rand: (engine=psync, rw=randread, bs=4096, threads=1, iodepth=1, touch=copy, advice=normal/normal)
+ *     target /data/f: 1.00GiB at 0, on vda1 on vda
+ *     read: IOPS=123k, BW=480MiB/s (503MB/s)(4.69GiB/10.0s), ops=1228800
+ *       lat (usec): min=1.2, p50=3.1, p90=4.0, p99=9.8, p99.9=20.1, max=812.0, mean=3.3
+ *       faults: major=0, minor=12
+ *       device vda: read 512MiB in 131072 requests; read amplification 1.07x
+ *     error: ... (only if the job failed)
+ *
+ * A job that writes (SPEC 10) shows its read line only when it reads
+ * (rw, randrw), then
+ *     write: IOPS=..., BW=..., ops=...
+ *       lat (usec): ...
+ *     sync: 312 flushes (fsync), lat (usec): min=..., p50=..., p99=..., max=...
+ *     verify: 1895 blocks read back (crc32c), 0 mismatches
+ * and its device lines say what was written too.
+ *
+ * then the system-wide block and, with several jobs, a comparison table.
+ * A figure whose source could not be read prints as "n/a (unreadable)"
+ * (in the table "n/a"), never as 0: a zero would be a made-up
+ * measurement.
+ */
+#include "out/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "engines/engine.h"
+#include "out/explain_out.h"
+#include "workload/verify.h"
+
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const touch_names[] = { "copy", "page", "stride", "all" };
+static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
+static const char *const fadv_names[] = { "normal", "random", "sequential" };
+
+#define NAME_OF(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[(v)] : "?")
+#define UNREADABLE "n/a (unreadable)"
+
+/* Room for any number this file formats, with its unit. */
+#define NUMBUF 32
+
+/* Counts as fio writes IOPS: 3628, 12.3k, 123k, 1228k, 12.3M. */
+static const char *fmt_count(char *buf, double v)
+{
+	if (v < 10000)
+		snprintf(buf, NUMBUF, "%.0f", v);
+	else if (v < 100000)
+		snprintf(buf, NUMBUF, "%.1fk", v / 1e3);
+	else if (v < 1e7)
+		snprintf(buf, NUMBUF, "%.0fk", v / 1e3);
+	else if (v < 1e8)
+		snprintf(buf, NUMBUF, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, NUMBUF, "%.0fM", v / 1e6);
+	return buf;
+}
+
+/* Bytes with three significant figures: 512B, 4.00KiB, 480MiB, 4.69GiB
+ * (binary), or with @base 1000: 503MB. */
+static const char *fmt_bytes(char *buf, double v, unsigned base)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const dec[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	const char *const *u = base == 1000 ? dec : bin;
+	unsigned i = 0;
+
+	while (v >= base && i < 5) {
+		v /= base;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, NUMBUF, "%.0f%s", v, u[i]);
+	else if (v >= 100)
+		snprintf(buf, NUMBUF, "%.0f%s", v, u[i]);
+	else if (v >= 10)
+		snprintf(buf, NUMBUF, "%.1f%s", v, u[i]);
+	else
+		snprintf(buf, NUMBUF, "%.2f%s", v, u[i]);
+	return buf;
+}
+
+static const char *fmt_duration(char *buf, uint64_t ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (ns < 1000000)
+		snprintf(buf, NUMBUF, "%.0fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, NUMBUF, "%.1fms", (double)ns / 1e6);
+	else if (s < 10)
+		snprintf(buf, NUMBUF, "%.2fs", s);
+	else
+		snprintf(buf, NUMBUF, "%.1fs", s);
+	return buf;
+}
+
+/* 4096 -> "4k" when exact, else the bytes. */
+static const char *fmt_bs(char *buf, uint64_t v)
+{
+	static const char suffix[] = "kmgt";
+	int i = -1;
+
+	while (v && v % 1024 == 0 && i < (int)sizeof(suffix) - 2) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, NUMBUF, "%" PRIu64, v);
+	else
+		snprintf(buf, NUMBUF, "%" PRIu64 "%c", v, suffix[i]);
+	return buf;
+}
+
+static const char *fmt_touch(char *buf, const struct job *j)
+{
+	if (j->touch == TOUCH_STRIDE)
+		snprintf(buf, NUMBUF, "stride:%" PRIu64, j->touch_stride);
+	else
+		snprintf(buf, NUMBUF, "%s", NAME_OF(touch_names, j->touch));
+	return buf;
+}
+
+/* "EIO", or the number when glibc has no name for it. */
+static const char *errno_name(char *buf, int code)
+{
+	const char *n = strerrorname_np(code);
+
+	if (n)
+		return n;
+	snprintf(buf, NUMBUF, "errno %d", code);
+	return buf;
+}
+
+static double iops_of(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (double)jr->ops * 1e9 / (double)jr->runtime_ns : 0.0;
+}
+
+static double bw_of(const struct job_result *jr)
+{
+	return jr->runtime_ns ? (double)jr->bytes * 1e9 / (double)jr->runtime_ns : 0.0;
+}
+
+static bool has_lat(const struct job_result *jr)
+{
+	return jr->lat_ok && jr->lat.n > 0;
+}
+
+static bool has_amp(const struct job_result *jr)
+{
+	return jr->dev_ok && jr->bytes > 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void print_header(FILE *f, const struct run_result *r)
+{
+	const struct host_result *h = &r->host;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (r->interrupted)
+		fprintf(f, "*** run interrupted (Ctrl-C or SIGTERM): figures cover the time until the stop ***\n");
+	fprintf(f, "faultline");
+	if (r->version)
+		fprintf(f, " %s", r->version);
+	if (h->hostname[0])
+		fprintf(f, " on %s", h->hostname);
+	if (h->kernel[0])
+		fprintf(f, " (%s", h->kernel);
+	else
+		fprintf(f, " (kernel %s", UNREADABLE);
+	if (h->ncpus)
+		fprintf(f, ", %u CPUs", h->ncpus);
+	if (h->numa_nodes)
+		fprintf(f, ", %u NUMA node%s", h->numa_nodes, h->numa_nodes == 1 ? "" : "s");
+	if (h->mem_total)
+		fprintf(f, ", %s memory", fmt_bytes(b1, (double)h->mem_total, 1024));
+	fprintf(f, "), run %s%s\n", fmt_duration(b2, r->duration_ns),
+		r->interrupted ? " (interrupted)" : "");
+	fputc('\n', f);
+}
+
+/* nsec only when nearly everything is under a microsecond, msec when the
+ * median is 10 ms or more, else usec. */
+static void print_lat_of(FILE *f, bool lat_ok, const struct hist *h)
+{
+	static const double pcts[] = { 50, 90, 99, 99.9 };
+	static const char *const names[] = { "p50", "p90", "p99", "p99.9" };
+	uint64_t p50;
+	const char *unit;
+	double div;
+	int prec;
+
+	if (!lat_ok) {
+		fprintf(f, "    lat: off (latency=0)\n");
+		return;
+	}
+	if (!h->n) {
+		fprintf(f, "    lat: no request completed\n");
+		return;
+	}
+	p50 = hist_percentile(h, 50);
+	if (hist_percentile(h, 99) < 1000) {
+		unit = "nsec", div = 1, prec = 0;
+	} else if (p50 < 10000000) {
+		unit = "usec", div = 1e3, prec = 1;
+	} else {
+		unit = "msec", div = 1e6, prec = 2;
+	}
+	fprintf(f, "    lat (%s): min=%.*f", unit, prec, (double)h->min / div);
+	for (unsigned i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		fprintf(f, ", %s=%.*f", names[i], prec, (double)hist_percentile(h, pcts[i]) / div);
+	fprintf(f, ", max=%.*f, mean=%.*f\n", prec, (double)h->max / div,
+		prec, hist_mean(h) / div);
+}
+
+static void print_lat(FILE *f, const struct job_result *jr)
+{
+	print_lat_of(f, jr->lat_ok, &jr->lat);
+}
+
+static void print_devices(FILE *f, const struct job_result *jr)
+{
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF];
+	unsigned n = jr->ndevs < RESULT_MAX_DEVS ? jr->ndevs : RESULT_MAX_DEVS;
+
+	if (n == 0) {
+		if (jr->dev_ok)
+			fprintf(f, "    device: none (no block device under the targets)\n");
+		else
+			fprintf(f, "    device: %s\n", UNREADABLE);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct dev_result *d = &jr->devs[i];
+
+		fprintf(f, "    device %s", d->name);
+		if (n > 1 && d->role[0])
+			fprintf(f, " (%s)", d->role);
+		if (!d->ok)
+			fprintf(f, ": %s", UNREADABLE);
+		else
+			fprintf(f, ": read %s in %" PRIu64 " requests",
+				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
+		if (d->ok && jr->w)
+			fprintf(f, ", wrote %s in %" PRIu64 " requests",
+				fmt_bytes(b1, (double)d->write_bytes, 1024), d->write_ios);
+		if (n == 1) {
+			if (has_amp(jr))
+				fprintf(f, "; read amplification %.2fx", jr->read_amp);
+			else if (!jr->dev_ok)
+				fprintf(f, "; read amplification %s", UNREADABLE);
+		}
+		fputc('\n', f);
+	}
+	if (n > 1) {
+		if (has_amp(jr))
+			fprintf(f, "    read amplification %.2fx (%s from the devices for %s requested)\n",
+				jr->read_amp, fmt_bytes(b2, (double)jr->dev_read_bytes, 1024),
+				fmt_bytes(b3, (double)jr->bytes, 1024));
+		else if (!jr->dev_ok)
+			fprintf(f, "    read amplification %s\n", UNREADABLE);
+	}
+}
+
+/* loop=, offload=, prefetch= (SPEC 9): one line each when used. */
+static void print_concurrency(FILE *f, const struct job_result *jr)
+{
+	static const char *const pf_names[] = { "none", "willneed", "populate", "touch", "readahead" };
+	const struct job *j = jr->job;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (j->loop) {
+		fprintf(f, "    loop: %u streams", jr->nstreams);
+		if (jr->offload_helpers)
+			fprintf(f, ", offloaded to %u helpers (%u permits)", jr->offload_helpers,
+				j->offload_permits ? j->offload_permits : jr->offload_helpers);
+		fputc('\n', f);
+	}
+	if (j->prefetch != PREFETCH_NONE)
+		fprintf(f, "    prefetch=%s:%s: %" PRIu64 " requests, %s, %" PRIu64 " skipped\n",
+			NAME_OF(pf_names, j->prefetch),
+			fmt_bytes(b1, (double)j->prefetch_window, 1024), jr->prefetch_reqs,
+			fmt_bytes(b2, (double)jr->prefetch_bytes, 1024), jr->prefetch_skipped);
+	if (!j->loop && j->prefetch == PREFETCH_NONE)
+		return;
+	if (jr->sched_ok && jr->sleeps_ok)
+		fprintf(f, "    reader: asleep %s (%" PRIu64 " times), on CPU %s\n",
+			fmt_duration(b1, jr->reader_blocked_ns), jr->reader_sleeps,
+			fmt_duration(b2, jr->reader_cpu_ns));
+	if (jr->offload_helpers + jr->prefetch_helpers) {
+		if (jr->helper_faults_ok)
+			fprintf(f, "    helpers (%u): faults major=%" PRIu64 ", minor=%" PRIu64 "\n",
+				jr->offload_helpers + jr->prefetch_helpers, jr->helper_majflt,
+				jr->helper_minflt);
+		else
+			fprintf(f, "    helpers: faults %s\n", UNREADABLE);
+	}
+}
+
+/* ioengine=bufpool: the pool and how it served the job. */
+static void print_pool(FILE *f, const struct job_result *jr)
+{
+	const struct job *j = jr->job;
+	const struct pool_counters *p = &jr->pool;
+	const uint64_t acc = p->hits + p->misses;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (!jr->pool_ok)
+		return;
+	fprintf(f, "    pool: %s of %s pages (%" PRIu64 " frames): hits=%" PRIu64,
+		fmt_bytes(b1, (double)j->pool_size, 1024), fmt_bytes(b2, (double)j->pool_page, 1024),
+		j->pool_page ? j->pool_size / j->pool_page : 0, p->hits);
+	if (acc)
+		fprintf(f, " (%.2f%%)", (double)p->hits * 100.0 / (double)acc);
+	fprintf(f, ", misses=%" PRIu64 ", evictions=%" PRIu64 ", pages read=%" PRIu64
+		", written back=%" PRIu64 ", waited for another thread's read=%" PRIu64 "\n",
+		p->misses, p->evictions, p->reads, p->writebacks, p->waits);
+}
+
+/* The job's own kernel counters (SPEC 15): what was counted, then what
+ * was not and why, each reason once. */
+static void print_events(FILE *f, const struct job_result *jr, const struct perfev_plan *p)
+{
+	static const int line[] = { PERFEV_TLB_IPI, PERFEV_TLB_LOCAL, PERFEV_TLB_REMOTE,
+				    PERFEV_TLB_WRONG_CPU, PERFEV_DIRECT_RECLAIM,
+				    PERFEV_MEMCG_RECLAIM, PERFEV_CSW, PERFEV_MIGRATIONS, PERFEV_FAULTS,
+				    PERFEV_MAJFLT, PERFEV_DTLB_MISS, PERFEV_CYCLES };
+	const struct perfev_values *ev = &jr->events;
+	bool said[PERFEV_NR] = { false };
+	char b1[NUMBUF];
+	int n = 0;
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < sizeof(line) / sizeof(line[0]); i++) {
+		if (!ev->ok[line[i]])
+			continue;
+		fprintf(f, "%s%s=%" PRIu64, n++ ? ", " : "    kernel events: ", perfev_label(line[i]),
+			ev->v[line[i]]);
+	}
+	if (n)
+		fputc('\n', f);
+	if (ev->ok[PERFEV_PGCACHE_ADD]) {
+		double bytes = (double)ev->v[PERFEV_PGCACHE_ADD] * p->page_size;
+
+		fprintf(f, "    page cache: %" PRIu64 " pages added (%s)", ev->v[PERFEV_PGCACHE_ADD],
+			fmt_bytes(b1, bytes, 1024));
+		if (jr->bytes)
+			fprintf(f, ", %.2fx the bytes requested", bytes / (double)jr->bytes);
+		fputc('\n', f);
+	}
+	for (int c = 0; c < PERFEV_NR; c++) {
+		const char *why;
+
+		if (ev->ok[c] || said[c])
+			continue;
+		why = !p->avail[c] ? p->why[c] : jr->events_why[0] ? jr->events_why : "not measured";
+		fprintf(f, "    not counted: %s", perfev_label(c));
+		for (int k = c + 1; k < PERFEV_NR; k++) {
+			const char *wk = !p->avail[k] ? p->why[k] : jr->events_why[0] ? jr->events_why : "not measured";
+
+			if (!ev->ok[k] && !said[k] && !strcmp(wk, why)) {
+				fprintf(f, ", %s", perfev_label(k));
+				said[k] = true;
+			}
+		}
+		fprintf(f, " (%s)\n", why);
+	}
+}
+
+/* A write job's mix and flush policy, inside its header's parentheses. */
+static void print_policy(FILE *f, const struct job *j)
+{
+	char b[NUMBUF];
+
+	if (job_mixed(j))
+		fprintf(f, ", rwmixread=%u", j->rwmixread);
+	if (j->fsync_every)
+		fprintf(f, ", fsync=%u", j->fsync_every);
+	if (j->fdatasync_every)
+		fprintf(f, ", fdatasync=%u", j->fdatasync_every);
+	if (j->sync_interval_ns)
+		fprintf(f, ", sync_interval=%s", fmt_duration(b, j->sync_interval_ns));
+	if (j->end_fsync)
+		fprintf(f, ", end_fsync=1");
+	if (j->sync != SYNC_NONE)
+		fprintf(f, ", sync=%s", j->sync == SYNC_SYNC ? "sync (O_SYNC)" : "dsync (O_DSYNC)");
+}
+
+/* Writes, flushes and the read-back of a job that writes. */
+static void print_writes(FILE *f, const struct job_result *jr)
+{
+	const struct write_result *w = jr->w;
+	const struct job *j = jr->job;
+	const struct engine_ops *eng = engine_find(j->ioengine);
+	double secs = (double)jr->runtime_ns / 1e9;
+	double iops = jr->runtime_ns ? (double)w->ops / secs : 0, bw = jr->runtime_ns ? (double)w->bytes / secs : 0;
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
+
+	fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+		fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
+		fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
+	print_lat_of(f, jr->lat_ok, &w->lat);
+	if (job_flushes(j)) {
+		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
+			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
+			engine_flush_datasync(j) ? "fdatasync" : "fsync");
+		print_lat_of(f, jr->lat_ok, &w->sync_lat);
+	}
+	if (w->verify) {
+		fprintf(f, "  verify: %" PRIu64 " blocks read back (crc32c), %" PRIu64 " mismatches%s\n",
+			w->verify_blocks, w->verify_bad,
+			w->verify_complete ? "" : " (not complete: the job stopped first)");
+		if (w->verify_bad)
+			fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
+				w->verify_first_target < jr->ntargets && jr->targets
+					? jr->targets[w->verify_first_target].path : "?",
+				w->verify_first_off, verify_code_name(w->verify_first_code));
+	}
+}
+
+static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
+{
+	const struct job *j = jr->job;
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
+
+	fprintf(f, "%s: (engine=%s, rw=%s, bs=%" PRIu64 ", threads=%u, iodepth=%u, touch=%s, advice=%s/%s%s",
+		j->name, j->ioengine, NAME_OF(rw_names, j->rw), j->bs, jr->nthreads, j->iodepth,
+		fmt_touch(b1, j), NAME_OF(madv_names, j->madvise), NAME_OF(fadv_names, j->fadvise),
+		j->direct ? ", direct=1" : "");
+	if (job_writes(j))
+		print_policy(f, j);
+	fprintf(f, ")\n");
+
+	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++) {
+		const struct target_result *t = &jr->targets[i];
+
+		fprintf(f, "  target %s: %s at %" PRIu64, t->path,
+			fmt_bytes(b1, (double)t->len, 1024), t->base);
+		if (t->device[0])
+			fprintf(f, ", on %s", t->device);
+		if (t->sparse)
+			fprintf(f, " (SPARSE: holes read without I/O, results not representative)");
+		fputc('\n', f);
+	}
+
+	if (job_reads(j)) {
+		fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
+			fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->bytes, 1024),
+			fmt_duration(b5, jr->runtime_ns), jr->ops);
+		print_lat(f, jr);
+	}
+	if (jr->w)
+		print_writes(f, jr);
+	if (jr->faults_ok)
+		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
+	else
+		fprintf(f, "    faults: %s\n", UNREADABLE);
+	print_concurrency(f, jr);
+	print_pool(f, jr);
+	print_devices(f, jr);
+	print_events(f, jr, plan);
+	if (job_reads(j))
+		explain_report(f, jr);
+	if (jr->probe_ok)
+		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
+	if (jr->error || jr->errmsg[0])
+		fprintf(f, "  error: %s (%s)\n",
+			jr->errmsg[0] ? jr->errmsg : strerror(jr->error),
+			jr->error ? errno_name(b1, jr->error) : "no errno");
+	fputc('\n', f);
+}
+
+static void print_system(FILE *f, const struct sys_result *s)
+{
+	char b1[NUMBUF], b2[NUMBUF];
+
+	fprintf(f, "system:\n");
+	if (s->tlb_ok)
+		fprintf(f, "  TLB shootdowns: %" PRIu64 " total, peak %s/s\n", s->tlb_total,
+			fmt_count(b1, s->tlb_peak_per_s));
+	else
+		fprintf(f, "  TLB shootdowns: n/a (unreadable; see --check-system)\n");
+	if (s->kswapd_ok)
+		fprintf(f, "  kswapd CPU: %.2f s\n", s->kswapd_cpu_s);
+	else
+		fprintf(f, "  kswapd CPU: %s\n", UNREADABLE);
+	if (s->vm_ok)
+		fprintf(f, "  pages scanned: kswapd=%" PRIu64 ", direct=%" PRIu64
+			"; stolen: kswapd=%" PRIu64 ", direct=%" PRIu64
+			"; major faults (all processes)=%" PRIu64 "\n",
+			s->pgscan_kswapd, s->pgscan_direct, s->pgsteal_kswapd, s->pgsteal_direct,
+			s->pgmajfault);
+	else
+		fprintf(f, "  pages scanned/stolen: %s\n", UNREADABLE);
+	if (s->pgscan_all_ok)
+		fprintf(f, "  all reclaim (cgroup reclaim included): scanned=%" PRIu64 ", stolen=%" PRIu64 "\n",
+			s->pgscan_all, s->pgsteal_all);
+	if (s->cache_ok)
+		fprintf(f, "  page cache: %s -> %s\n", fmt_bytes(b1, (double)s->cache_start, 1024),
+			fmt_bytes(b2, (double)s->cache_end, 1024));
+	else
+		fprintf(f, "  page cache: %s\n", UNREADABLE);
+}
+
+/* One line per job; "n/a" for an unreadable source, "off" for latency=0. */
+static void print_table(FILE *f, const struct run_result *r)
+{
+	int w = 3;	/* strlen("job") */
+	char b1[NUMBUF], b3[NUMBUF];
+
+	for (unsigned i = 0; i < r->njobs; i++) {
+		int l = (int)strlen(r->jobs[i].job->name);
+
+		if (l > w)
+			w = l;
+	}
+	fprintf(f, "\ncomparison:\n");
+	fprintf(f, "%-*s  %-8s  %-9s  %5s  %7s  %7s  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",
+		w, "job", "engine", "rw", "bs", "threads", "iodepth", "IOPS", "MiB/s", "wIOPS",
+		"wMiB/s", "p50(usec)", "p99(usec)", "wp99(usec)", "majflt", "read-amp", "error");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_result *jr = &r->jobs[i];
+		const struct job *j = jr->job;
+		char p50[NUMBUF], p99[NUMBUF], maj[NUMBUF], amp[NUMBUF];
+		char riops[NUMBUF], rmib[NUMBUF], wiops[NUMBUF], wmib[NUMBUF], wp99[NUMBUF];
+
+		if (has_lat(jr)) {
+			snprintf(p50, sizeof(p50), "%.1f", (double)hist_percentile(&jr->lat, 50) / 1e3);
+			snprintf(p99, sizeof(p99), "%.1f", (double)hist_percentile(&jr->lat, 99) / 1e3);
+		} else {
+			snprintf(p50, sizeof(p50), "%s", jr->lat_ok ? "-" : "off");
+			snprintf(p99, sizeof(p99), "%s", jr->lat_ok ? "-" : "off");
+		}
+		if (jr->faults_ok)
+			snprintf(maj, sizeof(maj), "%" PRIu64, jr->majflt);
+		else
+			snprintf(maj, sizeof(maj), "n/a");
+		if (has_amp(jr))
+			snprintf(amp, sizeof(amp), "%.2fx", jr->read_amp);
+		else
+			snprintf(amp, sizeof(amp), jr->dev_ok ? "-" : "n/a");
+
+		/* A direction the job never issues is "-", not a measured 0. */
+		if (job_reads(j)) {
+			fmt_count(riops, iops_of(jr));
+			snprintf(rmib, sizeof(rmib), "%.1f", bw_of(jr) / 1048576.0);
+		} else {
+			snprintf(riops, sizeof(riops), "-");
+			snprintf(rmib, sizeof(rmib), "-");
+		}
+		snprintf(wiops, sizeof(wiops), "-");
+		snprintf(wmib, sizeof(wmib), "-");
+		snprintf(wp99, sizeof(wp99), "-");
+		if (jr->w && jr->runtime_ns) {
+			double secs = (double)jr->runtime_ns / 1e9;
+
+			fmt_count(wiops, (double)jr->w->ops / secs);
+			snprintf(wmib, sizeof(wmib), "%.1f", (double)jr->w->bytes / secs / 1048576.0);
+		}
+		if (jr->w && jr->lat_ok && jr->w->lat.n)
+			snprintf(wp99, sizeof(wp99), "%.1f", (double)hist_percentile(&jr->w->lat, 99) / 1e3);
+		else if (jr->w && !jr->lat_ok)
+			snprintf(wp99, sizeof(wp99), "off");
+
+		fprintf(f, "%-*s  %-8s  %-9s  %5s  %7u  %7u  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",
+			w, j->name, j->ioengine, NAME_OF(rw_names, j->rw), fmt_bs(b1, j->bs),
+			jr->nthreads, j->iodepth, riops, rmib, wiops, wmib,
+			p50, p99, wp99, maj, amp, jr->error ? errno_name(b3, jr->error) : "-");
+	}
+}
+
+int report_normal(FILE *f, const struct run_result *r)
+{
+	print_header(f, r);
+	for (unsigned i = 0; i < r->njobs; i++)
+		print_job(f, &r->jobs[i], r->events);
+	print_system(f, &r->sys);
+	if (r->njobs > 1)
+		print_table(f, r);
+	if (fflush(f) == EOF || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+int report_jobs(FILE *f, const struct run_result *r)
+{
+	for (unsigned i = 0; i < r->njobs; i++)
+		print_job(f, &r->jobs[i], r->events);
+	if (r->njobs > 1)
+		print_table(f, r);
+	if (fflush(f) == EOF || ferror(f))
+		return -EIO;
+	return 0;
+}

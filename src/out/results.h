@@ -1,0 +1,197 @@
+/*
+ * results.h - what a run produced, in the form the writers (summary,
+ * JSON) read. Filled by the run controller (run.c) from the workers'
+ * counters and the sampler's telemetry; writers never reach back into
+ * workers.
+ *
+ * Every telemetry figure has an _ok flag: false means the source could
+ * not be read, and writers print nothing (JSON null), never a zero.
+ */
+#ifndef FAULTLINE_RESULTS_H
+#define FAULTLINE_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/fiostat.h"
+#include "lib/histogram.h"
+#include "lib/job.h"
+#include "lib/stats.h"
+#include "telemetry/perfev.h"
+#include "telemetry/explain.h"
+#include "telemetry/phases.h"
+
+#define RESULT_MAX_DEVS 16
+
+/* A block device a job's targets reach, with the traffic it saw while
+ * the job ran (all traffic on the device, not only the job's). */
+struct dev_result {
+	char name[64];		/* "vda", "md0", "nvme0n1" */
+	char role[16];		/* "disk", "partition", "md", "md-member", "loop" */
+	bool ok;		/* its stat file was readable */
+	uint64_t read_bytes;
+	uint64_t read_ios;
+	uint64_t write_bytes;
+	uint64_t write_ios;
+	/* What sysfs says of it (of its whole disk for a partition); empty
+	 * strings and -1/0 where sysfs does not say. */
+	char model[64];
+	char scheduler[32];
+	int rotational;		/* 1, 0, -1 unknown */
+	uint64_t size_bytes;
+	char md_level[16];	/* "" unless an md array (or a partition of one) */
+	uint64_t md_chunk_bytes;
+	unsigned md_raid_disks;
+};
+
+/* One target of a job, as opened. */
+struct target_result {
+	char path[256];
+	bool is_blkdev;
+	uint64_t base, len;
+	bool sparse;
+	char device[64];	/* resolved device ("vda2 on vda"), "" if none */
+};
+
+/* A loop's stream (loop=N): its region and what it read. */
+struct stream_result {
+	unsigned target;		/* index into job_result.targets */
+	uint64_t base, len;
+	uint64_t ops, bytes;		/* measured part, as the job's */
+};
+
+/* A job's writes, flushes and read-back (SPEC 10), measured part only. */
+struct write_result {
+	uint64_t ops, bytes;		/* writes */
+	struct hist lat;		/* ns, merged over threads (valid with job_result.lat_ok) */
+	uint64_t syncs;			/* flushes: fsync, fdatasync, msync, end_fsync's */
+	struct hist sync_lat;
+	/* verify=crc32c: every block the job wrote, read back at its end. */
+	bool verify;
+	bool verify_complete;		/* every worker read all its blocks back */
+	uint64_t verify_blocks, verify_bad;
+	unsigned verify_first_target;	/* the first bad block (lowest target, offset) */
+	uint64_t verify_first_off;
+	int verify_first_code;		/* blockdata_check's answer for it */
+};
+
+struct job_result {
+	const struct job *job;		/* resolved options */
+	unsigned nthreads;
+	unsigned batch;			/* iodepth_batch_submit as resolved */
+
+	/* Measured part only: ramp_time excluded. */
+	uint64_t ops;
+	uint64_t bytes;
+	uint64_t runtime_ns;
+	bool lat_ok;			/* latency=1 */
+	struct hist lat;		/* ns, merged over threads */
+
+	int error;			/* 0, or a positive errno */
+	char errmsg[512];		/* "target /x offset 123: SIGBUS ...", "" */
+
+	bool faults_ok;
+	uint64_t majflt, minflt;	/* the job's own threads */
+
+	unsigned ntargets;
+	struct target_result *targets;
+
+	unsigned ndevs;
+	struct dev_result devs[RESULT_MAX_DEVS];
+	bool dev_ok;
+	uint64_t dev_read_bytes;	/* over the job's devices (md members not double counted) */
+	double read_amp;		/* dev_read_bytes / bytes; valid when dev_ok && bytes */
+	uint64_t dev_write_bytes, dev_write_ios;	/* the same for writes */
+
+	/* The write side, for a job that writes; NULL for a read job. */
+	struct write_result *w;
+
+	bool probe_ok;			/* cpu_probe=1 */
+	double probe_per_s;
+
+	/* Concurrency models and prefetch (SPEC 9). */
+	unsigned nstreams;		/* loop=N: N, else 0 */
+	struct stream_result *streams;
+	unsigned offload_helpers, prefetch_helpers;
+	bool helper_faults_ok;		/* every helper's faults were readable */
+	uint64_t helper_majflt, helper_minflt;
+	bool sleeps_ok;
+	uint64_t reader_sleeps;		/* voluntary context switches of the workers */
+	bool sched_ok;
+	uint64_t reader_cpu_ns;		/* the workers' time on a CPU */
+	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
+	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+
+	/* ioengine=bufpool (SPEC 3): the pool's counters over the measured
+	 * part, summed over the workers. pool_ok: the engine has a pool. */
+	bool pool_ok;
+	struct pool_counters pool;
+	/* Kernel counters of the job's own tasks over the measured part
+	 * (SPEC 15, perfev.h); why they could not be opened for this job,
+	 * or "". What the host does not offer at all: run_result.events. */
+	struct perfev_values events;
+	char events_why[PERFEV_WHY_MAX];
+	struct explain_result x;
+	/* fio's per-job figures (SPEC 7). The job's threads are its workers
+	 * and helpers, not the cpu probe; their CPU time and context
+	 * switches cover each thread's whole loop, ramp_time included. */
+	uint64_t thread_ns;		/* the workers' measured time, summed: fio's job_runtime */
+	bool cpu_ok;			/* every thread's usage was read */
+	uint64_t cpu_thread_ns;		/* run time of the threads whose CPU is counted, summed */
+	uint64_t usr_ns, sys_ns;	/* their user and system CPU time */
+	uint64_t ctx;			/* their voluntary + involuntary context switches */
+	/* iodepth distributions of the measured part; a synchronous job
+	 * (every request alone, at depth 1) is counted as such. */
+	struct fiostat_depth depth;
+	/* fio's per-interval statistics of each direction, one sample per
+	 * measured sampler interval that moved anything in it (samplerow.c). */
+	struct fiostat_series read_iops;	/* requests per second */
+	struct fiostat_series read_bw;		/* KiB per second */
+	struct fiostat_series write_iops, write_bw;	/* the same of the writes */
+};
+
+struct sys_result {
+	bool tlb_ok;
+	uint64_t tlb_total;		/* shootdowns during the run */
+	double tlb_peak_per_s;		/* highest interval rate */
+	bool kswapd_ok;
+	double kswapd_cpu_s;		/* summed over kswapd threads */
+	bool vm_ok;
+	uint64_t pgscan_kswapd, pgscan_direct, pgsteal_kswapd, pgsteal_direct;
+	uint64_t pgmajfault;
+	/* Every reclaim, cgroup reclaim included (pgscan/pgsteal_anon+file,
+	 * Linux 5.8+); the kswapd/direct pair above excludes cgroup reclaim. */
+	bool pgscan_all_ok;
+	uint64_t pgscan_all, pgsteal_all;
+	bool cache_ok;
+	uint64_t cache_start, cache_end;	/* bytes, /proc/meminfo Cached */
+};
+
+struct host_result {
+	char hostname[256];
+	char kernel[256];		/* uname -sr plus machine */
+	unsigned ncpus;
+	unsigned numa_nodes;
+	uint64_t mem_total;		/* bytes */
+};
+
+struct run_result {
+	const char *version;
+	/* fio's "global options": what the [global] sections said (job.h). */
+	unsigned nglobals;
+	const struct job_opt *globals;
+	uint64_t interval_ns;		/* the sampling period */
+	uint64_t start_epoch_ms;
+	uint64_t duration_ns;
+	bool interrupted;		/* Ctrl-C / SIGTERM */
+	int csv_error;			/* errno that cut the CSV short, 0 = whole */
+	unsigned njobs;
+	struct job_result *jobs;
+	struct sys_result sys;
+	struct host_result host;
+	/* The per-job counters this host offers, and why not the others
+	 * (NULL: never probed). */
+	const struct perfev_plan *events;
+};
+
+#endif

@@ -1,0 +1,584 @@
+/*
+ * jobrun.c - a job's life at run time; see jobrun.h.
+ *
+ * Prepare opens and lays out the targets and builds the workers' offset
+ * generators; ready drops the cache, reserves memory, sets up the
+ * engine's shared state, creates the cgroup and its worker process and
+ * prewarms; go starts the crew on the group's clock; join waits and
+ * gives everything back.
+ */
+#include "run/jobrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "telemetry/cgroup.h"
+#include "telemetry/procfs.h"
+#include "engines/devsafety.h"
+#include "engines/engine.h"
+#include "lib/latclock.h"
+#include "run/loop.h"
+#include "run/placement.h"
+#include "run/prefetch.h"
+#include "engines/uncached.h"
+
+/* Slot buffers are page-aligned so O_DIRECT and registered buffers
+ * accept them. */
+#define BUF_ALIGN 4096
+
+#define DROP_CACHES_PATH "/proc/sys/vm/drop_caches"
+
+unsigned job_run_nstats(const struct job *job)
+{
+	struct job_slots s;
+
+	worker_slots(job, &s);
+	return s.total;
+}
+
+/* Bytes of target @t a job uses: size, size=N%, or the rest from offset. */
+static int region_len(const struct job *j, const char *path, uint64_t *len, struct err *e)
+{
+	uint64_t dev_size;
+	int ret;
+
+	if (!j->size_pct) {
+		*len = j->size;
+		return 0;
+	}
+	ret = target_probe_size(path, &dev_size, e);
+	if (ret)
+		return ret;
+	*len = dev_size > j->offset ? (dev_size - j->offset) / 100 * j->size_pct : 0;
+	return 0;
+}
+
+/*
+ * A write job's target: a block device only when devsafety clears it
+ * (not mounted or in use; no filesystem, partition table or RAID
+ * signature unless allow_destructive), then opened O_RDWR with sync='s
+ * O_DSYNC or O_SYNC. A read job's: read-only, always.
+ */
+static int open_target(const struct job *j, struct target *t, const char *path, uint64_t len,
+		       const struct target_hooks *hooks, struct err *e)
+{
+	unsigned how = 0;
+	int ret;
+
+	if (job_writes(j)) {
+		ret = devsafety_check(path, j->allow_destructive, e);
+		/* Missing: a regular file target_open creates. */
+		if (ret && ret != -ENOENT)
+			return ret;
+		how = TARGET_O_WRITE;
+		if (j->sync == SYNC_DSYNC)
+			how |= TARGET_O_DSYNC;
+		else if (j->sync == SYNC_SYNC)
+			how |= TARGET_O_SYNC;
+	} else if (j->overwrite) {
+		how = TARGET_O_EXTEND;
+	}
+	if (!j->allow_file_create)
+		how |= TARGET_O_NOCREATE;
+	return target_open_for(t, path, j->offset, len, j->bs, j->direct, how, hooks, e);
+}
+
+/* The host's MemAvailable, for an engine that sizes memory of its own
+ * (the pools); 0 when /proc/meminfo cannot say. */
+static uint64_t mem_available(void)
+{
+	struct procfs_src src;
+	struct procfs_meminfo mi;
+	uint64_t v = 0;
+
+	if (procfs_src_open(&src, procfs_root(), "meminfo") == 0) {
+		ssize_t n = procfs_src_read(&src);
+
+		if (n > 0 && procfs_parse_meminfo(src.buf, (size_t)n, &mi) == 0 &&
+		    procfs_mem_has(&mi, PROCFS_MEM_AVAILABLE))
+			v = mi.bytes[PROCFS_MEM_AVAILABLE];
+		procfs_src_close(&src);
+	}
+	return v;
+}
+
+static int open_targets(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	char path[4096];
+	unsigned n = 0;
+	int ret;
+
+	if (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET) {
+		/* One virtual target so the generator has a region. A null
+		 * job with no size runs one TiB of requests per pass. */
+		jr->ntargets = 1;
+		jr->targets = calloc(1, sizeof(*jr->targets));
+		if (!jr->targets)
+			return err_set(e, ENOMEM, "out of memory");
+		jr->targets[0].path = strdup("(null engine)");
+		jr->targets[0].fd = jr->targets[0].fd_direct = -1;
+		jr->targets[0].base = j->offset;
+		jr->targets[0].len = j->size ? j->size : 1ull << 40;
+		jr->targets[0].dev_size = j->offset + jr->targets[0].len;
+		return 0;
+	}
+
+	if (j->filename) {
+		const char *p = j->filename;
+
+		for (const char *q = p; *q; q++)
+			n += *q == ':';
+		n++;
+		jr->targets = calloc(n, sizeof(*jr->targets));
+		if (!jr->targets)
+			return err_set(e, ENOMEM, "out of memory");
+		for (unsigned i = 0; i < n; i++) {
+			const char *end = strchr(p, ':');
+			size_t l = end ? (size_t)(end - p) : strlen(p);
+			uint64_t len;
+
+			if (l == 0 || l >= sizeof(path))
+				return err_set(e, EINVAL, "filename: empty or overlong path in '%s'", j->filename);
+			memcpy(path, p, l);
+			path[l] = '\0';
+			ret = region_len(j, path, &len, e);
+			if (!ret)
+				ret = open_target(j, &jr->targets[i], path, len, jr->hooks, e);
+			if (ret)
+				return ret;
+			jr->ntargets = i + 1;
+			p = end ? end + 1 : p + l;
+		}
+		return 0;
+	}
+
+	/* Scratch files: each worker gets its own nrfiles, as in fio. */
+	n = j->numjobs * j->nrfiles;
+	jr->targets = calloc(n, sizeof(*jr->targets));
+	if (!jr->targets)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t fsize = j->filesize ? j->filesize : j->size / j->nrfiles;
+
+		snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
+			 j->name, i / j->nrfiles, i % j->nrfiles);
+		ret = open_target(j, &jr->targets[i], path, fsize, jr->hooks, e);
+		if (ret)
+			return ret;
+		jr->ntargets = i + 1;
+	}
+	return 0;
+}
+
+static uint64_t pick_seed(const struct job *j)
+{
+	uint64_t seed;
+
+	if (j->randseed_set)
+		return j->randseed;
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		seed = now_ns();
+	return seed;
+}
+
+/* Features that need permission are refused before anything runs. */
+static int check_privileges(const struct job *j, struct err *e)
+{
+	if (j->mem_limit) {
+		struct cgroup_info ci;
+
+		cgroup_probe(&ci, true);
+		if (!ci.can_create)
+			return err_set(e, EPERM, "mem_limit=%lluMiB: cannot create a memory cgroup here: %s",
+				       (unsigned long long)(j->mem_limit >> 20), ci.why);
+	}
+	if (j->drop_caches && access(DROP_CACHES_PATH, W_OK) < 0)
+		return err_set(e, EPERM, "drop_caches=1: %s is not writable (%s); it needs root",
+			       DROP_CACHES_PATH, strerror(errno));
+	if (j->reserve_mem) {
+		/* The job's own needs: its buffers, and a margin per thread
+		 * for stacks and the engine's rings. */
+		uint64_t needs = (uint64_t)j->numjobs * ((uint64_t)j->iodepth * j->bs + (16ull << 20));
+
+		return reserve_check(j->reserve_mem, needs, e);
+	}
+	return 0;
+}
+
+int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
+		    struct thread_stats *stats, int *stop,
+		    const struct target_hooks *hooks, struct err *e)
+{
+	struct crew *c = &jr->crew;
+	struct work *wk = &c->wk;
+	struct gen_region *regions = NULL;
+	uint64_t seed;
+	int ret;
+
+	memset(jr, 0, sizeof(*jr));
+	jobhost_init(&jr->host);
+	jr->job = job;
+	jr->index = index;
+	jr->hooks = hooks;
+	wk->job = job;
+	wk->stop = stop;
+	wk->stats = stats;
+	wk->job_stop = &stats[0].job_stop;
+	worker_slots(job, &wk->slots);
+	wk->bs_stride = (job->bs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+	wk->ops = engine_find(job->ioengine);
+	if (!wk->ops)
+		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
+	ret = engine_check_ops(wk->ops, job, e);
+	if (ret)
+		return ret;
+	wk->ej.job = job;
+	wk->ej.depth = (wk->ops->flags & ENGINE_F_ASYNC) ? job->iodepth : 1;
+	if (job->loop)
+		wk->ej.depth *= job->loop;
+	/* A synchronous engine submits nothing: one request at a time. */
+	wk->batch = (wk->ops->flags & ENGINE_F_ASYNC) ? worker_batch_resolve(job, wk->ej.depth) : 1;
+	c->nworkers = job->numjobs;
+	c->probe = job->cpu_probe ? &stats[wk->slots.probe] : NULL;
+
+	ret = placement_check(job, e);
+	if (ret)
+		return ret;
+	ret = check_privileges(job, e);
+	if (ret)
+		return ret;
+	ret = prefetch_check(job, e);
+	if (ret)
+		return ret;
+	ret = open_targets(jr, e);
+	if (ret)
+		goto fail;
+	wk->ej.targets = jr->targets;
+	wk->ej.ntargets = jr->ntargets;
+	wk->ej.mem_available = mem_available();
+	/* uncached=1 where the kernel or the filesystem lacks RWF_DONTCACHE:
+	 * refused now, naming the kernel, before anything runs. */
+	for (unsigned i = 0; job->uncached && i < jr->ntargets; i++) {
+		ret = uncached_probe(jr->targets[i].fd, jr->targets[i].base, jr->targets[i].path, e);
+		if (ret)
+			goto fail;
+	}
+
+	/* Whole requests only: a region is used up to its last full block. */
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		struct target *t = &jr->targets[i];
+
+		t->len -= t->len % job->bs;
+		if (t->len == 0) {
+			ret = err_set(e, EINVAL, "%s: the region used (offset %llu) is smaller than bs=%llu",
+				      t->path, (unsigned long long)job->offset,
+				      (unsigned long long)job->bs);
+			goto fail;
+		}
+	}
+
+	if (wk->ops->prepare) {
+		ret = wk->ops->prepare(&wk->ej, e);
+		if (ret)
+			goto fail;
+	}
+
+	/* Shared, so that worker processes (thread=0) take their pieces
+	 * from one cursor as threads do; page-aligned, so line-aligned. */
+	jr->cursors_len = (size_t)jr->ntargets * sizeof(*jr->cursors);
+	jr->cursors = mmap(NULL, jr->cursors_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (jr->cursors == MAP_FAILED)
+		jr->cursors = NULL;
+	c->workers = calloc(c->nworkers, sizeof(*c->workers));
+	regions = calloc(jr->ntargets, sizeof(*regions));
+	if (!jr->cursors || !c->workers || !regions) {
+		ret = err_set(e, ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		regions[i].base = jr->targets[i].base;
+		regions[i].len = jr->targets[i].len;
+	}
+
+	seed = pick_seed(job);
+	wk->seed = seed;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		struct worker *w = &c->workers[i];
+		const bool scratch = !job->filename && !(wk->ops->flags & ENGINE_F_NO_TARGET);
+		struct gen_config gc = {
+			/* The generator knows sequential and random; whether
+			 * a request reads or writes is the worker's draw. */
+			.rw = job_rw_random(job->rw) ? RW_RANDREAD : RW_READ,
+			/* Sequential writers each take their own slice: two
+			 * threads writing the same blocks at once would tear
+			 * them (writes.h). */
+			.scan = job_writes(job) ? SCAN_PARTITIONED : job->scan,
+			.fst = job->file_service_type,
+			.dist = job->random_distribution,
+			.zipf_theta = job->zipf_theta,
+			.bs = job->bs,
+			.scan_chunk = job->scan_chunk,
+			.seed = seed,
+			/* Scratch files belong to one worker: it is the only
+			 * one slicing or scanning them. */
+			.worker = scratch ? 0 : i,
+			.nworkers = scratch ? 1 : c->nworkers,
+			.wrap = job->time_based,
+			.io_limit = job->io_size,
+		};
+
+		w->wk = wk;
+		w->id = i;
+		w->st = &stats[i];
+		w->tfirst = scratch ? i * job->nrfiles : 0;
+		w->tcount = scratch ? job->nrfiles : jr->ntargets;
+		w->nshare = scratch ? 1 : c->nworkers;
+		if (job_writes(job))
+			stats_init_writes(w->st);
+		/* Scratch files are private to a worker: a shared cursor
+		 * over them would be one worker's anyway. */
+		ret = gen_init(&w->gen, &gc, w->tcount, regions + w->tfirst,
+			       jr->cursors + w->tfirst, e);
+		if (ret)
+			goto fail;
+	}
+	free(regions);
+	regions = NULL;
+	if (job->loop) {
+		/* The loop's streams are worker 0's targets. */
+		ret = loop_prepare(&wk->loop, job, jr->targets, c->workers[0].tfirst,
+				   c->workers[0].tcount, seed, e);
+		if (ret)
+			goto fail;
+	}
+	return 0;
+fail:
+	free(regions);
+	job_run_destroy(jr);
+	return ret;
+}
+
+/* Cold start and access-pattern advice, applied just before the job runs
+ * (not at prepare time: an earlier stonewalled job may have warmed the
+ * cache since). */
+static int prepare_cache(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	static const int fadv[] = {
+		[FADV_M_NORMAL] = POSIX_FADV_NORMAL,
+		[FADV_M_RANDOM] = POSIX_FADV_RANDOM,
+		[FADV_M_SEQUENTIAL] = POSIX_FADV_SEQUENTIAL,
+	};
+
+	if (j->drop_caches) {
+		int fd;
+
+		sync();
+		fd = open(DROP_CACHES_PATH, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "3", 1) != 1) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return err_set(e, err, "drop_caches: writing %s: %s", DROP_CACHES_PATH, strerror(err));
+		}
+		close(fd);
+	}
+	if (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET)
+		return 0;
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		struct target *t = &jr->targets[i];
+		struct err we = { 0 };
+
+		if (j->invalidate && target_invalidate(t, &we) < 0 && jr->hooks && jr->hooks->warn)
+			jr->hooks->warn(jr->hooks->arg, we.msg);
+		if (j->fadvise != FADV_M_NORMAL)
+			posix_fadvise(t->fd, (off_t)t->base, (off_t)t->len, fadv[j->fadvise]);
+	}
+	return 0;
+}
+
+/* prewarm: read every target's region once through the page cache, so
+ * the job starts warm. Runs in the process the workers will run in, so
+ * that under mem_limit the pages are charged to the job's cgroup. An
+ * engine with a pool of its own fills that instead, in its job_setup. */
+#define PREWARM_CHUNK (1u << 20)
+
+static int prewarm(struct job_run *jr, struct err *e)
+{
+	uint8_t *buf;
+
+	if (!jr->job->prewarm || (jr->crew.wk.ops->flags & (ENGINE_F_NO_TARGET | ENGINE_F_POOL)))
+		return 0;
+	buf = malloc(PREWARM_CHUNK);
+	if (!buf)
+		return err_set(e, ENOMEM, "prewarm: out of memory");
+	for (unsigned i = 0; i < jr->ntargets; i++) {
+		const struct target *t = &jr->targets[i];
+
+		for (uint64_t off = 0; off < t->len && !*jr->crew.wk.stop;) {
+			size_t n = t->len - off < PREWARM_CHUNK ? (size_t)(t->len - off) : PREWARM_CHUNK;
+			ssize_t r = pread(t->fd, buf, n, (off_t)(t->base + off));
+
+			if (r <= 0) {
+				int err = r < 0 ? errno : EIO;
+
+				free(buf);
+				return err_set(e, err, "prewarm: reading %s at %llu: %s", t->path,
+					       (unsigned long long)(t->base + off), strerror(err));
+			}
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* prewarm, as jobhost_fork's @prepare: in the worker process. */
+static int prewarm_cb(void *arg, struct err *e)
+{
+	return prewarm(arg, e);
+}
+
+int job_run_ready(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	const struct engine_ops *ops = jr->crew.wk.ops;
+	int ret;
+
+	ret = prepare_cache(jr, e);
+	if (ret)
+		return ret;
+	if (j->reserve_mem) {
+		ret = reserve_take(&jr->host.reserve, j->reserve_mem, e);
+		if (ret)
+			return ret;
+		if (jr->hooks && jr->hooks->warn) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "job '%s': reserve_mem=%lluMiB populated and locked in %.1f s (not part of the run)",
+				 j->name, (unsigned long long)(j->reserve_mem >> 20),
+				 (double)jr->host.reserve.populate_ns / 1e9);
+			jr->hooks->warn(jr->hooks->arg, msg);
+		}
+	}
+	/* With thread=0 each worker process sets up its own (crew.c). */
+	if (ops->job_setup && j->thread) {
+		ret = ops->job_setup(&jr->crew.wk.ej, e);
+		if (ret)
+			goto fail;
+		jr->setup_done = true;
+	}
+	if (j->mem_limit) {
+		char name[64];
+
+		cgroup_job_name(name, sizeof(name), jr->index);
+		ret = jobhost_cgroup(&jr->host, name, j->mem_limit, e);
+		if (!ret)
+			ret = jobhost_fork(&jr->host, &jr->crew, prewarm_cb, jr, e);
+		if (ret)
+			goto fail;
+		return 0;
+	}
+	ret = prewarm(jr, e);
+	if (!ret)
+		ret = crew_lead(&jr->crew, e);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	job_run_join(jr);
+	return ret;
+}
+
+static void set_clock(struct job_run *jr, uint64_t start_ns)
+{
+	const struct job *j = jr->job;
+	struct work *wk = &jr->crew.wk;
+
+	wk->start_ns = start_ns;
+	if (j->ramp_ns)
+		wk->ramp_end_ns = start_ns + j->startdelay_ns + j->ramp_ns;
+	if (j->runtime_ns)
+		wk->deadline_ns = start_ns + j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+}
+
+int job_run_go(struct job_run *jr, uint64_t start_ns, struct err *e)
+{
+	int ret;
+
+	set_clock(jr, start_ns);
+	if (jobhost_forked(&jr->host)) {
+		ret = jobhost_go(&jr->host, &jr->crew, e);
+	} else {
+		crew_lead_go(&jr->crew);
+		ret = 0;
+	}
+	if (ret) {
+		job_run_join(jr);
+		return ret;
+	}
+	crew_probe_start(&jr->crew);
+	return 0;
+}
+
+pid_t job_run_leader(const struct job_run *jr)
+{
+	return jobhost_forked(&jr->host) ? jr->host.child : jr->crew.leader_tid;
+}
+
+int job_run_start(struct job_run *jr, struct err *e)
+{
+	int ret = job_run_ready(jr, e);
+
+	return ret ? ret : job_run_go(jr, now_ns(), e);
+}
+
+void job_run_join(struct job_run *jr)
+{
+	const struct engine_ops *ops = jr->crew.wk.ops;
+
+	if (jobhost_forked(&jr->host))
+		jobhost_wait(&jr->host, &jr->crew);
+	else
+		crew_lead_join(&jr->crew);
+	crew_probe_stop(&jr->crew);
+	if (jr->setup_done && ops->job_teardown)
+		ops->job_teardown(&jr->crew.wk.ej);
+	jr->setup_done = false;
+	jobhost_release(&jr->host);
+}
+
+bool job_run_finished(struct job_run *jr)
+{
+	return jobhost_exited(&jr->host) || crew_done(&jr->crew);
+}
+
+void job_run_destroy(struct job_run *jr)
+{
+	struct crew *c = &jr->crew;
+
+	loop_destroy(c->wk.loop);
+	c->wk.loop = NULL;
+	if (c->workers) {
+		for (unsigned i = 0; i < c->nworkers; i++)
+			gen_free(&c->workers[i].gen);
+		free(c->workers);
+	}
+	for (unsigned i = 0; i < jr->ntargets; i++)
+		target_close(&jr->targets[i]);
+	free(jr->targets);
+	if (jr->cursors)
+		munmap(jr->cursors, jr->cursors_len);
+	c->workers = NULL;
+	jr->targets = NULL;
+	jr->cursors = NULL;
+	jr->ntargets = 0;
+}

@@ -1,0 +1,580 @@
+/*
+ * loop.c - the event-loop worker; see loop.h.
+ *
+ * Three loops, one per concurrency model, each serving the streams in a
+ * fixed rotation so that "in turn" means the same everywhere:
+ *
+ *   loop_turns      psync, mmap, null: the loop thread runs each request
+ *                   itself, stream 0, 1, ..., N-1, 0, ...
+ *   loop_async      io_uring, libaio: every stream keeps iodepth requests
+ *                   in flight; a completion is answered with that
+ *                   stream's next request
+ *   loop_offload    psync, mmap, null with offload=K: requests go to the
+ *                   helper pool, up to offload_permits at once, one per
+ *                   stream; streams queue for a permit in turn
+ *
+ * With offload, what a helper does is what the loop thread would have
+ * blocked in: the pread (the loop then consumes the buffer, as an async
+ * task consumes what its read returned), or for mmap the access itself,
+ * which is where the page faults are, so the helper also consumes.
+ *
+ * Hot path rules as in worker.c: no locks, no allocation, counters in
+ * the worker's own thread_stats and in its streams' shared counters.
+ */
+#include "run/loop.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "run/offload.h"
+#include "run/prefetch.h"
+#include "lib/latclock.h"
+#include "run/sigbus.h"
+#include "workload/touch.h"
+#include "run/worker.h"
+
+/* Runtime state of one loop, private to its thread. */
+struct loop_rt {
+	struct worker *w;
+	struct loop_setup *L;
+	struct offload_pool *pool;
+	unsigned permits;
+	bool helper_consumes;	/* no buffer (mmap, null): the helper's access is the read */
+	bool mapped;		/* mmap: a helper's access may SIGBUS */
+	unsigned *turn;		/* streams waiting for their turn (ring of n) */
+	unsigned thead, tlen;
+	struct io_req **done;
+	struct helper_priv {
+		uint8_t *copybuf;
+		uint64_t sink;
+	} __attribute__((aligned(CACHELINE))) *hp;
+};
+
+/* ---- prepare (the controller, before anything runs) ----------------- */
+
+int loop_prepare(struct loop_setup **lp, const struct job *j, const struct target *targets,
+		 unsigned tfirst, unsigned tcount, uint64_t seed, struct err *e)
+{
+	unsigned n = j->loop, nt = tcount;
+	struct loop_setup *L;
+	size_t bytes;
+	int ret;
+
+	if (nt != n && nt != 1)
+		return err_set(e, EINVAL, "loop=%u with %u targets: give %u files, or one to cut "
+			       "into %u slices", n, nt, n, n);
+	L = calloc(1, sizeof(*L));
+	if (!L)
+		return err_set(e, ENOMEM, "loop: out of memory");
+	*lp = L;
+	L->n = n;
+	L->streams = calloc(n, sizeof(*L->streams));
+	L->base = calloc(n, sizeof(*L->base));
+	bytes = (size_t)n * sizeof(*L->stats);
+	/* Shared: under mem_limit the loop runs in a child process. */
+	L->stats = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (L->stats == MAP_FAILED) {
+		L->stats = NULL;
+		return err_set(e, errno, "loop: mapping stream counters: %s", strerror(errno));
+	}
+	if (!L->streams || !L->base)
+		return err_set(e, ENOMEM, "loop: out of memory");
+
+	for (unsigned i = 0; i < n; i++) {
+		struct loop_stream *s = &L->streams[i];
+		const struct target *t;
+		struct gen_region reg;
+		struct gen_config gc = {
+			.rw = j->rw,
+			/* A stream scans its whole region: worker 0 of 1. */
+			.scan = SCAN_PARTITIONED,
+			.fst = FST_ROUNDROBIN,
+			.dist = j->random_distribution,
+			.zipf_theta = j->zipf_theta,
+			.bs = j->bs,
+			.scan_chunk = j->scan_chunk,
+			/* Streams of one job draw different offsets. */
+			.seed = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull,
+			.worker = 0,
+			.nworkers = 1,
+			.wrap = j->time_based,
+			/* io_size is the thread's: shared out among streams. */
+			.io_limit = j->io_size ? (j->io_size + n - 1) / n : 0,
+		};
+
+		s->target = tfirst + (nt == n ? i : 0);
+		t = &targets[s->target];
+		if (nt == n) {
+			s->base = t->base;
+			s->len = t->len;
+		} else {
+			/* Slices on request boundaries; the last takes the rest. */
+			uint64_t lo = t->len / n * i, hi = i + 1 == n ? t->len : t->len / n * (i + 1);
+
+			lo -= lo % j->bs;
+			if (i + 1 < n)
+				hi -= hi % j->bs;
+			s->base = t->base + lo;
+			s->len = hi > lo ? hi - lo : 0;
+			if (!s->len)
+				return err_set(e, EINVAL, "loop=%u: %s is too small to cut into %u slices "
+					       "of at least bs=%llu", n, t->path, n,
+					       (unsigned long long)j->bs);
+		}
+		reg.base = s->base;
+		reg.len = s->len;
+		ret = gen_init(&s->gen, &gc, 1, &reg, NULL, e);
+		if (ret)
+			return err_wrap(e, "loop stream %u", i);
+	}
+	return 0;
+}
+
+void loop_destroy(struct loop_setup *L)
+{
+	if (!L)
+		return;
+	for (unsigned i = 0; L->streams && i < L->n; i++)
+		gen_free(&L->streams[i].gen);
+	if (L->stats)
+		munmap(L->stats, (size_t)L->n * sizeof(*L->stats));
+	free(L->streams);
+	free(L->base);
+	free(L);
+}
+
+void loop_take_base(struct loop_setup *L)
+{
+
+	for (unsigned i = 0; L && i < L->n; i++) {
+		L->base[i].ops = STAT_LOAD(&L->stats[i].ops);
+		L->base[i].bytes = STAT_LOAD(&L->stats[i].bytes);
+	}
+}
+
+/* ---- shared pieces of the loops ------------------------------------ */
+
+static inline bool loop_complete_ok(struct worker *w, struct io_req *r)
+{
+	if (r->res == (int64_t)r->len)
+		return true;
+	if (r->res == -EFAULT && (w->wk->ops->flags & ENGINE_F_MAPPED))
+		worker_fail(w, EIO, r->target, r->off,
+			    "SIGBUS on mmap access in an offload helper (file truncated or read error)");
+	else if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
+	else
+		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
+	return false;
+}
+
+static inline void count(struct worker *w, struct stream_stats *ss, uint32_t len)
+{
+	stat_add(&w->st->ops, 1);
+	stat_add(&w->st->bytes, len);
+	stat_add(&ss->ops, 1);
+	stat_add(&ss->bytes, len);
+}
+
+static inline void consume(struct worker *w, const struct io_req *r)
+{
+	const struct job *j = w->wk->job;
+
+	if (r->data)
+		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+}
+
+/* The engine's memory behind a consumed request goes back (engine.h). */
+static inline void release(struct worker *w, struct io_req *r)
+{
+	if (w->wk->ops->release)
+		w->wk->ops->release(&w->et, r);
+}
+
+/* Next request of stream @s into @r; false when the stream is done. */
+static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
+{
+	struct loop_stream *st = &w->wk->loop->streams[s];
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+
+	if (!gen_next(&st->gen, &tgt, &off, &len))
+		return false;
+	r->target = (uint16_t)st->target;
+	r->off = off;
+	r->len = len;
+	if (w->prefetch)
+		prefetch_advance(w->prefetch, s, off, len);
+	return true;
+}
+
+/* ---- psync, mmap, null: the loop runs each request itself ---------- */
+
+static void loop_turns(struct worker *w, struct loop_rt *rt)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct loop_setup *L = wk->loop;
+	struct thread_stats *st = w->st;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	unsigned *live = rt->turn, nlive = L->n, i = 0;
+	struct req_clock clk;
+	int ret;
+
+	req_clock_start(&clk, lat, deadline);
+	for (unsigned k = 0; k < nlive; k++)
+		live[k] = k;
+	while (nlive && !worker_should_stop(w)) {
+		unsigned s = live[i];
+		struct io_req *r = &w->et.reqs[s];
+
+		if (!stream_next(w, s, r)) {
+			/* Done: drop it, keeping the others' order. */
+			memmove(live + i, live + i + 1, (nlive - i - 1) * sizeof(*live));
+			if (--nlive && i == nlive)
+				i = 0;
+			continue;
+		}
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, r->off, ops->name);
+			break;
+		}
+		if (!loop_complete_ok(w, r))
+			break;
+		consume(w, r);
+		release(w, r);
+		count(w, &L->stats[s], r->len);
+		if (++i == nlive)
+			i = 0;
+		if (req_clock_done(&clk, &st->lat))
+			break;
+	}
+}
+
+/* ---- io_uring, libaio: every stream's requests in flight ------------ */
+
+/*
+ * Stream @s's next request into slot @r, issued at @t: 1 when it is in
+ * flight, 0 when the stream has no more, -1 on a failure (recorded). An
+ * engine that completes a request at once has it counted here and the
+ * slot refilled.
+ */
+static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t t)
+{
+	const struct engine_ops *ops = w->wk->ops;
+	int ret;
+
+	while (stream_next(w, s, r)) {
+		r->t_issue = t;
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, r->off, ops->name);
+			return -1;
+		}
+		if (ret != ENGINE_DONE)
+			return 1;
+		/* A push and a reap of one (no asynchronous engine does this
+		 * today, so the depth it counts at is moot). */
+		stats_mark_submit(w->st, 1, 1);
+		stats_mark_complete(w->st, 1);
+		if (!loop_complete_ok(w, r))
+			return -1;
+		consume(w, r);
+		release(w, r);
+		count(w, &w->wk->loop->stats[s], r->len);
+		if (w->wk->job->latency)
+			hist_add(&w->st->lat, now_ns() - t);
+	}
+	return 0;
+}
+
+/* submit_step for the loop: false (and the worker failed) on an error. */
+static bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
+{
+	int ret = worker_submit_step(w, pending, more, inflight);
+
+	if (ret < 0)
+		worker_fail(w, ret, w->tfirst, 0, "submit");
+	return ret >= 0;
+}
+
+static void loop_async(struct worker *w, struct loop_rt *rt)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct loop_setup *L = wk->loop;
+	struct thread_stats *st = w->st;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	const unsigned d = wk->job->iodepth, total = L->n * d;
+	struct io_req **done = rt->done;
+	unsigned inflight = 0, pending = 0;
+	bool stopping = false;
+	uint64_t t = lat ? now_ns() : 0;
+	int ret;
+
+	/* Slot s*d+k is stream s's k-th; a completion's slot is refilled
+	 * with the same stream's next request. reap() pushes what
+	 * submit_step left queued. */
+	for (unsigned k = 0; k < d && !stopping; k++) {
+		for (unsigned s = 0; s < L->n && !stopping; s++) {
+			ret = async_issue(w, s, &w->et.reqs[s * d + k], t);
+			if (ret < 0)
+				stopping = true;
+			else if (ret > 0)
+				stopping = !loop_submit_step(w, &pending, k + 1 < d || s + 1 < L->n,
+							     inflight + 1);
+			inflight += ret > 0 ? 1 : 0;
+		}
+	}
+	while (inflight) {
+		int got;
+
+		worker_reaping(w, pending, inflight);
+		got = ops->reap(&w->et, stopping ? inflight : 1, total, done);
+		pending = 0;
+		if (got >= 0)
+			worker_reaped(w, got);
+		if (got < 0) {
+			if (got == -EINTR)
+				continue;
+			worker_fail(w, got, w->tfirst, 0, "reap");
+			/* Requests may still be in flight: the worker frees
+			 * nothing they use before the engine's exit. */
+			return;
+		}
+		t = lat ? now_ns() : 0;
+		if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
+			stopping = true;
+		for (int i = 0; i < got; i++) {
+			struct io_req *r = done[i];
+			unsigned s = r->slot / d;
+
+			inflight--;
+			if (stopping && st->failed) {
+				if (r->res == (int64_t)r->len)
+					release(w, r);
+				continue;
+			}
+			if (!loop_complete_ok(w, r)) {
+				stopping = true;
+				continue;
+			}
+			consume(w, r);
+			release(w, r);
+			count(w, &L->stats[s], r->len);
+			if (lat)
+				hist_add(&st->lat, t - r->t_issue);
+			if (stopping)
+				continue;
+			ret = async_issue(w, s, r, t);
+			if (ret < 0)
+				stopping = true;
+			else if (ret > 0)
+				stopping = !loop_submit_step(w, &pending, i + 1 < got, inflight + 1);
+			inflight += ret > 0 ? 1 : 0;
+		}
+	}
+}
+
+/* ---- offload: the helpers run the requests ------------------------- */
+
+/* In helper @h: what the loop thread would have blocked in. */
+static void offload_run(void *arg, unsigned h, struct io_req *r)
+{
+	struct loop_rt *rt = arg;
+	struct worker *w = rt->w;
+	const struct job *j = w->wk->job;
+	struct helper_priv *hp = &rt->hp[h];
+	sigjmp_buf jb;
+	int ret;
+
+	if (rt->mapped) {
+		/* Only this request fails: the loop reports it. */
+		if (sigsetjmp(jb, 0)) {
+			sigbus_recover();
+			r->res = -EFAULT;
+			return;
+		}
+		sigbus_arm(&jb);
+	}
+	ret = w->wk->ops->queue(&w->et, r);
+	if (ret < 0)
+		r->res = ret;
+	else if (rt->helper_consumes && r->data && r->res == (int64_t)r->len)
+		hp->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, hp->copybuf);
+	if (rt->mapped)
+		sigbus_arm(NULL);
+}
+
+static void loop_offload(struct worker *w, struct loop_rt *rt)
+{
+	const struct work *wk = w->wk;
+	struct loop_setup *L = wk->loop;
+	struct thread_stats *st = w->st;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	struct io_req **done = rt->done;
+	unsigned *turn = rt->turn, inflight = 0;
+	bool stopping = false;
+	uint64_t t;
+
+	rt->thead = 0;
+	rt->tlen = L->n;
+	for (unsigned k = 0; k < L->n; k++)
+		turn[k] = k;
+	for (;;) {
+		/* Streams take permits in turn; a stream that finishes drops
+		 * out of the rotation. */
+		t = lat ? now_ns() : 0;
+		while (!stopping && inflight < rt->permits && rt->tlen) {
+			unsigned s = turn[rt->thead];
+			struct io_req *r = &w->et.reqs[s];
+
+			rt->thead = rt->thead + 1 == L->n ? 0 : rt->thead + 1;
+			rt->tlen--;
+			if (!stream_next(w, s, r))
+				continue;
+			r->t_issue = t;
+			if (offload_submit(rt->pool, r) < 0) {
+				worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
+				stopping = true;
+				break;
+			}
+			inflight++;
+			/* Handed to a helper: a push of one, for the iodepth
+			 * counts, the helpers standing in for the kernel. */
+			stats_mark_submit(st, 1, inflight);
+		}
+		if (!inflight)
+			break;
+		{
+			unsigned got = offload_reap(rt->pool, done, L->n, true);
+
+			stats_mark_complete(st, got);
+			t = lat ? now_ns() : 0;
+			if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
+				stopping = true;
+			for (unsigned i = 0; i < got; i++) {
+				struct io_req *r = done[i];
+				unsigned s = r->slot;
+
+				inflight--;
+				if (stopping && st->failed)
+					continue;
+				if (!loop_complete_ok(w, r)) {
+					stopping = true;
+					continue;
+				}
+				if (!rt->helper_consumes)
+					consume(w, r);
+				count(w, &L->stats[s], r->len);
+				if (lat)
+					hist_add(&st->lat, t - r->t_issue);
+				turn[(rt->thead + rt->tlen++) % L->n] = s;
+			}
+		}
+	}
+}
+
+/* ---- set-up in the worker thread ----------------------------------- */
+
+int loop_worker_init(struct worker *w, struct err *e)
+{
+	const struct work *wk = w->wk;
+	const struct job *j = wk->job;
+	const struct job_slots *sl = &wk->slots;
+	struct loop_setup *L = wk->loop;
+	struct loop_rt *rt;
+	unsigned total = (wk->ops->flags & ENGINE_F_ASYNC) ? L->n * j->iodepth : L->n;
+	int ret;
+
+	rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return err_set(e, ENOMEM, "loop: out of memory");
+	w->loop = rt;
+	rt->w = w;
+	rt->L = L;
+	rt->turn = calloc(L->n, sizeof(*rt->turn));
+	rt->done = calloc(total, sizeof(*rt->done));
+	if (!rt->turn || !rt->done)
+		return err_set(e, ENOMEM, "loop: out of memory");
+
+	if (j->prefetch != PREFETCH_NONE) {
+		ret = prefetch_start(&w->prefetch, j, wk->ej.targets, w->st, L->n,
+				     sl->nprefetch ? &wk->stats[sl->prefetch + w->id] : NULL, e);
+		if (ret)
+			return ret;
+		for (unsigned s = 0; s < L->n; s++)
+			prefetch_key_set(w->prefetch, s, L->streams[s].target, L->streams[s].base,
+					 L->streams[s].base + L->streams[s].len);
+	}
+	if (j->offload) {
+		struct offload_config c = {
+			.nhelpers = j->offload,
+			.max_outstanding = L->n,
+			.run = offload_run,
+			.arg = rt,
+			.notify = true,
+		};
+
+		c.stats = &wk->stats[sl->offload];
+		rt->permits = j->offload_permits ? j->offload_permits : j->offload;
+		rt->helper_consumes = !(wk->ops->flags & ENGINE_F_BUFFERS);
+		rt->mapped = wk->ops->flags & ENGINE_F_MAPPED;
+		rt->hp = aligned_alloc(CACHELINE, sizeof(*rt->hp) * j->offload);
+		if (!rt->hp)
+			return err_set(e, ENOMEM, "loop: out of memory");
+		memset(rt->hp, 0, sizeof(*rt->hp) * j->offload);
+		for (unsigned h = 0; rt->helper_consumes && j->touch == TOUCH_COPY && h < j->offload; h++) {
+			rt->hp[h].copybuf = aligned_alloc(4096, wk->bs_stride);
+			if (!rt->hp[h].copybuf)
+				return err_set(e, ENOMEM, "loop: out of memory");
+			memset(rt->hp[h].copybuf, 0, wk->bs_stride);
+		}
+		ret = offload_start(&rt->pool, &c, e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void loop_run(struct worker *w)
+{
+	struct loop_rt *rt = w->loop;
+
+	if (w->wk->ops->flags & ENGINE_F_ASYNC)
+		loop_async(w, rt);
+	else if (rt->pool)
+		loop_offload(w, rt);
+	else
+		loop_turns(w, rt);
+}
+
+void loop_worker_exit(struct worker *w)
+{
+	struct loop_rt *rt = w->loop;
+
+	if (!rt)
+		return;
+	/* Helpers finish what they hold before they stop, so no request
+	 * outlives the buffers it reads into. */
+	offload_stop(rt->pool);
+	prefetch_stop(w->prefetch);
+	w->prefetch = NULL;
+	for (unsigned h = 0; rt->hp && h < w->wk->job->offload; h++) {
+		w->sink += rt->hp[h].sink;
+		free(rt->hp[h].copybuf);
+	}
+	free(rt->hp);
+	free(rt->turn);
+	free(rt->done);
+	free(rt);
+	w->loop = NULL;
+}

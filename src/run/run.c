@@ -1,0 +1,732 @@
+/*
+ * run.c - the run controller.
+ *
+ * Jobs run in groups: a job with stonewall starts a new group, which
+ * waits for every earlier job. The controller thread is also the
+ * sampler's clock: it sleeps until start + k * interval (absolute, so
+ * samples never drift), lets the sampler turn the interval into CSV rows,
+ * and checks which jobs have finished.
+ */
+#include "run/run.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/latclock.h"
+#include "run/loop.h"
+#include "mpi/rankrows.h"
+#include "mpi/ranks.h"
+#include "run/sampler.h"
+#include "workload/verify.h"
+
+static void hooks_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+static void hooks_progress(void *arg, const char *path, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	if (!isatty(2))
+		return;
+	fprintf(stderr, "\rfaultline: laying out %s: %llu/%llu MiB%s", path,
+		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+		done >= total ? "\n" : "");
+}
+
+int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *o,
+		struct err *e)
+{
+	unsigned nstats = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *o;
+	r->jl = jl;
+	r->njobs = jl->n;
+	r->hooks.warn = hooks_warn;
+	r->hooks.progress = hooks_progress;
+	/* Shared, so a mem_limit job's worker process sees a stop request. */
+	r->stop = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->stop == MAP_FAILED) {
+		r->stop = NULL;
+		return err_set(e, errno, "mmap: %s", strerror(errno));
+	}
+	r->hooks.stop = r->stop;	/* a layout (job_run_init) stops on Ctrl-C too */
+	r->jrs = calloc(r->njobs, sizeof(*r->jrs));
+	r->stat_first = calloc(r->njobs, sizeof(*r->stat_first));
+	r->job_started = calloc(r->njobs, sizeof(bool));
+	r->job_ended = calloc(r->njobs, sizeof(bool));
+	r->job_base_ns = calloc(r->njobs, sizeof(uint64_t));
+	if (!r->jrs || !r->stat_first || !r->job_started || !r->job_ended || !r->job_base_ns)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		r->stat_first[i] = nstats;
+		nstats += job_run_nstats(jl->jobs[i]);
+	}
+	ret = stats_arena_create(&r->arena, nstats);
+	if (ret)
+		return err_set(e, -ret, "allocating counters for %u threads: %s", nstats, strerror(-ret));
+	r->base = calloc(nstats, sizeof(*r->base));
+	r->base_taken = calloc(r->njobs, sizeof(bool));
+	if (!r->base || !r->base_taken)
+		return err_set(e, ENOMEM, "out of memory");
+
+	/* Every target of every job is opened (and laid out) before anything
+	 * runs, so a bad target is an exit-2 error with nothing run. */
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job *j = jl->jobs[i];
+
+		ret = job_run_prepare(&r->jrs[i], j, i, &r->arena.ts[r->stat_first[i]],
+				      r->stop, &r->hooks, e);
+		if (ret)
+			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
+	}
+	r->views = calloc(r->njobs ? r->njobs : 1, sizeof(*r->views));
+	if (!r->views)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_run *jr = &r->jrs[i];
+		bool files = !(jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET);
+
+		r->views[i] = (struct sampler_job){
+			.job = jr->job,
+			.stats = jr->crew.wk.stats,
+			.slots = jr->crew.wk.slots,
+			.nworkers = jr->crew.nworkers,
+			.targets = files ? jr->targets : NULL,
+			.ntargets = files ? jr->ntargets : 0,
+			.pool = (jr->crew.wk.ops->flags & ENGINE_F_POOL) != 0,
+		};
+	}
+	/* Under MPI the rows go to rank 0 (rankrows.c): its CSV is made
+	 * here, the exchanges start once every rank has prepared. */
+	if (ranks_on()) {
+		r->rows = calloc(1, sizeof(*r->rows));
+		if (!r->rows)
+			return err_set(e, ENOMEM, "out of memory");
+		ranks_set_interval(o->interval_ns);
+		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header, r->stop, e);
+		if (ret)
+			return ret;
+	}
+	{
+		struct sampler_config sc = {
+			.interval_ns = o->interval_ns,
+			.csv_path = r->rows ? NULL : o->csv_path,
+			.row_sink = r->rows && o->csv_path ? rankrows_add : NULL,
+			.row_sink_arg = r->rows,
+			.status_line = o->status_line && ranks_rank() == 0,
+			.stop = r->stop,
+			.njobs = r->njobs,
+			.jobs = r->views,
+		};
+
+		ret = sampler_create(&r->sampler, &sc, e);
+	}
+	return ret;
+}
+
+void run_request_stop(struct run *r)
+{
+	if (r->stop)
+		__atomic_store_n(r->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* A worker's iodepth counts, read while it runs (single writer). */
+static void depth_snapshot(struct fiostat_depth *dst, const struct fiostat_depth *src)
+{
+	for (unsigned i = 0; i < FIOSTAT_DEPTH_BUCKETS; i++) {
+		dst->level[i] = __atomic_load_n(&src->level[i], __ATOMIC_RELAXED);
+		dst->submit[i] = __atomic_load_n(&src->submit[i], __ATOMIC_RELAXED);
+		dst->complete[i] = __atomic_load_n(&src->complete[i], __ATOMIC_RELAXED);
+	}
+}
+
+/* Start of the measured part: after ramp_time, counters copied so the
+ * totals exclude the ramp. */
+static void take_base(struct run *r, unsigned j, uint64_t now)
+{
+	const struct job_run *jr = &r->jrs[j];
+	unsigned n = job_run_nstats(jr->job);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct thread_stats *b = &r->base[r->stat_first[j] + i];
+		const struct thread_stats *s = &r->arena.ts[r->stat_first[j] + i];
+
+		b->ops = STAT_LOAD(&s->ops);
+		b->bytes = STAT_LOAD(&s->bytes);
+		b->probe_units = STAT_LOAD(&s->probe_units);
+		b->pool.hits = STAT_LOAD(&s->pool.hits);
+		b->pool.misses = STAT_LOAD(&s->pool.misses);
+		b->pool.waits = STAT_LOAD(&s->pool.waits);
+		b->pool.evictions = STAT_LOAD(&s->pool.evictions);
+		b->pool.reads = STAT_LOAD(&s->pool.reads);
+		b->pool.writebacks = STAT_LOAD(&s->pool.writebacks);
+		hist_snapshot(&b->lat, &s->lat);
+		depth_snapshot(&b->depth, &s->depth);
+		if (job_writes(jr->job)) {
+			b->wops = STAT_LOAD(&s->wops);
+			b->wbytes = STAT_LOAD(&s->wbytes);
+			b->syncs = STAT_LOAD(&s->syncs);
+			hist_snapshot(&b->wlat, &s->wlat);
+			hist_snapshot(&b->slat, &s->slat);
+		}
+	}
+	loop_take_base(r->jrs[j].crew.wk.loop);
+	r->job_base_ns[j] = now;
+	r->base_taken[j] = true;
+	sampler_job_measure_start(r->sampler, j, now);
+}
+
+/* loop=, offload=, prefetch=: streams, helpers, how often the readers
+ * slept. Faults of the helpers come from the sampler. */
+static void collect_concurrency(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct crew *c = &jr->crew;
+	const struct loop_setup *L = c->wk.loop;
+	struct job_result *res = &r->res.jobs[j];
+	const struct job_slots sl = c->wk.slots;
+
+	res->offload_helpers = sl.noffload;
+	res->prefetch_helpers = sl.nprefetch;
+	res->sleeps_ok = res->sched_ok = c->nworkers > 0;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		uint64_t wall = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+		uint64_t cpu = s->exit_cpu_ns - s->start_cpu_ns;
+		uint64_t wait = s->exit_wait_ns - s->start_wait_ns;
+
+		if (!s->done || !s->rusage_ok)
+			res->sleeps_ok = false;
+		else
+			res->reader_sleeps += s->exit_nvcsw - s->start_nvcsw;
+		if (!s->done || !s->sched_ok) {
+			res->sched_ok = false;
+		} else {
+			res->reader_cpu_ns += cpu;
+			/* schedstat and the loop's clock are read a moment
+			 * apart: never below zero. */
+			res->reader_blocked_ns += wall > cpu + wait ? wall - cpu - wait : 0;
+		}
+		res->prefetch_reqs += s->prefetch_reqs;
+		res->prefetch_bytes += s->prefetch_bytes;
+		res->prefetch_skipped += s->prefetch_skipped;
+	}
+	if (!L)
+		return;
+	res->streams = calloc(L->n, sizeof(*res->streams));
+	if (!res->streams)
+		return;
+	res->nstreams = L->n;
+	for (unsigned i = 0; i < L->n; i++) {
+		struct stream_result *sr = &res->streams[i];
+
+		sr->target = L->streams[i].target;
+		sr->base = L->streams[i].base;
+		sr->len = L->streams[i].len;
+		sr->ops = L->stats[i].ops - L->base[i].ops;
+		sr->bytes = L->stats[i].bytes - L->base[i].bytes;
+	}
+}
+
+/*
+ * fio's per-job figures: CPU time, context switches and run time of the
+ * job's threads (workers and helpers; the cpu probe is a measuring
+ * device, not the job), and the iodepth counts of the measured part.
+ * A job whose workers counted no push at all ran a synchronous loop:
+ * fio counts each of its requests as a push and a reap of one at
+ * depth 1, and so does this.
+ */
+static void collect_fio(struct run *r, unsigned j)
+{
+	const struct crew *c = &r->jrs[j].crew;
+	const struct job_slots sl = c->wk.slots;
+	struct job_result *res = &r->res.jobs[j];
+	struct fiostat_depth *d = &res->depth;
+	/* fio counts a flush as a request too (an io_u of its own). */
+	uint64_t pushed = 0, ios = res->ops + (res->w ? res->w->ops + res->w->syncs : 0);
+
+	res->cpu_ok = c->nworkers > 0;
+	for (unsigned i = 0; i < sl.total; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		if (sl.nprobe && i == sl.probe)
+			continue;
+		if (i < c->nworkers) {
+			/* Measured from the end of the ramp or the thread's
+			 * start (startdelay), whichever is later. */
+			uint64_t from = s->start_ns > r->job_base_ns[j] ? s->start_ns : r->job_base_ns[j];
+
+			res->thread_ns += s->end_ns > from ? s->end_ns - from : 0;
+			for (unsigned k = 0; k < FIOSTAT_DEPTH_BUCKETS; k++) {
+				d->level[k] += s->depth.level[k] - b->depth.level[k];
+				d->submit[k] += s->depth.submit[k] - b->depth.submit[k];
+				d->complete[k] += s->depth.complete[k] - b->depth.complete[k];
+				pushed += s->depth.submit[k] - b->depth.submit[k];
+			}
+		}
+		if (!s->done || !s->cpu_ok || !s->rusage_ok) {
+			res->cpu_ok = false;
+			continue;
+		}
+		res->cpu_thread_ns += s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+		res->usr_ns += s->exit_utime_ns - s->start_utime_ns;
+		res->sys_ns += s->exit_stime_ns - s->start_stime_ns;
+		res->ctx += (s->exit_nvcsw - s->start_nvcsw) + (s->exit_nivcsw - s->start_nivcsw);
+	}
+	if (!pushed && ios) {
+		d->level[0] = ios;
+		d->submit[1] = ios;
+		d->complete[1] = ios;
+	}
+}
+
+/* The exact extremes the workers saw, not bucket bounds, into @h. */
+static void exact_extremes(struct hist *h, const struct crew *c, size_t off)
+{
+	h->min = UINT64_MAX;
+	h->max = 0;
+	for (unsigned i = 0; i < c->nworkers && h->n; i++) {
+		const struct hist *s = (const struct hist *)((const char *)&c->wk.stats[i] + off);
+
+		if (s->n && s->min < h->min)
+			h->min = s->min;
+		if (s->max > h->max)
+			h->max = s->max;
+	}
+	if (!h->n)
+		h->min = 0;
+}
+
+/* Writes, flushes and the read-back of a job that writes. */
+static void collect_writes(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct crew *c = &jr->crew;
+	struct job_result *res = &r->res.jobs[j];
+	struct write_result *w;
+	struct hist tmp;
+
+	w = res->w = calloc(1, sizeof(*res->w));
+	if (!w)
+		return;
+	hist_init(&w->lat);
+	hist_init(&w->sync_lat);
+	w->verify = jr->job->verify != VERIFY_NONE;
+	w->verify_complete = w->verify;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		w->ops += s->wops - b->wops;
+		w->bytes += s->wbytes - b->wbytes;
+		w->syncs += s->syncs - b->syncs;
+		hist_diff(&tmp, &s->wlat, &b->wlat);
+		hist_merge(&w->lat, &tmp);
+		hist_diff(&tmp, &s->slat, &b->slat);
+		hist_merge(&w->sync_lat, &tmp);
+		if (!w->verify)
+			continue;
+		if (!STAT_LOAD(&s->verify_done))
+			w->verify_complete = false;
+		w->verify_blocks += s->verify.blocks;
+		if (s->verify.bad && (!w->verify_bad || s->verify.first_target < w->verify_first_target ||
+				      (s->verify.first_target == w->verify_first_target &&
+				       s->verify.first_off < w->verify_first_off))) {
+			w->verify_first_target = s->verify.first_target;
+			w->verify_first_off = s->verify.first_off;
+			w->verify_first_code = s->verify.first_code;
+		}
+		w->verify_bad += s->verify.bad;
+	}
+	exact_extremes(&w->lat, c, offsetof(struct thread_stats, wlat));
+	exact_extremes(&w->sync_lat, c, offsetof(struct thread_stats, slat));
+	/* A block that did not read back as written fails the job (as fio's
+	 * verify does, with its errno EILSEQ), unless it failed already. */
+	if (w->verify_bad && !res->error) {
+		res->error = EILSEQ;
+		snprintf(res->errmsg, sizeof(res->errmsg),
+			 "verify: %llu of %llu blocks read back bad; the first: %s offset %llu: %s",
+			 (unsigned long long)w->verify_bad, (unsigned long long)w->verify_blocks,
+			 w->verify_first_target < jr->ntargets ? jr->targets[w->verify_first_target].path : "?",
+			 (unsigned long long)w->verify_first_off, verify_code_name(w->verify_first_code));
+	}
+}
+
+static void collect_job(struct run *r, unsigned j)
+{
+	const struct job_run *jr = &r->jrs[j];
+	const struct crew *c = &jr->crew;
+	const struct job *job = jr->job;
+	struct job_result *res = &r->res.jobs[j];
+	uint64_t end = 0, start = r->job_base_ns[j];
+	struct hist tmp;
+
+	res->job = job;
+	res->nthreads = c->nworkers;
+	res->batch = c->wk.batch;
+	res->lat_ok = job->latency;
+	res->pool_ok = (c->wk.ops->flags & ENGINE_F_POOL) != 0;
+	hist_init(&res->lat);
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+		res->ops += s->ops - b->ops;
+		res->bytes += s->bytes - b->bytes;
+		res->pool.hits += s->pool.hits - b->pool.hits;
+		res->pool.misses += s->pool.misses - b->pool.misses;
+		res->pool.waits += s->pool.waits - b->pool.waits;
+		res->pool.evictions += s->pool.evictions - b->pool.evictions;
+		res->pool.reads += s->pool.reads - b->pool.reads;
+		res->pool.writebacks += s->pool.writebacks - b->pool.writebacks;
+		hist_diff(&tmp, &s->lat, &b->lat);
+		hist_merge(&res->lat, &tmp);
+		if (s->end_ns > end)
+			end = s->end_ns;
+		if (s->failed && !res->error) {
+			res->error = s->error.code;
+			if (s->error.target == WORKER_ERROR_SETUP || s->error.target >= jr->ntargets)
+				snprintf(res->errmsg, sizeof(res->errmsg), "%s", s->error.what);
+			else
+				snprintf(res->errmsg, sizeof(res->errmsg), "%s: offset %llu: %s: %s",
+					 jr->targets[s->error.target].path,
+					 (unsigned long long)s->error.offset, s->error.what,
+					 strerror(s->error.code));
+		}
+	}
+	/* Exact totals: the min/max the workers saw, not bucket bounds. */
+	res->lat.min = UINT64_MAX;
+	res->lat.max = 0;
+	for (unsigned i = 0; i < c->nworkers && res->lat.n; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+
+		if (s->lat.n && s->lat.min < res->lat.min)
+			res->lat.min = s->lat.min;
+		if (s->lat.max > res->lat.max)
+			res->lat.max = s->lat.max;
+	}
+	if (!res->lat.n)
+		res->lat.min = 0;
+	res->runtime_ns = end > start ? end - start : 0;
+	if (c->probe && res->runtime_ns) {
+		uint64_t units = c->probe->probe_units - r->base[r->stat_first[j] + c->wk.slots.probe].probe_units;
+
+		res->probe_ok = true;
+		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
+	}
+	if (job_writes(job))
+		collect_writes(r, j);
+	res->ntargets = jr->ntargets;
+	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));
+	for (unsigned i = 0; res->targets && i < jr->ntargets; i++) {
+		const struct target *t = &jr->targets[i];
+		struct target_result *tr = &res->targets[i];
+
+		snprintf(tr->path, sizeof(tr->path), "%s", t->path);
+		tr->is_blkdev = t->is_blkdev;
+		tr->base = t->base;
+		tr->len = t->len;
+		tr->sparse = t->sparse;
+	}
+	collect_concurrency(r, j);
+	collect_fio(r, j);
+}
+
+static void sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
+			       .tv_nsec = (long)(t % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* A job that could not start fails; the others of its group still run. */
+static void start_failed(struct run *r, unsigned j, const struct err *e, int ret)
+{
+	struct thread_stats *st = &r->jrs[j].crew.wk.stats[0];
+
+	st->error.code = -ret;
+	st->error.target = WORKER_ERROR_SETUP;
+	st->error.offset = 0;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
+	st->failed = 1;
+	r->base_taken[j] = true;
+	r->job_base_ns[j] = now_ns();
+	r->job_ended[j] = true;
+}
+
+/*
+ * MPI (SPEC 14): every rank starts the group together, after a barrier
+ * (before the sampler's first readings, so a long wait for another rank
+ * falls in no row), and on rank 0's grid: g0 is rank 0's start of the
+ * group relative to the run's start (itself taken after a barrier), so
+ * the boundaries, and the t_s of every rank's rows, are rank 0's.
+ */
+static int mpi_group_grid(struct run *r, uint64_t *g0, struct err *e)
+{
+	uint64_t off = *g0 - r->t0;
+	int ret = ranks_bcast(&off, sizeof(off), e);
+
+	if (ret)
+		return ret;
+	*g0 = r->t0 + off;
+	return 0;
+}
+
+/*
+ * MPI: the ranks exchange at each interval boundary (one exchange per
+ * boundary crossed, so ranks stay in step when one wakes late), and at
+ * once when this rank's last job of the group has just ended, or when
+ * stopping with nothing left to run: ranks whose jobs end together (a
+ * runtime) end the group together without waiting for a boundary, and a
+ * Ctrl-C ends the run in time (Open MPI's mpirun kills its ranks a
+ * second after the SIGTERM it sends them). An exchange carries this
+ * rank's rows to rank 0 and returns, the same on every rank, whether any
+ * rank still runs a job of the group and whether any was asked to stop.
+ * The group ends on every rank after the same exchange.
+ */
+static int mpi_exchange(struct run *r, unsigned left, bool just_done, uint64_t crossed, bool *all_done,
+			struct err *e)
+{
+	bool stopping = __atomic_load_n(r->stop, __ATOMIC_RELAXED) && !left;
+	uint64_t n = crossed ? crossed : stopping || just_done;
+
+	for (uint64_t k = 0; k < n && !*all_done; k++) {
+		int flags[2] = { left > 0, __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0 };
+		int ret = rankrows_exchange(r->rows, flags, 2, e);
+
+		if (ret)
+			return ret;
+		if (flags[1])
+			run_request_stop(r);
+		*all_done = !flags[0];
+	}
+	return 0;
+}
+
+/* Run jobs [first, last) together until all are done. Every job is made
+ * ready first (its cache dropped, its memory reserved, its files
+ * prewarmed), so no job's set-up falls inside another's measurement;
+ * then all start at one moment g0. Samples are due at g0 + k * interval,
+ * so every full row of every job spans exactly one interval. */
+static int run_group(struct run *r, unsigned first, unsigned last, struct err *e)
+{
+	const uint64_t iv = r->opts.interval_ns;
+	unsigned left = last - first;
+	uint64_t g0, tick = 0;
+	bool all_done = false;
+	int ret;
+
+	for (unsigned j = first; j < last; j++) {
+		/* Counters start at zero; a job without ramp_time measures
+		 * from its first request, so its base is that zero, taken
+		 * before any worker can count. */
+		unsigned n = job_run_nstats(r->jrs[j].job);
+
+		for (unsigned i = 0; i < n; i++) {
+			struct thread_stats *b = &r->base[r->stat_first[j] + i];
+
+			b->ops = b->bytes = b->probe_units = 0;
+			hist_init(&b->lat);
+			memset(&b->depth, 0, sizeof(b->depth));
+			if (job_writes(r->jrs[j].job)) {
+				b->wops = b->wbytes = b->syncs = 0;
+				stats_init_writes(b);
+			}
+		}
+		ret = job_run_ready(&r->jrs[j], e);
+		if (ret) {
+			start_failed(r, j, e, ret);
+			left--;
+		}
+	}
+	if (r->rows) {
+		ret = ranks_barrier(e);
+		if (ret)
+			return ret;
+	}
+	for (unsigned j = first; j < last; j++)
+		if (!r->job_ended[j])
+			sampler_job_ready(r->sampler, j, job_run_leader(&r->jrs[j]));
+	g0 = now_ns();
+	if (r->rows) {
+		ret = mpi_group_grid(r, &g0, e);
+		if (ret)
+			return ret;
+	}
+	for (unsigned j = first; j < last; j++) {
+		if (r->job_ended[j])
+			continue;
+		ret = job_run_go(&r->jrs[j], g0, e);
+		if (ret) {
+			start_failed(r, j, e, ret);
+			left--;
+			continue;
+		}
+		r->job_started[j] = true;
+		sampler_job_started(r->sampler, j, r->jrs[j].crew.wk.start_ns, r->jrs[j].crew.wk.ramp_end_ns,
+				    r->jrs[j].host.has_cg ? &r->jrs[j].host.cg : NULL);
+		if (!r->jrs[j].crew.wk.ramp_end_ns) {
+			r->job_base_ns[j] = g0;
+			r->base_taken[j] = true;
+		}
+	}
+
+	while (r->rows ? !all_done : left > 0) {
+		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
+		unsigned left_before = left;
+
+		/* Wake early for a ramp end, so the measured part starts on
+		 * time rather than at the next interval. */
+		for (unsigned j = first; j < last; j++)
+			if (!r->job_ended[j] && !r->base_taken[j] && r->jrs[j].crew.wk.ramp_end_ns < next)
+				next = r->jrs[j].crew.wk.ramp_end_ns;
+		/* Check for finished jobs every 10 ms so a short job does not
+		 * wait a whole interval for its end to be noticed. */
+		now = now_ns();
+		if (next > now + 10000000ull)
+			next = now + 10000000ull;
+		sleep_until_ns(next);
+		now = now_ns();
+
+		for (unsigned j = first; j < last; j++)
+			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)
+				take_base(r, j, now);
+		for (unsigned j = first; j < last; j++) {
+			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
+				continue;
+			if (!r->base_taken[j])
+				take_base(r, j, now);	/* ended inside its ramp */
+			/* The last row first: joining removes the job's cgroup. */
+			sampler_job_ended(r->sampler, j, now);
+			job_run_join(&r->jrs[j]);
+			r->job_ended[j] = true;
+			left--;
+		}
+		if (now >= g0 + (tick + 1) * iv) {
+			sampler_tick(r->sampler, now);
+			/* Overloaded host: skip the boundaries already past
+			 * rather than emit rows of a few microseconds. */
+			crossed = (now - g0) / iv - tick;
+			tick = (now - g0) / iv;
+		}
+		if (r->rows) {
+			ret = mpi_exchange(r, left, left_before && !left, crossed, &all_done, e);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int run_execute(struct run *r, struct err *e)
+{
+	uint64_t t0;
+	struct timeval tv;
+	unsigned first = 0;
+	int ret = 0;
+
+	r->res.njobs = r->njobs;
+	r->res.nglobals = r->jl->nglobals;
+	r->res.globals = r->jl->globals;
+	r->res.interval_ns = r->opts.interval_ns;
+	r->res.jobs = calloc(r->njobs ? r->njobs : 1, sizeof(*r->res.jobs));
+	if (!r->res.jobs)
+		return err_set(e, ENOMEM, "out of memory");
+	/* The controller is the sampler's clock. On a host whose CPUs the
+	 * workers saturate, an ordinary thread wakes milliseconds late; a
+	 * real-time priority of 1 (it sleeps nearly always) keeps samples on
+	 * time. Without the privilege it stays an ordinary thread. */
+	{
+		struct sched_param sp = { .sched_priority = 1 };
+
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	}
+	if (r->rows) {
+		ret = rankrows_start(r->rows, e);
+		if (!ret)
+			ret = ranks_barrier(e);
+		if (ret)
+			return ret;
+	}
+	gettimeofday(&tv, NULL);
+	r->res.start_epoch_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	t0 = r->t0 = now_ns();
+	sampler_begin(r->sampler, t0);
+	if (r->rows) {
+		/* One wall clock for every rank's rows: rank 0's. */
+		ret = ranks_bcast(&r->res.start_epoch_ms, sizeof(r->res.start_epoch_ms), e);
+		if (ret)
+			return ret;
+		sampler_set_epoch0(r->sampler, r->res.start_epoch_ms);
+	}
+
+	while (first < r->njobs) {
+		unsigned last = first + 1;
+		int stop = __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0;
+
+		/* Under MPI the ranks agree before each group, so a signal
+		 * seen by one rank alone stops them all at the same place. */
+		if (r->rows && ranks_max(&stop, 1, e) == 0 && stop)
+			run_request_stop(r);
+		if (stop)
+			break;
+
+		while (last < r->njobs && !r->jl->jobs[last]->stonewall)
+			last++;
+		ret = run_group(r, first, last, e);
+		if (ret)
+			break;
+		first = last;
+	}
+	for (unsigned j = 0; j < r->njobs; j++)
+		collect_job(r, j);
+	r->res.duration_ns = now_ns() - t0;
+	r->res.interrupted = __atomic_load_n(r->stop, __ATOMIC_RELAXED) != 0;
+	sampler_end(r->sampler, now_ns(), &r->res);
+	if (r->rows)
+		r->res.csv_error = rankrows_csv_error(r->rows);
+	return ret;
+}
+
+void run_destroy(struct run *r)
+{
+	sampler_destroy(r->sampler);
+	if (r->rows)
+		rankrows_close(r->rows);
+	free(r->rows);
+	for (unsigned i = 0; r->jrs && i < r->njobs; i++)
+		job_run_destroy(&r->jrs[i]);
+	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++) {
+		free(r->res.jobs[i].targets);
+		free(r->res.jobs[i].streams);
+		free(r->res.jobs[i].w);
+	}
+	free(r->res.jobs);
+	free(r->jrs);
+	free(r->views);
+	free(r->stat_first);
+	free(r->job_started);
+	free(r->job_ended);
+	free(r->job_base_ns);
+	free(r->base);
+	free(r->base_taken);
+	stats_arena_destroy(&r->arena);
+	if (r->stop)
+		munmap(r->stop, sizeof(int));
+	memset(r, 0, sizeof(*r));
+}

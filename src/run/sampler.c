@@ -1,0 +1,768 @@
+/*
+ * sampler.c - per-interval telemetry: job counters next to the kernel's
+ * evidence, as CSV rows, the live status line and the run's totals.
+ *
+ * Each /proc and /sys file is opened once and re-read with pread. A
+ * source that cannot be read leaves its CSV cells empty and warns once;
+ * nothing unmeasured is ever written as a zero.
+ *
+ * Per-job rates are computed over the job's own interval (from its
+ * previous row to now), so a job that ends mid-interval gets a final
+ * short row with its real dt_s, and system-wide deltas on that row cover
+ * exactly the same span.
+ */
+#include "run/sampler.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "telemetry/cgroup.h"
+#include "out/csvout.h"
+#include "telemetry/devinfo.h"
+#include "out/fiolog.h"
+#include "lib/fiostat.h"
+#include "lib/latclock.h"
+#include "telemetry/perfev.h"
+#include "telemetry/procfs.h"
+#include "run/samplerow.h"
+
+/* The columns of samplerow.c's rows, in order. */
+const char sampler_csv_header[] =
+	"t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,"
+	"lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,"
+	"pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,"
+	"dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,"
+	"w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,"
+	"dev_write_mib_s,dev_write_iops,pool_hit_pct,pool_evict_per_s,"
+	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
+	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
+	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
+	EXPLAIN_CSV_COLUMNS;
+
+
+/* ---- system sources ------------------------------------------------- */
+
+static void open_sys_sources(struct sampler *s)
+{
+	const char *root = s->proc;
+
+	if (procfs_src_open(&s->interrupts, root, "interrupts") < 0)
+		s->interrupts.fd = -1;
+	if (procfs_src_open(&s->vmstat, root, "vmstat") < 0)
+		s->vmstat.fd = -1;
+	if (procfs_src_open(&s->meminfo, root, "meminfo") < 0)
+		s->meminfo.fd = -1;
+	if (procfs_src_open(&s->stat, root, "stat") < 0)
+		s->stat.fd = -1;
+	s->have_ksw = procfs_kswapd_open(&s->ksw, root) == 0;
+	explain_host_open(&s->psi, root);
+}
+
+static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
+{
+	ssize_t n;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->t = now;
+
+	n = s->interrupts.fd >= 0 ? procfs_src_read(&s->interrupts) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_tlb(s->interrupts.buf, (size_t)n, &o->tlb, NULL);
+	o->tlb_ok = ret == 0;
+	if (!o->tlb_ok)
+		sampler_warn_once(&s->warned_tlb, "TLB shootdowns unavailable: %s",
+			  ret == -ENOENT ? PROCFS_TLB_ABSENT_WHY : strerror(-ret));
+
+	if (s->have_ksw) {
+		ret = procfs_kswapd_read(&s->ksw, &o->ksw_ticks);
+		o->ksw_ok = ret == 0;
+	}
+	if (!o->ksw_ok)
+		sampler_warn_once(&s->warned_ksw, "kswapd CPU time unavailable: %s",
+			  s->have_ksw ? "its stat file could not be read" : "no kswapd thread found");
+
+	n = s->vmstat.fd >= 0 ? procfs_src_read(&s->vmstat) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_vmstat(s->vmstat.buf, (size_t)n, &o->vm);
+	o->vm_ok = ret == 0 && procfs_vm_has(&o->vm, PROCFS_VM_PGSCAN_KSWAPD) &&
+		   procfs_vm_has(&o->vm, PROCFS_VM_PGSTEAL_KSWAPD);
+	if (!o->vm_ok)
+		sampler_warn_once(&s->warned_vm, "reclaim counters unavailable from %s/vmstat", s->proc);
+
+	n = s->meminfo.fd >= 0 ? procfs_src_read(&s->meminfo) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_meminfo(s->meminfo.buf, (size_t)n, &o->mem);
+	o->mem_ok = ret == 0 && procfs_mem_has(&o->mem, PROCFS_MEM_CACHED);
+	if (!o->mem_ok)
+		sampler_warn_once(&s->warned_mem, "page cache size unavailable from %s/meminfo", s->proc);
+
+	n = s->stat.fd >= 0 ? procfs_src_read(&s->stat) : -ENOENT;
+	ret = n < 0 ? (int)n : procfs_parse_stat(s->stat.buf, (size_t)n, &o->cpu);
+	o->cpu_ok = ret == 0;
+	if (!o->cpu_ok)
+		sampler_warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
+	explain_host_read(&s->psi, &o->psi);
+}
+
+/* ---- devices -------------------------------------------------------- */
+
+static int dev_add(struct sampler *s, const char *name, const char *role, const struct devinfo *d)
+{
+	for (unsigned i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->devs[i].name, name))
+			return (int)i;
+	if (s->ndevs >= sizeof(s->devs) / sizeof(s->devs[0]))
+		return -ENOSPC;
+
+	struct dev_src *ds = &s->devs[s->ndevs];
+
+	snprintf(ds->name, sizeof(ds->name), "%s", name);
+	snprintf(ds->role, sizeof(ds->role), "%s", role);
+	snprintf(ds->facts.model, sizeof(ds->facts.model), "%s%s%s", d->vendor,
+		 d->vendor[0] && d->model[0] ? " " : "", d->model);
+	snprintf(ds->facts.scheduler, sizeof(ds->facts.scheduler), "%s", d->scheduler);
+	ds->facts.rotational = d->rotational;
+	ds->facts.size_bytes = d->size_bytes;
+	snprintf(ds->facts.md_level, sizeof(ds->facts.md_level), "%s", d->md_level);
+	ds->facts.md_chunk_bytes = d->md_chunk_bytes;
+	ds->facts.md_raid_disks = d->md_raid_disks;
+	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
+	if (!ds->ok)
+		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
+			d->stat_path, name);
+	return (int)s->ndevs++;
+}
+
+static void job_add_dev(struct job_samp *js, int idx)
+{
+	if (idx < 0 || js->ndev >= RESULT_MAX_DEVS)
+		return;
+	for (unsigned i = 0; i < js->ndev; i++)
+		if (js->dev[i] == (unsigned)idx)
+			return;
+	js->dev[js->ndev++] = (unsigned)idx;
+}
+
+/* The job's primary devices first (what its traffic is read from), then
+ * md members (reported, not summed: the array already counts them). */
+static void resolve_job_devices(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct job_samp *js = &s->jobs[j];
+	const char *sys = devinfo_sysroot();
+	struct devinfo di[RESULT_MAX_DEVS];
+	const struct devinfo *use[RESULT_MAX_DEVS];
+	bool count[RESULT_MAX_DEVS];
+	unsigned nd = 0;
+
+	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
+		struct err e = { 0 };
+		const struct target *t = &sj->targets[i];
+
+		memset(&di[nd], 0, sizeof(di[nd]));
+		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
+			fprintf(stderr, "faultline: warning: %s: no block device to sample (%s); device traffic stays empty\n",
+				t->path, e.msg);
+			continue;
+		}
+		/* A loop device's reads reach its backing file's device;
+		 * sample that, where it resolved. */
+		use[nd] = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
+		nd++;
+	}
+	/* Summed: each device whose reads no other of the set already
+	 * counts (a partition's disk, a member's array). */
+	devinfo_counted(use, nd, count);
+	for (unsigned i = 0; i < nd; i++)
+		if (count[i])
+			job_add_dev(js, dev_add(s, use[i]->name, devinfo_kind_name(use[i]->kind), use[i]));
+	js->nprimary = js->ndev;
+	for (unsigned i = 0; i < nd; i++) {
+		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
+
+		/* md0p1 is a partition but carries its array's members. */
+		if (d->md_level[0])
+			for (unsigned m = 0; m < d->nmembers; m++)
+				job_add_dev(js, dev_add(s, d->members[m].name, "md-member", &d->members[m]));
+		devinfo_free(&di[i]);
+	}
+}
+
+/* ---- lifecycle ------------------------------------------------------ */
+
+static void fiolog_warn(const char *msg)
+{
+	fprintf(stderr, "faultline: warning: %s\n", msg);
+}
+
+/* fio's log files, made now so a bad prefix fails before the run. */
+static int open_fiolog(struct sampler *s, struct err *e)
+{
+	struct fiolog_job *fj = calloc(s->cfg.njobs ? s->cfg.njobs : 1, sizeof(*fj));
+	int ret;
+
+	if (!fj)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		fj[j].job = s->cfg.jobs[j].job;
+		fj[j].nthreads = s->cfg.jobs[j].nworkers;
+	}
+	ret = fiolog_create(&s->fiolog, fj, s->cfg.njobs, s->cfg.interval_ns, fiolog_warn, e);
+	free(fj);
+	return ret;
+}
+
+int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+
+	*sp = NULL;
+	if (!s)
+		return err_set(e, ENOMEM, "out of memory");
+	s->cfg = *cfg;
+	s->proc = procfs_root();
+	s->hz = procfs_clk_tck();
+	s->jobs = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
+	if (!s->jobs) {
+		free(s);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	if (cfg->csv_path) {
+		int ret = csvout_open(&s->csv, cfg->csv_path, e);
+
+		if (ret) {
+			free(s->jobs);
+			free(s);
+			return ret;
+		}
+		s->have_csv = true;
+	}
+	open_sys_sources(s);
+	s->plan = malloc(sizeof(*s->plan));
+	if (!s->plan)
+		return err_set(e, ENOMEM, "out of memory");
+	/* The kernel's own counters: the live host's, whatever recorded
+	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
+	perfev_probe(s->plan, "/sys", "/proc");
+	/* Workers open rings and pidfds, the sampler a task file per
+	 * thread: counters give way to those. */
+	s->ev_reserve = 256;
+	for (unsigned j = 0; j < cfg->njobs; j++)
+		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
+	for (unsigned j = 0; j < cfg->njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+
+		js->nthreads = cfg->jobs[j].slots.total;
+		js->th = calloc(js->nthreads, sizeof(*js->th));
+		if (!js->th)
+			return err_set(e, ENOMEM, "out of memory");
+		/* Only a write job's workers have write histograms to follow. */
+		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
+			js->th[i].prev_w = calloc(2, sizeof(struct hist));
+			if (!js->th[i].prev_w)
+				return err_set(e, ENOMEM, "out of memory");
+		}
+		resolve_job_devices(s, j);
+		if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
+				     cfg->jobs[j].ntargets) < 0)
+			return err_set(e, ENOMEM, "out of memory");
+		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
+		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
+		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
+		if (!js->dev_last || !js->dev_base || !js->dev_end)
+			return err_set(e, ENOMEM, "out of memory");
+		js->faults_ok = true;
+		js->share = calloc(cfg->jobs[j].nworkers ? cfg->jobs[j].nworkers : 1, sizeof(*js->share));
+		if (!js->share)
+			return err_set(e, ENOMEM, "out of memory");
+		/* Estimated length for the status line: stonewall groups run
+		 * one after another, jobs of a group together. */
+	}
+	*sp = s;
+	return open_fiolog(s, e);
+}
+
+static uint64_t job_planned_ns(const struct job *j)
+{
+	if (!j->runtime_ns)
+		return 0;
+	return j->startdelay_ns + j->ramp_ns + j->runtime_ns;
+}
+
+/* Planned length of the run for the status line: stonewall groups run
+ * one after another, the jobs of a group together. 0 = unknown (a job
+ * without runtime runs until its I/O is done). */
+static uint64_t planned_ns(const struct sampler_config *c)
+{
+	uint64_t total = 0, group = 0;
+
+	for (unsigned j = 0; j < c->njobs; j++) {
+		const struct job *job = c->jobs[j].job;
+
+		if (!job_planned_ns(job))
+			return 0;
+		if (job->stonewall && j) {
+			total += group;
+			group = 0;
+		}
+		if (job_planned_ns(job) > group)
+			group = job_planned_ns(job);
+	}
+	return total + group;
+}
+
+void sampler_begin(struct sampler *s, uint64_t now)
+{
+	struct timeval tv;
+
+	s->t0 = now;
+	gettimeofday(&tv, NULL);
+	s->epoch0_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	read_sys(s, &s->begin, now);
+	s->last_tick = s->begin;
+	s->last_tick_ok = true;
+	s->status_total_ns = planned_ns(&s->cfg);
+	if (s->have_csv) {
+		/* Anything stdio holds for stdout goes first (--csv=-). */
+		fflush(stdout);
+		sampler_csv_write(s, sampler_csv_header, strlen(sampler_csv_header));
+	}
+}
+
+void sampler_set_epoch0(struct sampler *s, uint64_t epoch0_ms)
+{
+	s->epoch0_ms = epoch0_ms;
+}
+
+void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
+{
+	struct job_samp *js = &s->jobs[j];
+
+	/* Counters on the leader before it starts anything: every task of
+	 * the job is counted, and none of another job's. Hosts that offer
+	 * none say so in --check-system, not once per run. */
+	if (leader > 0 && perfev_any(s->plan)) {
+		struct err e = { 0 };
+		struct rlimit rl;
+
+		js->ev_open = perfev_open(&js->ev, s->plan, leader, &e) == 0;
+		/* Counters are what gives way when descriptors run short.
+		 * They are handed out lowest first: the highest tells how
+		 * many are in use. */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    (e.code == EMFILE || (js->ev_open && (rlim_t)perfev_highest_fd(&js->ev) + s->ev_reserve >= rl.rlim_cur))) {
+			perfev_close(&js->ev);
+			js->ev_open = false;
+			snprintf(js->ev_why, sizeof(js->ev_why), "not opened: out of file descriptors "
+				 "(RLIMIT_NOFILE %llu, %u per job)", (unsigned long long)rl.rlim_cur, s->plan->nev);
+			s->ev_skipped++;
+		} else if (e.code) {
+			snprintf(js->ev_why, sizeof(js->ev_why), "%s", e.msg);
+			sampler_warn_once(&s->warned_ev, "job %s: per-job kernel counters: %s",
+				  s->cfg.jobs[j].job->name, e.msg);
+		}
+		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
+			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		js->ev_base = js->ev_last;
+	}
+	/* One snapshot for all the jobs of a group (readied together, then
+	 * started together), so their first rows' system-wide cells agree
+	 * as every later row's do. */
+	if (!s->group_sys_taken)
+		read_sys(s, &s->group_sys, now_ns());
+	s->group_sys_taken = true;
+	js->last_sys = s->group_sys;
+	sampler_read_job_devs(s, js, js->dev_last);
+	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
+}
+
+void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
+			 uint64_t ramp_end_ns, struct cgroup *cg)
+{
+	struct job_samp *js = &s->jobs[j];
+
+	s->group_sys_taken = false;	/* the next group takes its own */
+	js->active = true;
+	js->start_ns = start_ns;
+	js->ramp_end_ns = ramp_end_ns;
+	js->cg = cg;
+	explain_job_cgroup(&js->x, cg);
+	js->measure_ns = ramp_end_ns ? ramp_end_ns : start_ns + s->cfg.jobs[j].job->startdelay_ns;
+	js->ending = false;
+	js->last_t = start_ns;
+	js->last_sys.t = start_ns;
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+
+		hist_init(&ts->prev_lat);
+		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
+		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
+		ts->prev_hits = ts->prev_misses = ts->prev_evictions = 0;
+		if (ts->prev_w) {
+			hist_init(&ts->prev_w[0]);
+			hist_init(&ts->prev_w[1]);
+		}
+		/* A new thread starts with zero faults of its own. */
+		ts->prev_maj = ts->prev_min = 0;
+		ts->cpu_ns = ts->prev_cpu = 0;
+		ts->cpu_ok = false;
+		ts->base_from_start = true;
+	}
+}
+
+void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	js->measure_ns = now;
+	sampler_read_job_devs(s, js, js->dev_base);
+	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
+		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
+
+		ts->base_from_start = true;
+		if (STAT_LOAD(&st->running) &&
+		    sampler_thread_faults(s, ts, st, &ts->base_maj, &ts->base_min))
+			ts->base_from_start = false;
+	}
+}
+
+static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *sys,
+			const double *mib, const double *iops)
+{
+	char buf[1024];
+	int n;
+
+	if (!s->cfg.status_line)
+		return;
+	n = snprintf(buf, sizeof(buf), "[%.0fs", (double)(now - s->t0) / 1e9);
+	if (s->status_total_ns)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "/%.0fs", (double)s->status_total_ns / 1e9);
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, "]");
+	for (unsigned j = 0; j < s->cfg.njobs && n < (int)sizeof(buf) - 80; j++)
+		if (s->jobs[j].active)
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s: %.1f MiB/s %.0f IOPS",
+				      s->cfg.jobs[j].job->name, mib[j], iops[j]);
+	if (sys->tlb_ok && s->last_tick_ok && s->last_tick.tlb_ok)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | TLB %.0f/s",
+			      (double)(sys->tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t));
+	if (sys->ksw_ok && s->last_tick.ksw_ok)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | kswapd %.1f%%",
+			      (double)(sys->ksw_ticks - s->last_tick.ksw_ticks) / (double)s->hz * 1e11 /
+				      (double)(now - s->last_tick.t));
+	fprintf(stderr, "\r%-*s", (int)s->status_len, buf);
+	s->status_len = (size_t)n;
+	fflush(stderr);
+}
+
+/*
+ * verify=crc32c: every worker has ended its timed part and reads its
+ * blocks back. Those seconds are no part of the job's rates, so they
+ * get no rows; the job's last row ends where its work did
+ * (sampler_job_ended).
+ */
+static bool reading_back(const struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	if (sj->job->verify == VERIFY_NONE || !sj->nworkers)
+		return false;
+	for (unsigned i = 0; i < sj->nworkers; i++)
+		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))
+			return false;
+	return true;
+}
+
+void sampler_tick(struct sampler *s, uint64_t now)
+{
+	struct sys_snap sys;
+	double mib[s->cfg.njobs ? s->cfg.njobs : 1], iops[s->cfg.njobs ? s->cfg.njobs : 1];
+
+	read_sys(s, &sys, now);
+	s->group_sys_taken = false;
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		mib[j] = iops[j] = 0;
+		if (s->jobs[j].active && !reading_back(s, j))
+			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
+	}
+	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
+		double rate = (double)(sys.tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
+
+		if (!s->tlb_peak_ok || rate > s->tlb_peak)
+			s->tlb_peak = rate;
+		s->tlb_peak_ok = true;
+	}
+	status_line(s, now, &sys, mib, iops);
+	s->last_tick = sys;
+}
+
+/*
+ * The job's counters at its end. With inherit, one read sums the tasks
+ * still alive and those that exited (their counts folded into ours as
+ * they went). A read that fails leaves its counters null, with why,
+ * rather than 0.
+ */
+static void ev_read_end(struct job_samp *js)
+{
+	int ret = perfev_read(&js->ev, &js->ev_end);
+
+	if (ret < 0 && !js->ev_why[0])
+		snprintf(js->ev_why, sizeof(js->ev_why), "reading the counters at the job's end failed: %s",
+			 strerror(-ret));
+}
+
+void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
+{
+	struct job_samp *js = &s->jobs[j];
+	struct sys_snap sys;
+	uint64_t end = 0;
+	bool row;
+
+	if (!js->active)
+		return;
+	/* The job's work ended when its last worker stopped, not when the
+	 * controller noticed: the last row ends there, so it is not a
+	 * stretch of idle time that reads as a collapse in throughput. */
+	for (unsigned i = 0; i < s->cfg.jobs[j].nworkers; i++) {
+		uint64_t e = STAT_LOAD(&s->cfg.jobs[j].stats[i].end_ns);
+
+		if (e > end)
+			end = e;
+	}
+	if (!end || end > now)
+		end = now;
+	read_sys(s, &sys, end);
+	/* A final row only for a real remainder: a job that ends right on
+	 * an interval boundary already has its last row. */
+	js->ending = true;
+	row = end > js->last_t + 1000000ull;
+	if (row)
+		sampler_job_row(s, j, end, &sys, NULL, NULL);
+	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
+	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
+	js->dev_end_taken = true;
+	if (js->ev_open) {
+		/* The rows end here, so do the totals: the final row's read,
+		 * or one made now. Not the last row's when there is no final
+		 * one: a job shorter than that remainder (thread=0 with the
+		 * null engine: under a millisecond) would have its totals
+		 * from sampler_job_ready, before any of its tasks ran, and
+		 * report 0 for everything its processes did. */
+		if (row)
+			js->ev_end = js->ev_last;
+		else
+			ev_read_end(js);
+		js->ev_ended = true;
+		perfev_close(&js->ev);
+		js->ev_open = false;
+	}
+	js->active = false;
+	js->cg = NULL;		/* the controller removes it next */
+	explain_job_cgroup(&js->x, NULL);
+}
+
+static void fill_host(struct host_result *h, const struct sys_snap *sys)
+{
+	struct utsname u;
+
+	if (gethostname(h->hostname, sizeof(h->hostname)) < 0)
+		h->hostname[0] = '\0';
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	h->ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	h->numa_nodes = numa_available() < 0 ? 1 : (unsigned)numa_num_configured_nodes();
+	h->mem_total = sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_TOTAL)
+			       ? sys->mem.bytes[PROCFS_MEM_TOTAL]
+			       : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
+{
+	struct sys_snap end;
+	struct sys_result *sr = &res->sys;
+
+	read_sys(s, &end, now);
+	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
+	if (s->cfg.status_line && s->status_len)
+		fprintf(stderr, "\n");
+	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
+	if (sr->tlb_ok) {
+		sr->tlb_total = end.tlb - s->begin.tlb;
+		/* A run shorter than one interval has no interval rate: its
+		 * average is the best peak there is. */
+		sr->tlb_peak_per_s = s->tlb_peak_ok ? s->tlb_peak
+				     : (double)sr->tlb_total * 1e9 / (double)(now - s->t0);
+	}
+	sr->kswapd_ok = s->begin.ksw_ok && end.ksw_ok;
+	if (sr->kswapd_ok)
+		sr->kswapd_cpu_s = (double)(end.ksw_ticks - s->begin.ksw_ticks) / (double)s->hz;
+	sr->vm_ok = s->begin.vm_ok && end.vm_ok;
+	if (sr->vm_ok) {
+		sr->pgscan_kswapd = vm_get(&end, PROCFS_VM_PGSCAN_KSWAPD) - vm_get(&s->begin, PROCFS_VM_PGSCAN_KSWAPD);
+		sr->pgscan_direct = vm_get(&end, PROCFS_VM_PGSCAN_DIRECT) - vm_get(&s->begin, PROCFS_VM_PGSCAN_DIRECT);
+		sr->pgsteal_kswapd = vm_get(&end, PROCFS_VM_PGSTEAL_KSWAPD) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_KSWAPD);
+		sr->pgsteal_direct = vm_get(&end, PROCFS_VM_PGSTEAL_DIRECT) - vm_get(&s->begin, PROCFS_VM_PGSTEAL_DIRECT);
+		sr->pgmajfault = vm_get(&end, PROCFS_VM_PGMAJFAULT) - vm_get(&s->begin, PROCFS_VM_PGMAJFAULT);
+		sr->pgscan_all_ok = vm_has_all(&end) && vm_has_all(&s->begin);
+		if (sr->pgscan_all_ok) {
+			sr->pgscan_all = pgscan(&end) - pgscan(&s->begin);
+			sr->pgsteal_all = pgsteal(&end) - pgsteal(&s->begin);
+		}
+	}
+	sr->cache_ok = s->begin.mem_ok && end.mem_ok;
+	if (sr->cache_ok) {
+		sr->cache_start = s->begin.mem.bytes[PROCFS_MEM_CACHED];
+		sr->cache_end = end.mem.bytes[PROCFS_MEM_CACHED];
+	}
+	fill_host(&res->host, &end);
+	res->events = s->plan;
+	if (s->ev_skipped)
+		fprintf(stderr, "faultline: warning: per-job kernel counters not opened for %u of %u jobs: "
+			"each needs %u file descriptors and RLIMIT_NOFILE is too low (raise the hard limit, "
+			"as root: ulimit -Hn); their job_* cells stay empty\n",
+			s->ev_skipped, s->cfg.njobs, s->plan->nev);
+
+	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+		const struct sampler_job *sj = &s->cfg.jobs[j];
+		struct job_result *jres = &res->jobs[j];
+		bool ok = true;
+
+		jres->read_iops = js->iops[FIOLOG_READ];
+		jres->read_bw = js->bw[FIOLOG_READ];
+		jres->write_iops = js->iops[FIOLOG_WRITE];
+		jres->write_bw = js->bw[FIOLOG_WRITE];
+
+		/* Faults of the measured part: exit figures minus the base. */
+		jres->majflt = jres->minflt = 0;
+		for (unsigned i = 0; i < sj->nworkers; i++) {
+			const struct thread_stats *st = &sj->stats[i];
+			const struct thread_samp *ts = &js->th[i];
+			uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
+			uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
+
+			if (!st->done || !st->rusage_ok) {
+				ok = false;
+				continue;
+			}
+			jres->majflt += st->exit_majflt - bmaj;
+			jres->minflt += st->exit_minflt - bmin;
+		}
+		jres->faults_ok = ok && sj->nworkers;
+
+		/* Kernel counters of the measured part. */
+		for (int c = 0; c < PERFEV_NR; c++) {
+			jres->events.ok[c] = js->ev_ended && js->ev_end.ok[c] && js->ev_base.ok[c] &&
+					     js->ev_end.v[c] >= js->ev_base.v[c];
+			jres->events.v[c] = jres->events.ok[c] ? js->ev_end.v[c] - js->ev_base.v[c] : 0;
+		}
+		snprintf(jres->events_why, sizeof(jres->events_why), "%s", js->ev_why);
+
+		/* Helper threads (offload, prefetch): apart from the workers,
+		 * whose faults are the ones that blocked the reader. */
+		{
+			const struct job_slots sl = sj->slots;
+
+			jres->helper_majflt = jres->helper_minflt = 0;
+			jres->helper_faults_ok = sl.noffload + sl.nprefetch > 0;
+			for (unsigned i = sl.offload; i < sl.prefetch + sl.nprefetch; i++) {
+				const struct thread_stats *st = &sj->stats[i];
+				const struct thread_samp *ts = &js->th[i];
+				uint64_t bmaj = ts->base_from_start ? st->start_majflt : ts->base_maj;
+				uint64_t bmin = ts->base_from_start ? st->start_minflt : ts->base_min;
+
+				if (!st->done || !st->rusage_ok) {
+					jres->helper_faults_ok = false;
+					continue;
+				}
+				jres->helper_majflt += st->exit_majflt - bmaj;
+				jres->helper_minflt += st->exit_minflt - bmin;
+			}
+		}
+
+		if (!js->dev_end_taken)
+			sampler_read_job_devs(s, js, js->dev_end);
+		jres->ndevs = 0;
+		for (unsigned i = 0; i < js->ndev && i < RESULT_MAX_DEVS; i++) {
+			const struct dev_src *ds = &s->devs[js->dev[i]];
+			struct dev_result *dr = &jres->devs[jres->ndevs++];
+
+			*dr = ds->facts;
+			snprintf(dr->name, sizeof(dr->name), "%s", ds->name);
+			snprintf(dr->role, sizeof(dr->role), "%s", i < js->nprimary ? ds->role : "md-member");
+			dr->ok = ds->ok;
+			if (ds->ok) {
+				dr->read_bytes = devinfo_read_bytes(&js->dev_end[i]) - devinfo_read_bytes(&js->dev_base[i]);
+				dr->read_ios = js->dev_end[i].read_ios - js->dev_base[i].read_ios;
+				dr->write_bytes = devinfo_write_bytes(&js->dev_end[i]) -
+						  devinfo_write_bytes(&js->dev_base[i]);
+				dr->write_ios = js->dev_end[i].write_ios - js->dev_base[i].write_ios;
+			}
+		}
+		jres->dev_ok = sampler_job_devs_ok(s, js);
+		jres->dev_read_bytes = jres->dev_write_bytes = jres->dev_write_ios = 0;
+		for (unsigned i = 0; jres->dev_ok && i < js->nprimary; i++) {
+			jres->dev_read_bytes += jres->devs[i].read_bytes;
+			jres->dev_write_bytes += jres->devs[i].write_bytes;
+			jres->dev_write_ios += jres->devs[i].write_ios;
+		}
+		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
+		explain_result(&js->x, &jres->x);
+		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
+			if (js->nprimary)
+				snprintf(jres->targets[t].device, sizeof(jres->targets[t].device), "%s",
+					 s->devs[js->dev[t < js->nprimary ? t : 0]].name);
+	}
+}
+
+void sampler_destroy(struct sampler *s)
+{
+	if (!s)
+		return;
+	if (s->have_csv)
+		csvout_close(&s->csv);
+	fiolog_close(s->fiolog);
+	procfs_src_close(&s->interrupts);
+	procfs_src_close(&s->vmstat);
+	procfs_src_close(&s->meminfo);
+	procfs_src_close(&s->stat);
+	if (s->have_ksw)
+		procfs_kswapd_close(&s->ksw);
+	explain_host_close(&s->psi);
+	for (unsigned i = 0; i < s->ndevs; i++)
+		procfs_src_close(&s->devs[i].src);
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+
+		if (js->ev_open)
+			perfev_close(&js->ev);
+		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
+			if (js->th[i].task_open)
+				procfs_src_close(&js->th[i].task);
+			if (js->th[i].sched_open)
+				procfs_src_close(&js->th[i].sched);
+		}
+		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+			free(js->th[i].prev_w);
+		free(js->th);
+		explain_job_free(&js->x);
+		free(js->share);
+		free(js->dev_last);
+		free(js->dev_base);
+		free(js->dev_end);
+	}
+	free(s->jobs);
+	if (s->plan)
+		perfev_plan_release(s->plan);
+	free(s->plan);
+	free(s);
+}

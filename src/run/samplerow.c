@@ -1,0 +1,476 @@
+/*
+ * samplerow.c - one CSV row per job per interval (SPEC 7, then SPEC 10's
+ * write columns, then bufpool's pool columns, then SPEC 15's job_* columns): the job's counters and latency histograms since its
+ * previous row, its threads' faults, its devices, and the system-wide
+ * deltas over the same span. A cell whose source could not be read is
+ * empty, never 0.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "telemetry/cgroup.h"
+#include "run/samplerow.h"
+
+
+void sampler_warn_once(bool *flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*flag)
+		return;
+	*flag = true;
+	fprintf(stderr, "faultline: warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; its CSV cells stay empty\n");
+}
+
+void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out)
+{
+	for (unsigned i = 0; i < js->ndev; i++) {
+		struct dev_src *ds = &s->devs[js->dev[i]];
+
+		if (ds->ok && devinfo_stat_read(&ds->src, &out[i]) < 0)
+			ds->ok = false;
+		if (!ds->ok)
+			memset(&out[i], 0, sizeof(out[i]));
+	}
+}
+
+bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
+{
+	if (!js->nprimary)
+		return false;
+	for (unsigned i = 0; i < js->nprimary; i++)
+		if (!s->devs[js->dev[i]].ok)
+			return false;
+	return true;
+}
+
+/* One CSV line, whole or not at all (csvout.c). */
+void sampler_csv_write(struct sampler *s, const char *line, size_t len)
+{
+	int ret = csvout_row(&s->csv, line, len);
+
+	if (!ret)
+		return;
+	if (ret == -EPIPE) {
+		/* The reader of --csv=- went away: nobody is watching, so
+		 * end the run (cleanly). */
+		fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
+		__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
+	} else {
+		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
+			s->csv.path, strerror(-ret));
+	}
+}
+
+/* The job_* columns (SPEC 15), in header order: a counter, and a second
+ * one added to it (-1: none). Direct reclaim counts the job's threads
+ * entering reclaim themselves, globally or in their memory cgroup (the
+ * only kind a mem_limit job does). */
+static const int8_t ev_cols[][2] = {
+	{ PERFEV_TLB_IPI, -1 }, { PERFEV_PGCACHE_ADD, -1 },
+	{ PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM }, { PERFEV_CSW, -1 },
+	{ PERFEV_DTLB_MISS, -1 }, { PERFEV_TLB_LOCAL, -1 }, { PERFEV_FAULTS, -1 },
+	{ PERFEV_MAJFLT, -1 }, { PERFEV_MIGRATIONS, -1 }, { PERFEV_CYCLES, -1 },
+	{ PERFEV_TLB_REMOTE, -1 },
+};
+
+/* The CSV's rw column, by enum rw_mode. */
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+
+/* ---- per-thread faults ---------------------------------------------- */
+
+/* A thread's fault counters now: its exit figures once it has exited,
+ * else its /proc task stat. false when neither can be had. */
+bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
+			   uint64_t *maj, uint64_t *min)
+{
+	struct procfs_task pt;
+	pid_t tid = STAT_LOAD(&st->tid);
+
+	if (STAT_LOAD(&st->done)) {
+		ts->cpu_ok = st->sched_ok;
+		if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+			ts->cpu_ns = st->exit_cpu_ns;
+		if (!st->rusage_ok)
+			return false;
+		*maj = st->exit_majflt;
+		*min = st->exit_minflt;
+		return true;
+	}
+	if (!tid)
+		return false;
+	if (!ts->task_open && !ts->task_failed) {
+		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
+
+		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
+			ts->task_failed = true;
+			/* A thread that has already exited has no task file,
+			 * and needs none: its exit figures follow below. */
+			if (!STAT_LOAD(&st->done))
+				sampler_warn_once(&s->warned_task,
+					  "per-thread fault counters unavailable (%s/.../task/%d/stat)",
+					  s->proc, (int)tid);
+		} else {
+			ts->task_open = true;
+		}
+	}
+	if (!ts->task_open || procfs_task_read(&ts->task, &pt) < 0) {
+		/* The thread may have exited between the checks: its exit
+		 * figures are published before done is set. */
+		if (STAT_LOAD(&st->done) && st->rusage_ok) {
+			ts->cpu_ok = st->sched_ok;
+			if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+				ts->cpu_ns = st->exit_cpu_ns;
+			*maj = st->exit_majflt;
+			*min = st->exit_minflt;
+			return true;
+		}
+		return false;
+	}
+	*maj = pt.majflt;
+	*min = pt.minflt;
+	if (!ts->sched_open && !ts->sched_failed) {
+		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
+
+		ts->sched_open = procfs_schedstat_open(&ts->sched, s->proc, pid, tid) == 0;
+		ts->sched_failed = !ts->sched_open;
+	}
+	{
+		uint64_t ns;
+		ssize_t n = ts->sched_open ? procfs_src_read(&ts->sched) : -EBADF;
+
+		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
+			ts->cpu_ns = ns;
+		else
+			ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+	}
+	ts->cpu_ok = true;
+	return true;
+}
+
+static void cell_f(char **p, char *end, bool ok, double v, int prec)
+{
+	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
+		   : snprintf(*p, (size_t)(end - *p), ",");
+
+	if (n > 0 && *p + n < end)
+		*p += n;
+}
+
+/*
+ * A measured interval of job @j, ending @now, for fio's figures: a
+ * sample of its IOPS and KiB/s per direction (fio's add_stat_sample;
+ * like fio, an interval without I/O in a direction adds none to it, nor
+ * does the part of one left when the job ends, and rates truncate to
+ * integers), and its threads' shares for the fio logs.
+ */
+static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint64_t *ops,
+			 const uint64_t *bytes)
+{
+	struct job_samp *js = &s->jobs[j];
+	uint64_t dt = now - js->last_t;
+
+	for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
+		if (!ops[d] || (js->ending && !fiostat_whole(dt, s->cfg.interval_ns)))
+			continue;
+		fiostat_series_add(&js->iops[d], (uint64_t)((double)ops[d] * 1e9 / (double)dt));
+		fiostat_series_add(&js->bw[d], (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
+	}
+	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
+			dt, js->share, js->ending);
+}
+
+/* One CSV row for job @j covering [js->last_t, now). */
+void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
+		     double *mib_s_out, double *iops_out)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	const struct job *job = sj->job;
+	const struct sys_snap *ps = &js->last_sys;
+	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
+	double dt = (double)(now - js->last_t) / 1e9;
+	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
+	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
+	uint64_t hits = 0, misses = 0, evictions = 0;
+	bool faults_ok = true, cpu_ok = true, ramp, dev_ok;
+	char line[2048], *p = line, *end = line + sizeof(line);
+
+	if (dt <= 0)
+		return;
+	hist_init(&s->interval);
+	hist_init(&s->winterval);
+	hist_init(&s->sinterval);
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
+		uint64_t o = STAT_LOAD(&st->ops), b = STAT_LOAD(&st->bytes);
+		uint64_t u = STAT_LOAD(&st->probe_units);
+		uint64_t mj, mn;
+
+		if (i < sj->nworkers) {
+			memset(&js->share[i], 0, sizeof(js->share[i]));
+			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
+			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
+		}
+		ops += o - ts->prev_ops;
+		bytes += b - ts->prev_bytes;
+		probe += u - ts->prev_probe;
+		ts->prev_ops = o;
+		ts->prev_bytes = b;
+		ts->prev_probe = u;
+		if (sj->pool) {
+			uint64_t h = STAT_LOAD(&st->pool.hits), m = STAT_LOAD(&st->pool.misses);
+			uint64_t ev = STAT_LOAD(&st->pool.evictions);
+
+			hits += h - ts->prev_hits;
+			misses += m - ts->prev_misses;
+			evictions += ev - ts->prev_evictions;
+			ts->prev_hits = h;
+			ts->prev_misses = m;
+			ts->prev_evictions = ev;
+		}
+		if (job->latency && i < sj->nworkers) {
+			hist_snapshot(&s->scratch, &st->lat);
+			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
+			hist_merge(&s->interval, &s->diff);
+			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
+			js->share[i].dir[FIOLOG_READ].lat_n = s->diff.n;
+			js->share[i].dir[FIOLOG_READ].lat_sum_ns = s->diff.sum;
+		}
+		if (ts->prev_w) {
+			uint64_t wo = STAT_LOAD(&st->wops), wb = STAT_LOAD(&st->wbytes);
+			uint64_t sy = STAT_LOAD(&st->syncs);
+
+			if (i < sj->nworkers) {
+				js->share[i].dir[FIOLOG_WRITE].ops = wo - ts->prev_wops;
+				js->share[i].dir[FIOLOG_WRITE].bytes = wb - ts->prev_wbytes;
+			}
+			wops += wo - ts->prev_wops;
+			wbytes += wb - ts->prev_wbytes;
+			syncs += sy - ts->prev_syncs;
+			ts->prev_wops = wo;
+			ts->prev_wbytes = wb;
+			ts->prev_syncs = sy;
+			if (job->latency) {
+				hist_snapshot(&s->scratch, &st->wlat);
+				hist_diff(&s->diff, &s->scratch, &ts->prev_w[0]);
+				hist_merge(&s->winterval, &s->diff);
+				memcpy(&ts->prev_w[0], &s->scratch, sizeof(s->scratch));
+				if (i < sj->nworkers) {
+					js->share[i].dir[FIOLOG_WRITE].lat_n = s->diff.n;
+					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = s->diff.sum;
+				}
+				hist_snapshot(&s->scratch, &st->slat);
+				hist_diff(&s->diff, &s->scratch, &ts->prev_w[1]);
+				hist_merge(&s->sinterval, &s->diff);
+				memcpy(&ts->prev_w[1], &s->scratch, sizeof(s->scratch));
+			}
+		}
+		if (i >= sj->nworkers)
+			continue;	/* the probe's faults are not the job's */
+		if (sampler_thread_faults(s, ts, st, &mj, &mn)) {
+			maj += mj;
+			min += mn;
+			pmaj += ts->prev_maj;
+			pmin += ts->prev_min;
+			ts->prev_maj = mj;
+			ts->prev_min = mn;
+			/* Ticks and the exit schedstat differ in grain: a
+			 * thread's time never runs backwards here. */
+			cpu_ok = cpu_ok && ts->cpu_ok;
+			cpu += ts->cpu_ns > ts->prev_cpu ? ts->cpu_ns - ts->prev_cpu : 0;
+			if (ts->cpu_ns > ts->prev_cpu)
+				ts->prev_cpu = ts->cpu_ns;
+		} else if (STAT_LOAD(&st->tid)) {
+			faults_ok = false;
+			cpu_ok = false;
+		}
+	}
+	if (!faults_ok)
+		js->faults_ok = false;
+	sampler_read_job_devs(s, js, dcur);
+
+	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
+	if (!ramp) {
+		const uint64_t dops[FIOLOG_DIRS] = { ops, wops }, dbytes[FIOLOG_DIRS] = { bytes, wbytes };
+
+		fio_interval(s, j, now, dops, dbytes);
+	}
+	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
+		      (double)(now - s->t0) / 1e9,
+		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
+		      job->name, job->ioengine, rw_names[job->rw], sj->nworkers, ramp ? 1 : 0);
+	cell_f(&p, end, true, (double)ops / dt, 1);
+	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
+	/* The status line shows both directions together. */
+	if (mib_s_out)
+		*mib_s_out = (double)(bytes + wbytes) / MIB / dt;
+	if (iops_out)
+		*iops_out = (double)(ops + wops) / dt;
+	{
+		bool lat = job->latency && s->interval.n;
+
+		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0, 2);
+		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
+	}
+	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
+	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
+	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
+	cell_f(&p, end, sys->ksw_ok && ps->ksw_ok,
+	       (double)(sys->ksw_ticks - ps->ksw_ticks) / (double)s->hz / dt * 100.0, 2);
+	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgscan(sys) - pgscan(ps)) / dt, 1);
+	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgsteal(sys) - pgsteal(ps)) / dt, 1);
+	cell_f(&p, end, sys->mem_ok, (double)sys->mem.bytes[PROCFS_MEM_CACHED] / MIB, 1);
+	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_DIRTY),
+	       (double)sys->mem.bytes[PROCFS_MEM_DIRTY] / MIB, 1);
+	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
+	{
+		uint64_t cg = 0;
+		bool ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
+
+		cell_f(&p, end, ok, (double)cg / MIB, 1);
+		if (ok && cg > js->cgroup_peak)
+			js->cgroup_peak = cg;
+	}
+	dev_ok = sampler_job_devs_ok(s, js);
+	{
+		uint64_t ri = 0;
+
+		for (unsigned i = 0; dev_ok && i < js->nprimary; i++) {
+			rb_dev += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
+			ri += dcur[i].read_ios - js->dev_last[i].read_ios;
+		}
+		cell_f(&p, end, dev_ok, (double)rb_dev / MIB / dt, 3);
+		cell_f(&p, end, dev_ok, (double)ri / dt, 1);
+	}
+	{
+		const struct procfs_cpu *a = &ps->cpu, *b = &sys->cpu;
+		bool ok = sys->cpu_ok && ps->cpu_ok;
+		double user = ok ? (double)((b->user + b->nice) - (a->user + a->nice)) : 0;
+		double sy = ok ? (double)((b->system + b->irq + b->softirq) - (a->system + a->irq + a->softirq)) : 0;
+		double io = ok ? (double)(b->iowait - a->iowait) : 0;
+		double idle = ok ? (double)(b->idle - a->idle) : 0;
+		double steal = ok ? (double)(b->steal - a->steal) : 0;
+		double tot = user + sy + io + idle + steal;
+
+		ok = ok && tot > 0;
+		cell_f(&p, end, ok, ok ? user * 100 / tot : 0, 1);
+		cell_f(&p, end, ok, ok ? sy * 100 / tot : 0, 1);
+		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
+	}
+	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
+
+	/*
+	 * Writes (SPEC 10). A job that issues no writes measures none: 0
+	 * write and flush rates, like any interval without them; the
+	 * latency cells are empty when no write (flush) completed in the
+	 * interval, as lat_p50_us is without reads. Write-back and device
+	 * writes are host- and device-wide: every job's row has them.
+	 */
+	cell_f(&p, end, true, (double)wops / dt, 1);
+	cell_f(&p, end, true, (double)wbytes / MIB / dt, 3);
+	{
+		bool wl = job->latency && s->winterval.n, sl = job->latency && s->sinterval.n;
+
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 50) / 1e3 : 0, 2);
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, true, (double)syncs / dt, 1);
+		cell_f(&p, end, sl, sl ? (double)hist_percentile(&s->sinterval, 99) / 1e3 : 0, 2);
+	}
+	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_WRITEBACK),
+	       (double)sys->mem.bytes[PROCFS_MEM_WRITEBACK] / MIB, 1);
+	{
+		bool ok = sampler_job_devs_ok(s, js);
+		uint64_t wb = 0, wi = 0;
+
+		for (unsigned i = 0; ok && i < js->nprimary; i++) {
+			wb += devinfo_write_bytes(&dcur[i]) - devinfo_write_bytes(&js->dev_last[i]);
+			wi += dcur[i].write_ios - js->dev_last[i].write_ios;
+		}
+		cell_f(&p, end, ok, (double)wb / MIB / dt, 3);
+		cell_f(&p, end, ok, (double)wi / dt, 1);
+	}
+	/* A pool's hit ratio of the interval; empty for other engines, and
+	 * when the interval saw no access at all. */
+	cell_f(&p, end, sj->pool && hits + misses,
+	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
+	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
+
+	/* The job's own kernel counters (SPEC 15): empty where the host
+	 * has no such source or they could not be opened. */
+	{
+		struct perfev_values ev;
+
+		if (!js->ev_open || perfev_read(&js->ev, &ev) < 0)
+			memset(ev.ok, 0, sizeof(ev.ok));
+		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
+			bool ok = true;
+			double d = 0;
+
+			for (unsigned i = 0; i < 2 && ev_cols[k][i] >= 0; i++) {
+				int c = ev_cols[k][i];
+
+				ok = ok && ev.ok[c] && js->ev_last.ok[c];
+				/* A scaled PMU estimate may step back a little. */
+				if (ok && ev.v[c] > js->ev_last.v[c])
+					d += (double)(ev.v[c] - js->ev_last.v[c]);
+			}
+			cell_f(&p, end, ok, d / dt, 1);
+		}
+		js->ev_last = ev;
+	}
+
+	/* What explains the row (explain.c): residency, pressure, cost. */
+	{
+		bool lat = job->latency && s->interval.n;
+		bool vm = sys->vm_ok && ps->vm_ok;
+		uint64_t cg = 0;
+		bool cg_ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
+		struct explain_in in = {
+			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt,
+			.ramp = ramp, .ops = ops, .bytes = bytes,
+			.lat_ok = lat,
+			.lat_p50_us = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0,
+			.lat_p99_us = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0,
+			.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
+			.flt_ok = faults_ok, .majflt = maj - pmaj,
+			.steal_ok = vm, .pgsteal = vm ? pgsteal(sys) - pgsteal(ps) : 0,
+			.refault_ok = vm && procfs_vm_has(&sys->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE) &&
+				      procfs_vm_has(&ps->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+			.refaults = vm_get(sys, PROCFS_VM_WORKINGSET_REFAULT_FILE) -
+				    vm_get(ps, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+			.host_cache_ok = sys->mem_ok, .host_cached = sys->mem.bytes[PROCFS_MEM_CACHED],
+			.cg_ok = cg_ok, .cg_bytes = cg,
+			.dev_ok = dev_ok, .dev_bytes = rb_dev,
+			.cpu_ok = cpu_ok && sj->nworkers,
+			.cpu_ns = cpu,
+			.sys = &sys->psi, .prev_sys = &ps->psi,
+		};
+
+		explain_row(&js->x, &in, &p, end);
+	}
+
+	memcpy(js->dev_last, dcur, sizeof(dcur));
+	js->last_sys = *sys;
+	js->last_t = now;
+	if (s->have_csv)
+		sampler_csv_write(s, line, (size_t)(p - line));
+	else if (s->cfg.row_sink) {
+		const struct hist *lat[3] = {
+			job->latency ? &s->interval : NULL,
+			job->latency && job_writes(job) ? &s->winterval : NULL,
+			job->latency && job_writes(job) ? &s->sinterval : NULL,
+		};
+
+		s->cfg.row_sink(s->cfg.row_sink_arg, line, (size_t)(p - line), lat);
+	}
+}

@@ -1,0 +1,184 @@
+/*
+ * samplerow.h - the sampler's state and one CSV row per job per
+ * interval (samplerow.c), for sampler.c (sources, lifecycle, totals).
+ * Only sampler.c includes it; everyone else sees sampler.h.
+ */
+#ifndef FAULTLINE_SAMPLEROW_H
+#define FAULTLINE_SAMPLEROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "out/csvout.h"
+#include "telemetry/devinfo.h"
+#include "telemetry/perfev.h"
+#include "telemetry/explain.h"
+#include "out/fiolog.h"
+#include "lib/fiostat.h"
+#include "telemetry/procfs.h"
+#include "out/results.h"
+#include "run/samplercfg.h"
+#include "lib/stats.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* One snapshot of every system-wide source. */
+struct sys_snap {
+	uint64_t t;
+	bool tlb_ok, ksw_ok, vm_ok, mem_ok, cpu_ok;
+	uint64_t tlb;
+	uint64_t ksw_ticks;
+	struct procfs_vmstat vm;
+	struct procfs_meminfo mem;
+	struct procfs_cpu cpu;
+	struct explain_sys psi;		/* memory and io pressure (explain.c) */
+};
+
+/* A block device some job reads from. */
+struct dev_src {
+	char name[DEVINFO_NAME_MAX];
+	char role[16];
+	struct dev_result facts;	/* model, scheduler, md geometry */
+	bool ok;
+	struct procfs_src src;
+	struct devinfo_blkstat last;
+};
+
+struct thread_samp {
+	struct procfs_src task;
+	bool task_open, task_failed;
+	struct procfs_src sched;	/* its schedstat: CPU time in ns */
+	bool sched_open, sched_failed;
+	uint64_t prev_ops, prev_bytes, prev_probe;
+	uint64_t prev_wops, prev_wbytes, prev_syncs;
+	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
+	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
+	uint64_t prev_maj, prev_min;	/* at the previous row */
+	/* Time on a CPU since the thread began: its schedstat while it runs
+	 * (utime+stime ticks where that cannot be read), its exit schedstat
+	 * once it has ended. */
+	uint64_t cpu_ns, prev_cpu;	/* now, and at the previous row */
+	bool cpu_ok;
+	uint64_t base_maj, base_min;	/* at the start of the measured part */
+	bool base_from_start;		/* take the worker's own start values */
+	struct hist prev_lat;
+};
+
+struct job_samp {
+	bool active;
+	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
+	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
+	uint64_t last_t;
+	struct sys_snap last_sys;
+	unsigned nthreads;		/* workers + probe */
+	struct thread_samp *th;
+	/* Devices, as indices into sampler.devs: the job's primary devices
+	 * (what its targets sit on) and, for md, the members. */
+	unsigned ndev, nprimary;
+	unsigned dev[RESULT_MAX_DEVS];
+	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
+	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */
+	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
+	bool dev_end_taken;
+	bool faults_ok;			/* every interval's faults were readable */
+	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
+	/* Kernel counters of the job's own tasks (perfev.h), opened on its
+	 * leader from ready until it ends: at the previous row, at the
+	 * start of the measured part, at its end. */
+	struct perfev_set ev;
+	bool ev_open, ev_ended;
+	struct perfev_values ev_last, ev_base, ev_end;
+	char ev_why[PERFEV_WHY_MAX];
+	struct explain_job x;		/* residency, pressure, cost, phases */
+	/* fio's per-interval figures: the measured part's start, each
+	 * worker's share of the current interval (for the fio logs), and
+	 * the job's IOPS and KiB/s series per direction (for the JSON). */
+	uint64_t measure_ns;
+	bool ending;			/* the row being made is the job's last */
+	struct fiolog_sample *share;
+	struct fiostat_series iops[FIOLOG_DIRS], bw[FIOLOG_DIRS];
+};
+
+struct sampler {
+	struct sampler_config cfg;
+	struct csvout csv;
+	bool have_csv;
+	const char *proc;
+	long hz;
+	struct procfs_src interrupts, vmstat, meminfo, stat;
+	struct procfs_kswapd ksw;
+	bool have_ksw;
+	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task, warned_ev;
+	struct perfev_plan *plan;	/* the per-job counters this host offers */
+	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
+	unsigned ev_skipped;		/* jobs whose counters did not fit */
+	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
+	bool group_sys_taken;
+	struct explain_host psi;
+	unsigned ndevs;
+	struct dev_src devs[RESULT_MAX_DEVS * 4];
+	struct job_samp *jobs;
+	uint64_t t0, epoch0_ms;
+	struct sys_snap begin, last_tick;
+	bool last_tick_ok;
+	double tlb_peak;
+	bool tlb_peak_ok;
+	struct hist scratch;		/* one thread's snapshot */
+	struct hist interval;		/* one job's interval */
+	struct hist winterval;		/* ... of its writes */
+	struct hist sinterval;		/* ... of its flushes */
+	struct hist diff;
+	uint64_t status_total_ns;	/* estimated run length for the status line */
+	size_t status_len;
+	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
+};
+
+static inline uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
+{
+	return procfs_vm_has(&x->vm, k) ? x->vm.v[k] : 0;
+}
+
+/* Pages scanned and stolen by all reclaim. Kernels since 5.8 count every
+ * reclaim, cgroup reclaim included, in pgscan_anon/file; the older
+ * kswapd/direct pair misses reclaim inside a mem_limit cgroup. */
+static inline bool vm_has_all(const struct sys_snap *x)
+{
+	return procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_FILE) &&
+	       procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_FILE);
+}
+
+static inline uint64_t pgscan(const struct sys_snap *x)
+{
+	if (vm_has_all(x))
+		return vm_get(x, PROCFS_VM_PGSCAN_ANON) + vm_get(x, PROCFS_VM_PGSCAN_FILE);
+	return vm_get(x, PROCFS_VM_PGSCAN_KSWAPD) + vm_get(x, PROCFS_VM_PGSCAN_DIRECT);
+}
+
+static inline uint64_t pgsteal(const struct sys_snap *x)
+{
+	if (vm_has_all(x))
+		return vm_get(x, PROCFS_VM_PGSTEAL_ANON) + vm_get(x, PROCFS_VM_PGSTEAL_FILE);
+	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
+}
+
+/* A warning once per @flag, saying the source's cells stay empty. */
+void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One CSV line, whole or not at all (csvout.c). */
+void sampler_csv_write(struct sampler *s, const char *line, size_t len);
+/* The job's devices' counters now; zeros for a device that cannot be read. */
+void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out);
+/* Every primary device of the job readable (and it has one). */
+bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
+
+/* A thread's fault counters now: its exit figures once it has exited,
+ * else its /proc task stat. false when neither can be had. Its CPU
+ * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
+bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
+			   uint64_t *maj, uint64_t *min);
+/* One CSV row for job @j covering [its previous row, now); its rates
+ * for the status line in @mib_s_out and @iops_out when not NULL. */
+void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
+		     double *mib_s_out, double *iops_out);
+
+#endif

@@ -1,0 +1,837 @@
+/*
+ * worker.c - the plain worker loops every engine shares, and a worker's
+ * set-up in its own thread.
+ *
+ * A worker takes (target, offset) pairs from its generator, hands them
+ * to the engine, consumes the bytes with touch, and counts. Two loops:
+ * a synchronous one (psync, mmap, null: one clock read per request,
+ * chained so the end of one request is the start of the next) and an
+ * asynchronous one (io_uring, libaio: a batch of iodepth requests in
+ * flight, one clock read per batch issued and per batch reaped). The
+ * event loop (loop=) is loop.c; the thread around a loop is crew.c.
+ *
+ * Hot path rules: no locks, no shared atomics, no allocation, no system
+ * call beyond the I/O itself. Counters go to the worker's own
+ * thread_stats with plain (relaxed) stores.
+ */
+#include "run/worker.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload/blockdata.h"
+#include "lib/latclock.h"
+#include "run/prefetch.h"
+#include "workload/touch.h"
+
+/* Slot buffers are page-aligned so O_DIRECT and registered buffers
+ * accept them. */
+#define BUF_ALIGN 4096
+
+/* A request that returns no bytes at all is an error, but an engine
+ * reporting a short read is treated the same way: the region was laid
+ * out to be fully readable, so a short read means the target shrank. */
+
+/* ---- errors ---------------------------------------------------------- */
+
+void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what)
+{
+	struct thread_stats *st = w->st;
+
+	st->error.code = code < 0 ? -code : code;
+	st->error.target = target;
+	st->error.offset = off;
+	snprintf(st->error.what, sizeof(st->error.what), "%s", what);
+	STAT_STORE(&st->failed, 1);
+	/* The job is failed: its other workers stop too. */
+	__atomic_store_n(w->wk->job_stop, 1, __ATOMIC_RELAXED);
+}
+
+void worker_fail_bus(struct worker *w, const void *addr)
+{
+	const struct engine_job *ej = &w->wk->ej;
+	uintptr_t a = (uintptr_t)addr;
+
+	for (unsigned i = w->tfirst; i < w->tfirst + w->tcount; i++) {
+		const struct target *t = &ej->targets[i];
+		uintptr_t lo = (uintptr_t)t->map;
+
+		if (t->map && a >= lo && a < lo + t->map_len) {
+			worker_fail(w, EIO, i, a - lo, "SIGBUS on mmap access (file truncated or read error)");
+			return;
+		}
+	}
+	worker_fail(w, EIO, w->tfirst, 0, "SIGBUS at an address outside the job's mappings");
+}
+
+static inline bool should_stop(const struct worker *w)
+{
+	return worker_should_stop(w);
+}
+
+/* ---- the loops ------------------------------------------------------- */
+
+static inline bool complete_ok(struct worker *w, struct io_req *r)
+{
+	if (r->res == (int64_t)r->len)
+		return true;
+	if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
+	else
+		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
+	return false;
+}
+
+static inline void consume(struct worker *w, const struct io_req *r)
+{
+	const struct job *j = w->wk->job;
+
+	if (r->data)
+		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+}
+
+/* The engine's memory behind a consumed request goes back (bufpool's
+ * pin); @fn is the engine's release hook, read once per loop. */
+static inline void release(struct worker *w, void (*fn)(struct engine_thread *, struct io_req *),
+			   struct io_req *r)
+{
+	if (fn)
+		fn(&w->et, r);
+}
+
+/* The synchronous loop, inlined twice (worker_run_sync): with the
+ * engine's release hook, and with @rel a constant NULL, so an engine
+ * without one runs a loop with no trace of it. */
+static inline __attribute__((always_inline)) void
+run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_req *))
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	struct io_req *r = &w->et.reqs[0];
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	struct req_clock clk;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	int ret;
+
+	req_clock_start(&clk, lat, deadline);
+	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
+		/* The generator counts this worker's targets from 0. */
+		r->target = (uint16_t)(w->tfirst + tgt);
+		r->off = off;
+		r->len = len;
+		if (w->prefetch)
+			prefetch_advance(w->prefetch, tgt, off, len);
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, off, ops->name);
+			break;
+		}
+		if (!complete_ok(w, r))
+			break;
+		consume(w, r);
+		release(w, rel, r);
+		stat_add(&st->ops, 1);
+		stat_add(&st->bytes, len);
+		if (req_clock_done(&clk, &st->lat))
+			break;
+	}
+}
+
+void worker_run_sync(struct worker *w)
+{
+	void (*rel)(struct engine_thread *, struct io_req *) = w->wk->ops->release;
+
+	if (rel)
+		run_sync(w, rel);
+	else
+		run_sync(w, NULL);
+}
+
+void worker_run_async(struct worker *w)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	void (*const rel)(struct engine_thread *, struct io_req *) = ops->release;
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	const unsigned depth = wk->ej.depth;
+	struct io_req **done = NULL;
+	uint16_t *freeslots = NULL;
+	unsigned nfree = depth, inflight = 0, pending = 0;
+	bool more = true, stopping = false;
+	uint64_t t;
+	int ret;
+
+	done = calloc(depth, sizeof(*done));
+	freeslots = calloc(depth, sizeof(*freeslots));
+	if (!done || !freeslots) {
+		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
+		goto out;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		freeslots[i] = (uint16_t)(depth - 1 - i);
+
+	for (;;) {
+		if (!stopping && (should_stop(w) || now_ns() >= deadline))
+			stopping = true;
+		if (!stopping && more && nfree) {
+			t = lat ? now_ns() : 0;
+			while (nfree) {
+				struct io_req *r;
+				unsigned tgt;
+				uint64_t off;
+				uint32_t len;
+
+				if (!gen_next(&w->gen, &tgt, &off, &len)) {
+					more = false;
+					break;
+				}
+				r = &w->et.reqs[freeslots[--nfree]];
+				r->target = (uint16_t)(w->tfirst + tgt);
+				r->off = off;
+				r->len = len;
+				r->t_issue = t;
+				ret = ops->queue(&w->et, r);
+				if (ret < 0) {
+					worker_fail(w, ret, r->target, off, ops->name);
+					freeslots[nfree++] = r->slot;
+					stopping = true;
+					break;
+				}
+				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
+					if (!complete_ok(w, r)) {
+						stopping = true;
+						freeslots[nfree++] = r->slot;
+						break;
+					}
+					consume(w, r);
+					release(w, rel, r);
+					stat_add(&st->ops, 1);
+					stat_add(&st->bytes, r->len);
+					if (lat)
+						hist_add(&st->lat, now_ns() - t);
+					freeslots[nfree++] = r->slot;
+					continue;
+				}
+				inflight++;
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
+				if (ret < 0) {
+					worker_fail(w, ret, w->tfirst, 0, "submit");
+					stopping = true;
+					break;
+				}
+			}
+		}
+		if (!inflight) {
+			if (stopping || !more)
+				break;
+			continue;
+		}
+		/* Keep the queue full while there is work; drain at the end
+		 * so no buffer is freed under an in-flight read. */
+		worker_reaping(w, pending, inflight);
+		ret = ops->reap(&w->et, (stopping || !more) ? inflight : 1, depth, done);
+		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
+		if (ret < 0) {
+			if (ret == -EINTR)
+				continue;
+			worker_fail(w, ret, w->tfirst, 0, "reap");
+			/* Buffers may still be in flight: leave them allocated. */
+			done = NULL;
+			goto out_leak;
+		}
+		t = lat ? now_ns() : 0;
+		for (int i = 0; i < ret; i++) {
+			struct io_req *r = done[i];
+
+			inflight--;
+			freeslots[nfree++] = r->slot;
+			if (stopping && st->failed) {
+				if (r->res == (int64_t)r->len)
+					release(w, rel, r);
+				continue;
+			}
+			if (!complete_ok(w, r)) {
+				stopping = true;
+				continue;
+			}
+			consume(w, r);
+			release(w, rel, r);
+			stat_add(&st->ops, 1);
+			stat_add(&st->bytes, r->len);
+			if (lat)
+				hist_add(&st->lat, t - r->t_issue);
+		}
+	}
+out:
+	free(done);
+out_leak:
+	free(freeslots);
+}
+
+/* ---- the loops of a job that writes ----------------------------------- */
+
+/* A write or flush completed as asked? Else the worker fails, naming it. */
+static bool complete_w(struct worker *w, const struct io_req *r)
+{
+	if (r->res == (int64_t)r->len)
+		return true;
+	if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, r->op == IO_FLUSH ? "flush" : "write");
+	else
+		worker_fail(w, EIO, r->target, r->off, "short write (target full or shrank?)");
+	return false;
+}
+
+/* A completed request of a writing job, counted by what it was. */
+static inline void count_done(struct worker *w, struct io_req *r, bool lat, uint64_t ns)
+{
+	struct thread_stats *st = w->st;
+
+	switch (r->op) {
+	case IO_READ:
+		consume(w, r);
+		release(w, w->wk->ops->release, r);
+		stat_add(&st->ops, 1);
+		stat_add(&st->bytes, r->len);
+		if (lat)
+			hist_add(&st->lat, ns);
+		break;
+	case IO_WRITE:
+		stat_add(&st->wops, 1);
+		stat_add(&st->wbytes, r->len);
+		if (lat)
+			hist_add(&st->wlat, ns);
+		break;
+	default:
+		stat_add(&st->syncs, 1);
+		if (lat)
+			hist_add(&st->slat, ns);
+		break;
+	}
+}
+
+/* A write request in @r: placed, stamped, recorded. */
+static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
+{
+	off = writes_place(&w->wr, tgt, off);
+	r->op = IO_WRITE;
+	r->off = off;
+	blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
+}
+
+/*
+ * One flush of target @tgt issued and completed by this thread, timed
+ * from *@t (latency-clock ticks: when the thread was ready to issue it)
+ * to its end, which goes back in *@t. An asynchronous engine's flush is
+ * reaped here; the caller has nothing else in flight. False when it
+ * failed (the worker is failed).
+ */
+static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat, uint64_t *t)
+{
+	const struct engine_ops *ops = w->wk->ops;
+	struct io_req *d[1];
+	int ret;
+
+	r->op = IO_FLUSH;
+	r->target = (uint16_t)tgt;
+	r->off = 0;
+	r->len = 0;
+	ret = ops->queue(&w->et, r);
+	while (ret == ENGINE_QUEUED) {
+		ret = ops->reap(&w->et, 1, 1, d);
+		if (ret == -EINTR)
+			ret = ENGINE_QUEUED;
+		else if (ret > 0)
+			ret = ENGINE_DONE;
+	}
+	if (ret < 0) {
+		worker_fail(w, ret, tgt, 0, "flush");
+		return false;
+	}
+	if (!complete_w(w, r))
+		return false;
+	stat_add(&w->st->syncs, 1);
+	/* fio's iodepth counts, kept by the asynchronous loops (a
+	 * synchronous one's are made up at the end): the flush went alone,
+	 * nothing else in flight. */
+	if (ops->flags & ENGINE_F_ASYNC) {
+		stats_mark_submit(w->st, 1, 1);
+		stats_mark_complete(w->st, 1);
+	}
+	if (lat) {
+		uint64_t now = latclock_ticks();
+
+		hist_add(&w->st->slat, latclock_ns(now - *t));
+		*t = now;
+	}
+	return true;
+}
+
+/* Flush, one after another, every target written since the last flush. */
+static bool flush_dirty(struct worker *w, struct io_req *r, bool lat, uint64_t *t)
+{
+	struct writes *ws = &w->wr;
+
+	for (unsigned i = 0; i < ws->ndirty; i++)
+		if (!flush_one(w, r, w->tfirst + ws->dirty[i], lat, t))
+			return false;
+	writes_clean(ws);
+	return true;
+}
+
+/* end_fsync: one flush of every target the worker wrote, at its end. */
+static void flush_end(struct worker *w, struct io_req *r, bool lat)
+{
+	struct writes *ws = &w->wr;
+	uint64_t t = lat ? latclock_ticks() : 0;
+
+	if (!w->wk->job->end_fsync || w->st->failed)
+		return;
+	for (unsigned i = 0; i < ws->ntargets; i++)
+		if ((ws->t[i].state & WRITES_WRITTEN) && !flush_one(w, r, w->tfirst + i, lat, &t))
+			return;
+	writes_clean(ws);
+}
+
+/* The flush policy's clock: latency-clock ticks, read only when
+ * sync_interval needs them. */
+static inline bool flush_due(struct writes *ws)
+{
+	return writes_flush_due(&ws->fl, ws->fl.interval ? latclock_ticks() : 0);
+}
+
+void worker_run_sync_rw(struct worker *w)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	struct writes *ws = &w->wr;
+	struct io_req *r = &w->et.reqs[0];
+	const bool lat = wk->job->latency;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	struct req_clock clk;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	int ret;
+
+	req_clock_start(&clk, lat, deadline);
+	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
+	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
+		bool late;
+
+		r->target = (uint16_t)(w->tfirst + tgt);
+		r->len = len;
+		if (!writes_pick(ws)) {
+			r->op = IO_READ;
+			r->off = off;
+			ret = ops->queue(&w->et, r);
+			if (ret < 0) {
+				worker_fail(w, ret, r->target, off, ops->name);
+				break;
+			}
+			if (!complete_ok(w, r))
+				break;
+			consume(w, r);
+			release(w, ops->release, r);
+			stat_add(&st->ops, 1);
+			stat_add(&st->bytes, len);
+			if (req_clock_done(&clk, &st->lat))
+				break;
+			continue;
+		}
+		prep_write(w, r, tgt, off);
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, r->off, "write");
+			break;
+		}
+		if (!complete_w(w, r))
+			break;
+		stat_add(&st->wops, 1);
+		stat_add(&st->wbytes, len);
+		late = req_clock_done(&clk, &st->wlat);
+		/* The flush follows its write whatever the clock says, so
+		 * a run always ends with floor(writes / N) of them. */
+		if (flush_due(ws) && !flush_dirty(w, r, lat, &clk.t0))
+			break;
+		if (late)
+			break;
+	}
+	flush_end(w, r, lat);
+}
+
+void worker_run_async_rw(struct worker *w)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *st = w->st;
+	struct writes *ws = &w->wr;
+	const bool lat = wk->job->latency;
+	const bool ordered = ops->flags & ENGINE_F_ORDERED_FLUSH;
+	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
+	const unsigned depth = wk->ej.depth;
+	struct io_req **done = NULL;
+	uint16_t *freeslots = NULL;
+	unsigned *fq = NULL;		/* ordered: targets whose flush is to be queued */
+	unsigned nfree = depth, inflight = 0, pending = 0, nfq = 0, fqh = 0;
+	bool drain = false;		/* not ordered: flush once nothing is in flight */
+	bool more = true, stopping = false;
+	uint64_t t;
+	int ret;
+
+	done = calloc(depth, sizeof(*done));
+	freeslots = calloc(depth, sizeof(*freeslots));
+	fq = calloc(ws->ntargets ? ws->ntargets : 1, sizeof(*fq));
+	if (!done || !freeslots || !fq) {
+		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
+		goto out;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		freeslots[i] = (uint16_t)(depth - 1 - i);
+	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
+
+	for (;;) {
+		if (!stopping && (should_stop(w) || now_ns() >= deadline))
+			stopping = true;
+		if (drain && !inflight) {
+			/* Everything before the flush has completed: it now
+			 * covers exactly those writes. */
+			uint64_t tf = lat ? latclock_ticks() : 0;
+
+			drain = false;
+			if (!st->failed && !flush_dirty(w, &w->et.reqs[freeslots[nfree - 1]], lat, &tf))
+				stopping = true;
+		}
+		/* Flushes already decided are queued even when stopping:
+		 * they belong to writes already issued. */
+		if (nfree && (nfq || (!stopping && more && !drain))) {
+			t = lat ? now_ns() : 0;
+			while (nfree) {
+				struct io_req *r;
+				unsigned tgt;
+				uint64_t off;
+				uint32_t len;
+				bool wr;
+
+				if (nfq) {
+					r = &w->et.reqs[freeslots[--nfree]];
+					r->op = IO_FLUSH;
+					r->target = (uint16_t)(w->tfirst + fq[fqh++]);
+					r->off = 0;
+					r->len = 0;
+					r->t_issue = t;
+					nfq--;
+					wr = false;
+				} else {
+					if (stopping || !more || drain)
+						break;
+					if (!gen_next(&w->gen, &tgt, &off, &len)) {
+						more = false;
+						break;
+					}
+					r = &w->et.reqs[freeslots[--nfree]];
+					r->target = (uint16_t)(w->tfirst + tgt);
+					r->len = len;
+					r->t_issue = t;
+					wr = writes_pick(ws);
+					if (wr) {
+						prep_write(w, r, tgt, off);
+					} else {
+						r->op = IO_READ;
+						r->off = off;
+					}
+				}
+				ret = ops->queue(&w->et, r);
+				if (ret < 0) {
+					worker_fail(w, ret, r->target, r->off, ops->name);
+					freeslots[nfree++] = r->slot;
+					stopping = true;
+					nfq = 0;
+					break;
+				}
+				if (ret == ENGINE_DONE) {
+					/* Done inside queue(): a push and a reap of one. */
+					stats_mark_submit(st, 1, inflight + 1);
+					stats_mark_complete(st, 1);
+					if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
+						stopping = true;
+						nfq = 0;
+						freeslots[nfree++] = r->slot;
+						break;
+					}
+					count_done(w, r, lat, lat ? now_ns() - t : 0);
+					freeslots[nfree++] = r->slot;
+				} else {
+					inflight++;
+				}
+				if (wr && flush_due(ws)) {
+					if (ordered) {
+						memcpy(fq, ws->dirty, ws->ndirty * sizeof(*fq));
+						nfq = ws->ndirty;
+						fqh = 0;
+						writes_clean(ws);
+					} else {
+						drain = true;
+					}
+				}
+				if (ret == ENGINE_DONE)
+					continue;
+				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
+				if (ret < 0) {
+					worker_fail(w, ret, w->tfirst, 0, "submit");
+					stopping = true;
+					nfq = 0;
+					break;
+				}
+			}
+		}
+		if (!inflight) {
+			if (drain && !st->failed)
+				continue;
+			if (stopping || !more)
+				break;
+			continue;
+		}
+		/* Keep the queue full while there is work; drain when
+		 * stopping or before an unordered flush. */
+		worker_reaping(w, pending, inflight);
+		ret = ops->reap(&w->et, (stopping || !more || drain) ? inflight : 1, depth, done);
+		pending = 0;
+		if (ret >= 0)
+			worker_reaped(w, ret);
+		if (ret < 0) {
+			if (ret == -EINTR)
+				continue;
+			worker_fail(w, ret, w->tfirst, 0, "reap");
+			/* Buffers may still be in flight: leave them allocated. */
+			done = NULL;
+			goto out_leak;
+		}
+		t = lat ? now_ns() : 0;
+		for (int i = 0; i < ret; i++) {
+			struct io_req *r = done[i];
+
+			inflight--;
+			freeslots[nfree++] = r->slot;
+			if (stopping && st->failed)
+				continue;
+			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
+				stopping = true;
+				nfq = 0;
+				drain = false;
+				continue;
+			}
+			count_done(w, r, lat, t - r->t_issue);
+		}
+	}
+	if (!st->failed)
+		flush_end(w, &w->et.reqs[0], lat);
+out:
+	free(done);
+out_leak:
+	free(freeslots);
+	free(fq);
+}
+
+/* ---- verify=crc32c ---------------------------------------------------- */
+
+void worker_verify(struct worker *w)
+{
+	const struct engine_job *ej = &w->wk->ej;
+	struct writes *ws = &w->wr;
+	struct thread_stats *st = w->st;
+	struct verify_tally t = { 0 };
+	bool complete = true;
+
+	if (!ws->verify || !w->vbuf || st->failed)
+		return;
+	for (unsigned i = 0; i < ws->ntargets && complete; i++) {
+		const struct target *tg = &ej->targets[w->tfirst + i];
+		struct err e = { 0 };
+		int ret;
+
+		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
+				      w->tfirst + i, w->wk->stop, &t, &complete, &e);
+		if (ret) {
+			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
+			return;
+		}
+	}
+	st->verify = t;
+	STAT_STORE(&st->verify_done, complete ? 1 : 0);
+}
+
+/* ---- set-up in the worker's thread ----------------------------------- */
+
+/*
+ * A write job's buffers and state: each slot's block, filled once with
+ * random data (different in every slot, worker and run: the job's seed
+ * is fresh unless randseed is set) and stamped per write, so no two
+ * writes carry the same bytes; the read-back buffer for verify; the mix,
+ * placement and flush policy (writes.h).
+ */
+static int setup_writes(struct worker *w, struct err *e)
+{
+	const struct work *wk = w->wk;
+	const struct job *j = wk->job;
+	unsigned depth = wk->ej.depth;
+	size_t bytes = (size_t)depth * wk->bs_stride;
+	struct gen_region *regions;
+	struct writes_config wc = {
+		.job = j,
+		.worker = w->id,
+		.nworkers = w->nshare,
+		.seed = wk->seed,
+		.interval = latclock_ticks_of(j->sync_interval_ns),
+	};
+	int ret;
+
+	w->wbufs = aligned_alloc(BUF_ALIGN, bytes);
+	if (!w->wbufs)
+		return err_set(e, ENOMEM, "allocating %zu bytes of write buffers", bytes);
+	for (unsigned i = 0; i < depth; i++) {
+		uint64_t seed = wk->seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)i << 16) ^ 0x5772697465ull;
+
+		w->et.reqs[i].wbuf = w->wbufs + (size_t)i * wk->bs_stride;
+		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)j->bs, seed);
+	}
+	if (j->verify != VERIFY_NONE) {
+		w->vbuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);
+		if (!w->vbuf)
+			return err_set(e, ENOMEM, "allocating the verify buffer");
+	}
+	regions = calloc(w->tcount ? w->tcount : 1, sizeof(*regions));
+	if (!regions)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < w->tcount; i++) {
+		regions[i].base = wk->ej.targets[w->tfirst + i].base;
+		regions[i].len = wk->ej.targets[w->tfirst + i].len;
+	}
+	ret = writes_setup(&w->wr, &wc, regions, w->tcount, e);
+	free(regions);
+	return ret;
+}
+
+int worker_setup(struct worker *w, struct err *e)
+{
+	const struct work *wk = w->wk;
+	const struct job *j = wk->job;
+	unsigned depth = wk->ej.depth;
+	struct io_req *reqs;
+
+	reqs = calloc(depth, sizeof(*reqs));
+	if (!reqs)
+		return err_set(e, ENOMEM, "allocating %u request slots", depth);
+	w->et.ej = &wk->ej;
+	w->et.reqs = reqs;
+	w->et.pool = &w->st->pool;
+	if (wk->ops->flags & ENGINE_F_BUFFERS) {
+		size_t bytes = (size_t)depth * wk->bs_stride;
+
+		w->bufs = aligned_alloc(BUF_ALIGN, bytes);
+		if (!w->bufs)
+			return err_set(e, ENOMEM, "allocating %zu bytes of I/O buffers", bytes);
+		/* Fault the buffers in now, not inside the first timed reads. */
+		memset(w->bufs, 0, bytes);
+	}
+	for (unsigned i = 0; i < depth; i++) {
+		reqs[i].slot = (uint16_t)i;
+		reqs[i].op = IO_READ;
+		reqs[i].buf = w->bufs ? w->bufs + (size_t)i * wk->bs_stride : NULL;
+	}
+	if (j->touch == TOUCH_COPY) {
+		w->copybuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);
+		if (!w->copybuf)
+			return err_set(e, ENOMEM, "allocating the copy buffer");
+		memset(w->copybuf, 0, wk->bs_stride);
+	}
+	if (job_writes(j))
+		return setup_writes(w, e);
+	return 0;
+}
+
+int worker_prefetch_start(struct worker *w, struct err *e)
+{
+	const struct work *wk = w->wk;
+	const struct job_slots *sl = &wk->slots;
+	int ret;
+
+	ret = prefetch_start(&w->prefetch, wk->job, wk->ej.targets, w->st, w->tcount,
+			     sl->nprefetch ? &wk->stats[sl->prefetch + w->id] : NULL, e);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < w->tcount; i++) {
+		const struct target *t = &wk->ej.targets[w->tfirst + i];
+
+		prefetch_key_set(w->prefetch, i, w->tfirst + i, t->base, t->base + t->len);
+	}
+	return 0;
+}
+
+void worker_teardown(struct worker *w)
+{
+	writes_free(&w->wr);
+	free(w->vbuf);
+	free(w->wbufs);
+	w->vbuf = NULL;
+	w->wbufs = NULL;
+	free(w->copybuf);
+	free(w->bufs);
+	free(w->et.reqs);
+	w->copybuf = NULL;
+	w->bufs = NULL;
+	w->et.reqs = NULL;
+}
+
+/* ---- a job's layout -------------------------------------------------- */
+
+void worker_slots(const struct job *job, struct job_slots *s)
+{
+	unsigned n = 0;
+
+	s->workers = job->numjobs;
+	n += s->workers;
+	s->probe = n;
+	s->nprobe = job->cpu_probe ? 1 : 0;
+	n += s->nprobe;
+	s->offload = n;
+	s->noffload = job->loop ? job->offload : 0;
+	n += s->noffload;
+	s->prefetch = n;
+	s->nprefetch = prefetch_helpers(job) * job->numjobs;
+	n += s->nprefetch;
+	s->total = n;
+}
+
+/*
+ * iodepth_batch_submit, resolved for @depth request slots. auto: with
+ * direct=1 each request goes to the kernel as soon as its slot is free,
+ * as fio does by default; a device fed one request at a time keeps its
+ * queue evenly full, and on the virtio disk this was worth 7-10 % of
+ * IOPS against whole batches (tests/bench/engines-async.md). Buffered
+ * reads served from the page cache complete inside the submit call, so
+ * there the whole batch goes in one call: one system call per batch,
+ * not per read.
+ */
+unsigned worker_batch_resolve(const struct job *job, unsigned depth)
+{
+	unsigned b = job->iodepth_batch;
+
+	if (b == IODEPTH_BATCH_AUTO)
+		b = job->direct ? 1 : 0;
+	return b == 0 || b > depth ? depth : b;
+}

@@ -1,0 +1,156 @@
+/*
+ * worker.h - one thread of a job, and what the threads of a job share.
+ *
+ * struct work is what every worker of one job reads while it runs: the
+ * job, its engine and the engine's view of the job, where the counters
+ * go, and when to stop. struct worker is one thread: its offsets, its
+ * request slots and buffers, its engine state, its helpers.
+ *
+ * worker.c holds the two plain loops (one request at a time, and a batch
+ * of requests in flight); loop.c the event loop (loop=). Who starts the
+ * threads, and in which process, is crew.c's business; where the job
+ * runs (cgroup, worker process) jobhost.c's.
+ *
+ * Workers write only their own thread_stats; the sampler and the
+ * writers read those and nothing else of a worker.
+ */
+#ifndef FAULTLINE_WORKER_H
+#define FAULTLINE_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engines/engine.h"
+#include "lib/err.h"
+#include "workload/gen.h"
+#include "lib/job.h"
+#include "lib/stats.h"
+#include "workload/writes.h"
+
+struct prefetch;
+struct loop_rt;
+struct loop_setup;
+
+/* What every worker of one job shares. Set up before the workers start;
+ * only the stop flags and the clock change after that. */
+struct work {
+	const struct job *job;
+	const struct engine_ops *ops;
+	struct engine_job ej;		/* targets, request slots per thread, engine state */
+	/* iodepth_batch_submit resolved: queued requests are pushed to the
+	 * kernel every this many (1..ej.depth). */
+	unsigned batch;
+	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
+	uint64_t seed;			/* the job's (drawn when randseed is unset) */
+	struct thread_stats *stats;	/* the job's slots in the arena, laid out as slots */
+	struct job_slots slots;
+	struct loop_setup *loop;	/* loop=: the streams (loop.c), else NULL */
+
+	/* Set by the run controller; read by workers. */
+	int *stop;			/* non-zero: stop at the next request */
+	int *job_stop;			/* a worker failed: the job's others stop
+					 * (in the arena: stats[0].job_stop) */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t ramp_end_ns;		/* 0 = no ramp */
+	uint64_t deadline_ns;		/* 0 = none */
+};
+
+struct worker {
+	struct work *wk;
+	unsigned id;			/* 0..numjobs-1 */
+	unsigned tfirst, tcount;	/* this worker's targets: wk->ej.targets[tfirst..] */
+	unsigned nshare;		/* workers that share these targets (1: scratch files) */
+	struct thread_stats *st;
+	struct gen gen;
+	struct engine_thread et;	/* request slots and the engine's thread state */
+	uint8_t *bufs;			/* depth * bs_stride, aligned, ENGINE_F_BUFFERS */
+	uint8_t *copybuf;		/* touch=copy destination, bs bytes */
+	/* Write jobs (SPEC 10): the slots' blocks to write, each filled
+	 * once with random data and stamped per write, a buffer for the
+	 * verify read-back, and the mix, placement and flush state. */
+	uint8_t *wbufs;			/* depth * bs_stride, aligned */
+	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
+	struct writes wr;
+	uint64_t sink;			/* touch results, so reads are not optimised out */
+	struct prefetch *prefetch;	/* prefetch=, or NULL */
+	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
+	pthread_t thread;
+	pid_t pid;			/* thread=0: the worker's process */
+	bool started;
+};
+
+/* Where a job's counters sit in the arena (struct job_slots, stats.h). */
+void worker_slots(const struct job *job, struct job_slots *s);
+/* iodepth_batch_submit, resolved for @depth request slots. */
+unsigned worker_batch_resolve(const struct job *job, unsigned depth);
+
+/* In the worker's thread, before its loop: request slots, buffers and
+ * the engine's thread state; undone by worker_teardown on any path. */
+int worker_setup(struct worker *w, struct err *e);
+/* prefetch= on an ordinary worker: one stream per target it reads. */
+int worker_prefetch_start(struct worker *w, struct err *e);
+void worker_teardown(struct worker *w);
+
+/* The two plain loops: one request at a time (psync, mmap, null), or
+ * iodepth requests in flight (io_uring, libaio). */
+void worker_run_sync(struct worker *w);
+void worker_run_async(struct worker *w);
+/* The same two for a job that writes (its reads, if mixed, as above):
+ * separate loops, so a read job's loop carries none of it. They end
+ * with end_fsync's flushes, when asked. */
+void worker_run_sync_rw(struct worker *w);
+void worker_run_async_rw(struct worker *w);
+/* verify=crc32c, after the loop (untimed): read back every block this
+ * worker wrote and record what was found in its thread_stats. */
+void worker_verify(struct worker *w);
+
+static inline bool worker_should_stop(const struct worker *w)
+{
+	return __atomic_load_n(w->wk->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
+}
+
+/* Record why @w stopped (code: errno, either sign) and stop its job. */
+void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what);
+/* After a SIGBUS in @w's own thread: fail it with the target and offset
+ * the faulting address belongs to. */
+void worker_fail_bus(struct worker *w, const void *addr);
+
+/*
+ * After an asynchronous request is queued: push the queued requests to
+ * the kernel once iodepth_batch_submit of them wait and @more requests
+ * follow before the next reap. The last batch before a reap is left to
+ * reap(), which pushes and waits in one call. *@pending counts the
+ * requests queued since the last push; reap() empties the queue, so the
+ * caller zeroes it after each reap (worker_reaped). @inflight: requests
+ * queued or in flight, this one counted, for the iodepth distribution.
+ */
+static inline int worker_submit_step(struct worker *w, unsigned *pending, bool more,
+				     unsigned inflight)
+{
+	const struct engine_ops *ops = w->wk->ops;
+
+	if (++*pending < w->wk->batch || !more || !ops->submit)
+		return 0;
+	stats_mark_submit(w->st, *pending, inflight);
+	*pending = 0;
+	return ops->submit(&w->et);
+}
+
+/* Before a reap: what it pushes first (the @pending requests queued
+ * since the last push, @inflight in flight), for the iodepth counts. */
+static inline void worker_reaping(struct worker *w, unsigned pending, unsigned inflight)
+{
+	if (pending)
+		stats_mark_submit(w->st, pending, inflight);
+}
+
+/* After a reap that returned @got (>= 0) requests. */
+static inline void worker_reaped(struct worker *w, int got)
+{
+	stats_mark_complete(w->st, (unsigned)got);
+}
+
+#endif

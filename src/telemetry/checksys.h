@@ -1,0 +1,19 @@
+/*
+ * checksys.h - `faultline --check-system`: which telemetry sources and
+ * features this host offers, their current totals, and why any is not.
+ */
+#ifndef FAULTLINE_CHECKSYS_H
+#define FAULTLINE_CHECKSYS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/err.h"
+
+/* The findings as JSON (also the source of the text form). */
+json_t *checksys_build(const char *target, struct err *e);
+/* Print them as text, or as JSON when @json. */
+int checksys_report(FILE *f, const char *target, bool json, struct err *e);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * explain.c - residency, pressure and cost cells of each job's CSV row,
+ * and at the job's end its cost per page and phases; see explain.h.
+ */
+#include "telemetry/explain.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1024.0 * 1024.0)
+/* "Per 4 KiB": the paper's page, whatever the host's page size. */
+#define PAGE_4K 4096.0
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t page_bytes(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+
+	return p > 0 ? (uint64_t)p : 4096;
+}
+
+static void cell(char **p, char *end, bool ok, double v, int prec)
+{
+	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
+		   : snprintf(*p, (size_t)(end - *p), ",");
+
+	if (n > 0 && *p + n < end)
+		*p += n;
+}
+
+/* ---- host PSI ------------------------------------------------------- */
+
+void explain_host_open(struct explain_host *h, const char *proc_root)
+{
+	memset(h, 0, sizeof(*h));
+	if (psi_open(&h->mem, proc_root, "pressure/memory") < 0)
+		h->mem.fd = -1;
+	if (psi_open(&h->io, proc_root, "pressure/io") < 0)
+		h->io.fd = -1;
+	if (h->mem.fd < 0 || h->io.fd < 0) {
+		char why[PROCFS_WHY_MAX + 64];
+
+		psi_why_absent(proc_root, why, sizeof(why));
+		fprintf(stderr, "faultline: warning: pressure stall information unavailable: %s; "
+			"its CSV cells stay empty\n", why[0] ? why : "pressure/io cannot be read");
+		h->warned = true;
+	}
+}
+
+void explain_host_read(struct explain_host *h, struct explain_sys *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->t_ns = mono_ns();
+	out->mem_ok = h->mem.fd >= 0 && psi_read(&h->mem, &out->mem) == 0;
+	out->io_ok = h->io.fd >= 0 && psi_read(&h->io, &out->io) == 0;
+	if ((!out->mem_ok && h->mem.fd >= 0) || (!out->io_ok && h->io.fd >= 0)) {
+		if (!h->warned)
+			fprintf(stderr, "faultline: warning: a pressure file could not be read; "
+				"its CSV cells stay empty\n");
+		h->warned = true;
+	}
+}
+
+void explain_host_close(struct explain_host *h)
+{
+	procfs_src_close(&h->mem);
+	procfs_src_close(&h->io);
+}
+
+/* ---- per job -------------------------------------------------------- */
+
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n)
+{
+	memset(x, 0, sizeof(*x));
+	x->cg_psi.fd = -1;
+	x->limit = job->mem_limit;
+	if (job->direct)
+		x->bypass = "direct=1: O_DIRECT reads bypass the page cache";
+	else if (job->uncached)
+		x->bypass = "uncached=1: each read's pages are dropped once copied";
+	snprintf(x->cg_why, sizeof(x->cg_why), "the job has no mem_limit cgroup");
+	if (!n)
+		return 0;
+	x->res = calloc(n, sizeof(*x->res));
+	if (!x->res)
+		return -ENOMEM;
+	x->nres = n;
+	x->res_ok = true;
+	for (unsigned i = 0; i < n; i++) {
+		int ret = residency_open(&x->res[i], t[i].fd, t[i].base, t[i].len);
+
+		if (ret == 0)
+			continue;
+		x->res_ok = false;
+		if (!x->warned)
+			fprintf(stderr, "faultline: warning: %s: page-cache residency unavailable "
+				"(cachestat and mincore: %s); its CSV cells stay empty\n",
+				t[i].path, strerror(-ret));
+		x->warned = true;
+	}
+	return 0;
+}
+
+void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg)
+{
+	if (x->cg_psi_open)
+		procfs_src_close(&x->cg_psi);
+	x->cg_psi_open = x->cg_last_ok = false;
+	if (!cg)
+		return;
+	if (cg->version != 2) {
+		snprintf(x->cg_why, sizeof(x->cg_why),
+			 "memory cgroup v%d: memory.pressure exists only on cgroup v2", cg->version);
+		return;
+	}
+	if (psi_open(&x->cg_psi, cg->path, "memory.pressure") < 0) {
+		snprintf(x->cg_why, sizeof(x->cg_why), "%s/memory.pressure: %s", cg->path, strerror(errno));
+		return;
+	}
+	x->cg_psi_open = true;
+	x->cg_last_ns = mono_ns();
+	x->cg_last_ok = psi_read(&x->cg_psi, &x->cg_last) == 0;
+}
+
+static bool read_residency(struct explain_job *x, struct residency *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	if (!x->nres || !x->res_ok)
+		return false;
+	sum->full = true;
+	for (unsigned i = 0; i < x->nres; i++) {
+		struct residency r;
+
+		if (residency_read(&x->res[i], &r) < 0)
+			return false;
+		sum->full = sum->full && r.full;
+		sum->cached += r.cached;
+		sum->dirty += r.dirty;
+		sum->writeback += r.writeback;
+		sum->evicted += r.evicted;
+		sum->recently_evicted += r.recently_evicted;
+	}
+	return true;
+}
+
+static int push_row(struct explain_job *x, const struct phase_row *r)
+{
+	if (x->nrows == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 64;
+		struct phase_row *n = realloc(x->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->rows = n;
+		x->cap = cap;
+	}
+	x->rows[x->nrows++] = *r;
+	return 0;
+}
+
+void explain_row(struct explain_job *x, const struct explain_in *in, char **p, char *end)
+{
+	const double pg = (double)page_bytes();
+	const struct explain_sys *s = in->sys, *ps = in->prev_sys;
+	struct residency r;
+	bool res = read_residency(x, &r);
+	bool full = res && r.full;
+	struct psi_totals cg = { 0 };
+	uint64_t cg_ns = mono_ns();
+	bool cg_ok = x->cg_psi_open && x->cg_last_ok && psi_read(&x->cg_psi, &cg) == 0;
+	uint64_t sys_ns = s && ps && s->t_ns > ps->t_ns ? s->t_ns - ps->t_ns : 0;
+	struct phase_row pr = {
+		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
+		.ops = in->ops, .bytes = in->bytes,
+		.lat_ok = in->lat_ok, .lat_p50_us = in->lat_p50_us, .lat_p99_us = in->lat_p99_us,
+		.tlb_ok = in->tlb_ok, .tlb = in->tlb,
+		.flt_ok = in->flt_ok, .majflt = in->majflt,
+		.dev_ok = in->dev_ok, .dev_bytes = in->dev_bytes,
+		.cpu_ok = in->cpu_ok, .cpu_ns = in->cpu_ns,
+	};
+
+	cell(p, end, res, (double)r.cached * pg / MIB, 1);
+	cell(p, end, full, (double)r.evicted * pg / MIB, 1);
+	cell(p, end, full, (double)r.recently_evicted * pg / MIB, 1);
+	cell(p, end, in->refault_ok, (double)in->refaults / in->dt_s, 1);
+	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
+	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, sys_ns) : 0, 2);
+	cell(p, end, sys_ns && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
+	     s ? psi_pct(ps->io.full_us, s->io.full_us, sys_ns) : 0, 2);
+	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, cg_ns - x->cg_last_ns), 2);
+	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, cg_ns - x->cg_last_ns), 2);
+	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */
+	cell(p, end, in->dev_ok && in->bytes, in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0, 3);
+	cell(p, end, in->cpu_ok && in->bytes,
+	     in->bytes ? (double)in->cpu_ns / 1e3 / ((double)in->bytes / PAGE_4K) : 0, 2);
+
+	/* The row phases_detect reads: the cgroup's gauge under mem_limit,
+	 * else the host's; eviction seen as the target's own evicted pages
+	 * growing (cachestat), and only without cachestat as the host's
+	 * reclaim stealing, which on a shared host is anyone's. */
+	if (x->limit) {
+		pr.cache_ok = in->cg_ok;
+		pr.cache_bytes = in->cg_bytes;
+	} else {
+		pr.cache_ok = in->host_cache_ok;
+		pr.cache_bytes = in->host_cached;
+	}
+	if (full && x->last_ok && x->last.full) {
+		pr.evict_ok = true;
+		pr.evicted = r.evicted > x->last.evicted ? r.evicted - x->last.evicted : 0;
+	} else if (!full && in->steal_ok) {
+		pr.evict_ok = true;
+		pr.evicted = in->pgsteal;
+	}
+	push_row(x, &pr);
+
+	if (res)
+		x->last = r;
+	x->last_ok = res;
+	if (cg_ok) {
+		x->cg_last = cg;
+		x->cg_last_ns = cg_ns;
+	}
+	x->cg_last_ok = cg_ok;
+}
+
+void explain_result(struct explain_job *x, struct explain_result *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->page_size = page_bytes();
+	e->res_ok = x->last_ok;
+	if (x->nres)
+		e->res_method = residency_method_name(x->res[0].method);
+	if (e->res_ok) {
+		e->res_full = x->last.full;
+		e->cached = x->last.cached;
+		e->dirty = x->last.dirty;
+		e->writeback = x->last.writeback;
+		e->evicted = x->last.evicted;
+		e->recently_evicted = x->last.recently_evicted;
+	}
+	phases_sum(x->rows, 0, x->nrows, &e->cost);
+	e->cgroup = x->limit != 0;
+	phases_detect(x->rows, x->nrows, x->limit, &e->phases);
+	if (x->bypass) {
+		memset(&e->phases, 0, sizeof(e->phases));
+		e->phases.why = x->bypass;
+	}
+}
+
+void explain_job_free(struct explain_job *x)
+{
+	for (unsigned i = 0; i < x->nres; i++)
+		residency_close(&x->res[i]);
+	free(x->res);
+	if (x->cg_psi_open)
+		procfs_src_close(&x->cg_psi);
+	free(x->rows);
+	memset(x, 0, sizeof(*x));
+}

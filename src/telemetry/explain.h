@@ -1,0 +1,123 @@
+/*
+ * explain.h - the numbers that explain a run (issue 19), per job and
+ * interval: how much of its targets sits in the page cache (cachestat,
+ * or mincore on older kernels), memory and I/O pressure (PSI, host-wide
+ * and of its mem_limit cgroup on cgroup v2), device bytes and CPU time
+ * per byte it read, and at its end the cache-full moment with the phases
+ * before and after it (phases.h) and its cost per page.
+ *
+ * The sampler (samplerow.c) hands each interval's counts in; this module
+ * owns the sources it adds, writes the CSV cells after the columns
+ * before them and keeps the rows phases_detect reads at the end. It
+ * never sees the sampler: what it needs comes in struct explain_in.
+ */
+#ifndef FAULTLINE_EXPLAIN_H
+#define FAULTLINE_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/job.h"
+#include "telemetry/cgroup.h"
+#include "telemetry/phases.h"
+#include "telemetry/procfs.h"
+#include "telemetry/psi.h"
+#include "telemetry/residency.h"
+#include "engines/target.h"
+
+/* The CSV columns this module writes, in order (after the write columns). */
+#define EXPLAIN_CSV_COLUMNS \
+	"target_cached_mib,target_evicted_mib,target_recent_evicted_mib,refault_per_s," \
+	"psi_mem_some_pct,psi_mem_full_pct,psi_io_some_pct,psi_io_full_pct," \
+	"cg_mem_some_pct,cg_mem_full_pct,read_amp,cpu_us_per_4k"
+
+/* What explains the job's numbers (explain.c): its targets' page-cache
+ * residency at its last row, its cost per page over the measured part,
+ * and the cache-full moment with the phases around it. */
+struct explain_result {
+	bool res_ok;			/* residency read at the last row */
+	bool res_full;			/* cachestat: dirty..recently_evicted known */
+	const char *res_method;		/* "cachestat", "mincore" */
+	uint64_t page_size;
+	uint64_t cached, dirty, writeback, evicted, recently_evicted;	/* pages */
+	struct phase_stats cost;	/* the whole measured part */
+	bool cgroup;			/* the cache gauge was its mem_limit cgroup */
+	struct phases phases;
+};
+
+/* Host-wide pressure at one sample (the sampler's snapshot holds one). */
+struct explain_sys {
+	uint64_t t_ns;			/* CLOCK_MONOTONIC when read: a stall percent is
+					 * over the time between two readings, which for a
+					 * job's last, short row is longer than its dt_s */
+	bool mem_ok, io_ok;
+	struct psi_totals mem, io;
+};
+
+/* The host's PSI files, opened once. */
+struct explain_host {
+	struct procfs_src mem, io;
+	bool warned;
+};
+
+void explain_host_open(struct explain_host *h, const char *proc_root);
+void explain_host_read(struct explain_host *h, struct explain_sys *out);
+void explain_host_close(struct explain_host *h);
+
+/* One interval of a job, as the sampler counted it. */
+struct explain_in {
+	double t_s, dt_s;
+	bool ramp;
+	uint64_t ops, bytes;
+	bool lat_ok;
+	double lat_p50_us, lat_p99_us;
+	bool tlb_ok;
+	uint64_t tlb;
+	bool flt_ok;
+	uint64_t majflt;
+	bool steal_ok;
+	uint64_t pgsteal;		/* all reclaim, host-wide */
+	bool refault_ok;
+	uint64_t refaults;		/* workingset_refault_file, host-wide */
+	bool host_cache_ok;
+	uint64_t host_cached;		/* /proc/meminfo Cached, bytes */
+	bool cg_ok;
+	uint64_t cg_bytes;		/* mem_limit cgroup usage */
+	bool dev_ok;
+	uint64_t dev_bytes;		/* device bytes read */
+	bool cpu_ok;
+	uint64_t cpu_ns;		/* the job's workers on a CPU */
+	const struct explain_sys *sys, *prev_sys;
+};
+
+struct explain_job {
+	uint64_t limit;			/* mem_limit bytes, 0 = the host's cache */
+	const char *bypass;		/* why the job's reads fill no cache (direct=1,
+					 * uncached=1): it has no cache-full moment */
+	unsigned nres;
+	struct residency_src *res;	/* one per target region */
+	bool res_ok;			/* every target's residency could be read */
+	bool last_ok;
+	struct residency last;		/* summed over targets, at the last row */
+	bool warned;
+	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
+	bool cg_psi_open, cg_last_ok;
+	struct psi_totals cg_last;
+	uint64_t cg_last_ns;
+	char cg_why[160];		/* why its cells are empty */
+	struct phase_row *rows;
+	size_t nrows, cap;
+};
+
+/* Open residency sources on the job's target regions. 0 or -ENOMEM; a
+ * target whose residency cannot be read leaves the cells empty (warned). */
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n);
+/* The job's cgroup now exists (@cg) or is gone (NULL). */
+void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg);
+/* The job's cells of one interval, appended at *p (each with its comma). */
+void explain_row(struct explain_job *x, const struct explain_in *in, char **p, char *end);
+/* Residency at the last row, cost per page and phases into @res. */
+void explain_result(struct explain_job *x, struct explain_result *e);
+void explain_job_free(struct explain_job *x);
+
+#endif

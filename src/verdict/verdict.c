@@ -1,0 +1,691 @@
+/*
+ * verdict.c - faultline --verdict (SPEC 16). Sizes a memory budget and a
+ * file about four times larger, plans a fixed matrix (uniform, zipf and
+ * scan reads through mmap normal/random, bufpool and io_uring O_DIRECT;
+ * a write mix with flushes every 32 writes; the async-hazard loop) in
+ * rounds that fit the time budget, and runs every cell as its own job
+ * file through the run controller, exactly as `faultline FILE.job`
+ * would: one job per run, so the run's system-wide telemetry belongs to
+ * that job alone. The judge reads the runs' JSON; the writers report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "telemetry/cgroup.h"
+#include "telemetry/checksys.h"
+#include "telemetry/damon.h"
+#include "job/jobfile.h"
+#include "out/json_out.h"
+#include "run/run.h"
+#include "verdict/verdict.h"
+
+#define MIB (1024ull * 1024)
+#define GIB (1024 * MIB)
+
+/* The memory budget: a power of two of about half a MiB per second of
+ * budget (128 MiB for 5 minutes), so the file (FILE_FACTOR times it) is
+ * laid out and its cache filled in a small part of the time; never
+ * below MEM_MIN (a mem_limit cgroup much smaller than that holds little
+ * more than the worker's own memory), never above an eighth of
+ * MemAvailable or MEM_MAX. */
+#define MEM_PER_S (MIB / 2)
+#define MEM_MIN (32 * MIB)
+#define MEM_MAX (4 * GIB)
+#define FILE_FACTOR 4
+/* reserve_mem leaves at least 1 GiB available (SPEC 5), so without a
+ * cgroup the budget is that floor and some room. */
+#define RESERVE_MEM_FLOOR (GIB + 256 * MIB)
+/* Assumed, printed as such: set-up per run (cgroup, cache drop, threads,
+ * pool), laying out the file, and the report at the end (matplotlib). */
+#define OVERHEAD_S 1.0
+#define LAYOUT_MIB_S 100.0
+#define POST_S_MAX 20.0
+/* The share of the budget the plan fills; the rest absorbs a slow host. */
+#define PLAN_SHARE 0.88
+/* A round beyond the first only when each run gets this much. */
+#define ROUND_MIN_S 6.0
+#define HAZARD_STREAMS 8
+#define ZIPF_THETA "0.9"
+#define FLUSH_EVERY 32
+
+static const enum judge_workload order[] = { JW_UNIFORM, JW_ZIPF, JW_SCAN, JW_WRITE, JW_HAZARD };
+
+static unsigned cells_in(enum judge_workload w)
+{
+	unsigned n = 0;
+
+	for (int e = 0; e < JE_NR; e++)
+		n += judge_engine_in(w, e);
+	return n;
+}
+
+int verdict_plan_make(const struct verdict_hostinfo *hi, uint64_t budget_ns, bool writes,
+		      const char *writes_why, struct verdict_plan *p, struct err *e)
+{
+	double budget_s = budget_ns / 1e9, avail, t;
+	uint64_t mem = MEM_MIN;
+
+	memset(p, 0, sizeof(*p));
+	p->budget_ns = budget_ns;
+	while (mem * 2 <= (uint64_t)(budget_s * MEM_PER_S) && mem * 2 <= MEM_MAX)
+		mem *= 2;
+	while (mem > MEM_MIN && mem > hi->mem_available / 8)
+		mem /= 2;
+	p->cgroup = hi->cgroup_ok;
+	if (!p->cgroup) {
+		snprintf(p->memory_why, sizeof(p->memory_why), "%s", hi->cgroup_why);
+		if (mem < RESERVE_MEM_FLOOR)
+			mem = RESERVE_MEM_FLOOR;
+		if (hi->mem_available <= mem)
+			return err_set(e, ENOMEM, "verdict: no memory cgroup here (%s) and MemAvailable "
+				       "(%llu MiB) too small to reserve down to %llu MiB",
+				       hi->cgroup_why, (unsigned long long)(hi->mem_available / MIB),
+				       (unsigned long long)(mem / MIB));
+		p->reserve = hi->mem_available - mem;
+	}
+	if (hi->target_size) {
+		/* An existing target: at most a quarter of it as memory. */
+		while (mem > MEM_MIN && mem * FILE_FACTOR > hi->target_size)
+			mem /= 2;
+		if (mem * FILE_FACTOR > hi->target_size)
+			return err_set(e, EINVAL, "verdict: the target has %llu MiB; it needs at least %llu MiB",
+				       (unsigned long long)(hi->target_size / MIB),
+				       (unsigned long long)(MEM_MIN * FILE_FACTOR / MIB));
+	}
+	p->mem = mem;
+	p->file_size = mem * FILE_FACTOR;
+	p->threads = hi->ncpus ? hi->ncpus : 1;
+	p->writes = writes;
+	snprintf(p->writes_why, sizeof(p->writes_why), "%s", writes ? "" : writes_why);
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (order[i] != JW_WRITE || writes)
+			p->cells_per_round += cells_in(order[i]);
+	p->overhead_s = OVERHEAD_S;
+	p->layout_s = hi->target_size || hi->scratch_exists ? 0 : p->file_size / MIB / LAYOUT_MIB_S;
+	p->post_s = fmin(POST_S_MAX, budget_s * 0.1);
+	avail = budget_s * PLAN_SHARE - p->layout_s - p->post_s;
+	for (p->rounds = 3; p->rounds > 1; p->rounds--)
+		if (avail / (p->cells_per_round * p->rounds) - OVERHEAD_S >= ROUND_MIN_S)
+			break;
+	t = avail / (p->cells_per_round * p->rounds) - OVERHEAD_S;
+	if (t < 1)
+		return err_set(e, EINVAL, "verdict: a budget of %.0f s leaves %.1f s per run of %u; "
+			       "give at least %.0f s", budget_s, t, p->cells_per_round,
+			       ceil((p->cells_per_round * (1 + OVERHEAD_S) + p->layout_s) / PLAN_SHARE + p->post_s));
+	p->ramp_s = (unsigned)(t / 3);
+	p->runtime_s = (unsigned)(t - p->ramp_s);
+	p->est_s = p->layout_s + p->post_s +
+		   p->cells_per_round * p->rounds * (p->ramp_s + p->runtime_s + OVERHEAD_S);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Job text */
+
+static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+	return 0;
+}
+
+static void memory_line(const struct verdict_plan *p, char *buf, size_t len, size_t *at)
+{
+	if (p->cgroup)
+		put(buf, len, at, "mem_limit=%llum\n", (unsigned long long)(p->mem / MIB));
+	else
+		put(buf, len, at, "reserve_mem=%llum\n", (unsigned long long)(p->reserve / MIB));
+}
+
+void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum judge_engine e,
+		      unsigned round, const char *name, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned long long fmib = p->file_size / MIB, mmib = p->mem / MIB;
+
+	put(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", judge_workload_name(w),
+	    judge_engine_name(e), round + 1);
+	put(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ntime_based\n"
+	    "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
+	    p->runtime_s, 4242 + round);
+	switch (w) {
+	case JW_UNIFORM:
+	case JW_ZIPF:
+		put(buf, len, &at, "rw=randread\nbs=4k\ntouch=page\nrandom_distribution=%s\n",
+		    w == JW_ZIPF ? "zipf:" ZIPF_THETA : "random");
+		break;
+	case JW_SCAN:
+		put(buf, len, &at, "rw=read\nbs=128k\ntouch=page\nscan=shared\nscan_chunk=%llum\n",
+		    fmib / 8 ? fmib / 8 : 1);
+		break;
+	case JW_WRITE:
+		put(buf, len, &at, "rw=randrw\nrwmixread=50\nbs=4k\ntouch=page\n");
+		break;
+	case JW_HAZARD:
+		put(buf, len, &at, "rw=read\nbs=128k\ntouch=stride:512\nnumjobs=1\nloop=%u\n",
+		    HAZARD_STREAMS);
+		break;
+	default:
+		break;
+	}
+	if (w != JW_HAZARD)
+		put(buf, len, &at, "numjobs=%u\n", p->threads);
+	switch (e) {
+	case JE_MMAP_NORMAL:
+	case JE_MMAP_RANDOM:
+		put(buf, len, &at, "ioengine=mmap\nmadvise=%s\n", e == JE_MMAP_NORMAL ? "normal" : "random");
+		memory_line(p, buf, len, &at);
+		break;
+	case JE_MMAP_MSYNC:
+		put(buf, len, &at, "ioengine=mmap\nmadvise=random\nfsync=%d\n", FLUSH_EVERY);
+		memory_line(p, buf, len, &at);
+		break;
+	case JE_BUFPOOL:
+		/* A pool page holds a whole request: the scan's pages are its 128k reads. */
+		put(buf, len, &at, "ioengine=bufpool\npool_size=%llum\npool_page=%s\n", mmib,
+		    w == JW_SCAN ? "128k" : "4k");
+		if (w == JW_WRITE)
+			put(buf, len, &at, "fsync=%d\n", FLUSH_EVERY);
+		break;
+	case JE_URING_DIRECT:
+		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
+		break;
+	case JE_PWRITE:
+		put(buf, len, &at, "ioengine=psync\nfdatasync=%d\n", FLUSH_EVERY);
+		memory_line(p, buf, len, &at);
+		break;
+	case JE_MMAP_LOOP:
+		put(buf, len, &at, "ioengine=mmap\n");
+		memory_line(p, buf, len, &at);
+		break;
+	case JE_URING_LOOP:
+		put(buf, len, &at, "ioengine=io_uring\n");
+		memory_line(p, buf, len, &at);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The host */
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static const char *root(const char *env, const char *def)
+{
+	const char *r = getenv(env);
+
+	return r && *r ? r : def;
+}
+
+static uint64_t mem_available(void)
+{
+	char path[PATH_MAX], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/meminfo", root("FAULTLINE_PROC", "/proc"));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* THP mode, the target's device (read_ahead_kb, rotational), and
+ * whether this is a virtual machine: the facts that change the answer. */
+static void host_facts(struct judge_host *h, const char *target)
+{
+	const char *sys = root("FAULTLINE_SYS", "/sys"), *proc = root("FAULTLINE_PROC", "/proc");
+	char path[PATH_MAX], buf[512], real[PATH_MAX];
+	struct stat st;
+	char *s, *end;
+
+	h->read_ahead_kb = -1;
+	h->rotational = -1;
+	h->ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled", sys);
+	if (!read_small(path, buf, sizeof(buf)) && (s = strchr(buf, '[')) && (end = strchr(s, ']'))) {
+		*end = '\0';
+		snprintf(h->thp, sizeof(h->thp), "%s", s + 1);
+	}
+	if (stat(target, &st) == 0) {
+		dev_t d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+
+		for (int up = 0; up < 2 && h->read_ahead_kb < 0; up++) {
+			snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s/queue/read_ahead_kb", sys,
+				 major(d), minor(d), up ? "/.." : "");
+			if (!read_small(path, buf, sizeof(buf))) {
+				h->read_ahead_kb = atoi(buf);
+				snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s/queue/rotational", sys,
+					 major(d), minor(d), up ? "/.." : "");
+				if (!read_small(path, buf, sizeof(buf)))
+					h->rotational = atoi(buf);
+				snprintf(path, sizeof(path), "%s/dev/block/%u:%u%s", sys, major(d), minor(d),
+					 up ? "/.." : "");
+				if (realpath(path, real) && (s = strrchr(real, '/')))
+					snprintf(h->dev, sizeof(h->dev), "%s", s + 1);
+			}
+		}
+	}
+	/* DAMON: no refresh of its stats, only what it is set to do. */
+	{
+		struct damon_info *dm = calloc(1, sizeof(*dm));
+		int ret = dm ? damon_probe(sys, false, dm) : -ENOMEM;
+
+		h->damon_pageout = ret == 0 ? damon_reclaims(dm) : ret == -ENOENT ? 0 : -1;
+		h->damon_idle_s = ret == 0 ? damon_pageout_idle_s(dm) : NAN;
+		free(dm);
+	}
+	h->swap = -1;
+	snprintf(path, sizeof(path), "%s/meminfo", proc);
+	{
+		FILE *f = fopen(path, "r");
+		char line[256];
+		unsigned long long kb;
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "SwapTotal: %llu kB", &kb) == 1) {
+				h->swap = kb > 0;
+				break;
+			}
+		if (f)
+			fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/cpuinfo", proc);
+	{
+		FILE *f = fopen(path, "r");
+		char line[4096];
+		bool hv = false, seen = false;
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags", 5)) {
+				seen = true;
+				hv = strstr(line, " hypervisor") != NULL;
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (seen && !hv)
+			snprintf(h->virt, sizeof(h->virt), "none");
+		if (hv) {
+			snprintf(path, sizeof(path), "%s/class/dmi/id/sys_vendor", sys);
+			if (read_small(path, buf, sizeof(buf)) || !buf[0])
+				snprintf(buf, sizeof(buf), "unnamed hypervisor");
+			snprintf(h->virt, sizeof(h->virt), "%s", buf);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Running */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Append @from's rows (its header too when @to is empty) to @to. */
+static int csv_append(const char *from, FILE *to, bool *have_header)
+{
+	FILE *f = fopen(from, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	bool first = true;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (first && *have_header) {
+			first = false;
+			continue;
+		}
+		first = false;
+		fputs(line, to);
+	}
+	*have_header = true;
+	free(line);
+	fclose(f);
+	fflush(to);
+	return ferror(to) ? -EIO : 0;
+}
+
+static void run_line(const struct verdict_opts *o, struct verdict_line *l, const char *csv_tmp,
+		     const char *jobdir)
+{
+	struct joblist jl = { 0 };
+	struct run run = { 0 };
+	struct run_opts ro = { .interval_ns = 1000000000ull, .csv_path = csv_tmp,
+			       .status_line = o->status_line };
+	struct err e = { 0 };
+	char path[PATH_MAX];
+	double t0 = now_s();
+	FILE *f;
+
+	/* The job file beside the outputs, so the command in the report runs. */
+	snprintf(path, sizeof(path), "%s/%s.job", jobdir, l->name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(l->text, f);
+		fclose(f);
+	}
+	if (jobfile_parse_text(&jl, l->name, l->text, &e)) {
+		l->doc = json_pack("{s:[{s:i, s:{s:s}}]}", "jobs", "error", e.code ? e.code : EINVAL,
+				   "faultline", "errmsg", e.msg);
+		goto out;
+	}
+	if (run_prepare(&run, &jl, &ro, &e)) {
+		l->doc = json_pack("{s:[{s:i, s:{s:s}}]}", "jobs", "error", e.code ? e.code : EINVAL,
+				   "faultline", "errmsg", e.msg);
+		run_destroy(&run);
+		goto out;
+	}
+	*o->current = &run;
+	if (*o->stop)
+		run_request_stop(&run);
+	if (run_execute(&run, &e))
+		fprintf(stderr, "faultline: verdict: %s: %s\n", l->name, e.msg);
+	*o->current = NULL;
+	l->doc = json_out_build(&run.res, 0);
+	run_destroy(&run);
+out:
+	joblist_free(&jl);
+	l->elapsed_s = now_s() - t0;
+}
+
+static const char *plot_dir(char *buf, size_t len)
+{
+	const char *env = getenv("FAULTLINE_PLOT_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *s;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((s = strrchr(exe, '/')))
+			*s = '\0';
+		/* ./faultline beside plot/, or a sanitizer build one level down. */
+		snprintf(buf, len, "%s/plot", exe);
+		if (!access(buf, X_OK))
+			return buf;
+		snprintf(buf, len, "%s/../plot", exe);
+		if (!access(buf, X_OK))
+			return buf;
+	}
+	return "/usr/share/faultline/plot";
+}
+
+static int target_size(const char *path, uint64_t *size, struct err *e)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return err_set(e, errno, "verdict: %s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode))
+		return err_set(e, EINVAL, "verdict: %s is neither a file nor a block device", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, size)) {
+		int ret = err_set(e, errno, "verdict: %s: %s", path, strerror(errno));
+
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
+static int setup(const struct verdict_opts *o, struct verdict_data *d, struct err *e)
+{
+	struct verdict_hostinfo hi = { 0 };
+	struct cgroup_info ci;
+	const char *dir = o->directory ? o->directory : ".";
+	const char *why = "";
+	char path[PATH_MAX];
+	struct statfs sfs;
+	struct stat st;
+	int ret;
+
+	hi.ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	hi.mem_available = mem_available();
+	cgroup_probe(&ci, true);
+	hi.cgroup_ok = ci.can_create;
+	snprintf(hi.cgroup_why, sizeof(hi.cgroup_why), "%s", ci.why[0] ? ci.why : "no memory controller");
+	if (o->filename) {
+		ret = target_size(o->filename, &hi.target_size, e);
+		if (ret)
+			return ret;
+		if (!o->write_probe)
+			why = "--filename is read only unless --write-probe is given";
+	} else {
+		if (statfs(dir, &sfs))
+			return err_set(e, errno, "verdict: --directory=%s: %s", dir, strerror(errno));
+		if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)
+			return err_set(e, EINVAL, "verdict: --directory=%s is in memory (tmpfs): no "
+				       "device to read and no O_DIRECT; give a directory on a disk", dir);
+	}
+	ret = verdict_plan_make(&hi, o->budget_ns, !o->filename || o->write_probe, why, &d->plan, e);
+	if (ret)
+		return ret;
+	/* The plan is made afresh above: name its target after it. */
+	if (o->filename)
+		snprintf(d->plan.target, sizeof(d->plan.target), "%s", o->filename);
+	if (!o->filename) {
+		snprintf(path, sizeof(path), "%s/faultline-verdict.%llum.dat", dir,
+			 (unsigned long long)(d->plan.file_size / MIB));
+		snprintf(d->plan.target, sizeof(d->plan.target), "%s", path);
+		d->plan.target_ours = true;
+		d->plan.target_existed = stat(path, &st) == 0 && (uint64_t)st.st_size >= d->plan.file_size;
+		if (d->plan.target_existed) {
+			d->plan.est_s -= d->plan.layout_s;
+			d->plan.layout_s = 0;
+		}
+	}
+	d->host.mem_budget = d->plan.mem;
+	d->host.file_size = d->plan.file_size;
+	d->host.cgroup = d->plan.cgroup;
+	host_facts(&d->host, o->filename ? o->filename : dir);
+	d->checksys = checksys_build(o->filename ? o->filename : dir, NULL);
+	return 0;
+}
+
+static int make_lines(struct verdict_data *d)
+{
+	const struct verdict_plan *p = &d->plan;
+	size_t textlen = 2048;
+
+	d->lines = calloc((size_t)p->cells_per_round * p->rounds, sizeof(*d->lines));
+	if (!d->lines)
+		return -ENOMEM;
+	for (unsigned r = 0; r < p->rounds; r++)
+		for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			enum judge_workload w = order[i];
+			enum judge_engine es[JE_NR];
+			unsigned n = 0;
+
+			if (w == JW_WRITE && !p->writes)
+				continue;
+			for (int e = 0; e < JE_NR; e++)
+				if (judge_engine_in(w, e))
+					es[n++] = e;
+			for (unsigned k = 0; k < n; k++) {
+				struct verdict_line *l = &d->lines[d->nlines++];
+
+				/* Odd rounds run the engines in reverse: whoever
+				 * runs after whom (a warm device, another job's
+				 * writeback) changes sides. */
+				l->w = w;
+				l->e = es[r % 2 ? n - 1 - k : k];
+				l->round = r;
+				snprintf(l->name, sizeof(l->name), "v-%s-%s-r%u", judge_workload_key(w),
+					 judge_engine_key(l->e), r + 1);
+				l->text = malloc(textlen);
+				if (!l->text)
+					return -ENOMEM;
+				verdict_job_text(p, w, l->e, r, l->name, l->text, textlen);
+			}
+		}
+	return 0;
+}
+
+int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
+{
+	struct verdict_data d = { 0 };
+	struct judge_cell *cells = NULL;
+	const char *outdir = o->outdir ? o->outdir : ".";
+	char csv_tmp[PATH_MAX], jobdir[PATH_MAX], pd[PATH_MAX];
+	double t0 = now_s(), deadline, per_run_extra = OVERHEAD_S;
+	bool have_header = false;
+	FILE *csv = NULL;
+	unsigned ncells = 0;
+	int ret;
+
+	d.cmdline = o->cmdline;
+	ret = setup(o, &d, e);
+	if (ret)
+		return ret;
+	snprintf(d.json_path, sizeof(d.json_path), "%s/verdict.json", outdir);
+	snprintf(d.html_path, sizeof(d.html_path), "%s/verdict.html", outdir);
+	snprintf(d.csv_path, sizeof(d.csv_path), "%s", o->csv ? o->csv : "");
+	if (!o->csv)
+		snprintf(d.csv_path, sizeof(d.csv_path), "%s/verdict.csv", outdir);
+	snprintf(jobdir, sizeof(jobdir), "%s/verdict-jobs", outdir);
+	snprintf(csv_tmp, sizeof(csv_tmp), "%s/.verdict-run.%d.csv", outdir, (int)getpid());
+	d.self = "faultline";
+	if (mkdir(jobdir, 0755) && errno != EEXIST)
+		return err_set(e, errno, "verdict: %s: %s", jobdir, strerror(errno));
+	ret = make_lines(&d);
+	if (ret) {
+		err_set(e, -ret, "verdict: out of memory");
+		goto out;
+	}
+	csv = fopen(d.csv_path, "w");
+	if (!csv) {
+		ret = err_set(e, errno, "verdict: --csv=%s: %s", d.csv_path, strerror(errno));
+		goto out;
+	}
+	verdict_out_plan(out, &d);
+	deadline = t0 + d.plan.budget_ns / 1e9 - d.plan.post_s;
+	for (unsigned i = 0; i < d.nlines; i++) {
+		struct verdict_line *l = &d.lines[i];
+		double need = d.plan.ramp_s + d.plan.runtime_s + per_run_extra;
+
+		if (*o->stop) {
+			snprintf(l->skipped, sizeof(l->skipped), "interrupted");
+			d.interrupted = true;
+			continue;
+		}
+		/* The first run also lays out the file. */
+		if (i == 0)
+			need += d.plan.layout_s;
+		if (now_s() + need > deadline) {
+			snprintf(l->skipped, sizeof(l->skipped), "not run: %.0f s left of the budget, "
+				 "it needs %.0f s", fmax(0, deadline - now_s()), need);
+			continue;
+		}
+		fprintf(out, "[%3.0f s] %s (%s, %s, round %u)\n", now_s() - t0, l->name,
+			judge_workload_name(l->w), judge_engine_name(l->e), l->round + 1);
+		fflush(out);
+		unlink(csv_tmp);
+		run_line(o, l, csv_tmp, jobdir);
+		csv_append(csv_tmp, csv, &have_header);
+		unlink(csv_tmp);
+		/* What set-up really costs here, for the runs still to come. */
+		if (i > 0)
+			per_run_extra = fmax(per_run_extra, l->elapsed_s - d.plan.ramp_s - d.plan.runtime_s);
+	}
+	fclose(csv);
+	csv = NULL;
+
+	cells = calloc(d.nlines ? d.nlines : 1, sizeof(*cells));
+	if (!cells) {
+		ret = err_set(e, ENOMEM, "verdict: out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < d.nlines; i++)
+		if (!d.lines[i].skipped[0] || d.lines[i].doc)
+			cells[ncells++] = (struct judge_cell){ d.lines[i].w, d.lines[i].e, d.lines[i].round,
+							       d.lines[i].doc };
+	for (int w = 0; w < JW_NR; w++) {
+		judge_workload(w, cells, ncells, &d.host, &d.res[w]);
+		if (judge_unanswered(&d.res[w]))
+			o->unanswered++;
+	}
+	d.nfacts = judge_host_facts(&d.host, d.res, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
+	if (d.plan.target_ours && !d.plan.target_existed)
+		unlink(d.plan.target);
+	d.elapsed_s = now_s() - t0;
+	verdict_out_text(out, &d);
+	ret = verdict_out_json(&d, e);
+	if (ret)
+		goto out;
+	if (verdict_out_html(&d, plot_dir(pd, sizeof(pd)), e))
+		fprintf(stderr, "faultline: verdict: %s\n", e->msg);
+	d.elapsed_s = now_s() - t0;
+	fprintf(out, "verdict: done in %.0f s of a %.0f s budget%s\n", d.elapsed_s,
+		d.plan.budget_ns / 1e9, d.plan.target_ours && !d.plan.target_existed ?
+		"; the scratch file was removed (the job files lay it out again)" : "");
+	ret = 0;
+out:
+	if (csv)
+		fclose(csv);
+	free(cells);
+	for (unsigned i = 0; i < d.nlines; i++) {
+		free(d.lines[i].text);
+		json_decref(d.lines[i].doc);
+	}
+	free(d.lines);
+	json_decref(d.checksys);
+	return ret;
+}

@@ -1,0 +1,122 @@
+/*
+ * gen.h - the offset generator every engine shares.
+ *
+ * Given a worker's targets (each a byte region), yields (target, offset)
+ * pairs: sequential scans with one shared cursor per target that all of
+ * a job's workers take scan_chunk pieces from (the paper's scan), or a
+ * private slice per worker (partitioned); random reads uniform or zipf.
+ * The same seed gives the same sequence. file_service_type picks the
+ * target for each request. No locks; the shared cursor is one atomic
+ * fetch-add per chunk, not per request. Zipf ranks come from
+ * rejection-inversion sampling (O(1) setup and memory for any number of
+ * blocks; why in gen.c), scattered over the region by gen_perm.
+ */
+#ifndef FAULTLINE_GEN_H
+#define FAULTLINE_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/job.h"
+
+/* A target's region: offsets handed out lie in [base, base+len). */
+struct gen_region {
+	uint64_t base;
+	uint64_t len;
+};
+
+/* One per target per job for scan=shared, zeroed before workers start. */
+struct gen_cursor {
+	uint64_t next;		/* bytes handed out so far (fetch-add) */
+} __attribute__((aligned(64)));
+
+struct gen_config {
+	enum rw_mode rw;
+	enum scan_mode scan;
+	enum fst_mode fst;
+	enum dist_mode dist;
+	double zipf_theta;
+	uint64_t bs;
+	uint64_t scan_chunk;
+	uint64_t seed;		/* the job's seed, used as given (the caller draws
+				 * one when randseed is unset); mixed with
+				 * worker, so workers differ */
+	unsigned worker;	/* this worker's index in its job */
+	unsigned nworkers;	/* workers in the job (partitioned slices) */
+	bool wrap;		/* time_based: start over when a pass ends */
+	uint64_t io_limit;	/* bytes this worker may issue; 0 = one pass */
+};
+
+/*
+ * The zipf scatter: a keyed bijection of [0, n), so rank r (0 = hottest)
+ * lands on block gen_perm_apply(p, r) and the hot blocks are spread over
+ * the region instead of packed at its start. Exposed for the tests.
+ */
+struct gen_perm {
+	uint64_t n;
+	uint64_t mask;		/* 2^bits - 1, the smallest power-of-two domain >= n */
+	unsigned shift;		/* xorshift distance, about bits / 2 */
+	uint64_t mul[3], add[3];
+};
+
+void gen_perm_init(struct gen_perm *p, uint64_t n, uint64_t key);
+uint64_t gen_perm_apply(const struct gen_perm *p, uint64_t x);
+
+struct gen_target;
+
+struct gen {
+	struct gen_config c;	/* scan_chunk rounded up to a multiple of bs */
+	unsigned ntargets;
+	unsigned cur;		/* target in use */
+	struct gen_target *t;	/* ntargets entries */
+	uint64_t rng[2];	/* xoroshiro128+ state */
+	uint64_t issued;	/* bytes handed out */
+	bool done;
+	void *zipf;		/* private zipf state, NULL unless dist=zipf */
+
+	bool endless;		/* wrap or io_limit: a pass end starts another */
+	uint64_t limit;		/* io_limit unless wrap (which wins, as in fio) */
+	uint64_t reqs;		/* requests handed out (randread pass count) */
+	uint64_t pass_reqs;	/* randread one pass: ceil(sum of lengths / bs) */
+	unsigned live;		/* targets not yet exhausted (sequential, one pass) */
+};
+
+/*
+ * @cursors: ntargets shared cursors (used when rw=read, scan=shared).
+ * One pass means: randread, ceil(total length of the worker's targets /
+ * bs) requests; partitioned, the worker's slice of each target once;
+ * shared, each target's cursor reaching its length (the job together
+ * reads each target once).
+ *
+ * wrap (time_based) never stops, even with io_limit, as fio's
+ * time_based ignores io_size. io_limit without wrap: pass after pass
+ * until the worker has issued at least io_limit bytes (the last request
+ * is not shortened, so a limit that is not a multiple of bs is passed by
+ * less than one request).
+ *
+ * Partitioned: worker w of n gets [len*w/n, len*(w+1)/n) of each target,
+ * both ends rounded down to a multiple of bs, the last worker up to len.
+ * Shared: scan_chunk is rounded up to a multiple of bs; a pass is
+ * ceil(len / scan_chunk) pieces, the last one short when len is not a
+ * multiple, and piece i of the cursor is piece i mod that of the region
+ * (the pieces of every pass tile it). cursor->next counts pieces taken
+ * times scan_chunk.
+ *
+ * file_service_type=sequential with wrap or io_limit moves to the next
+ * target when the worker finishes the piece or slice that ends a pass;
+ * for randread, after ceil(len / bs) requests on a target.
+ *
+ * Region lengths must be > 0; errors: -EINVAL with @e filled, -ENOMEM.
+ */
+int gen_init(struct gen *g, const struct gen_config *c, unsigned ntargets,
+	     const struct gen_region *regions, struct gen_cursor *cursors,
+	     struct err *e);
+void gen_free(struct gen *g);
+
+/* 1 and a request in *target, *off (absolute, bs-aligned from base,
+ * never crossing base+len: the last request of a region may be short and
+ * its length goes in *len); 0 when the worker has nothing more to do. */
+int gen_next(struct gen *g, unsigned *target, uint64_t *off, uint32_t *len);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * verify.h - reading written blocks back and checking them (SPEC 10).
+ *
+ * Two users: a write job with verify=crc32c, whose workers record which
+ * blocks they wrote (struct verify_map, a bit per bs block of a target)
+ * and read exactly those back at their end (verify_readback); and
+ * `faultline --verify JOBFILE`, which knows nothing of a run and checks
+ * every block of a write job's regions (verify_job): a block with a
+ * valid header is verified, one with a header that does not check is a
+ * mismatch, one without a header was never written by faultline.
+ *
+ * Both read through the page cache (the buffered descriptor): what any
+ * reader of the target sees now. The block alone decides
+ * (blockdata_check), so no record of the run is needed.
+ *
+ * Functions return 0 or -errno with a struct err, and never print.
+ */
+#ifndef FAULTLINE_VERIFY_H
+#define FAULTLINE_VERIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+#include "lib/job.h"
+#include "lib/stats.h"
+
+/* The blocks of one target a worker wrote: bit b is the block at
+ * base + b * bs. */
+struct verify_map {
+	uint64_t *bits;
+	uint64_t nblocks;
+};
+
+/* Allocate an empty map of @nblocks blocks. 0 or -ENOMEM. */
+int verify_map_init(struct verify_map *m, uint64_t nblocks);
+void verify_map_free(struct verify_map *m);
+/* Blocks marked. */
+uint64_t verify_map_count(const struct verify_map *m);
+
+static inline void verify_map_set(struct verify_map *m, uint64_t blk)
+{
+	m->bits[blk >> 6] |= 1ull << (blk & 63);
+}
+
+static inline bool verify_map_test(const struct verify_map *m, uint64_t blk)
+{
+	return (m->bits[blk >> 6] >> (blk & 63)) & 1;
+}
+
+/* What blockdata_check's answer @code means, for messages:
+ * "crc mismatch (torn or corrupted)", "written for offset ...". */
+const char *verify_code_name(int code);
+
+/*
+ * Read back every block marked in @m from @fd (the block at
+ * @base + b * @bs for each bit b) into @buf (@bs bytes) and check it;
+ * add to @t (@target names the target in t->first_target). A marked
+ * block without a header counts as bad (-ENOENT: the write was lost).
+ * Stops early when *@stop becomes non-zero: *@complete then false.
+ * 0, or -errno with @e filled when a read fails.
+ */
+int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t bs,
+		    uint8_t *buf, unsigned target, const int *stop, struct verify_tally *t,
+		    bool *complete, struct err *e);
+
+/* faultline --verify: at most this many mismatches are kept per target
+ * with their offsets (all are counted). */
+#define VERIFY_KEEP_BAD 20
+
+struct verify_bad {
+	uint64_t off;
+	int code;		/* blockdata_check's answer */
+};
+
+struct verify_target {
+	char path[4096];
+	uint64_t base, len;	/* the region checked */
+	uint64_t blocks;	/* bs blocks in it */
+	uint64_t valid;		/* with a valid header for their offset */
+	uint64_t bad;		/* with a header that does not check */
+	uint64_t never;		/* without a header: never written by faultline */
+	unsigned nkept;
+	struct verify_bad kept[VERIFY_KEEP_BAD];
+};
+
+struct verify_result {
+	unsigned ntargets;
+	struct verify_target *targets;
+};
+
+/*
+ * Check every bs block of every target region write job @j uses, as a
+ * run of it would resolve them (filename=, or its scratch files
+ * <directory>/<job>.<n>.<file>; offset, size). Nothing is created or
+ * written: a missing target is an error (-ENOENT). Fills @r (free it
+ * with verify_result_free) even on error, with the targets done so far.
+ */
+int verify_job(const struct job *j, struct verify_result *r, struct err *e);
+void verify_result_free(struct verify_result *r);
+
+#endif

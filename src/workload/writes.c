@@ -1,0 +1,73 @@
+/* writes.c - a worker's write state, set up and freed; see writes.h. */
+#include "workload/writes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/rng.h"
+
+void writes_flush_init(struct writes_flush *f, unsigned every, uint64_t interval, uint64_t now)
+{
+	f->every = every;
+	f->count = 0;
+	f->interval = interval;
+	f->last = now;
+}
+
+int writes_setup(struct writes *ws, const struct writes_config *c,
+		 const struct gen_region *regions, unsigned ntargets, struct err *e)
+{
+	const struct job *j = c->job;
+	uint64_t seed = c->seed ^ ((uint64_t)(c->worker + 1) * 0x9e3779b97f4a7c15ull);
+
+	memset(ws, 0, sizeof(*ws));
+	ws->mixed = job_mixed(j);
+	ws->rwmixread = j->rwmixread;
+	/* Never zero: xorshift would stay at zero. */
+	ws->mix = splitmix64(&seed) | 1;
+	ws->bs = (uint32_t)j->bs;
+	if ((j->bs & (j->bs - 1)) == 0)
+		ws->bs_shift = (unsigned)__builtin_ctzll(j->bs);
+	/* Only random writes need owners: sequential writers over shared
+	 * targets each take their own slice (jobrun.c). */
+	if (c->nworkers > 1 && job_rw_random(j->rw)) {
+		ws->own_n = c->nworkers;
+		ws->own_w = c->worker;
+	}
+	ws->verify = j->verify != VERIFY_NONE;
+	writes_flush_init(&ws->fl, j->fsync_every ? j->fsync_every : j->fdatasync_every,
+			  c->interval, 0);
+
+	ws->ntargets = ntargets;
+	ws->t = calloc(ntargets ? ntargets : 1, sizeof(*ws->t));
+	ws->dirty = calloc(ntargets ? ntargets : 1, sizeof(*ws->dirty));
+	if (!ws->t || !ws->dirty)
+		return err_set(e, ENOMEM, "writes: out of memory");
+	for (unsigned i = 0; i < ntargets; i++) {
+		struct writes_target *t = &ws->t[i];
+
+		t->base = regions[i].base;
+		t->nblocks = regions[i].len / j->bs;
+		if (ws->own_n > 1 && t->nblocks < ws->own_n)
+			return err_set(e, EINVAL, "a region of %llu blocks of bs=%llu cannot give each "
+				       "of numjobs=%u threads blocks of its own to write",
+				       (unsigned long long)t->nblocks, (unsigned long long)j->bs,
+				       ws->own_n);
+		if (ws->verify && verify_map_init(&t->vmap, t->nblocks))
+			return err_set(e, ENOMEM, "verify: no memory for a map of %llu blocks",
+				       (unsigned long long)t->nblocks);
+	}
+	return 0;
+}
+
+void writes_free(struct writes *ws)
+{
+	for (unsigned i = 0; ws->t && i < ws->ntargets; i++)
+		verify_map_free(&ws->t[i].vmap);
+	free(ws->t);
+	free(ws->dirty);
+	ws->t = NULL;
+	ws->dirty = NULL;
+	ws->ntargets = 0;
+}
