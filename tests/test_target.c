@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,6 +222,9 @@ static void test_create_missing_real_data(void **state)
 	unlink(p);
 }
 
+/* A read job never writes a file it did not make (SPEC 8): a short file
+ * is refused and left as it was, unless the job consents (TARGET_O_EXTEND,
+ * overwrite=1); then only bytes past its end are written. */
 static void test_extend_keeps_existing_bytes(void **state)
 {
 	const char *p = scratch("short");
@@ -233,7 +237,13 @@ static void test_extend_keeps_existing_bytes(void **state)
 	(void)state;
 	make_file(p, 1 * MIB + 100);	/* odd end: append from there */
 	before = hash_file(p, 1 * MIB + 100);
-	assert_int_equal(target_open(&t, p, 0, 3 * MIB, BLK, false, &h, &e), 0);
+	assert_int_equal(target_open(&t, p, 0, 3 * MIB, BLK, false, &h, &e), -EPERM);
+	assert_non_null(strstr(e.msg, "did not make it"));
+	assert_int_equal(file_size(p), 1 * MIB + 100);
+	assert_true(hash_file(p, 1 * MIB + 100) == before);
+
+	assert_int_equal(target_open_for(&t, p, 0, 3 * MIB, BLK, false, TARGET_O_EXTEND,
+					 &h, &e), 0);
 	assert_int_equal(file_size(p), 3 * MIB);
 	assert_int_equal(t.dev_size, 3 * MIB);
 	assert_int_equal(t.laid_out, 2 * MIB - 100);
@@ -241,6 +251,36 @@ static void test_extend_keeps_existing_bytes(void **state)
 	assert_false(t.sparse);
 	target_close(&t);
 	assert_true(hash_file(p, 1 * MIB + 100) == before);
+	unlink(p);
+}
+
+/* A file target_open made itself (marked with TARGET_LAYOUT_XATTR) and
+ * that is now short is completed without consent; where the filesystem
+ * keeps no user xattrs it is refused like any other. */
+static void test_own_file_completed(void **state)
+{
+	const char *p = scratch("own");
+	struct hook_log log = { 0 };
+	struct target_hooks h = HOOKS(log);
+	struct target t;
+	struct err e = { 0 };
+	char mark[8];
+	int r;
+
+	(void)state;
+	unlink(p);
+	assert_int_equal(target_open(&t, p, 0, 1 * MIB, BLK, false, &h, &e), 0);
+	target_close(&t);
+	r = target_open(&t, p, 0, 2 * MIB, BLK, false, &h, &e);
+	if (getxattr(p, TARGET_LAYOUT_XATTR, mark, sizeof(mark)) > 0) {
+		assert_int_equal(r, 0);
+		assert_int_equal(file_size(p), 2 * MIB);
+		assert_int_equal(t.laid_out, 1 * MIB);
+		target_close(&t);
+	} else {
+		assert_int_equal(r, -EPERM);
+		assert_int_equal(file_size(p), 1 * MIB);
+	}
 	unlink(p);
 }
 
@@ -657,6 +697,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_missing_real_data),
 		cmocka_unit_test(test_extend_keeps_existing_bytes),
+		cmocka_unit_test(test_own_file_completed),
 		cmocka_unit_test(test_longer_file_untouched),
 		cmocka_unit_test(test_sparse_file_warns),
 		cmocka_unit_test(test_fallocated_file_warns),
