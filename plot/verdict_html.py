@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """verdict_html.py - one self-contained verdict.html from faultline --verdict's
-verdict.json and CSV: the verdict text, tables of every number, the host
-facts, the exact command and job text of every run, and matplotlib figures
-embedded as PNG data URIs (no file beside it, readable offline).
+verdict.json and CSV, opening with the answer (issue 31): the first screen
+holds, per workload, one line (the winner, the ratio and its range over
+rounds, or a tie) and one small figure (each engine's result with its spread
+across rounds, and the concurrency it ran at). Then the evidence sentences,
+the host facts, the plan, every engine's numbers, the runs over time, and the
+reproduction: the exact command of every run with its job text folded in a
+<details>. Figures are matplotlib PNGs embedded as data URIs: no file beside
+the page, readable offline.
 
   verdict_html.py [--no-figures REASON] verdict.json verdict.csv -o verdict.html
 
-The page's contents list names every figure and table; each one's id is
-an element of the page (tests/e2e/verdict.sh checks that).
+Every figure and table the contents list names is an element of the page
+(tests/verdict-html-check); each workload's answer is an element of class
+"answer" holding its line and its figure, which tests/verdict-html-render
+finds on the first screen of a 1280x800 window.
 """
 import base64
 import csv
@@ -31,40 +38,50 @@ def num(v, unit=""):
     return s + (" " + unit if unit else "")
 
 
-def fig_png(fig):
+def fig_png(fig, dpi=90):
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def figures(doc, rows, plt):
-    """(id, title, data URI) per figure."""
-    out = []
-    wls = doc["workloads"]
-    # 1: each workload's engines, median with the range over rounds.
-    if wls:
-        fig, axes = plt.subplots(1, len(wls), figsize=(3.2 * len(wls), 3.2), squeeze=False)
-        for ax, w in zip(axes[0], wls):
-            names, med, lo, hi = [], [], [], []
-            for key, e in w["engines"].items():
-                if not e["ok"]:
-                    continue
-                names.append(key)
-                med.append(e["median"])
-                lo.append(e["median"] - e["lo"])
-                hi.append(e["hi"] - e["median"])
-            ax.bar(range(len(names)), med, yerr=[lo, hi], capsize=3,
-                   color=["tab:green" if n == w["winner"] and not w["tie"] else "tab:gray" for n in names])
-            ax.set_xticks(range(len(names)))
-            ax.set_xticklabels(names, rotation=45, ha="right", fontsize=7)
-            ax.set_title(w["key"] + (" (tie)" if w["tie"] else ""), fontsize=9)
-            ax.set_ylabel(w["unit"], fontsize=8)
-        fig.suptitle("median per engine, bars: range over rounds; green: the winner (none on a tie)",
-                     fontsize=9)
-        fig.tight_layout()
-        out.append(("fig-throughput", "Throughput per workload and engine", fig_png(fig)))
-        plt.close(fig)
-    # 2: per-second throughput of every run of round 1, one panel per workload.
+def label(key, e):
+    """An engine's name on a figure: its key and, below, its concurrency."""
+    c = e.get("concurrency")
+    return key + ("\n" + c if c else "")
+
+
+def answer_figure(w, plt):
+    """One workload: a horizontal bar per engine at its median, the range
+    over rounds as an error bar and each round as a dot; the winner green
+    (none on a tie), an engine that fell behind the rate hatched."""
+    eng = [(k, e) for k, e in w["engines"].items() if e["ok"]]
+    lower = w.get("better") == "lower"
+    fig, ax = plt.subplots(figsize=(4.3, 0.42 * max(len(eng), 2) + 0.55))
+    if not eng:
+        ax.text(0.5, 0.5, "no engine gave a result", ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
+    ys = list(range(len(eng)))[::-1]
+    for y, (k, e) in zip(ys, eng):
+        won = k == w["winner"] and not w["tie"]
+        behind = e.get("behind")
+        ax.barh(y, e["median"], height=0.6, color="tab:green" if won else "#b0b0b0",
+                hatch="//" if behind else None, edgecolor="tab:red" if behind else "none")
+        ax.errorbar(e["median"], y, xerr=[[e["median"] - e["lo"]], [e["hi"] - e["median"]]],
+                    fmt="none", ecolor="black", capsize=3, lw=1)
+        pts = [v for v in e["per_round"] if v is not None]
+        ax.plot(pts, [y] * len(pts), "o", ms=3, color="black")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([label(k, e) for k, e in eng], fontsize=7)
+    ax.set_xlabel("%s, %s is better" % (w["unit"], "lower" if lower else "higher"), fontsize=7)
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_xlim(left=0)
+    fig.tight_layout()
+    return fig
+
+
+def timeseries(doc, rows, plt):
+    """Per-second throughput and TLB shootdowns of every run of round 1."""
     by_job = {}
     for r in rows:
         try:
@@ -73,25 +90,54 @@ def figures(doc, rows, plt):
                                                    float(r["tlb_shootdowns_per_s"] or "nan")))
         except (KeyError, ValueError):
             continue
-    if by_job and wls:
-        fig, axes = plt.subplots(len(wls), 2, figsize=(10, 2.4 * len(wls)), squeeze=False)
-        for i, w in enumerate(wls):
-            col = 2 if w["unit"] == "MiB/s" else 1
-            for job, pts in sorted(by_job.items()):
-                if not job.startswith("v-%s-" % w["key"]) or not job.endswith("-r1"):
-                    continue
-                label = job[len("v-%s-" % w["key"]):-3]
-                axes[i][0].plot([p[0] for p in pts], [p[col] for p in pts], label=label)
-                axes[i][1].plot([p[0] for p in pts], [p[3] for p in pts], label=label)
-            axes[i][0].set_ylabel(w["unit"], fontsize=8)
-            axes[i][0].set_title(w["key"] + ": throughput per interval (round 1)", fontsize=9)
-            axes[i][1].set_title(w["key"] + ": TLB shootdowns/s, system-wide", fontsize=9)
+    wls = doc["workloads"]
+    runs = {}
+    for ln in doc["lines"]:
+        if ln["round"] == 1 and ln["job"] in by_job:
+            runs.setdefault(ln["workload"], []).append((ln["engine"], ln["job"]))
+    if not runs:
+        return None
+    fig, axes = plt.subplots(len(wls), 2, figsize=(10, 2.4 * len(wls)), squeeze=False)
+    for i, w in enumerate(wls):
+        col = 2 if w["unit"] == "MiB/s" else 1
+        for eng, job in runs.get(w["key"], []):
+            pts = by_job[job]
+            axes[i][0].plot([p[0] for p in pts], [p[col] for p in pts], label=eng)
+            axes[i][1].plot([p[0] for p in pts], [p[3] for p in pts], label=eng)
+        axes[i][0].set_ylabel("MiB/s" if col == 2 else "IOPS", fontsize=8)
+        axes[i][0].set_title(w["key"] + ": throughput per interval (round 1)", fontsize=9)
+        axes[i][1].set_title(w["key"] + ": TLB shootdowns/s, system-wide", fontsize=9)
+        if runs.get(w["key"]):
             axes[i][0].legend(fontsize=6)
-        axes[-1][0].set_xlabel("s into the run", fontsize=8)
-        fig.tight_layout()
-        out.append(("fig-timeseries", "Throughput and TLB shootdowns over time", fig_png(fig)))
+    axes[-1][0].set_xlabel("s into the run", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def figures(doc, rows, plt):
+    """{workload key: data URI} for the answers, and [(id, title, URI)] for the rest."""
+    answers = {}
+    for w in doc["workloads"]:
+        fig = answer_figure(w, plt)
+        answers[w["key"]] = fig_png(fig)
         plt.close(fig)
-    return out
+    rest = []
+    fig = timeseries(doc, rows, plt)
+    if fig is not None:
+        rest.append(("fig-timeseries", "Throughput and TLB shootdowns over time", fig_png(fig)))
+        plt.close(fig)
+    return answers, rest
+
+
+STYLE = """body{font-family:sans-serif;max-width:84em;margin:0.5em auto;padding:0 0.5em;font-size:15px}
+h1{font-size:1.25em;margin:0.2em 0}p.sub{margin:0.1em 0 0.5em;font-size:80%;color:#444}
+#answers{display:grid;grid-template-columns:repeat(auto-fill,minmax(24em,1fr));gap:0.5em}
+.answer{border:1px solid #ccc;border-radius:4px;padding:0.3em 0.5em}
+.answer p{margin:0 0 0.2em;font-size:85%}.answer figure{margin:0}
+.answer img{max-width:100%;max-height:13em}
+table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 6px;font-size:85%;vertical-align:top}
+pre{background:#f4f4f4;padding:4px;font-size:80%;margin:0}img{max-width:100%}
+details summary{cursor:pointer;font-size:85%}"""
 
 
 def main(argv):
@@ -111,87 +157,108 @@ def main(argv):
             rows = list(csv.DictReader(f))
     except OSError as e:
         nofig = nofig or "the CSV could not be read: %s" % e
-    figs = []
+    answers, figs = {}, []
     if nofig is None:
         try:
             import matplotlib
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
-            figs = figures(doc, rows, plt)
+            answers, figs = figures(doc, rows, plt)
         except ImportError as e:
             nofig = "matplotlib is not available (%s): install python3-matplotlib" % e
 
-    tables = [("tab-verdict", "The verdict per workload"), ("tab-engines", "Every engine's numbers"),
-              ("tab-evidence", "Evidence"), ("tab-host", "Host facts"), ("tab-plan", "The plan"),
-              ("tab-runs", "Every run: command and job text")]
+    wls = doc["workloads"]
+    plan = doc["plan"]
     p = []
     w = p.append
     w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>faultline verdict</title>")
-    w("<style>body{font-family:sans-serif;max-width:72em;margin:1em auto}table{border-collapse:collapse}"
-      "td,th{border:1px solid #bbb;padding:2px 6px;font-size:90%}pre{background:#f4f4f4;padding:4px;"
-      "font-size:80%}img{max-width:100%}</style></head><body>\n")
+    w("<style>%s</style></head><body>\n" % STYLE)
     w("<h1>faultline verdict: mmap or a buffer pool?</h1>\n")
-    w("<p>Command: <code>%s</code>; %s s of a %s s budget%s.</p>\n" % (
-        esc(doc["command"]), num(doc["elapsed_s"]), num(doc["plan"]["budget_s"]),
-        " (interrupted)" if doc.get("interrupted") else ""))
+    w("<p class='sub'>%d workload%s%s; memory budget %s MiB; %s s of a %s s budget%s. "
+      "<code>%s</code></p>\n" % (
+          len(wls), "" if len(wls) == 1 else "s",
+          " from " + esc(plan["jobfile"]) if plan.get("jobfile") else "",
+          num(plan["memory_budget_bytes"] / 1048576.0), num(doc["elapsed_s"]), num(plan["budget_s"]),
+          " (interrupted)" if doc.get("interrupted") else "", esc(doc["command"])))
+
+    # The answer: a line and a figure per workload, the first screen.
+    w("<div id='answers'>\n")
+    for wl in wls:
+        w("<div class='answer' id='answer-%s'><p><b>%s</b></p>\n" % (esc(wl["key"]), esc(wl["headline"])))
+        if wl["key"] in answers:
+            t = "%s: each engine's %s, median (bar), range over rounds (whisker), rounds (dots)" % (
+                wl["name"], wl["unit"])
+            w("<figure id='fig-answer-%s'><img alt='%s' src='%s'></figure>\n" % (
+                esc(wl["key"]), esc(t), answers[wl["key"]]))
+        w("</div>\n")
+    w("</div>\n")
+    if nofig is not None:
+        w("<p id='no-figures'><b>No figures:</b> %s. The tables below hold every number.</p>\n" % esc(nofig))
+
+    tables = [("tab-evidence", "Evidence"), ("tab-host", "Host facts"), ("tab-plan", "The plan"),
+              ("tab-engines", "Every engine's numbers"), ("tab-runs", "Reproduction: every run's command and job text")]
     w("<h2>Contents</h2><ul id='contents'>\n")
+    for wl in wls:
+        if wl["key"] in answers:
+            w("<li><a href='#fig-answer-%s'>figure: %s, the answer</a></li>\n" % (esc(wl["key"]), esc(wl["name"])))
     for tid, title in tables:
         w("<li><a href='#%s'>table: %s</a></li>\n" % (tid, esc(title)))
     for fid, title, _ in figs:
         w("<li><a href='#%s'>figure: %s</a></li>\n" % (fid, esc(title)))
     w("</ul>\n")
-    if nofig is not None:
-        w("<p id='no-figures'><b>No figures:</b> %s. The tables below hold every number.</p>\n" % esc(nofig))
 
-    w("<h2 id='tab-verdict-h'>The verdict per workload</h2><table id='tab-verdict'><tr><th>workload</th>"
-      "<th>winner</th><th>ratio over runner-up</th><th>range over rounds</th><th>tie</th><th>verdict</th></tr>\n")
-    for wl in doc["workloads"]:
-        w("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n" % (
-            esc(wl["name"]), esc(wl["winner"]), num(wl["ratio"]),
-            "%s-%s (%d rounds)" % (num(wl["ratio_lo"]), num(wl["ratio_hi"]), wl["ratio_rounds"])
-            if wl["ratio_rounds"] > 1 else "one round", "yes" if wl["tie"] else "no", esc(wl["headline"])))
-    w("</table>\n")
-
-    w("<h2>Every engine's numbers</h2><table id='tab-engines'><tr><th>workload</th><th>engine</th>"
-      "<th>median</th><th>lowest</th><th>highest</th><th>per round</th><th>error</th></tr>\n")
-    for wl in doc["workloads"]:
-        for key, e in wl["engines"].items():
-            w("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n" % (
-                esc(wl["key"]), esc(e["name"]), num(e["median"], wl["unit"]), num(e["lo"]), num(e["hi"]),
-                ", ".join(num(v) for v in e["per_round"]), esc(e["error"] or "")))
-    w("</table>\n")
-
-    w("<h2>Evidence</h2><table id='tab-evidence'><tr><th>workload</th><th>sentence</th><th>number</th>"
+    w("<h2>Evidence</h2>\n")
+    for wl in wls:
+        w("<h3>%s</h3><ul>\n" % esc(wl["name"]))
+        for s in wl["evidence"]:
+            w("<li>%s</li>\n" % esc(s["text"]))
+        w("</ul>\n")
+    w("<table id='tab-evidence'><tr><th>workload</th><th>key</th><th>number</th>"
       "<th>threshold</th><th>source</th></tr>\n")
-    for wl in doc["workloads"]:
+    for wl in wls:
         for s in wl["evidence"]:
             w("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n" % (
-                esc(wl["key"]), esc(s["text"]), num(s["value"]), num(s["threshold"]), esc(s["source"])))
+                esc(wl["key"]), esc(s["key"]), num(s["value"]), num(s["threshold"]), esc(s["source"])))
     w("</table>\n")
 
-    w("<h2>Host facts</h2><table id='tab-host'><tr><th>fact</th><th>value</th></tr>\n")
+    w("<h2>Host facts</h2><ul>\n")
+    for s in doc["host_facts"]:
+        w("<li>%s</li>\n" % esc(s["text"]))
+    w("</ul><table id='tab-host'><tr><th>fact</th><th>value</th></tr>\n")
     for k, v in doc["host"].items():
         w("<tr><td>%s</td><td>%s</td></tr>\n" % (esc(k), esc(v)))
-    for s in doc["host_facts"]:
-        w("<tr><td>%s</td><td>%s</td></tr>\n" % (esc(s["key"]), esc(s["text"])))
     w("</table>\n")
 
     w("<h2>The plan</h2><table id='tab-plan'><tr><th>item</th><th>value</th></tr>\n")
-    for k, v in doc["plan"].items():
+    for k, v in plan.items():
         w("<tr><td>%s</td><td>%s</td></tr>\n" % (esc(k), esc(v)))
+    w("</table>\n")
+
+    w("<h2>Every engine's numbers</h2><table id='tab-engines'><tr><th>workload</th><th>engine</th>"
+      "<th>concurrency</th><th>median</th><th>lowest</th><th>highest</th><th>per round</th>"
+      "<th>note</th></tr>\n")
+    for wl in wls:
+        for key, e in wl["engines"].items():
+            w("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+              "<td>%s</td></tr>\n" % (
+                  esc(wl["key"]), esc(e["name"]), esc(e.get("concurrency") or ""),
+                  num(e["median"], wl["unit"]), num(e["lo"]), num(e["hi"]),
+                  ", ".join(num(v) for v in e["per_round"]), esc(e["error"] or e.get("behind") or "")))
     w("</table>\n")
 
     for fid, title, uri in figs:
         w("<h2>%s</h2><figure id='%s'><img alt='%s' src='%s'><figcaption>%s</figcaption></figure>\n" % (
             esc(title), fid, esc(title), uri, esc(title)))
 
-    w("<h2>Every run: command and job text</h2><p>Save the job text as the file the command names "
-      "and run the command; the scratch file is laid out again when missing.</p>"
-      "<table id='tab-runs'><tr><th>run</th><th>result</th><th>command</th><th>job text</th></tr>\n")
+    w("<h2>Reproduction</h2><p>Every run's job file is in <code>verdict-jobs/</code> beside this page; "
+      "run the command there (or save the job text under the name it gives). A scratch file is laid "
+      "out again when missing.</p>"
+      "<table id='tab-runs'><tr><th>run</th><th>result</th><th>command</th></tr>\n")
     for ln in doc["lines"]:
         res = ln["skipped"] or num(ln["value"], ln["unit"])
-        w("<tr><td>%s</td><td>%s</td><td><code>%s</code></td><td><pre>%s</pre></td></tr>\n" % (
-            esc(ln["job"]), esc(res), esc(ln["command"]), esc(ln["job_text"])))
+        w("<tr><td>%s</td><td>%s</td><td><code>%s</code><details><summary>job text</summary>"
+          "<pre>%s</pre></details></td></tr>\n" % (
+              esc(ln["job"]), esc(res), esc(ln["command"]), esc(ln["job_text"])))
     w("</table>\n</body></html>\n")
 
     with open(argv[4], "w") as f:

@@ -56,12 +56,16 @@ void verdict_out_text(FILE *f, const struct verdict_data *d)
 {
 	fprintf(f, "\n== the verdict (%.0f s)%s\n", d->elapsed_s,
 		d->interrupted ? " - interrupted, from the runs that finished" : "");
+	/* The answer first, a line per workload; then what it rests on. */
+	for (int w = 0; w < JW_NR; w++)
+		if (d->res[w].ran)
+			fprintf(f, "%s\n", d->res[w].headline);
 	for (int w = 0; w < JW_NR; w++) {
 		const struct judge_result *r = &d->res[w];
 
 		if (!r->ran)
 			continue;
-		fprintf(f, "\n%s\n", r->headline);
+		fprintf(f, "\n-- %s\n", judge_workload_name(r->w));
 		for (int e = 0; e < JE_NR; e++)
 			if (r->e[e].ok)
 				fprintf(f, "    %-34s %10.0f %s (median of %u%s)\n", judge_engine_name(e),

@@ -35,6 +35,19 @@ for w in "uniform random 4k reads" "zipf random 4k reads" "scan" "write mix" "as
 	grep -qE "^$w[^:]*: .*(wins|tie within noise|no verdict|no engine)" "$E2E_TMP/v.out" &&
 		pass "a verdict for $w" || fail "a verdict for $w" "$(grep -A2 "^$w" "$E2E_TMP/v.out" | head -3)"
 done
+# The final block opens with the answer: the line after its title is the
+# first workload's verdict, and the five lines from there are one per
+# workload, before any detail.
+$PY - "$E2E_TMP/v.out" <<'PYEOF' >"$E2E_TMP/a.out" 2>&1
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(i for i, l in enumerate(lines) if l.startswith("== the verdict"))
+first = lines[i + 1:i + 6]
+want = ["uniform random 4k reads", "zipf random 4k reads", "scan", "write mix", "async hazard"]
+assert all(l.startswith(w) for l, w in zip(first, want)) and len(first) == 5, first
+PYEOF
+[ $? = 0 ] && pass "the final block begins with one line per workload" ||
+	fail "the final block begins with one line per workload" "$(cat "$E2E_TMP/a.out")"
 for f in verdict.json verdict.csv verdict.html; do
 	[ -s "$E2E_TMP/$f" ] && pass "$f written" || fail "$f written"
 done
@@ -120,8 +133,8 @@ esac
 $PY - "$E2E_TMP/verdict.html" "$E2E_TMP/cut.html" <<'PYEOF'
 import re, sys
 s = open(sys.argv[1]).read()
-open(sys.argv[2], "w").write(re.sub(r"<figure id='fig-throughput'>.*?</figure>", "", s, flags=re.S)
-                             if "fig-throughput" in s else s.replace("<table id='tab-plan'", "<div id='x'"))
+open(sys.argv[2], "w").write(re.sub(r"<figure id='fig-answer-uniform'>.*?</figure>", "", s, flags=re.S)
+                             if "fig-answer-uniform" in s else s.replace("<table id='tab-plan'", "<div id='x'"))
 PYEOF
 "$here/verdict-html-check" "$E2E_TMP/cut.html" >/dev/null 2>&1 && fail "the HTML check fails on a page missing a figure" ||
 	pass "the HTML check fails on a page missing a figure"
@@ -134,6 +147,15 @@ if grep -q "data:image/png" "$E2E_TMP/verdict.html" && command -v chromium >/dev
 	"$here/verdict-html-render" "$E2E_TMP/broken.html" >"$E2E_TMP/r.out" 2>&1 &&
 		fail "the browser check fails on a figure that does not decode" "$(cat "$E2E_TMP/r.out")" ||
 		pass "the browser check fails on a figure that does not decode"
+fi
+# ... and fails on a page whose answers are pushed below the first screen.
+sed "s|<div id='answers'>|<div style='height:900px'></div><div id='answers'>|" "$E2E_TMP/verdict.html" >"$E2E_TMP/low.html"
+if command -v chromium >/dev/null; then
+	"$here/verdict-html-render" "$E2E_TMP/low.html" >"$E2E_TMP/r.out" 2>&1 &&
+		fail "the browser check fails on answers below the first screen" "$(cat "$E2E_TMP/r.out")" ||
+		{ grep -q "not on the first screen" "$E2E_TMP/r.out" &&
+			pass "the browser check fails on answers below the first screen" ||
+			fail "the browser check fails on answers below the first screen" "$(cat "$E2E_TMP/r.out")"; }
 fi
 # Without matplotlib the page says so and keeps the tables.
 FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json" "$E2E_TMP/verdict.csv" \
