@@ -163,6 +163,49 @@ static void test_hit_and_miss(void **state)
 	free(d);
 }
 
+/* Read-ahead: a page read into a frame taken outside the table enters
+ * the pool unpinned, a hit from then on; one another thread loaded first
+ * stays, and the frame read ahead is free again; a frame given back
+ * after a failed read is free; the pool stays consistent throughout. */
+static void test_read_ahead(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+	uint32_t f, g;
+
+	(void)state;
+	assert_int_equal(bufpool_frame_take(bp, &io, &c, &f), 0);
+	stamp(bufpool_frame(bp, f), 7, 0);
+	assert_int_equal(bufpool_lookup(bp, 7), BUFPOOL_NONE);
+	assert_int_equal(bufpool_insert(bp, 7, f, &c), 1);
+	assert_int_equal(c.prefetches, 1);
+	assert_int_equal(bufpool_lookup(bp, 7), f);
+	pool_ok(bp);
+	touch(bp, &io, &c, 7);
+	assert_int_equal(c.hits, 1);
+	assert_int_equal(c.misses, 0);
+	assert_int_equal(d->reads, 0);
+	/* Page 8 loaded by a miss while its read ahead was in flight. */
+	assert_int_equal(bufpool_frame_take(bp, &io, &c, &g), 0);
+	touch(bp, &io, &c, 8);
+	assert_int_equal(bufpool_insert(bp, 8, g, &c), 0);
+	assert_int_equal(c.prefetches, 1);
+	assert_true(bufpool_lookup(bp, 8) != g);
+	pool_ok(bp);
+	/* A failed read: the frame goes back, and all four frames serve. */
+	assert_int_equal(bufpool_frame_take(bp, &io, &c, &g), 0);
+	bufpool_frame_give_back(bp, g);
+	pool_ok(bp);
+	for (uint32_t k = 20; k < 24; k++)
+		touch(bp, &io, &c, k);
+	assert_int_equal(bufpool_used(bp), 4);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
 /*
  * Four frames hold pages 0-3, all referenced by their load. Page 4: the
  * hand passes every frame once (clearing REF) and takes frame 0. Now
@@ -882,6 +925,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_and_miss),
 		cmocka_unit_test(test_clock_second_chance),
+		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_pinned_stays),
 		cmocka_unit_test(test_published_stays),
 		cmocka_unit_test(test_readers_run_out),

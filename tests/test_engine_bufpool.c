@@ -6,7 +6,8 @@
  * fills the pool, writes land in the file after a flush of their target
  * (and only theirs), after an eviction and after the end-of-job
  * write-back, and prepare refuses what the targets cannot do. Both pool_io
- * modes. Scratch files live in $TMPDIR (default /var/tmp: O_DIRECT needs
+ * modes; with pool_prefetch, pages read ahead hold the right bytes and
+ * turn a scan's misses into hits. Scratch files live in $TMPDIR (default /var/tmp: O_DIRECT needs
  * a real filesystem) and are removed at the end; everything is skipped
  * where that filesystem refuses O_DIRECT.
  */
@@ -35,6 +36,8 @@ extern const struct engine_ops engine_bufpool;
 static const uint64_t file_size[NTARGETS] = { 4u << 20, (1u << 20) + 3 * 512 };
 
 static char fx_dir[256];
+/* pool_prefetch of the next rig. */
+static unsigned rig_prefetch;
 
 static struct {
 	char path[NTARGETS][300];
@@ -116,6 +119,7 @@ static void rig_up(struct rig *r, uint32_t frames, enum pool_io_mode io, bool pr
 	r->job.pool_page = PAGE;
 	r->job.pool_io = io;
 	r->job.prewarm = prewarm;
+	r->job.pool_prefetch = rig_prefetch;
 	for (unsigned i = 0; i < NTARGETS; i++) {
 		struct target *t = &r->targets[i];
 
@@ -210,6 +214,35 @@ static void test_reads_psync(void **state)
 {
 	(void)state;
 	reads(POOL_IO_PSYNC);
+}
+
+/* pool_prefetch: a scan of both files, pages and pieces of pages, reads
+ * the right bytes (the short last page too) and, but for the first page
+ * of each file and a few the scan overtook, finds each page read ahead;
+ * a scan backwards over what the pool no longer holds still reads right. */
+static void test_reads_prefetch(void **state)
+{
+	struct rig r;
+	uint64_t n = 0;
+
+	(void)state;
+	rig_prefetch = 8;
+	rig_up(&r, 64, POOL_IO_URING, false);
+	rig_prefetch = 0;
+	for (unsigned t = 0; t < NTARGETS; t++)
+		for (uint64_t off = 0; off + 1024 <= file_size[t]; off += 1024, n++)
+			read_check(&r, t, off, 1024);
+	read_check(&r, 1, file_size[1] - 3 * 512, 3 * 512);
+	n++;
+	assert_int_equal(r.ctr.hits + r.ctr.misses, n);
+	assert_true(r.ctr.prefetches > 0);
+	/* 513 pages: every one read once, ahead or on a miss. */
+	assert_true(r.ctr.prefetches + r.ctr.reads >= 513);
+	assert_true(r.ctr.misses < 513 / 4);
+	for (unsigned t = 0; t < NTARGETS; t++)
+		for (uint64_t off = file_size[t] / PAGE * PAGE; off >= PAGE; off -= PAGE)
+			read_check(&r, t, off - PAGE, PAGE);
+	rig_down(&r);
 }
 
 /* prewarm: the pool starts with the regions in it (they fit). */
@@ -331,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_uring),
 		cmocka_unit_test(test_reads_psync),
+		cmocka_unit_test(test_reads_prefetch),
 		cmocka_unit_test(test_prewarm),
 		cmocka_unit_test(test_writes_uring),
 		cmocka_unit_test(test_writes_psync),

@@ -596,6 +596,47 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 	return 0;
 }
 
+/* ---- read-ahead ----------------------------------------------------------- */
+
+int bufpool_frame_take(struct bufpool *bp, const struct bufpool_io *io, struct pool_counters *c,
+		       uint32_t *frame)
+{
+	return take_frame(bp, io, c, frame);
+}
+
+void bufpool_frame_give_back(struct bufpool *bp, uint32_t frame)
+{
+	STORE(&bp->owner[frame], FRAME_FREE);
+}
+
+int bufpool_insert(struct bufpool *bp, uint32_t key, uint32_t frame, struct pool_counters *c)
+{
+	const uint32_t home = bufpool_home_of(bp, key);
+	struct bufpool_bucket *hb = &bp->buckets[home];
+	uint32_t e, h, old;
+
+	h = home_lock(hb);
+	if (table_find(bp, key, home) != BUFPOOL_NONE) {
+		/* Another thread brought it in meanwhile: its copy stays. */
+		home_unlock(hb, h);
+		STORE(&bp->owner[frame], FRAME_FREE);
+		return 0;
+	}
+	e = table_insert(bp, key, home, &h, frame);
+	home_unlock(hb, h);
+	if (e == BUFPOOL_NONE) {
+		STORE(&bp->owner[frame], FRAME_FREE);
+		return -ENOSPC;
+	}
+	STORE(&bp->owner[frame], e);
+	/* Unpinned and referenced: the clock gives it a turn before it
+	 * may go; whoever looked it up meanwhile waited on LOCKED. */
+	old = __atomic_exchange_n(&entry_at(bp, e)->state, F_USED | F_REF, __ATOMIC_ACQ_REL);
+	wake_if(entry_at(bp, e), old);
+	count(&c->prefetches);
+	return 1;
+}
+
 /* ---- flush -------------------------------------------------------------- */
 
 int bufpool_flush_keys(struct bufpool *bp, uint32_t lo, uint32_t hi, const struct bufpool_io *io,

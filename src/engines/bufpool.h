@@ -292,6 +292,23 @@ static inline void bufpool_release(struct bufpool *bp, struct bufpool_reader *rd
 		bufpool_unpin(bp, ref);
 }
 
+/*
+ * Read-ahead (pool_prefetch): a page read before anyone asks for it is
+ * read into a frame that is not yet in the table, so no latch is held
+ * while the read is in flight and nobody ever waits for it (a thread
+ * that asks for the page meanwhile reads it itself, and the copy read
+ * ahead is then dropped). bufpool_frame_take takes a frame as a miss
+ * does (the clock, a dirty victim written back through @io); the caller
+ * reads the page into it and hands it to bufpool_insert, or, when the
+ * read failed, gives it back. bufpool_insert: 1 when the page entered
+ * the pool (unpinned, referenced, counted in @c->prefetches), 0 when it
+ * was there already (the frame is free again), -ENOSPC as bufpool_get.
+ */
+int bufpool_frame_take(struct bufpool *bp, const struct bufpool_io *io, struct pool_counters *c,
+		       uint32_t *frame);
+int bufpool_insert(struct bufpool *bp, uint32_t key, uint32_t frame, struct pool_counters *c);
+void bufpool_frame_give_back(struct bufpool *bp, uint32_t frame);
+
 /* Give back an exclusive latch; @dirty: the page was modified. */
 void bufpool_unlock(struct bufpool *bp, uint32_t ref, bool dirty);
 

@@ -24,6 +24,13 @@
  * file holds every write when the job is over. A page is written back up
  * to the end of the job's region, rounded up to the logical block size
  * O_DIRECT needs.
+ *
+ * Read-ahead (pool_prefetch=N, read jobs, pool_io=io_uring): after each
+ * read the thread keeps the N pages after it requested through its ring,
+ * each into a frame outside the table (bufpool.h), and puts a page in the
+ * pool when its completion is reaped: before each request, and in any
+ * wait of its own ring. A request for a page the thread has in flight
+ * waits for that read; nobody else ever waits for one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,6 +62,17 @@ struct bp_job {
 	uint32_t *first;
 };
 
+/* A page read ahead, in flight. */
+struct pf_slot {
+	uint32_t key;
+	uint32_t frame;
+	bool busy;
+};
+
+/* user_data of the ring's own read or write: a page read ahead is its
+ * slot + 1. */
+#define UD_SYNC 0
+
 struct bp_thread {
 	const struct engine_job *ej;
 	struct bufpool *pool;
@@ -67,6 +85,12 @@ struct bp_thread {
 	bool uring;			/* pool_io=io_uring */
 	bool fixed_files, fixed_bufs;
 	struct io_uring ring;
+	/* pool_prefetch: pf slots, pf_n of them in flight; keys below
+	 * pf_next (up to the end of target pf_ti's pages) were looked at. */
+	unsigned pf, pf_n;
+	struct pf_slot *pf_slot;
+	uint32_t pf_next;
+	unsigned pf_ti;
 };
 
 /* ---- the device side: one page at a time ----------------------------- */
@@ -112,8 +136,11 @@ static uint64_t page_need(const struct target *t, uint64_t off, uint32_t page)
 	return end - off < page ? end - off : page;
 }
 
+static void pf_complete(struct bp_thread *bt, struct io_uring_cqe *cqe);
+
 /* One read or write of @len bytes at @off through the thread's ring:
- * bytes moved, or -errno. */
+ * bytes moved, or -errno. Completions of pages read ahead that come
+ * first are put in the pool on the way. */
 static int64_t uring_rw(struct bp_thread *bt, bool write, unsigned ti, uint8_t *buf,
 			uint32_t len, uint64_t off)
 {
@@ -139,16 +166,22 @@ static int64_t uring_rw(struct bp_thread *bt, bool write, unsigned ti, uint8_t *
 			io_uring_prep_write(sqe, fd, buf, len, off);
 		if (bt->fixed_files)
 			sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_sqe_set_data64(sqe, UD_SYNC);
 		do
 			ret = io_uring_submit_and_wait(&bt->ring, 1);
 		while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
 		if (ret < 0)
 			return ret;
-		do
-			ret = io_uring_wait_cqe(&bt->ring, &cqe);
-		while (ret == -EINTR);
-		if (ret < 0)
-			return ret;
+		for (;;) {
+			do
+				ret = io_uring_wait_cqe(&bt->ring, &cqe);
+			while (ret == -EINTR);
+			if (ret < 0)
+				return ret;
+			if (cqe->user_data == UD_SYNC)
+				break;
+			pf_complete(bt, cqe);
+		}
 		ret = cqe->res;
 		io_uring_cqe_seen(&bt->ring, cqe);
 		if (ret != -EAGAIN && ret != -EINTR)
@@ -219,6 +252,122 @@ static int bp_write(void *arg, uint32_t key, const uint8_t *frame)
 	return 0;
 }
 
+/* ---- read-ahead ---------------------------------------------------------- */
+
+/* A page read ahead has come back: into the pool when whole (a short
+ * read may only end the file), else its frame goes back. */
+static void pf_complete(struct bp_thread *bt, struct io_uring_cqe *cqe)
+{
+	struct pf_slot *s = &bt->pf_slot[cqe->user_data - 1];
+	const unsigned ti = key_target(bt->first, bt->ej->ntargets, s->key);
+	const uint64_t off = key_offset(bt->ej, bt->first, ti, s->key, bt->shift);
+	const uint32_t page = bt->pool->page;
+	int res = cqe->res;
+
+	io_uring_cqe_seen(&bt->ring, cqe);
+	if (res >= 0 && (uint64_t)res >= page_need(&bt->ej->targets[ti], off, page)) {
+		if ((uint32_t)res < page)
+			memset(bufpool_frame(bt->pool, s->frame) + res, 0, page - (uint32_t)res);
+		bufpool_insert(bt->pool, s->key, s->frame, bt->ctr);
+	} else {
+		bufpool_frame_give_back(bt->pool, s->frame);
+	}
+	s->busy = false;
+	bt->pf_n--;
+}
+
+static struct pf_slot *pf_find(struct bp_thread *bt, uint32_t key)
+{
+	for (unsigned i = 0; i < bt->pf; i++)
+		if (bt->pf_slot[i].busy && bt->pf_slot[i].key == key)
+			return &bt->pf_slot[i];
+	return NULL;
+}
+
+/* Before a request for @key: what came back goes into the pool, and a
+ * read ahead of @key itself is waited for. */
+static void pf_before(struct bp_thread *bt, uint32_t key)
+{
+	struct io_uring_cqe *cqe;
+	struct pf_slot *s;
+
+	while (bt->pf_n && io_uring_peek_cqe(&bt->ring, &cqe) == 0)
+		pf_complete(bt, cqe);
+	s = pf_find(bt, key);
+	while (s && s->busy) {
+		if (io_uring_wait_cqe(&bt->ring, &cqe) < 0)
+			continue;	/* EINTR */
+		pf_complete(bt, cqe);
+	}
+}
+
+/* Every read ahead back (the thread's end). */
+static void pf_drain(struct bp_thread *bt)
+{
+	struct io_uring_cqe *cqe;
+
+	while (bt->pf_n) {
+		int ret = io_uring_wait_cqe(&bt->ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			break;
+		pf_complete(bt, cqe);
+	}
+}
+
+/* After a read of @key: the pages after it, up to pool_prefetch of them
+ * and the end of its target's region, requested unless in the pool or in
+ * flight already. */
+static void pf_issue(struct bp_thread *bt, uint32_t key)
+{
+	const struct engine_job *ej = bt->ej;
+	const unsigned ti = key_target(bt->first, ej->ntargets, key);
+	const uint64_t lim64 = (uint64_t)key + 1 + bt->pf;
+	const uint32_t lim = lim64 < bt->first[ti + 1] ? (uint32_t)lim64 : bt->first[ti + 1];
+	const uint32_t page = bt->pool->page;
+	uint32_t k = key + 1;
+	unsigned queued = 0;
+
+	/* Keys up to pf_next were looked at after an earlier request. */
+	if (bt->pf_ti == ti && bt->pf_next > k && bt->pf_next <= lim)
+		k = bt->pf_next;
+	for (; k < lim && bt->pf_n < bt->pf; k++) {
+		struct io_uring_sqe *sqe;
+		struct pf_slot *s = NULL;
+		uint8_t *buf;
+		uint32_t f;
+
+		if (bufpool_lookup(bt->pool, k) != BUFPOOL_NONE || pf_find(bt, k))
+			continue;
+		for (unsigned i = 0; i < bt->pf && !s; i++)
+			if (!bt->pf_slot[i].busy)
+				s = &bt->pf_slot[i];
+		sqe = io_uring_get_sqe(&bt->ring);
+		if (!s || !sqe || bufpool_frame_take(bt->pool, &bt->io, bt->ctr, &f) < 0)
+			break;
+		buf = bufpool_frame(bt->pool, f);
+		if (bt->fixed_bufs)
+			io_uring_prep_read_fixed(sqe, bt->fixed_files ? (int)ti : ej->targets[ti].fd_direct,
+						 buf, page, key_offset(ej, bt->first, ti, k, bt->shift),
+						 (int)((size_t)(buf - bt->pool->frames) >> REG_BUF_SHIFT));
+		else
+			io_uring_prep_read(sqe, bt->fixed_files ? (int)ti : ej->targets[ti].fd_direct,
+					   buf, page, key_offset(ej, bt->first, ti, k, bt->shift));
+		if (bt->fixed_files)
+			sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_sqe_set_data64(sqe, (uint64_t)(s - bt->pf_slot) + 1);
+		*s = (struct pf_slot){ .key = k, .frame = f, .busy = true };
+		bt->pf_n++;
+		queued++;
+	}
+	bt->pf_next = k;
+	bt->pf_ti = ti;
+	if (queued)
+		io_uring_submit(&bt->ring);
+}
+
 /* ---- requests ---------------------------------------------------------- */
 
 /* A flush of target @ti: its dirty frames written back, whoever wrote
@@ -247,11 +396,15 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	int ret;
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
+		if (bt->pf)
+			pf_before(bt, key);
 		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
 		}
+		if (bt->pf)
+			pf_issue(bt, key);
 		/* Pinned until release(), after the worker consumed it. */
 		bt->held[r->slot] = ref;
 		r->data = page + in_page;
@@ -339,7 +492,7 @@ static const unsigned ring_flag_sets[] = {
 	0,
 };
 
-/* One read or write at a time, and a spare. */
+/* One read or write at a time, and a spare (and pool_prefetch more). */
 #define RING_ENTRIES 2
 
 static int bp_init(struct engine_thread *et, struct err *e)
@@ -370,17 +523,28 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->shift = pj->pool->page_shift;
 	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt };
 	bt->uring = job->pool_io == POOL_IO_URING;
+	/* jobcheck.c allows read-ahead only for read jobs through io_uring. */
+	bt->pf = bt->uring && !job_writes(job) ? job->pool_prefetch : 0;
+	if (bt->pf) {
+		bt->pf_slot = calloc(bt->pf, sizeof(*bt->pf_slot));
+		if (!bt->pf_slot) {
+			free(bt->held);
+			free(bt);
+			return err_set(e, ENOMEM, "bufpool: out of memory");
+		}
+	}
 	if (bt->uring) {
 		for (size_t i = 0; i < sizeof(ring_flag_sets) / sizeof(ring_flag_sets[0]); i++) {
 			struct io_uring_params p;
 
 			memset(&p, 0, sizeof(p));
 			p.flags = ring_flag_sets[i];
-			ret = io_uring_queue_init_params(RING_ENTRIES, &bt->ring, &p);
+			ret = io_uring_queue_init_params(RING_ENTRIES + bt->pf, &bt->ring, &p);
 			if (ret != -EINVAL)
 				break;
 		}
 		if (ret < 0) {
+			free(bt->pf_slot);
 			free(bt->held);
 			free(bt);
 			return err_set(e, -ret, "bufpool: pool_io=io_uring: setting up a ring: %s%s",
@@ -403,8 +567,11 @@ static void bp_exit(struct engine_thread *et)
 	for (unsigned i = 0; i < bt->ej->depth; i++)
 		if (bt->held[i] != BUFPOOL_NONE)
 			bufpool_release(bt->pool, bt->rd, i, bt->held[i]);
-	if (bt->uring)
+	if (bt->uring) {
+		pf_drain(bt);
 		io_uring_queue_exit(&bt->ring);
+	}
+	free(bt->pf_slot);
 	free(bt->held);
 	free(bt);
 	et->priv = NULL;

@@ -204,6 +204,13 @@ static uint64_t pow2_at_least(uint64_t n)
 	return p;
 }
 
+static const char *rw_name(enum rw_mode rw)
+{
+	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+
+	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
+}
+
 /* ioengine=bufpool: its pool and what it asks of the requests. */
 static int check_pool(const struct job *j, const struct engine_ops *eng, const int *line,
 		      struct err *e)
@@ -240,6 +247,26 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 			       (unsigned long long)j->pool_page,
 			       jobcheck_where(j, line, "pool_page", w2, sizeof(w2)),
 			       (unsigned long long)pow2_at_least(j->bs));
+	if (j->pool_prefetch && job_writes(j))
+		return err_set(e, EINVAL, "pool_prefetch at %s reads pages ahead for a read job; "
+			       "with writes (rw=%s at %s) a page read ahead could miss a write "
+			       "made meanwhile", jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)),
+			       rw_name(j->rw), jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->pool_prefetch && j->pool_io != POOL_IO_URING)
+		return err_set(e, EINVAL, "pool_prefetch at %s reads ahead through the thread's "
+			       "io_uring: it needs pool_io=io_uring, not psync (at %s)",
+			       jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)),
+			       jobcheck_where(j, line, "pool_io", w2, sizeof(w2)));
+	/* The pages read ahead hold frames too: at most half the pool. */
+	if (j->pool_prefetch && (uint64_t)j->pool_prefetch * j->numjobs * 2 > frames)
+		return err_set(e, EINVAL, "pool_prefetch=%u at %s: numjobs=%u threads reading %u "
+			       "pages ahead hold up to %llu of the pool's %llu frames; read ahead "
+			       "takes at most half the pool, pool_prefetch=%llu or fewer",
+			       j->pool_prefetch, jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)),
+			       j->numjobs, j->pool_prefetch,
+			       (unsigned long long)j->pool_prefetch * j->numjobs,
+			       (unsigned long long)frames,
+			       (unsigned long long)(frames / 2 / j->numjobs));
 	if (j->offset % j->pool_page)
 		return err_set(e, EINVAL, "offset=%llu at %s is not a multiple of pool_page=%llu "
 			       "at %s: the pool's pages start at multiples of pool_page in the "
@@ -317,7 +344,7 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
 	char w[300];
-	static const char *const pool_opts[] = { "pool_page", "pool_io" };
+	static const char *const pool_opts[] = { "pool_page", "pool_io", "pool_prefetch" };
 
 	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
 		jobcheck_warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
@@ -337,6 +364,11 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 	if (j->filename && j->nrfiles > 1)
 		jobcheck_warnf(warn, "nrfiles=%u at %s has no effect with filename= (the targets are "
 		      "the files named)", j->nrfiles, jobcheck_where(j, line, "nrfiles", w, sizeof(w)));
+	if ((eng->flags & ENGINE_F_POOL) && j->pool_prefetch && job_rw_random(j->rw))
+		jobcheck_warnf(warn, "pool_prefetch=%u at %s with rw=%s: every read brings the next "
+		      "pages, which random reads seldom ask for (it is meant for scans)",
+		      j->pool_prefetch, jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)),
+		      rw_name(j->rw));
 	if (!(eng->flags & ENGINE_F_POOL)) {
 		if (j->pool_size)
 			jobcheck_warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is bufpool's "

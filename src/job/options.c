@@ -463,6 +463,9 @@ static int parse_log_prefix(struct job *j, const struct option_def *o, const cha
 /* The smallest logical block size there is: a pool page below it
  * could never be read with O_DIRECT. */
 #define POOL_PAGE_MIN 512
+/* Pages a thread may read ahead (pool_prefetch): a ring's worth of reads
+ * in flight; the pool must also hold them (jobcheck.c). */
+#define POOL_PREFETCH_MAX 1024
 
 const struct option_def option_table[] = {
 	{ .name = "name", .type = OPT_NAME, .off = OFF(name), .parse = parse_name,
@@ -590,6 +593,9 @@ const struct option_def option_table[] = {
 	{ .name = "pool_io", .type = OPT_ENUM, .off = OFF(pool_io), .def = "io_uring",
 	  .values = pool_io_names,
 	  .help = "bufpool: how a miss is read with O_DIRECT: a ring per thread (io_uring) or pread(2) (psync)" },
+	{ .name = "pool_prefetch", .type = OPT_INT, .off = OFF(pool_prefetch), .def = "0",
+	  .max = POOL_PREFETCH_MAX,
+	  .help = "bufpool, read jobs: keep the N pages after each read requested ahead through the thread's io_uring, as a database prefetches a scan's next leaves (0: none)" },
 	{ .name = "rwmixread", .type = OPT_INT, .off = OFF(rwmixread), .def = "50", .max = 100,
 	  .help = "rw=rw, randrw: percentage of requests that read, the rest write" },
 	{ .name = "rwmixwrite", .type = OPT_CUSTOM, .parse = parse_rwmixwrite, .syntax = "int",

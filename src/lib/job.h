@@ -138,6 +138,7 @@ struct job {
 	uint64_t pool_size;		/* bytes of frames; 0 = not set (required) */
 	uint64_t pool_page;		/* bytes per page, a power of two */
 	enum pool_io_mode pool_io;	/* how misses are read */
+	unsigned pool_prefetch;		/* pages read ahead of each read, through io_uring; 0 = none */
 
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */

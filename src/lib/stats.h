@@ -45,6 +45,7 @@ struct pool_counters {
 	uint64_t evictions;		/* frames taken from another page */
 	uint64_t reads;			/* pages read from the device (misses that read) */
 	uint64_t writebacks;		/* dirty pages written to the device */
+	uint64_t prefetches;		/* pages read ahead into the pool (pool_prefetch) */
 };
 
 /* What a write job's end-of-job read-back found (verify=crc32c, verify.c). */

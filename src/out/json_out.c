@@ -214,6 +214,8 @@ static json_t *pool_object(const struct job_result *jr)
 	put(o, "pages_read", ju64(p->reads));
 	put(o, "pages_written", ju64(p->writebacks));
 	put(o, "waits", ju64(p->waits));
+	put(o, "prefetch", ju64(j->pool_prefetch));
+	put(o, "pages_prefetched", ju64(p->prefetches));
 	return o;
 }
 

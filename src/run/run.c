@@ -172,6 +172,7 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->pool.evictions = STAT_LOAD(&s->pool.evictions);
 		b->pool.reads = STAT_LOAD(&s->pool.reads);
 		b->pool.writebacks = STAT_LOAD(&s->pool.writebacks);
+		b->pool.prefetches = STAT_LOAD(&s->pool.prefetches);
 		hist_snapshot(&b->lat, &s->lat);
 		depth_snapshot(&b->depth, &s->depth);
 		if (job_writes(jr->job)) {
@@ -392,6 +393,7 @@ static void collect_job(struct run *r, unsigned j)
 		res->pool.evictions += s->pool.evictions - b->pool.evictions;
 		res->pool.reads += s->pool.reads - b->pool.reads;
 		res->pool.writebacks += s->pool.writebacks - b->pool.writebacks;
+		res->pool.prefetches += s->pool.prefetches - b->pool.prefetches;
 		hist_diff(&tmp, &s->lat, &b->lat);
 		hist_merge(&res->lat, &tmp);
 		if (s->end_ns > end)

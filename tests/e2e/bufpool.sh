@@ -204,6 +204,26 @@ v = j["faultline"]["verify"]
 assert v["complete"] and v["mismatches"] == 0 and v["blocks_checked"] > 0, v
 ' "$E2E_TMP/rw.json"
 
+# pool_prefetch: a scan of 16 MiB in 1k requests through 16k pages, two
+# threads on one shared cursor, pages read 8 ahead: the requests are hits
+# and misses, nearly all hits; each of the 1024 pages was read once or
+# twice (ahead, or by a thread that got there first); reads and pages read
+# ahead add up to at least the pages.
+expect_exit 0 "bufpool scan with pool_prefetch=8" "$FAULTLINE" --quiet --output-format=json \
+	--output="$E2E_TMP/pf.json" --name=pf --filename="$f" --size=16m --ioengine=bufpool \
+	--pool_size=1m --pool_page=16k --bs=1k --numjobs=2 --pool_prefetch=8
+pycheck "pool_prefetch: pages read ahead, requests hit them" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0, j["faultline"]["errmsg"]
+p = j["faultline"]["pool"]
+assert p["prefetch"] == 8, p
+assert p["hits"] + p["misses"] == j["read"]["total_ios"] == 16384, (p, j["read"]["total_ios"])
+assert p["pages_prefetched"] > 0 and p["pages_read"] == p["misses"], p
+assert 1024 <= p["pages_prefetched"] + p["pages_read"] <= 2 * 1024, p
+assert p["misses"] < 1024 / 4, p
+' "$E2E_TMP/pf.json"
+
 # Hostile options: exit 2, naming what is wrong.
 bad() { # name, expected text, options...
 	local name=$1 text=$2
@@ -227,6 +247,15 @@ bad "mem_limit" "mem_limit at" --pool_size=8m --mem_limit=8m
 bad "offload" "offload=2 at" --pool_size=8m --loop=2 --offload=2
 bad "pool_io unknown" "io_uring, psync" --pool_size=8m --pool_io=aio
 bad "sync=1 with writes" "O_DSYNC would only make" --pool_size=8m --rw=randwrite --sync=1
+bad "pool_prefetch with writes" "could miss a write" --pool_size=8m --rw=rw --pool_prefetch=4
+bad "pool_prefetch with pool_io=psync" "needs pool_io=io_uring" --pool_size=8m --rw=read \
+	--pool_prefetch=4 --pool_io=psync
+bad "pool_prefetch over half the pool" "pool_prefetch=256 or fewer" --pool_size=4m --rw=read \
+	--numjobs=2 --pool_prefetch=300
+expect_exit 0 "pool_prefetch with random reads: a warning" "$FAULTLINE" --quiet --output=/dev/null \
+	--name=x --filename="$f" --size=1m --ioengine=bufpool --pool_size=1m --rw=randread \
+	--pool_prefetch=4 --runtime=200ms --time_based
+expect_err_has "seldom ask for" "pool_prefetch with random reads: the warning says why"
 expect_exit 0 "pool_size with mmap: a warning" "$FAULTLINE" --quiet --output=/dev/null --name=x \
 	--filename="$f" --size=1m --ioengine=mmap --pool_size=8m
 expect_err_has "pool_size at" "pool_size with mmap: the warning names it"
