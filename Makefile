@@ -3,6 +3,9 @@
 #   make          build ./faultline
 #   make check    install missing Debian packages, build, run every test
 #   make demo     install missing packages, build, run the demo job, plot it
+#   make install  the binary, faultline-plot, the man page, the bundled jobs
+#                 and the plot helpers under $(DESTDIR)$(PREFIX); make uninstall
+#   make deb      faultline_VERSION_ARCH.deb with dpkg-deb
 #
 # Packages come from the distribution (SPEC 13); `make deps` installs the
 # missing ones with apt-get when run as root on Debian.
@@ -21,6 +24,17 @@ TEST_LDLIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 
 BUILD   ?= build
 BIN     ?= faultline
+
+# The project's version (--version, the summary, JSON, the package), and
+# the git commit it is built from ("unknown" outside a git checkout).
+VERSION := 0.1.0
+GIT_COMMIT := $(shell git -C $(CURDIR) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+# Where `make install` puts it; the binary finds its helpers relative to
+# itself first (src/lib/datadir.c), then here.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+DATADIR  = $(PREFIX)/share/faultline
+CFLAGS  += -DFAULTLINE_DATADIR='"$(DATADIR)"'
 # src/ in folders by stage (src/README.md); objects mirror them in $(BUILD).
 SRCS    := $(wildcard src/*.c src/*/*.c)
 LIBOBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
@@ -37,11 +51,23 @@ DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 # What only the tests need: a browser to open verdict.html in (issue 16).
 CHECK_DEB_PKGS = chromium
 
-.PHONY: all check check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean
+.PHONY: all check check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean \
+	install uninstall deb
 all: $(BIN)
 
 $(BIN): $(BUILD)/main.o $(BUILD)/demo_job.o $(BUILD)/libfaultline.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# Rewritten only when the version or the commit changed, so main.o is
+# rebuilt then and only then.
+.PHONY: FORCE
+$(BUILD)/version.h: FORCE | $(BUILD)
+	@printf '#define FAULTLINE_VERSION "%s"\n#define FAULTLINE_COMMIT "%s"\n' \
+		'$(VERSION)' '$(GIT_COMMIT)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+$(BUILD)/main.o: src/main.c $(BUILD)/version.h | $(BUILD)
+	$(CC) $(CFLAGS) -Isrc -I$(BUILD) -MMD -MP -c -o $@ $<
 
 # jobs/demo.job, embedded as a C string for `faultline --demo`.
 $(BUILD)/demo_job.c: jobs/demo.job | $(BUILD)
@@ -143,6 +169,66 @@ check: check-deps
 	rm -f build-beside.log build-beside.rc; \
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
+
+# ---- install (SPEC 13) ----
+# bin/faultline, bin/faultline-plot (a wrapper that runs the installed
+# plot helpers), share/man/man1/faultline.1.gz, share/faultline/jobs (the
+# bundled jobs and their README), share/faultline/plot (the Python helpers
+# and verdict-html). INSTALLED lists every file, for uninstall.
+JOBS_INST = $(wildcard jobs/*.job jobs/*.gz) jobs/README
+PLOT_INST = plot/faultline-plot plot/pick-python plot/verdict-html $(wildcard plot/*.py)
+INSTALLED = bin/faultline bin/faultline-plot share/man/man1/faultline.1.gz \
+	    $(patsubst jobs/%,share/faultline/jobs/%,$(JOBS_INST)) \
+	    $(patsubst plot/%,share/faultline/plot/%,$(PLOT_INST))
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/plot
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/faultline
+	printf '#!/bin/sh\n# faultline-plot: the installed plot helper (share/faultline/plot).\nhere=$$(dirname "$$(readlink -f "$$0")")\nfor d in "$$here/../share/faultline/plot" "%s/plot"; do\n\t[ -x "$$d/faultline-plot" ] && exec "$$d/faultline-plot" "$$@"\ndone\necho "faultline-plot: its helpers are missing (looked in $$here/../share/faultline/plot and %s/plot)" >&2\nexit 2\n' \
+		'$(DATADIR)' '$(DATADIR)' > $(DESTDIR)$(PREFIX)/bin/faultline-plot
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/faultline-plot
+	gzip -9n < man/faultline.1 > $(DESTDIR)$(PREFIX)/share/man/man1/faultline.1.gz
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/faultline.1.gz
+	install -m 644 $(JOBS_INST) $(DESTDIR)$(DATADIR)/jobs/
+	install -m 644 $(filter %.py,$(PLOT_INST)) $(DESTDIR)$(DATADIR)/plot/
+	install -m 755 $(filter-out %.py,$(PLOT_INST)) $(DESTDIR)$(DATADIR)/plot/
+
+# Exactly what install wrote, then the folders it made if they are empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rm -rf $(DESTDIR)$(DATADIR)/plot/__pycache__
+	-rmdir $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/plot $(DESTDIR)$(DATADIR) 2>/dev/null
+
+# A Debian package, built with dpkg-deb from an install into a staging
+# tree (PREFIX=/usr). Depends: the package of every shared library the
+# binary links (found with ldd and dpkg -S; names only, any version of
+# the same soname serves), python3-matplotlib for faultline-plot.
+DEB_ARCH  = $(shell dpkg --print-architecture 2>/dev/null)
+DEB_FILE  = faultline_$(VERSION)_$(DEB_ARCH).deb
+DEB_STAGE = $(abspath $(BUILD))/deb
+deb:
+	@command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (Debian's dpkg)"; exit 1; }
+	rm -rf $(DEB_STAGE)
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/deb-build BIN=$(BUILD)/deb-build/faultline \
+		PREFIX=/usr DESTDIR=$(DEB_STAGE) install
+	mkdir -p $(DEB_STAGE)/DEBIAN
+	deps=$$(ldd $(BUILD)/deb-build/faultline | awk '$$3 ~ /^\// { print $$3 }' | \
+		while read -r lib; do dpkg -S "$$(readlink -f "$$lib")" 2>/dev/null || dpkg -S "$$lib" 2>/dev/null; done | \
+		cut -d: -f1 | sort -u | while read -r p; do printf '%s, ' "$$p"; done); \
+	{ echo "Package: faultline"; echo "Version: $(VERSION)"; echo "Architecture: $(DEB_ARCH)"; \
+	  echo "Maintainer: faultline developers <faultline@localhost>"; \
+	  echo "Installed-Size: $$(du -sk $(DEB_STAGE)/usr | cut -f1)"; \
+	  echo "Depends: $${deps}python3, python3-matplotlib"; \
+	  echo "Recommends: openmpi-bin, fio"; \
+	  echo "Section: admin"; echo "Priority: optional"; \
+	  echo "Description: what mmap costs a database, measured (fio-style I/O tool)"; \
+	  echo " faultline runs fio-style jobs through mmap, pread, io_uring, libaio and"; \
+	  echo " buffer pools, and samples the kernel's evidence beside the throughput:"; \
+	  echo " TLB shootdowns, kswapd, faults, reclaim, page cache, device traffic."; \
+	} > $(DEB_STAGE)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(DEB_STAGE) $(DEB_FILE)
+	@echo "deb: $(DEB_FILE)"
 
 demo: deps
 	$(MAKE) faultline

@@ -27,14 +27,15 @@
 #include "telemetry/perfev.h"
 #include "mpi/rankresult.h"
 #include "mpi/ranks.h"
+#include "lib/datadir.h"
 #include "out/report.h"
 #include "run/run.h"
 #include "verdict/verdict.h"
 #include "workload/verify.h"
 
-#ifndef FAULTLINE_VERSION
-#define FAULTLINE_VERSION "0.1.0"
-#endif
+/* FAULTLINE_VERSION and FAULTLINE_COMMIT, written by the Makefile into
+ * $(BUILD)/version.h (the project's version, and the git commit built). */
+#include "version.h"
 
 /* The embedded default job (jobs/demo.job, generated at build time). */
 extern const char demo_job_text[];
@@ -152,7 +153,7 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			usage(stdout);
 			return EXIT_RAN;
 		} else if (is(a, "--version", &v)) {
-			printf("faultline %s\n", FAULTLINE_VERSION);
+			printf("faultline %s (commit %s)\n", FAULTLINE_VERSION, FAULTLINE_COMMIT);
 			return EXIT_RAN;
 		} else if (is(a, "--cmdhelp", &v)) {
 			if (option_print_help(stdout, v && *v ? v : NULL) < 0) {
@@ -471,10 +472,16 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 	if (!ret && c->demo_json) {
 		ret = doc ? json_out_write_doc(doc, c->demo_json, e)
 			  : json_out_write_file(res, c->demo_json, c->json_flags, e);
-		if (!ret)
-			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s\n", c->csv,
-				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" :
-				"; draw them with plot/faultline-plot " DEMO_CSV " -o faultline-demo.png");
+		if (!ret) {
+			char pd[4096];
+			bool installed;
+
+			datadir_plot(pd, sizeof(pd), &installed);
+			fprintf(out, "\ndemo: time series in %s, results as JSON in %s%s%s%s\n", c->csv,
+				c->demo_json, getenv("FAULTLINE_DEMO_PLOT") ? "" : "; draw them with ",
+				getenv("FAULTLINE_DEMO_PLOT") ? "" : installed ? "faultline-plot" : "plot/faultline-plot",
+				getenv("FAULTLINE_DEMO_PLOT") ? "" : " " DEMO_CSV " -o faultline-demo.png");
+		}
 		if (!ret && c->demo_scratch)
 			fprintf(out, "demo: the scratch file %s is kept, so the next demo need not "
 				"lay it out again; remove it when done\n", c->demo_scratch);

@@ -32,6 +32,7 @@
 #include "out/json_out.h"
 #include "run/run.h"
 #include "verdict/verdict.h"
+#include "lib/datadir.h"
 
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)
@@ -436,31 +437,6 @@ out:
 	l->elapsed_s = now_s() - t0;
 }
 
-static const char *plot_dir(char *buf, size_t len)
-{
-	const char *env = getenv("FAULTLINE_PLOT_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-	char *s;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((s = strrchr(exe, '/')))
-			*s = '\0';
-		/* ./faultline beside plot/, or a sanitizer build one level down. */
-		snprintf(buf, len, "%s/plot", exe);
-		if (!access(buf, X_OK))
-			return buf;
-		snprintf(buf, len, "%s/../plot", exe);
-		if (!access(buf, X_OK))
-			return buf;
-	}
-	return "/usr/share/faultline/plot";
-}
-
 static int target_size(const char *path, uint64_t *size, struct err *e)
 {
 	struct stat st;
@@ -670,7 +646,7 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	ret = verdict_out_json(&d, e);
 	if (ret)
 		goto out;
-	if (verdict_out_html(&d, plot_dir(pd, sizeof(pd)), e))
+	if (verdict_out_html(&d, datadir_plot(pd, sizeof(pd), NULL), e))
 		fprintf(stderr, "faultline: verdict: %s\n", e->msg);
 	d.elapsed_s = now_s() - t0;
 	fprintf(out, "verdict: done in %.0f s of a %.0f s budget%s\n", d.elapsed_s,
