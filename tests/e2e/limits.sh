@@ -37,7 +37,7 @@ expect_exit 0 "a 1-byte file with bs=1" "$FAULTLINE" --quiet --name=o --filename
 if [ -z "${ASAN_OPTIONS:-}" ]; then
 	(
 		ulimit -v 200000
-		"$FAULTLINE" --quiet --name=big --filename="$f" --size=256m --ioengine=mmap --runtime=200ms \
+		"$FAULTLINE" --quiet --name=big --filename="$E2E_TMP/big" --size=256m --ioengine=mmap --runtime=200ms \
 			--time_based --output=/dev/null 2>"$E2E_TMP/big.err"
 		echo $? >"$E2E_TMP/big.rc"
 	)
