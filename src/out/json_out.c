@@ -276,6 +276,71 @@ static void put_writes(json_t *o, const struct job_result *jr)
 	put(o, "verify", v);
 }
 
+/*
+ * Who wrote the job's data to the device (issue 28): null for a read
+ * job; numbers null, with why, where the trace could not be read or
+ * lost events while the job ran.
+ */
+static json_t *writeback_object(const struct job_result *jr)
+{
+	const struct wb_result *wb = &jr->wb;
+	const struct wbtrace_counts *c = &wb->c;
+	bool traced = wb->state == WB_TRACED && !c->lost;
+	json_t *o, *r;
+	char why[320];
+
+	if (wb->state == WB_NONE)
+		return json_null();
+	o = json_object();
+	if (wb->state == WB_BY_CONSTRUCTION) {
+		put(o, "source", json_string("by construction"));
+		put(o, "why", json_string(wb->why));
+		put(o, "own_bytes", ju64_ok(jr->w != NULL, jr->w ? jr->w->bytes : 0));
+		put(o, "kernel_bytes", ju64(0));
+		put(o, "kernel_share", jdbl(0));
+		put(o, "device_bytes", json_null());
+		put(o, "other_bytes", json_null());
+		put(o, "kernel_by_reason", json_null());
+		put(o, "age_ms", json_null());
+		put(o, "lost_events", json_null());
+		return o;
+	}
+	if (wb->state == WB_TRACED && c->lost)
+		snprintf(why, sizeof(why), "the trace buffer lost %llu events while the job ran",
+			 (unsigned long long)c->lost);
+	else
+		snprintf(why, sizeof(why), "%s", wb->state == WB_TRACED ? "" : wb->why);
+	put(o, "source", json_string(wb->state == WB_TRACED ? "tracepoints" : "none"));
+	put(o, "why", jstr_or_null(why));
+	put(o, "own_bytes", ju64_ok(traced, c->own_bytes));
+	put(o, "kernel_bytes", ju64_ok(traced, c->kernel_bytes));
+	put(o, "kernel_share", jdbl_ok(traced && c->own_bytes + c->kernel_bytes,
+				       (double)c->kernel_bytes / (double)(c->own_bytes + c->kernel_bytes)));
+	put(o, "device_bytes", ju64_ok(traced, c->dev_bytes));
+	put(o, "other_bytes", traced ? json_integer((json_int_t)c->dev_bytes - (json_int_t)c->own_bytes -
+						   (json_int_t)c->kernel_bytes)
+				     : json_null());
+	if (traced) {
+		r = json_object();
+		for (int k = 0; k < WBTRACE_NREASONS; k++)
+			put(r, wbtrace_reason_key(k), ju64(c->reason_bytes[k]));
+		put(o, "kernel_by_reason", r);
+	} else {
+		put(o, "kernel_by_reason", json_null());
+	}
+	if (traced && c->aged_bytes) {
+		r = json_object();
+		put(r, "mean", jdbl(c->age_ms_bytes / (double)c->aged_bytes));
+		put(r, "max", ju64(c->age_max_ms));
+		put(o, "age_ms", r);
+	} else {
+		put(o, "age_ms", json_null());
+	}
+	put(o, "age_why", jstr_or_null(traced && !c->aged_bytes && c->kernel_bytes ? wb->age_why : ""));
+	put(o, "lost_events", ju64_ok(wb->state == WB_TRACED, c->lost));
+	return o;
+}
+
 static json_t *faultline_job_object(const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -327,6 +392,7 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "pool", pool_object(jr));
 	put_concurrency(o, jr);
 	put(o, "events", events_object(jr, plan));
+	put(o, "writeback", writeback_object(jr));
 	explain_json(o, jr);
 	return o;
 }

@@ -424,6 +424,59 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	}
 }
 
+/*
+ * Who wrote the job's data to the device (issue 28):
+ *   written: 251.7 MiB to the device for the job's files: own 53.7 MiB
+ *     (its writes and flushes), kernel 198.0 MiB (79%: reclaim 198.0 MiB),
+ *     dirty data 462 ms old on average when the kernel took it (max 1977 ms)
+ */
+static void print_writeback(FILE *f, const struct job_result *jr)
+{
+	const struct wb_result *wb = &jr->wb;
+	const struct wbtrace_counts *c = &wb->c;
+	static const char *const said[WBTRACE_NREASONS] = {
+		[WBTRACE_BACKGROUND] = "dirty_background", [WBTRACE_VMSCAN] = "reclaim",
+		[WBTRACE_PERIODIC] = "dirty_expire", [WBTRACE_SYNC] = "someone's sync",
+		[WBTRACE_OTHER] = "other",
+	};
+	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF];
+	const char *sep = ": ";
+
+	switch (wb->state) {
+	case WB_NONE:
+		return;
+	case WB_BY_CONSTRUCTION:
+		fprintf(f, "  written by the kernel on its own: none by construction (%s)\n", wb->why);
+		return;
+	case WB_UNREAD:
+		fprintf(f, "  written by the kernel on its own: n/a (%s)\n", wb->why);
+		return;
+	case WB_TRACED:
+		break;
+	}
+	if (c->lost) {
+		fprintf(f, "  written by the kernel on its own: n/a (the trace buffer lost %llu events)\n",
+			(unsigned long long)c->lost);
+		return;
+	}
+	fprintf(f, "  written: %s to the device for the job's files: own %s (its writes and flushes), "
+		"kernel %s", fmt_bytes(b1, (double)(c->own_bytes + c->kernel_bytes), 1024),
+		fmt_bytes(b2, (double)c->own_bytes, 1024), fmt_bytes(b3, (double)c->kernel_bytes, 1024));
+	if (c->own_bytes + c->kernel_bytes)
+		fprintf(f, " (%.0f%%", 100.0 * (double)c->kernel_bytes / (double)(c->own_bytes + c->kernel_bytes));
+	for (int r = 0; c->own_bytes + c->kernel_bytes && r < WBTRACE_NREASONS; r++)
+		if (c->reason_bytes[r]) {
+			fprintf(f, "%s%s %s", sep, said[r], fmt_bytes(b1, (double)c->reason_bytes[r], 1024));
+			sep = ", ";
+		}
+	fprintf(f, "%s\n", c->own_bytes + c->kernel_bytes ? ")" : "");
+	if (c->aged_bytes)
+		fprintf(f, "    dirty data %.0f ms old on average when the kernel took it (max %llu ms)\n",
+			c->age_ms_bytes / (double)c->aged_bytes, (unsigned long long)c->age_max_ms);
+	else if (c->kernel_bytes && wb->age_why[0])
+		fprintf(f, "    age of the dirty data: n/a (%s)\n", wb->age_why);
+}
+
 static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -458,6 +511,7 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	}
 	if (jr->w)
 		print_writes(f, jr);
+	print_writeback(f, jr);
 	if (jr->faults_ok)
 		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
 	else

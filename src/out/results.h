@@ -20,6 +20,7 @@
 #include "telemetry/perfev.h"
 #include "telemetry/explain.h"
 #include "telemetry/phases.h"
+#include "telemetry/wbtrace.h"
 
 #define RESULT_MAX_DEVS 16
 
@@ -73,6 +74,21 @@ struct write_result {
 	unsigned verify_first_target;	/* the first bad block (lowest target, offset) */
 	uint64_t verify_first_off;
 	int verify_first_code;		/* blockdata_check's answer for it */
+};
+
+/* Who wrote a write job's data to the device (issue 28, wbtrace.h). */
+enum wb_state {
+	WB_NONE,		/* a read job */
+	WB_BY_CONSTRUCTION,	/* O_DIRECT or a pool: no page cache, the kernel's share is 0 */
+	WB_TRACED,		/* counted from tracepoints: c */
+	WB_UNREAD,		/* a job the kernel may write for, and no source: why */
+};
+
+struct wb_result {
+	enum wb_state state;
+	char why[256];			/* UNREAD: why; BY_CONSTRUCTION: how */
+	struct wbtrace_counts c;	/* TRACED: over the measured part */
+	char age_why[160];		/* TRACED without ages: why */
 };
 
 struct job_result {
@@ -132,6 +148,7 @@ struct job_result {
 	struct perfev_values events;
 	char events_why[PERFEV_WHY_MAX];
 	struct explain_result x;
+	struct wb_result wb;
 	/* fio's per-job figures (SPEC 7). The job's threads are its workers
 	 * and helpers, not the cpu probe; their CPU time and context
 	 * switches cover each thread's whole loop, ramp_time included. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "telemetry/perfev.h"
 #include "telemetry/procfs.h"
 #include "run/samplerow.h"
+#include "telemetry/wbtrace.h"
 
 /* The columns of samplerow.c's rows, in order. */
 const char sampler_csv_header[] =
@@ -45,7 +47,7 @@ const char sampler_csv_header[] =
 	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
 	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
-	EXPLAIN_CSV_COLUMNS;
+	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s";
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -194,6 +196,102 @@ static void resolve_job_devices(struct sampler *s, unsigned j)
 	}
 }
 
+/* ---- who wrote the data (issue 28) ----------------------------------- */
+
+/* What the kernel may write of job @j's data on its own: nothing when
+ * its writes bypass the page cache (O_DIRECT, a pool's frames). */
+static enum wb_state wb_kind(const struct sampler_job *sj, char *why, size_t cap)
+{
+	if (!job_writes(sj->job) || !sj->ntargets)
+		return WB_NONE;
+	if (sj->pool) {
+		snprintf(why, cap, "a buffer pool writes its frames with O_DIRECT when it chooses: "
+			 "no page cache, so the kernel writes nothing of the job's on its own");
+		return WB_BY_CONSTRUCTION;
+	}
+	if (sj->job->direct && strcmp(sj->job->ioengine, "mmap")) {
+		snprintf(why, cap, "O_DIRECT: every write goes to the device when issued, none stays "
+			 "in the page cache for the kernel to write");
+		return WB_BY_CONSTRUCTION;
+	}
+	return WB_UNREAD;
+}
+
+static void wb_setup(struct sampler *s)
+{
+	struct err e = { 0 };
+	bool any = false;
+	int ret;
+
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		struct job_samp *js = &s->jobs[j];
+
+		js->wb = wb_kind(&s->cfg.jobs[j], js->wb_why, sizeof(js->wb_why));
+		any |= js->wb == WB_UNREAD;
+	}
+	if (!any)
+		return;
+	ret = wbtrace_create(&s->wb, s->cfg.njobs, &e);
+	for (unsigned j = 0; !ret && j < s->cfg.njobs; j++) {
+		const struct sampler_job *sj = &s->cfg.jobs[j];
+		struct job_samp *js = &s->jobs[j];
+		struct err te = { 0 };
+
+		if (js->wb != WB_UNREAD)
+			continue;
+		for (unsigned i = 0; i < sj->ntargets && !te.code; i++) {
+			const struct target *t = &sj->targets[i];
+			struct stat st;
+
+			if (fstat(t->fd, &st) < 0)
+				err_set(&te, errno, "%s: %s", t->path, strerror(errno));
+			else
+				wbtrace_job_target(s->wb, j, t->dev, t->is_blkdev ? 0 : st.st_ino, t->is_blkdev, &te);
+		}
+		if (te.code)
+			snprintf(js->wb_why, sizeof(js->wb_why), "%s", te.msg);
+		else
+			js->wb = WB_TRACED;
+	}
+	if (!ret)
+		ret = wbtrace_start(s->wb, &e);
+	if (ret) {
+		wbtrace_destroy(s->wb);
+		s->wb = NULL;
+		for (unsigned j = 0; j < s->cfg.njobs; j++)
+			if (s->jobs[j].wb == WB_UNREAD || s->jobs[j].wb == WB_TRACED) {
+				s->jobs[j].wb = WB_UNREAD;
+				snprintf(s->jobs[j].wb_why, sizeof(s->jobs[j].wb_why), "%s", e.msg);
+			}
+	}
+}
+
+/* The job's tasks as they are known now: its leader's, and each
+ * thread's once it has published its id. */
+static void wb_tasks(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	for (unsigned i = 0; i < sj->slots.total; i++) {
+		pid_t tid = STAT_LOAD(&sj->stats[i].tid);
+
+		if (tid > 0)
+			wbtrace_job_task(s->wb, j, tid);
+	}
+}
+
+/* Read the trace; a failure ends the figures of every job it follows. */
+static void wb_poll(struct sampler *s)
+{
+	if (!s->wb || wbtrace_poll(s->wb) == 0)
+		return;
+	for (unsigned j = 0; j < s->cfg.njobs; j++)
+		if (s->jobs[j].wb == WB_TRACED) {
+			s->jobs[j].wb = WB_UNREAD;
+			snprintf(s->jobs[j].wb_why, sizeof(s->jobs[j].wb_why), "reading the trace buffer failed");
+		}
+}
+
 /* ---- lifecycle ------------------------------------------------------ */
 
 static void fiolog_warn(const char *msg)
@@ -284,6 +382,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		/* Estimated length for the status line: stonewall groups run
 		 * one after another, jobs of a group together. */
 	}
+	wb_setup(s);
 	*sp = s;
 	return open_fiolog(s, e);
 }
@@ -371,6 +470,8 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
 		js->ev_base = js->ev_last;
 	}
+	if (js->wb == WB_TRACED && leader > 0)
+		wbtrace_job_task(s->wb, j, leader);
 	/* One snapshot for all the jobs of a group (readied together, then
 	 * started together), so their first rows' system-wide cells agree
 	 * as every later row's do. */
@@ -395,6 +496,10 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	explain_job_cgroup(&js->x, cg);
 	js->measure_ns = ramp_end_ns ? ramp_end_ns : start_ns + s->cfg.jobs[j].job->startdelay_ns;
 	js->ending = false;
+	if (js->wb == WB_TRACED)
+		wbtrace_job_window(s->wb, j, js->measure_ns, 0);
+	memset(&js->wb_last, 0, sizeof(js->wb_last));
+	memset(&js->wb_base, 0, sizeof(js->wb_base));
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
 	for (unsigned i = 0; i < js->nthreads; i++) {
@@ -422,6 +527,13 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	js->measure_ns = now;
+	if (js->wb == WB_TRACED) {
+		/* What came before is the ramp's: read it out first. */
+		wb_tasks(s, j);
+		wb_poll(s);
+		wbtrace_job_window(s->wb, j, now, 0);
+		wbtrace_job_counts(s->wb, j, &js->wb_base);
+	}
 	sampler_read_job_devs(s, js, js->dev_base);
 	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
 		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
@@ -489,6 +601,12 @@ void sampler_tick(struct sampler *s, uint64_t now)
 
 	read_sys(s, &sys, now);
 	s->group_sys_taken = false;
+	if (s->wb) {
+		for (unsigned j = 0; j < s->cfg.njobs; j++)
+			if (s->jobs[j].active && s->jobs[j].wb == WB_TRACED)
+				wb_tasks(s, j);
+		wb_poll(s);
+	}
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
 		if (s->jobs[j].active && !reading_back(s, j))
@@ -541,6 +659,12 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	if (!end || end > now)
 		end = now;
 	read_sys(s, &sys, end);
+	if (js->wb == WB_TRACED) {
+		/* Everything up to its end, nothing after. */
+		wb_tasks(s, j);
+		wbtrace_job_window(s->wb, j, js->measure_ns, end);
+		wb_poll(s);
+	}
 	/* A final row only for a real remainder: a job that ends right on
 	 * an interval boundary already has its last row. */
 	js->ending = true;
@@ -717,6 +841,13 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		}
 		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
 		explain_result(&js->x, &jres->x);
+		jres->wb.state = (enum wb_state)js->wb;
+		snprintf(jres->wb.why, sizeof(jres->wb.why), "%s", js->wb_why);
+		if (js->wb == WB_TRACED) {
+			wbtrace_job_counts(s->wb, j, &jres->wb.c);
+			wbtrace_counts_sub(&jres->wb.c, &js->wb_base);
+			snprintf(jres->wb.age_why, sizeof(jres->wb.age_why), "%s", wbtrace_age_why(s->wb));
+		}
 		for (unsigned t = 0; t < jres->ntargets && jres->targets; t++)
 			if (js->nprimary)
 				snprintf(jres->targets[t].device, sizeof(jres->targets[t].device), "%s",
@@ -764,5 +895,6 @@ void sampler_destroy(struct sampler *s)
 	if (s->plan)
 		perfev_plan_release(s->plan);
 	free(s->plan);
+	wbtrace_destroy(s->wb);
 	free(s);
 }

@@ -459,6 +459,28 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		explain_row(&js->x, &in, &p, end);
 	}
 
+	/*
+	 * Who wrote the job's data to the device (wbtrace.h): its own
+	 * writes and flushes, and the kernel on its own. Empty where it is
+	 * not followed, or the trace lost events in the interval; for O_DIRECT
+	 * and pools the kernel's share is 0 by construction and the job's own
+	 * is what it wrote. A read job has neither.
+	 */
+	{
+		struct wbtrace_counts c = { 0 };
+		bool traced = js->wb == WB_TRACED, zero = js->wb == WB_BY_CONSTRUCTION, ok;
+
+		if (traced)
+			wbtrace_job_counts(s->wb, j, &c);
+		ok = traced && c.lost == js->wb_last.lost;
+		cell_f(&p, end, ok || zero,
+		       zero ? (double)wbytes / MIB / dt : (double)(c.own_bytes - js->wb_last.own_bytes) / MIB / dt, 3);
+		cell_f(&p, end, ok || zero,
+		       zero ? 0 : (double)(c.kernel_bytes - js->wb_last.kernel_bytes) / MIB / dt, 3);
+		if (traced)
+			js->wb_last = c;
+	}
+
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
 	js->last_t = now;

@@ -91,6 +91,11 @@ struct job_samp {
 	struct perfev_values ev_last, ev_base, ev_end;
 	char ev_why[PERFEV_WHY_MAX];
 	struct explain_job x;		/* residency, pressure, cost, phases */
+	/* Who wrote its data to the device (wbtrace.h): enum wb_state,
+	 * why not when WB_UNREAD, the counts at the previous row. */
+	int wb;
+	char wb_why[256];
+	struct wbtrace_counts wb_last, wb_base;	/* ... and at the measured part's start */
 	/* fio's per-interval figures: the measured part's start, each
 	 * worker's share of the current interval (for the fio logs), and
 	 * the job's IOPS and KiB/s series per direction (for the JSON). */
@@ -111,6 +116,7 @@ struct sampler {
 	bool have_ksw;
 	bool warned_tlb, warned_ksw, warned_vm, warned_mem, warned_cpu, warned_task, warned_ev;
 	struct perfev_plan *plan;	/* the per-job counters this host offers */
+	struct wbtrace *wb;		/* write-back tracepoints, when a job needs them */
 	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
 	unsigned ev_skipped;		/* jobs whose counters did not fit */
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
