@@ -104,7 +104,15 @@ import json, sys
 assert json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["writeback"] is None
 ' "$E2E_TMP/rd.json"
 
-[ -z "$(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^faultline-')" ] &&
-	pass "no tracefs instance left behind" || fail "no tracefs instance left behind"
+# Looked for in a tracefs of the test's own: --mount-tracefs unmounted
+# /sys/kernel/tracing again, and instances outlive a mount.
+mkdir -p "$E2E_TMP/tr"
+if mount -t tracefs nodev "$E2E_TMP/tr"; then
+	left=$(ls "$E2E_TMP/tr/instances" | grep '^faultline-' || true)
+	umount "$E2E_TMP/tr"
+	[ -z "$left" ] && pass "no tracefs instance left behind" || fail "no tracefs instance left behind" "$left"
+else
+	fail "no tracefs instance left behind" "cannot mount tracefs to look"
+fi
 
 e2e_done
