@@ -296,7 +296,7 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	jr->cursors = mmap(NULL, jr->cursors_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (jr->cursors == MAP_FAILED)
 		jr->cursors = NULL;
-	c->workers = calloc(c->nworkers, sizeof(*c->workers));
+	c->workers = worker_array_new(c->nworkers);
 	regions = calloc(jr->ntargets, sizeof(*regions));
 	if (!jr->cursors || !c->workers || !regions) {
 		ret = err_set(e, ENOMEM, "out of memory");

@@ -799,6 +799,18 @@ void worker_teardown(struct worker *w)
 
 /* ---- a job's layout -------------------------------------------------- */
 
+/* calloc aligns to 16 bytes only: the array must start on a line for
+ * struct worker's own alignment to keep workers apart (worker.h). */
+struct worker *worker_array_new(unsigned n)
+{
+	size_t bytes = (size_t)(n ? n : 1) * sizeof(struct worker);
+	struct worker *w = aligned_alloc(CACHELINE, bytes);
+
+	if (w)
+		memset(w, 0, bytes);
+	return w;
+}
+
 void worker_slots(const struct job *job, struct job_slots *s)
 {
 	unsigned n = 0;

@@ -57,6 +57,17 @@ struct work {
 	uint64_t deadline_ns;		/* 0 = none */
 };
 
+/*
+ * One worker. A job's workers sit side by side in one array
+ * (worker_array_new), and each writes its generator's state and its sink
+ * on every request while it reads its head (wk, tfirst, st) and its
+ * engine slots. So a worker starts on a cache line and fills whole lines:
+ * no line holds two workers. Without that, the line that takes worker 0's
+ * per-request store to sink could also hold worker 1's head, which worker
+ * 1 reads on every request: the line moved between the CPUs twice a
+ * request. The 8 bytes bufpool added to engine_thread put the two there
+ * in half of the heap's placements (issue 24, tests/bench/README.md).
+ */
 struct worker {
 	struct work *wk;
 	unsigned id;			/* 0..numjobs-1 */
@@ -79,7 +90,11 @@ struct worker {
 	pthread_t thread;
 	pid_t pid;			/* thread=0: the worker's process */
 	bool started;
-};
+} __attribute__((aligned(CACHELINE)));
+
+/* @n workers, zeroed, each on lines of its own (above); free() frees
+ * them. NULL when out of memory. */
+struct worker *worker_array_new(unsigned n);
 
 /* Where a job's counters sit in the arena (struct job_slots, stats.h). */
 void worker_slots(const struct job *job, struct job_slots *s);
