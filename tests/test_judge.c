@@ -102,6 +102,55 @@ static void test_loss(void **state)
 	json_decref(p);
 }
 
+/* The kernel's share of what reached the device (issue 28): a sentence
+ * for mmap at or above the threshold, with the reasons, none below it
+ * or where the source was not read. The figures are the mmap-cgroup job
+ * of jobs/writeback.job on the development VM. */
+static void set_writeback(json_t *doc, double share, json_t *own)
+{
+	json_t *fl = json_object_get(json_array_get(json_object_get(doc, "jobs"), 0), "faultline");
+	json_t *wb = json_object(), *by = json_object();
+
+	json_object_set_new(by, "vmscan", json_integer(22528000));
+	json_object_set_new(by, "periodic", json_integer(0));
+	json_object_set_new(wb, "kernel_share", share < 0 ? json_null() : json_real(share));
+	json_object_set_new(wb, "kernel_bytes", json_integer(22528000));
+	json_object_set_new(wb, "own_bytes", own);
+	json_object_set_new(wb, "kernel_by_reason", by);
+	json_object_set_new(fl, "writeback", wb);
+}
+
+static void test_kernel_write_share(void **state)
+{
+	json_t *b = load("write-bufpool"), *m = load("write-mmap-msync"), *p = load("write-pwrite-fdatasync");
+	struct judge_cell c[] = { { JW_WRITE, JE_BUFPOOL, 0, b }, { JW_WRITE, JE_MMAP_MSYNC, 0, m },
+				  { JW_WRITE, JE_PWRITE, 0, p } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	/* Recorded before the figure existed: no sentence. */
+	judge_workload(JW_WRITE, c, 3, &host, &r);
+	assert_null(find(&r, "kernel_write_share", NULL));
+	set_writeback(m, 0.465, json_integer(25899827));
+	set_writeback(p, JUDGE_KERNEL_WRITE_SHARE - 0.01, json_integer(90000000));
+	judge_workload(JW_WRITE, c, 3, &host, &r);
+	s = find(&r, "kernel_write_share", "mmap");
+	assert_non_null(s);
+	assert_true(fabs(s->value - 0.465) < 1e-9);
+	assert_non_null(strstr(s->text, "46%"));
+	assert_non_null(strstr(s->text, "reclaim 21 MiB"));
+	assert_null(strstr(s->text, "dirty_expire"));
+	assert_null(find(&r, "kernel_write_share", "pwrite"));
+	/* Not read: null, and nothing said. */
+	set_writeback(m, -1, json_null());
+	judge_workload(JW_WRITE, c, 3, &host, &r);
+	assert_null(find(&r, "kernel_write_share", NULL));
+	json_decref(b);
+	json_decref(m);
+	json_decref(p);
+}
+
 /* A tie within noise: two rounds, the recorded runs swapped between the
  * engines, so one round says a, the other b. */
 static void test_tie(void **state)
@@ -338,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_win),
 		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_kernel_write_share),
 		cmocka_unit_test(test_tie),
 		cmocka_unit_test(test_single_round_threshold),
 		cmocka_unit_test(test_source_unavailable),
