@@ -73,6 +73,8 @@ struct engine_job {
 	struct target *targets;
 	unsigned ntargets;
 	unsigned depth;		/* request slots per thread (iodepth, or a loop's) */
+	uint64_t req_max;	/* the longest request: bs, or a replay's longest (0: bs)
+				 * (each slot's buffer holds it) */
 	uint64_t mem_available;	/* the host's MemAvailable when the job was set
 				 * up (run/jobrun.c reads it), 0 = unknown */
 	void *priv;		/* job_setup's state */

@@ -90,7 +90,7 @@ static int check_target(const struct job *j, const struct engine_ops *eng, const
 {
 	char w[300];
 
-	if (j->filename || (eng->flags & ENGINE_F_NO_TARGET))
+	if (j->filename || j->read_iolog || (eng->flags & ENGINE_F_NO_TARGET))
 		return 0;
 	if (j->size_pct)
 		return err_set(e, EINVAL, "size=%u%% at %s: a percentage needs filename= "
@@ -115,6 +115,48 @@ static unsigned filename_count(const char *f)
 	for (; *f; f++)
 		n += *f == ':';
 	return n;
+}
+
+/*
+ * read_iolog and write_iolog: a replay issues each logged request once,
+ * on the files the log names, and only reads (a read job never writes);
+ * a loop's streams have generators of their own, neither replayed nor
+ * recorded.
+ */
+static int check_replay(const struct job *j, const int *line, void (*warn)(const char *msg),
+			struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->loop && (j->read_iolog || j->write_iolog))
+		return err_set(e, EINVAL, "%s at %s contradicts loop=%u at %s: a loop's streams are "
+			       "neither replayed nor recorded", j->read_iolog ? "read_iolog" : "write_iolog",
+			       jobcheck_where(j, line, j->read_iolog ? "read_iolog" : "write_iolog", w, sizeof(w)),
+			       j->loop, jobcheck_where(j, line, "loop", w2, sizeof(w2)));
+	if (!j->read_iolog)
+		return 0;
+	if (job_writes(j))
+		return err_set(e, EINVAL, "read_iolog at %s with rw=%s at %s: faultline replays a log's "
+			       "reads (its writes, syncs and trims are left out, counted); use a read rw=",
+			       jobcheck_where(j, line, "read_iolog", w, sizeof(w)),
+			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->time_based)
+		return err_set(e, EINVAL, "read_iolog at %s contradicts time_based at %s: a replay issues "
+			       "each logged request once (runtime= may cut it short)",
+			       jobcheck_where(j, line, "read_iolog", w, sizeof(w)),
+			       jobcheck_where(j, line, "time_based", w2, sizeof(w2)));
+	if (j->offset || j->size_pct)
+		return err_set(e, EINVAL, "read_iolog at %s contradicts %s at %s: a replay's offsets are "
+			       "the log's (replay_scale and replay_align change them)",
+			       jobcheck_where(j, line, "read_iolog", w, sizeof(w)), j->offset ? "offset" : "size",
+			       jobcheck_where(j, line, j->offset ? "offset" : "size", w2, sizeof(w2)));
+	if (j->filename)
+		jobcheck_warnf(warn, "filename= at %s is not used with read_iolog at %s (as in fio): the "
+			      "log names the files; replay_redirect=PATH sends every request to one",
+			      jobcheck_where(j, line, "filename", w, sizeof(w)),
+			      jobcheck_where(j, line, "read_iolog", w2, sizeof(w2)));
+	return 0;
 }
 
 /* Most request slots a loop may hold: the engines' iodepth bound. */
@@ -423,6 +465,9 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	if (ret)
 		return ret;
 	ret = check_concurrency(j, eng, line, e);
+	if (ret)
+		return ret;
+	ret = check_replay(j, line, warn, e);
 	if (ret)
 		return ret;
 	ret = check_pool(j, eng, line, e);

@@ -23,6 +23,7 @@
 #include "job/optset.h"
 #include "job/optval.h"
 #include "lib/suggest.h"
+#include "workload/iolog.h"
 
 /* Enum fields are stored through an int pointer. */
 _Static_assert(sizeof(enum rw_mode) == sizeof(int), "enum size");
@@ -302,6 +303,29 @@ static int parse_randseed(struct job *j, const struct option_def *o, const char 
 
 	if (!ret)
 		j->randseed_set = true;
+	return ret;
+}
+
+/* replay_skip=read,write,trim,sync (fio's list). */
+static int parse_replay_skip(struct job *j, const struct option_def *o, const char *val,
+			     const struct option_ctx *c, struct err *e)
+{
+	struct err pe = { 0 };
+
+	(void)o;
+	if (!val || replay_skip_parse(val, &j->replay_skip, &pe))
+		return opt_fail(c, val, e, "expected a comma-separated list of read, write, trim, sync");
+	return 0;
+}
+
+/* replay_align: a power of two, as fio requires (0: off). */
+static int parse_replay_align(struct job *j, const struct option_def *o, const char *val,
+			      const struct option_ctx *c, struct err *e)
+{
+	int ret = set_u64_bounded(j, o, val, c, OPTVAL_SIZE, e);
+
+	if (!ret && (j->replay_align & (j->replay_align - 1)))
+		return opt_fail(c, val, e, "expected a power of two (or 0: off)");
 	return ret;
 }
 
@@ -632,6 +656,25 @@ const struct option_def option_table[] = {
 	  .help = "one log file per thread (<prefix>_bw.<thread>.log), else one per prefix (<prefix>_bw.log)" },
 	{ .name = "log_offset", .type = OPT_BOOL, .off = OFF(log_offset), .def = "0",
 	  .help = "add fio's offset column to the logs (0 in every entry: entries are averages, as fio's)" },
+	{ .name = "write_iolog", .type = OPT_STR, .off = OFF(write_iolog), .syntax = "file",
+	  .help = "record every request in fio's iolog version 3 (timestamps): FILE, or FILE.N per thread when numjobs > 1" },
+	{ .name = "read_iolog", .type = OPT_STR, .off = OFF(read_iolog), .syntax = "file[:file...]",
+	  .help = "replay fio iolog version 2 or 3 (or a blktrace file) once: its files are the targets; "
+		  "several logs go to the threads in turn" },
+	{ .name = "replay_no_stall", .type = OPT_BOOL, .off = OFF(replay_no_stall), .def = "0",
+	  .help = "replay as fast as possible, in the log's order, ignoring its timestamps" },
+	{ .name = "replay_time_scale", .type = OPT_INT, .off = OFF(replay_time_scale), .def = "100",
+	  .min = 1, .max = 1000000,
+	  .help = "replay at this percentage of the logged rate (200: twice as fast, 50: half)" },
+	{ .name = "replay_redirect", .type = OPT_STR, .off = OFF(replay_redirect), .syntax = "path",
+	  .help = "replay every request onto this one file or device (laid out when missing), whatever the log names" },
+	{ .name = "replay_skip", .type = OPT_CUSTOM, .parse = parse_replay_skip, .syntax = "read,write,trim,sync",
+	  .help = "leave these kinds of request out of the replay" },
+	{ .name = "replay_align", .type = OPT_SIZE, .off = OFF(replay_align), .def = "0",
+	  .parse = parse_replay_align,
+	  .help = "round replayed offsets down to this power of two (blktrace: lengths up too), 0: off" },
+	{ .name = "replay_scale", .type = OPT_U64, .off = OFF(replay_scale), .def = "1", .min = 1,
+	  .help = "divide replayed offsets by this factor" },
 	{ .name = "group_reporting", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_GROUP_REPORTING,
 	  .help = "fio's; accepted, no effect: a job's threads are always reported together" },

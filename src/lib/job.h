@@ -140,6 +140,16 @@ struct job {
 	enum pool_io_mode pool_io;	/* how misses are read */
 	unsigned pool_prefetch;		/* pages read ahead of each read, through io_uring; 0 = none */
 
+	/* Recording and replay (fio's iolog; workload/iolog.h). */
+	char *write_iolog;		/* record every request (version 3), or NULL */
+	char *read_iolog;		/* replay these ':'-separated logs, or NULL */
+	char *replay_redirect;		/* every replayed request to this file */
+	bool replay_no_stall;		/* as fast as possible, in order */
+	unsigned replay_time_scale;	/* percent of the logged rate (100) */
+	unsigned replay_skip;		/* IOLOG_SKIP bits of ops not replayed */
+	uint64_t replay_align;		/* offsets rounded down to this power of two */
+	uint64_t replay_scale;		/* offsets divided by this (1) */
+
 	/* fio options accepted because they change nothing here; kept so
 	 * --parse-only can show them. Bit per option, see options.c. */
 	uint32_t fio_noops;

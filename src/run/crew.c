@@ -141,6 +141,7 @@ static void *worker_main(void *arg)
 	sigbus_arm(NULL);
 out_stop:
 	STAT_STORE(&st->end_ns, now_ns());
+	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)
 		st->sched_ok = stats_thread_sched(&st->exit_cpu_ns, &st->exit_wait_ns) == 0;

@@ -65,6 +65,16 @@ static int region_len(const struct job *j, const char *path, uint64_t *len, stru
  * signature unless allow_destructive), then opened O_RDWR with sync='s
  * O_DSYNC or O_SYNC. A read job's: read-only, always.
  */
+/* A read job's consents (overwrite, allow_file_create) as target_open_for's @how. */
+static unsigned open_how(const struct job *j)
+{
+	unsigned how = j->overwrite ? TARGET_O_EXTEND : 0;
+
+	if (!j->allow_file_create)
+		how |= TARGET_O_NOCREATE;
+	return how;
+}
+
 static int open_target(const struct job *j, struct target *t, const char *path, uint64_t len,
 		       const struct target_hooks *hooks, struct err *e)
 {
@@ -117,16 +127,34 @@ static int open_targets(struct job_run *jr, struct err *e)
 
 	if (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET) {
 		/* One virtual target so the generator has a region. A null
-		 * job with no size runs one TiB of requests per pass. */
+		 * job with no size runs one TiB of requests per pass; a
+		 * replay's region reaches its furthest request. */
 		jr->ntargets = 1;
 		jr->targets = calloc(1, sizeof(*jr->targets));
 		if (!jr->targets)
 			return err_set(e, ENOMEM, "out of memory");
 		jr->targets[0].path = strdup("(null engine)");
 		jr->targets[0].fd = jr->targets[0].fd_direct = -1;
-		jr->targets[0].base = j->offset;
-		jr->targets[0].len = j->size ? j->size : 1ull << 40;
-		jr->targets[0].dev_size = j->offset + jr->targets[0].len;
+		jr->targets[0].base = jr->replaying ? 0 : j->offset;
+		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size : 1ull << 40;
+		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
+		return 0;
+	}
+
+	if (jr->replaying) {
+		/* The files the logs name, each from 0 to its furthest
+		 * request: an existing one must be that long, a missing one
+		 * is laid out (replay_redirect to a scratch path). */
+		jr->targets = calloc(jr->replay.npaths, sizeof(*jr->targets));
+		if (!jr->targets)
+			return err_set(e, ENOMEM, "out of memory");
+		for (unsigned i = 0; i < jr->replay.npaths; i++) {
+			ret = target_open_for(&jr->targets[i], jr->replay.paths[i], 0, jr->replay.end[i],
+					      j->bs, j->direct, open_how(j), jr->hooks, e);
+			if (ret)
+				return err_wrap(e, "read_iolog");
+			jr->ntargets = i + 1;
+		}
 		return 0;
 	}
 
@@ -188,6 +216,86 @@ static uint64_t pick_seed(const struct job *j)
 	return seed;
 }
 
+/*
+ * read_iolog: the logs, read and turned into requests before the targets
+ * are opened (they are the files the logs name). Writes, syncs and
+ * trims are left out of a read job's replay, with a warning that counts
+ * them, as fio's read-only mode leaves writes out.
+ */
+static int load_replay(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	const bool null = jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET;
+	struct replay_opts o = {
+		/* The null engine has one virtual target: every file is it. */
+		.redirect = null ? "(null engine)" : j->replay_redirect,
+		.skip = j->replay_skip,
+		.align = j->replay_align,
+		.scale = j->replay_scale,
+		.time_scale = j->replay_time_scale,
+		.no_stall = j->replay_no_stall,
+		.writes = false,
+	};
+	char msg[300];
+	size_t out[IOLOG_NOPS] = { 0 };
+	int ret, w = 0;
+
+	ret = replay_set_load(&jr->replay, j->read_iolog, &o, e);
+	if (ret)
+		return ret;
+	jr->replaying = true;
+	for (unsigned i = 0; i < jr->replay.nr; i++)
+		for (unsigned op = 0; op < IOLOG_NOPS; op++)
+			out[op] += jr->replay.r[i].left_out[op];
+	for (unsigned op = 0; op <= IOLOG_DATASYNC; op++)
+		if (out[op] && w < (int)sizeof(msg))
+			w += snprintf(msg + w, sizeof(msg) - (size_t)w, "%s%zu %s", w ? ", " : "", out[op],
+				      iolog_op_name(op));
+	if (w && jr->hooks && jr->hooks->warn) {
+		char line[600];
+
+		snprintf(line, sizeof(line), "job '%s': read_iolog: left out of the replay: %s (%s)", j->name,
+			 msg, "a read job replays the log's reads; replay_skip leaves out what it names");
+		jr->hooks->warn(jr->hooks->arg, line);
+	}
+	return 0;
+}
+
+/*
+ * What only the targets can tell about a replay: with direct=1 every
+ * request aligned to the logical block size, with a pool every request
+ * inside one pool page (a pool serves a request from one pinned page).
+ */
+static int check_replay(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	const bool pool = jr->crew.wk.ops->flags & ENGINE_F_POOL;
+
+	if (!j->direct && !pool)
+		return 0;
+	for (unsigned i = 0; i < jr->replay.nr; i++) {
+		const struct replay *r = &jr->replay.r[i];
+
+		for (size_t k = 0; k < r->n; k++) {
+			const struct replay_req *q = &r->req[k];
+			const struct target *t = &jr->targets[q->target];
+
+			if (j->direct && !pool && (q->off % t->lbs || q->len % t->lbs))
+				return err_set(e, EINVAL, "read_iolog: direct=1 needs requests aligned to %s's "
+					       "logical block size %u; request %zu reads %u bytes at %llu "
+					       "(replay_align=%u aligns offsets)", t->path, t->lbs, k + 1, q->len,
+					       (unsigned long long)q->off, t->lbs);
+			if (pool && q->off / j->pool_page != (q->off + q->len - 1) / j->pool_page)
+				return err_set(e, EINVAL, "read_iolog: request %zu reads %u bytes at %llu, across "
+					       "pool pages of %llu bytes; a pool serves a request from one page: "
+					       "set pool_page to a power of two covering it (and replay_align)",
+					       k + 1, q->len, (unsigned long long)q->off,
+					       (unsigned long long)j->pool_page);
+		}
+	}
+	return 0;
+}
+
 /* Features that need permission are refused before anything runs. */
 static int check_privileges(const struct job *j, struct err *e)
 {
@@ -233,6 +341,7 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	wk->job_stop = &stats[0].job_stop;
 	worker_slots(job, &wk->slots);
 	wk->bs_stride = (job->bs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+	wk->ej.req_max = job->bs;
 	wk->ops = engine_find(job->ioengine);
 	if (!wk->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
@@ -257,6 +366,17 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	ret = prefetch_check(job, e);
 	if (ret)
 		return ret;
+	if (job->read_iolog) {
+		ret = load_replay(jr, e);
+		if (ret)
+			goto fail;
+		wk->replay = &jr->replay;
+		/* Slot buffers hold the longest request. */
+		if (jr->replay.max_len > job->bs) {
+			wk->ej.req_max = jr->replay.max_len;
+			wk->bs_stride = ((uint64_t)jr->replay.max_len + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+		}
+	}
 	ret = open_targets(jr, e);
 	if (ret)
 		goto fail;
@@ -271,8 +391,14 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			goto fail;
 	}
 
-	/* Whole requests only: a region is used up to its last full block. */
-	for (unsigned i = 0; i < jr->ntargets; i++) {
+	if (jr->replaying) {
+		ret = check_replay(jr, e);
+		if (ret)
+			goto fail;
+	}
+	/* Whole requests only: a region is used up to its last full block
+	 * (a replay's requests are the log's, whatever their size). */
+	for (unsigned i = 0; i < jr->ntargets && !jr->replaying; i++) {
 		struct target *t = &jr->targets[i];
 
 		t->len -= t->len % job->bs;
@@ -311,7 +437,8 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	wk->seed = seed;
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		struct worker *w = &c->workers[i];
-		const bool scratch = !job->filename && !(wk->ops->flags & ENGINE_F_NO_TARGET);
+		const bool scratch = !job->filename && !job->read_iolog &&
+				     !(wk->ops->flags & ENGINE_F_NO_TARGET);
 		struct gen_config gc = {
 			/* The generator knows sequential and random; whether
 			 * a request reads or writes is the worker's draw. */
@@ -577,6 +704,8 @@ void job_run_destroy(struct job_run *jr)
 	free(jr->targets);
 	if (jr->cursors)
 		munmap(jr->cursors, jr->cursors_len);
+	replay_set_free(&jr->replay);
+	jr->replaying = false;
 	c->workers = NULL;
 	jr->targets = NULL;
 	jr->cursors = NULL;

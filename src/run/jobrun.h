@@ -23,6 +23,7 @@
 #include "workload/gen.h"
 #include "lib/job.h"
 #include "run/jobhost.h"
+#include "workload/iolog.h"
 #include "lib/stats.h"
 #include "engines/target.h"
 
@@ -36,6 +37,11 @@ struct job_run {
 	struct target *targets;
 	struct gen_cursor *cursors;	/* ntargets, scan=shared; a shared mapping */
 	size_t cursors_len;
+
+	/* read_iolog: the logs' requests, and whether they were loaded;
+	 * the targets are then the files the logs name (or the redirect). */
+	struct replay_set replay;
+	bool replaying;
 
 	struct crew crew;		/* who runs it */
 	struct job_host host;		/* where it runs */

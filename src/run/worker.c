@@ -117,16 +117,20 @@ run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_r
 	unsigned tgt;
 	uint64_t off;
 	uint32_t len;
-	int ret;
+	int ret, got;
 
 	req_clock_start(&clk, lat, deadline);
-	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
+	record_begin(&w->rec, w->wk->deadline_ns);
+	while (!should_stop(w) && (got = record_next(&w->rec, &w->gen, &tgt, &off, &len))) {
+		if (got == NEXT_WAITED && lat)
+			clk.t0 = latclock_ticks();
 		/* The generator counts this worker's targets from 0. */
 		r->target = (uint16_t)(w->tfirst + tgt);
 		r->off = off;
 		r->len = len;
 		if (w->prefetch)
 			prefetch_advance(w->prefetch, tgt, off, len);
+		record_req(&w->rec, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, off, ops->name);
@@ -178,6 +182,7 @@ void worker_run_async(struct worker *w)
 	for (unsigned i = 0; i < depth; i++)
 		freeslots[i] = (uint16_t)(depth - 1 - i);
 
+	record_begin(&w->rec, w->wk->deadline_ns);
 	for (;;) {
 		if (!stopping && (should_stop(w) || now_ns() >= deadline))
 			stopping = true;
@@ -188,16 +193,20 @@ void worker_run_async(struct worker *w)
 				unsigned tgt;
 				uint64_t off;
 				uint32_t len;
+				int got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
 
-				if (!gen_next(&w->gen, &tgt, &off, &len)) {
+				if (!got) {
 					more = false;
 					break;
 				}
+				if (got == NEXT_WAITED && lat)
+					t = now_ns();
 				r = &w->et.reqs[freeslots[--nfree]];
 				r->target = (uint16_t)(w->tfirst + tgt);
 				r->off = off;
 				r->len = len;
 				r->t_issue = t;
+				record_req(&w->rec, r);
 				ret = ops->queue(&w->et, r);
 				if (ret < 0) {
 					worker_fail(w, ret, r->target, off, ops->name);
@@ -349,6 +358,7 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat
 	r->target = (uint16_t)tgt;
 	r->off = 0;
 	r->len = 0;
+	record_req(&w->rec, r);
 	ret = ops->queue(&w->et, r);
 	while (ret == ENGINE_QUEUED) {
 		ret = ops->reap(&w->et, 1, 1, d);
@@ -429,6 +439,7 @@ void worker_run_sync_rw(struct worker *w)
 	int ret;
 
 	req_clock_start(&clk, lat, deadline);
+	record_begin(&w->rec, w->wk->deadline_ns);
 	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
 	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
 		bool late;
@@ -438,6 +449,7 @@ void worker_run_sync_rw(struct worker *w)
 		if (!writes_pick(ws)) {
 			r->op = IO_READ;
 			r->off = off;
+			record_req(&w->rec, r);
 			ret = ops->queue(&w->et, r);
 			if (ret < 0) {
 				worker_fail(w, ret, r->target, off, ops->name);
@@ -454,6 +466,7 @@ void worker_run_sync_rw(struct worker *w)
 			continue;
 		}
 		prep_write(w, r, tgt, off);
+		record_req(&w->rec, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, "write");
@@ -502,6 +515,7 @@ void worker_run_async_rw(struct worker *w)
 	}
 	for (unsigned i = 0; i < depth; i++)
 		freeslots[i] = (uint16_t)(depth - 1 - i);
+	record_begin(&w->rec, w->wk->deadline_ns);
 	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
 
 	for (;;) {
@@ -555,6 +569,7 @@ void worker_run_async_rw(struct worker *w)
 						r->off = off;
 					}
 				}
+				record_req(&w->rec, r);
 				ret = ops->queue(&w->et, r);
 				if (ret < 0) {
 					worker_fail(w, ret, r->target, r->off, ops->name);
@@ -649,6 +664,15 @@ out_leak:
 
 /* ---- verify=crc32c ---------------------------------------------------- */
 
+void worker_iolog_close(struct worker *w)
+{
+	struct err e = { 0 };
+	int ret = record_close(&w->rec, &e);
+
+	if (ret && !w->st->failed)
+		worker_fail(w, ret, w->tfirst, 0, e.msg);
+}
+
 void worker_verify(struct worker *w)
 {
 	const struct engine_job *ej = &w->wk->ej;
@@ -732,6 +756,7 @@ int worker_setup(struct worker *w, struct err *e)
 	const struct job *j = wk->job;
 	unsigned depth = wk->ej.depth;
 	struct io_req *reqs;
+	int ret;
 
 	reqs = calloc(depth, sizeof(*reqs));
 	if (!reqs)
@@ -759,6 +784,10 @@ int worker_setup(struct worker *w, struct err *e)
 			return err_set(e, ENOMEM, "allocating the copy buffer");
 		memset(w->copybuf, 0, wk->bs_stride);
 	}
+	ret = record_setup(&w->rec, j, w->id, wk->replay, wk->ej.targets, w->tfirst, w->tcount,
+			   wk->ops->flags & ENGINE_F_NO_TARGET, wk->stop, wk->job_stop, e);
+	if (ret)
+		return ret;
 	if (job_writes(j))
 		return setup_writes(w, e);
 	return 0;
@@ -784,6 +813,7 @@ int worker_prefetch_start(struct worker *w, struct err *e)
 
 void worker_teardown(struct worker *w)
 {
+	record_free(&w->rec);
 	writes_free(&w->wr);
 	free(w->vbuf);
 	free(w->wbufs);

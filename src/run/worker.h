@@ -25,6 +25,8 @@
 #include "engines/engine.h"
 #include "lib/err.h"
 #include "workload/gen.h"
+#include "workload/iolog.h"
+#include "run/record.h"
 #include "lib/job.h"
 #include "lib/stats.h"
 #include "workload/writes.h"
@@ -47,6 +49,9 @@ struct work {
 	struct thread_stats *stats;	/* the job's slots in the arena, laid out as slots */
 	struct job_slots slots;
 	struct loop_setup *loop;	/* loop=: the streams (loop.c), else NULL */
+	/* read_iolog: the job's replays (workload/iolog.h), else NULL;
+	 * worker i replays replay->r[i % replay->nr]. */
+	const struct replay_set *replay;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
@@ -87,6 +92,7 @@ struct worker {
 	uint64_t sink;			/* touch results, so reads are not optimised out */
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
+	struct record rec;		/* read_iolog, write_iolog (record.h) */
 	pthread_t thread;
 	pid_t pid;			/* thread=0: the worker's process */
 	bool started;
@@ -117,6 +123,9 @@ void worker_run_async(struct worker *w);
  * with end_fsync's flushes, when asked. */
 void worker_run_sync_rw(struct worker *w);
 void worker_run_async_rw(struct worker *w);
+/* write_iolog's close lines and last write, after the loop; a log that
+ * could not be written fails the worker. */
+void worker_iolog_close(struct worker *w);
 /* verify=crc32c, after the loop (untimed): read back every block this
  * worker wrote and record what was found in its thread_stats. */
 void worker_verify(struct worker *w);

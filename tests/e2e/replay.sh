@@ -1,0 +1,201 @@
+#!/bin/bash
+# tests/e2e/replay.sh - write_iolog and read_iolog (fio's iolog), issue 29:
+# a job recorded and replayed gives the same requests and bytes through
+# every engine; fio 3.33's replay of the same logs (faultline's, fio's own,
+# version 2, blktrace, two files in one log) counts the same; timed replay
+# takes the log's time, replay_no_stall none, replay_time_scale scales it;
+# bad logs and contradictions are refused with the file and line.
+. "$(dirname "$0")/lib.sh"
+
+T=$E2E_TMP
+mkdata "$T/a.dat" 16
+mkdata "$T/b.dat" 8
+ENGINES="psync mmap io_uring libaio null bufpool"
+
+# run NAME ARGS...: faultline with JSON in $T/NAME.json
+run() {
+	local name=$1
+	shift
+	"$FAULTLINE" --quiet --output-format=json --output="$T/$name.json" "$@" >"$T/$name.out" 2>"$T/$name.err"
+}
+
+# ios_bytes FILE.json: "ios bytes" of the first job's reads
+ios_bytes() {
+	"$PY" -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["read"]["total_ios"], j["read"]["io_bytes"])' "$1"
+}
+
+# fio_replay LOG [ARGS...]: "ios bytes" of fio's replay of LOG
+fio_replay() {
+	local log=$1
+	shift
+	fio --name=fr --ioengine=psync --read_iolog="$log" --replay_no_stall=1 "$@" \
+		--output-format=json --output="$T/fio.json" >/dev/null 2>"$T/fio.err" || return 1
+	ios_bytes "$T/fio.json"
+}
+
+pool() { [ "$1" = bufpool ] && echo "--pool_size=8m"; }
+
+# ---- every engine: recorded, then replayed ----------------------------------
+for eng in $ENGINES; do
+	rm -f "$T/$eng.log"
+	if ! run rec-$eng --name=rec --filename="$T/a.dat" --rw=randread --bs=4k --size=4m --io_size=2m \
+		--ioengine=$eng $(pool $eng) --iodepth=4 --write_iolog="$T/$eng.log"; then
+		fail "$eng: a job with write_iolog runs" "$(head -c 400 "$T/rec-$eng.err")"
+		continue
+	fi
+	rec=$(ios_bytes "$T/rec-$eng.json")
+	lines=$(grep -c ' read ' "$T/$eng.log")
+	if [ "$(head -1 "$T/$eng.log")" = "fio version 3 iolog" ] && [ "$lines" = "${rec%% *}" ]; then
+		pass "$eng: write_iolog has the header and one line per request ($lines)"
+	else
+		fail "$eng: write_iolog has the header and one line per request" "log $lines lines, job '$rec'"
+	fi
+	if run rep-$eng --name=rep --read_iolog="$T/$eng.log" --replay_no_stall=1 --ioengine=$eng \
+		$(pool $eng) --iodepth=4; then
+		got=$(ios_bytes "$T/rep-$eng.json")
+		[ "$got" = "$rec" ] && pass "$eng: replay of its own log: same ios and bytes ($got)" ||
+			fail "$eng: replay of its own log: same ios and bytes" "recorded '$rec', replayed '$got'"
+	else
+		fail "$eng: replay runs" "$(head -c 400 "$T/rep-$eng.err")"
+	fi
+done
+
+# fio replays faultline's log (the psync one) to the same counts.
+got=$(fio_replay "$T/psync.log")
+want=$(ios_bytes "$T/rec-psync.json")
+[ -n "$got" ] && [ "$got" = "$want" ] && pass "fio replays faultline's log: same ios and bytes ($got)" ||
+	fail "fio replays faultline's log" "fio '$got', faultline '$want'" "$(head -c 300 "$T/fio.err")"
+
+# ---- fio's own log, two files, replayed by both --------------------------------
+rm -f "$T/fio2.log"
+fio --name=w --filename="$T/a.dat:$T/b.dat" --rw=randread --bsrange=512-16k --blockalign=512 \
+	--size=8m --number_ios=300 --ioengine=psync --write_iolog="$T/fio2.log" >/dev/null 2>&1
+want=$(fio_replay "$T/fio2.log")
+nfiles=$(awk '$3 == "add"' "$T/fio2.log" | wc -l)
+for eng in $ENGINES; do
+	run f2-$eng --name=f2 --read_iolog="$T/fio2.log" --replay_no_stall=1 --ioengine=$eng \
+		$( [ $eng = bufpool ] && echo "--pool_size=8m --pool_page=16k" )
+	got=$(ios_bytes "$T/f2-$eng.json" 2>/dev/null)
+	if [ $eng = bufpool ]; then
+		# fio's bsrange requests cross 16k pages: refused, saying why.
+		grep -q "across pool pages" "$T/f2-$eng.err" && pass "bufpool: a request across pool pages is refused before the run" ||
+			fail "bufpool: a request across pool pages is refused" "$(head -c 300 "$T/f2-$eng.err")"
+		continue
+	fi
+	[ -n "$want" ] && [ "$got" = "$want" ] && pass "$eng: fio's log of $nfiles files: the same ios and bytes as fio's replay ($got)" ||
+		fail "$eng: fio's log of two files" "fio '$want', faultline '$got'" "$(head -c 300 "$T/f2-$eng.err")"
+done
+
+# ---- version 2, and a redirect to a scratch file laid out by faultline ------------
+{
+	echo "fio version 2 iolog"
+	echo "/nonexistent/db add"
+	echo "/nonexistent/db open"
+	for i in $(seq 0 99); do echo "/nonexistent/db read $((i * 12288 + i % 3 * 512)) $((4096 + i % 2 * 512))"; done
+	echo "/nonexistent/db wait 50 0"
+	echo "/nonexistent/db read 4000000 8192"
+	echo "/nonexistent/db close"
+} >"$T/v2.log"
+for eng in psync mmap io_uring; do
+	rm -f "$T/scratch.dat"
+	run v2-$eng --name=v2 --read_iolog="$T/v2.log" --replay_redirect="$T/scratch.dat" --ioengine=$eng
+	got=$(ios_bytes "$T/v2-$eng.json" 2>/dev/null)
+	size=$(stat -c %s "$T/scratch.dat" 2>/dev/null)
+	[ "$got" = "101 $((50 * 4096 + 50 * 4608 + 8192))" ] && [ "$size" = 4008192 ] &&
+		pass "$eng: version 2 log redirected to a scratch file laid out to its furthest request ($got, $size bytes)" ||
+		fail "$eng: version 2 log redirected" "got '$got', file $size bytes" "$(head -c 300 "$T/v2-$eng.err")"
+done
+want=$(fio_replay "$T/v2.log" --replay_redirect="$T/scratch.dat")
+[ "$want" = "$got" ] && pass "fio's replay of the version 2 log counts the same ($want)" ||
+	fail "fio's replay of the version 2 log" "fio '$want', faultline '$got'"
+
+# ---- blktrace (blkparse -d output), made here -----------------------------------
+"$PY" - "$T/trace.bin" <<'EOF'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+def ev(t, sector, nbytes, action, pdu=b''):
+    out.write(struct.pack('<IIQQIIIIIHH', 0x65617407, 0, t, sector, nbytes, action, 1, (8 << 20), 0, 0, len(pdu)) + pdu)
+for i in range(200):
+    rw = 2 if i % 5 == 0 else 1                      # every 5th a write
+    ev(i * 100000, i * 16, 4096 * (1 + i % 3), 1 | ((1 << 4 | rw) << 16))    # queue
+    ev(i * 100000 + 50, i * 16, 4096, 8 | ((1 << 7 | rw) << 16))            # complete
+    if i % 50 == 0:
+        ev(i * 100000 + 60, 0, 0, 0 | (1 << 10 << 16), b'process')          # notify
+EOF
+rm -f "$T/bt.dat"
+run bt --name=bt --read_iolog="$T/trace.bin" --replay_redirect="$T/bt.dat" --ioengine=psync
+got=$(ios_bytes "$T/bt.json" 2>/dev/null)
+want=$(fio --name=fr --ioengine=psync --read_iolog="$T/trace.bin" --replay_redirect="$T/bt.dat" --replay_no_stall=1 \
+	--readonly --output-format=json --output="$T/fio.json" >/dev/null 2>&1 && ios_bytes "$T/fio.json")
+[ -n "$got" ] && [ "$got" = "$want" ] && pass "blktrace: the same reads as fio --readonly's replay ($got)" ||
+	fail "blktrace: the same reads as fio" "fio '$want', faultline '$got'" "$(head -c 300 "$T/bt.err")"
+grep -q "left out of the replay: 40 write" "$T/bt.err" && pass "blktrace: the 40 writes left out, counted in a warning" ||
+	fail "blktrace: writes left out with a warning" "$(head -c 300 "$T/bt.err")"
+
+# ---- time: as logged, none, scaled --------------------------------------------------
+"$PY" - "$T/timed.log" "$T/a.dat" <<'EOF'
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('fio version 3 iolog\n0 %s add\n0 %s open\n' % (sys.argv[2], sys.argv[2]))
+    for i in range(201):
+        f.write('%d %s read %d 4096\n' % (i * 5000, sys.argv[2], i * 4096))
+EOF
+runtime_ms() {
+	"$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["runtime"])' "$1"
+}
+run t100 --name=t --read_iolog="$T/timed.log"
+run t0 --name=t --read_iolog="$T/timed.log" --replay_no_stall=1
+run t200 --name=t --read_iolog="$T/timed.log" --replay_time_scale=200
+r100=$(runtime_ms "$T/t100.json"); r0=$(runtime_ms "$T/t0.json"); r200=$(runtime_ms "$T/t200.json")
+[ "$r100" -ge 990 ] && [ "$r100" -le 1400 ] && pass "a 1 s log replays in about 1 s (${r100} ms)" ||
+	fail "a 1 s log replays in about 1 s" "${r100} ms"
+[ "$r0" -lt 300 ] && pass "replay_no_stall=1: no waiting (${r0} ms)" || fail "replay_no_stall=1: no waiting" "${r0} ms"
+[ "$r200" -ge 490 ] && [ "$r200" -le 800 ] && pass "replay_time_scale=200: half the time (${r200} ms)" ||
+	fail "replay_time_scale=200: half the time" "${r200} ms"
+[ "$(ios_bytes "$T/t100.json")" = "$(ios_bytes "$T/t0.json")" ] && pass "timed and no-stall replays issue the same requests" ||
+	fail "timed and no-stall replays issue the same requests"
+
+# ---- a write job recorded; its reads replayed --------------------------------------
+cp "$T/b.dat" "$T/w.dat"
+run wrec --name=w --filename="$T/w.dat" --rw=randrw --bs=4k --size=4m --io_size=1m --fsync=8 \
+	--write_iolog="$T/w.log"
+nw=$(grep -c ' write ' "$T/w.log"); nr=$(grep -c ' read ' "$T/w.log"); ns=$(grep -c ' sync 0 0' "$T/w.log")
+"$PY" -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; sys.exit(not (j["write"]["total_ios"] == int(sys.argv[2]) and j["read"]["total_ios"] == int(sys.argv[3]) and j["sync"]["total_ios"] == int(sys.argv[4])))' \
+	"$T/wrec.json" "$nw" "$nr" "$ns" && pass "a write job's log has its reads, writes and syncs ($nr, $nw, $ns)" ||
+	fail "a write job's log has its reads, writes and syncs" "log: $nr reads, $nw writes, $ns syncs"
+run wrep --name=w --read_iolog="$T/w.log" --replay_no_stall=1
+[ "$(ios_bytes "$T/wrep.json" | cut -d' ' -f1)" = "$nr" ] && grep -q "left out of the replay: $nw write, $ns sync" "$T/wrep.err" &&
+	pass "a read job replays the log's reads and counts what it leaves out" ||
+	fail "a read job replays the reads, leaves out the writes" "$(ios_bytes "$T/wrep.json")" "$(head -c 300 "$T/wrep.err")"
+
+# ---- numjobs: a log per thread; two logs to two threads ---------------------------
+rm -f "$T/nj.log"*
+run nj --name=nj --filename="$T/a.dat" --rw=randread --bs=4k --size=4m --io_size=256k --numjobs=2 \
+	--write_iolog="$T/nj.log"
+[ -s "$T/nj.log.0" ] && [ -s "$T/nj.log.1" ] && [ ! -e "$T/nj.log" ] && pass "numjobs=2: write_iolog FILE.0 and FILE.1" ||
+	fail "numjobs=2: write_iolog FILE.0 and FILE.1" "$(ls "$T")"
+run nj2 --name=nj --read_iolog="$T/nj.log.0:$T/v2.log" --replay_redirect="$T/a.dat" --numjobs=2 --replay_no_stall=1
+[ "$(ios_bytes "$T/nj2.json" | cut -d' ' -f1)" = "$((64 + 101))" ] && pass "read_iolog=a:b with numjobs=2: each thread its own log" ||
+	fail "read_iolog=a:b with numjobs=2" "$(ios_bytes "$T/nj2.json")" "$(head -c 300 "$T/nj2.err")"
+
+# ---- refused, with the file and line ------------------------------------------------
+printf 'fio version 3 iolog\n0 %s add\n1 %s read 0 4096\n2 %s read 4096\n' "$T/a.dat" "$T/a.dat" "$T/a.dat" >"$T/bad.log"
+expect_exit 2 "a malformed line: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/bad.log"
+expect_err_has "bad.log:4: expected 'TIME FILE ACTION'" "a malformed line is named by file and line"
+expect_exit 2 "read_iolog with time_based: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/psync.log" --time_based --runtime=1
+expect_err_has "contradicts time_based" "read_iolog with time_based says why"
+expect_exit 2 "read_iolog with a writing rw=: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/psync.log" --rw=randwrite
+expect_exit 2 "read_iolog of a missing file: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/nope.log"
+expect_err_has "nope.log: No such file" "a missing log is named"
+expect_exit 2 "direct=1 with an unaligned request: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/v2.log" \
+	--replay_redirect="$T/scratch.dat" --direct=1
+expect_err_has "logical block size" "direct=1 with an unaligned request says why"
+expect_exit 0 "direct=1 with replay_align=4k runs" "$FAULTLINE" --quiet --name=b --read_iolog="$T/v2.log" \
+	--replay_redirect="$T/scratch.dat" --direct=1 --replay_align=4k --replay_no_stall=1
+expect_exit 2 "replay_align not a power of two: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/v2.log" --replay_align=3000
+expect_exit 2 "replay_skip of an unknown kind: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/v2.log" --replay_skip=flush
+expect_exit 2 "everything skipped: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/v2.log" \
+	--replay_redirect="$T/scratch.dat" --replay_skip=read
+expect_err_has "nothing to replay" "everything skipped says so"
+
+e2e_done
