@@ -147,11 +147,14 @@ run t100 --name=t --read_iolog="$T/timed.log"
 run t0 --name=t --read_iolog="$T/timed.log" --replay_no_stall=1
 run t200 --name=t --read_iolog="$T/timed.log" --replay_time_scale=200
 r100=$(runtime_ms "$T/t100.json"); r0=$(runtime_ms "$T/t0.json"); r200=$(runtime_ms "$T/t200.json")
-[ "$r100" -ge 990 ] && [ "$r100" -le 1400 ] && pass "a 1 s log replays in about 1 s (${r100} ms)" ||
-	fail "a 1 s log replays in about 1 s" "${r100} ms"
-[ "$r0" -lt 300 ] && pass "replay_no_stall=1: no waiting (${r0} ms)" || fail "replay_no_stall=1: no waiting" "${r0} ms"
-[ "$r200" -ge 490 ] && [ "$r200" -le 800 ] && pass "replay_time_scale=200: half the time (${r200} ms)" ||
-	fail "replay_time_scale=200: half the time" "${r200} ms"
+# Lower bounds are the schedule's (a replay cannot run ahead of it); the
+# rest are orderings, which a loaded host does not upset.
+[ "$r100" -ge 995 ] && pass "a log spanning 1 s takes at least 1 s to replay (${r100} ms)" ||
+	fail "a log spanning 1 s takes at least 1 s to replay" "${r100} ms"
+[ "$r200" -ge 497 ] && [ "$r200" -lt "$r100" ] && pass "replay_time_scale=200: at least 0.5 s, less than at 100 (${r200} ms)" ||
+	fail "replay_time_scale=200: at least 0.5 s, less than at 100" "${r200} ms, ${r100} ms at 100"
+[ "$r0" -lt "$r200" ] && [ "$r0" -lt 497 ] && pass "replay_no_stall=1: faster than the schedule allows (${r0} ms)" ||
+	fail "replay_no_stall=1: faster than the schedule allows" "${r0} ms"
 [ "$(ios_bytes "$T/t100.json")" = "$(ios_bytes "$T/t0.json")" ] && pass "timed and no-stall replays issue the same requests" ||
 	fail "timed and no-stall replays issue the same requests"
 
