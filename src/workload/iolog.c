@@ -583,7 +583,7 @@ static int build_one(struct replay_set *s, struct replay *r, const struct iolog 
 			/* fio rounds a blktrace request's length up too. */
 			if (l->version == IOLOG_BLKTRACE && en->op <= IOLOG_WRITE)
 				len = (len + o->align - 1) & ~(o->align - 1);
-			if (len > UINT32_MAX) {
+			if (len > UINT32_MAX || off > UINT64_MAX - len) {
 				free(map);
 				return err_set(e, EINVAL, "read_iolog: %s:%u: replay_align makes the request longer than 4 GiB",
 					       name, en->line);
