@@ -190,7 +190,9 @@ grep -q "lay out $E2E_TMP/new: stopped by a signal after .* of 4294967296 bytes 
 	pass "Ctrl-C during a layout: stopped, the file it made removed, no outputs" ||
 	fail "Ctrl-C during a layout: stopped, the file it made removed, no outputs" "$(cat "$E2E_TMP/lay.err")" \
 		"$(ls -la "$E2E_TMP")"
-mkdata "$E2E_TMP/short" 8
+# A file faultline laid out itself (8 MiB), now extended: only such a file
+# (or one the job consents to, overwrite=1) is ever appended to.
+"$FAULTLINE" --quiet --name=s --filename="$E2E_TMP/short" --size=8m --runtime=100ms --output=/dev/null
 layout_int "$E2E_TMP/short"
 rc=$?
 sz=$(stat -c %s "$E2E_TMP/short" 2>/dev/null || echo 0)
