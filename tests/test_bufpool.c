@@ -3,7 +3,8 @@
  * misses and the clock's second chance on one thread; keys that share a
  * home bucket spill, and survive the deletion of their neighbours; a
  * page being loaded is waited for, not read twice; a full pool of pinned
- * frames is waited out; read and write-back failures leave the table
+ * frames is waited out; a writer is not starved by a stream of readers;
+ * read and write-back failures leave the table
  * whole; and a stress run of several threads on a tiny pool, where every
  * page read carries its key and every write is counted, so a torn or
  * lost update shows (run under TSan by make check-tsan).
@@ -798,6 +799,55 @@ static void test_writer_waits_for_published(void **state)
 }
 
 /*
+ * A writer is not starved by readers (issue 25): while it waits for a
+ * pin to go, a reader that comes later (through either hit path) is not
+ * let in before it, so readers that each pin before the last one
+ * unpinned cannot keep it out for ever. Here: page 4 pinned, a writer
+ * waits, two later readers wait too; the pin goes, the writer writes,
+ * and both readers see its write.
+ */
+static void test_writer_not_starved(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(8);
+	struct pool_counters c = { 0 };
+	struct writer w = { .bp = bp, .io = io_of(d), .key = 4 };
+	struct getter g[2] = { { .bp = bp, .io = io_of(d), .key = 4, .pin = true },
+			       { .bp = bp, .io = io_of(d), .key = 4 } };
+	pthread_t tw, tg[2];
+	uint32_t ref;
+	uint8_t *data;
+
+	(void)state;
+	assert_int_equal(bufpool_get(bp, 4, BUFPOOL_SHARED, &io, &c, &ref, &data), 0);
+	assert_int_equal(pthread_create(&tw, NULL, write_one, &w), 0);
+	/* The writer has announced itself once XWANT is on the page. */
+	for (int i = 0; i < 5000 && !(__atomic_load_n(&bufpool_entry_at(bp, ref)->state,
+						       __ATOMIC_ACQUIRE) & BUFPOOL_F_XWANT); i++)
+		sleep_ms(1);
+	assert_true(__atomic_load_n(&bufpool_entry_at(bp, ref)->state, __ATOMIC_ACQUIRE) &
+		    BUFPOOL_F_XWANT);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&tg[i], NULL, get_one, &g[i]), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&g[0].done, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(__atomic_load_n(&g[1].done, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE), 0);
+	bufpool_unpin(bp, ref);
+	pthread_join(tw, NULL);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(tg[i], NULL);
+		assert_int_equal(g[i].c.hits, 1);
+		assert_int_equal(g[i].c.waits, 1);
+	}
+	assert_int_equal(bufpool_frame(bp, bufpool_lookup(bp, 4))[PAGE - 3], 0xcd);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
+/*
  * The stress run: THREADS threads, a pool of 16 frames over 256 pages.
  * Each step picks a page: mostly a read (the frame must hold that page),
  * sometimes an increment of the page's generation under the exclusive
@@ -940,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_pin_finds_spilled),
 		cmocka_unit_test(test_pin_waits_for_writer),
 		cmocka_unit_test(test_writer_waits_for_published),
+		cmocka_unit_test(test_writer_not_starved),
 		cmocka_unit_test(test_stress),
 	};
 

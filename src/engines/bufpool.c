@@ -21,6 +21,10 @@
  *               writing to it, or evicting it); nobody may pin it
  *   bit     27  WAITERS: a thread sleeps on this word (futex)
  *   bit     28  USED: the entry holds a page (0 with no key: free)
+ *   bit     29  XWANT: a writer waits for the pins to go; no new pin is
+ *               given meanwhile, so a stream of readers, each pinning
+ *               before the last one unpinned, cannot starve it (its wait
+ *               is bounded by the longest pin held when it came)
  *
  * A key lives in its home bucket or, when that is full, in one of the
  * following ones. The home's header word holds the latch of its keys'
@@ -79,6 +83,7 @@
 #define F_LOCKED	BUFPOOL_F_LOCKED
 #define F_WAITERS	BUFPOOL_F_WAITERS
 #define F_USED		BUFPOOL_F_USED
+#define F_XWANT		BUFPOOL_F_XWANT
 
 #define KEY_NONE	BUFPOOL_NONE
 
@@ -371,8 +376,9 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 			bool *waited)
 {
 	struct bufpool_entry *en = entry_at(bp, ref);
-	const uint32_t busy = mode == BUFPOOL_SHARED ? F_LOCKED : F_LOCKED | PIN_MASK;
+	const bool shared = mode == BUFPOOL_SHARED;
 	uint32_t s = LOAD_RLX(&en->state);
+	bool mine = false;	/* this writer set XWANT */
 
 	/* The page's first line is on its way while the latch is taken. */
 	__builtin_prefetch(bufpool_frame(bp, LOAD_RLX(&en->frame)));
@@ -381,15 +387,24 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 
 		if (!(s & F_USED))
 			return false;
-		if (s & busy) {
+		if (!shared && !(s & (F_LOCKED | F_XWANT)) && (s & PIN_MASK)) {
+			/* Pinned: no new pins from now on, then wait for
+			 * these to go. */
+			if (CAS(&en->state, &s, s | F_XWANT)) {
+				mine = true;
+				s |= F_XWANT;
+			}
+			continue;
+		}
+		if ((s & F_LOCKED) || (s & F_XWANT && !mine) || (!shared && (s & PIN_MASK))) {
 			wait_change(en, s);
 			*waited = true;
 			if (LOAD(&en->key) != key)
-				return false;
+				return false;	/* freed meanwhile: XWANT went with it */
 			s = LOAD_RLX(&en->state);
 			continue;
 		}
-		want = mode == BUFPOOL_SHARED ? (s + 1) | F_REF : s | F_LOCKED | F_REF;
+		want = shared ? (s + 1) | F_REF : (s & ~F_XWANT) | F_LOCKED | F_REF;
 		if (CAS(&en->state, &s, want))
 			break;
 	}
@@ -721,7 +736,7 @@ static int check_entry(const struct bufpool *bp, uint32_t b, unsigned i, uint32_
 		return 0;
 	}
 	(*used)++;
-	if (en->state & (F_LOCKED | PIN_MASK | F_WAITERS))
+	if (en->state & (F_LOCKED | PIN_MASK | F_WAITERS | F_XWANT))
 		return err_set(e, EUCLEAN, "entry %#x is latched (state %#x)", ref, en->state);
 	if (en->frame >= bp->nframes || bp->owner[en->frame] != ref)
 		return err_set(e, EUCLEAN, "entry %#x: frame %u is not its own", ref, en->frame);

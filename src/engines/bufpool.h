@@ -95,6 +95,7 @@ enum bufpool_mem {
 #define BUFPOOL_F_LOCKED	(1u << 26)
 #define BUFPOOL_F_WAITERS	(1u << 27)
 #define BUFPOOL_F_USED		(1u << 28)
+#define BUFPOOL_F_XWANT		(1u << 29)
 /* A bucket's header: the farthest its keys spilled, in buckets. */
 #define BUFPOOL_H_REACH_MASK	0xffffu
 
@@ -218,7 +219,8 @@ static inline struct bufpool_entry *bufpool_entry_at(const struct bufpool *bp, u
 /*
  * bufpool_get(BUFPOOL_SHARED) with its common case inline, for request
  * slot @hs of the thread whose reader is @rd: the page in the table,
- * neither locked nor being loaded, pinned by publishing it in the
+ * neither locked, nor being loaded, nor wanted by a writer, pinned by
+ * publishing it in the
  * reader's slot. That writes nothing another thread reads (the page's
  * REF bit only when the clock cleared it), takes one locked instruction,
  * on the thread's own line, and a few dozen instructions: the fewer there
@@ -256,7 +258,8 @@ static inline int bufpool_pin(struct bufpool *bp, struct bufpool_reader *rd, uns
 									     __ATOMIC_RELAXED)));
 			__atomic_store_n(&rd->slot[hs], r, __ATOMIC_SEQ_CST);
 			s = __atomic_load_n(&en->state, __ATOMIC_SEQ_CST);
-			if ((s & (BUFPOOL_F_USED | BUFPOOL_F_LOCKED)) != BUFPOOL_F_USED ||
+			if ((s & (BUFPOOL_F_USED | BUFPOOL_F_LOCKED | BUFPOOL_F_XWANT)) !=
+				    BUFPOOL_F_USED ||
 			    __atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key) {
 				__atomic_store_n(&rd->slot[hs], BUFPOOL_NONE, __ATOMIC_RELEASE);
 				goto slow;
