@@ -110,12 +110,17 @@ struct engine_thread {
 						 * misses read with O_DIRECT, prewarm fills the
 						 * pool (job_setup), not the page cache; it
 						 * counts into engine_thread.pool */
+#define ENGINE_F_REGION		(1u << 8)	/* with ENGINE_F_POOL: the pool is one address
+						 * space's region of base pages (vmcache), so
+						 * pool_page >= the base page, threads only */
 /* Each flag its own bit: branches that each took the next free one
  * collided once (bufpool and uncached both on bit 6). */
 #define ENGINE_F_ALL_ (ENGINE_F_ASYNC | ENGINE_F_NO_TARGET | ENGINE_F_NO_DIRECT | ENGINE_F_BUFFERS | \
-		       ENGINE_F_MAPPED | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED | ENGINE_F_POOL)
+		       ENGINE_F_MAPPED | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED | ENGINE_F_POOL | \
+		       ENGINE_F_REGION)
 _Static_assert(ENGINE_F_ALL_ == (ENGINE_F_ASYNC + ENGINE_F_NO_TARGET + ENGINE_F_NO_DIRECT + ENGINE_F_BUFFERS +
-				 ENGINE_F_MAPPED + ENGINE_F_ORDERED_FLUSH + ENGINE_F_UNCACHED + ENGINE_F_POOL),
+				 ENGINE_F_MAPPED + ENGINE_F_ORDERED_FLUSH + ENGINE_F_UNCACHED + ENGINE_F_POOL +
+				 ENGINE_F_REGION),
 	       "two engine flags share a bit");
 
 struct engine_ops {

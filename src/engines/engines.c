@@ -13,6 +13,7 @@ extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
 extern const struct engine_ops engine_null;
 extern const struct engine_ops engine_bufpool;
+extern const struct engine_ops engine_vmcache;
 
 static const struct engine_ops *const engines[] = {
 	&engine_psync,
@@ -21,6 +22,7 @@ static const struct engine_ops *const engines[] = {
 	&engine_libaio,
 	&engine_null,
 	&engine_bufpool,
+	&engine_vmcache,
 	NULL,
 };
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "workload/blockdata.h"
 #include "engines/engine.h"
@@ -253,7 +254,7 @@ static const char *rw_name(enum rw_mode rw)
 	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
 }
 
-/* ioengine=bufpool: its pool and what it asks of the requests. */
+/* ioengine=bufpool and vmcache: the pool and what it asks of the requests. */
 static int check_pool(const struct job *j, const struct engine_ops *eng, const int *line,
 		      struct err *e)
 {
@@ -283,11 +284,11 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 			       (unsigned long long)(need * j->pool_page));
 	if (j->bs > j->pool_page || j->pool_page % j->bs)
 		return err_set(e, EINVAL, "bs=%llu at %s does not divide pool_page=%llu at %s: "
-			       "bufpool serves a request in place from one frame (as mmap does); "
+			       "%s serves a request in place from one page (as mmap does); "
 			       "use a bs that divides pool_page, or pool_page=%llu",
 			       (unsigned long long)j->bs, jobcheck_where(j, line, "bs", w, sizeof(w)),
 			       (unsigned long long)j->pool_page,
-			       jobcheck_where(j, line, "pool_page", w2, sizeof(w2)),
+			       jobcheck_where(j, line, "pool_page", w2, sizeof(w2)), eng->name,
 			       (unsigned long long)pow2_at_least(j->bs));
 	if (j->pool_prefetch && job_writes(j))
 		return err_set(e, EINVAL, "pool_prefetch at %s reads pages ahead for a read job; "
@@ -319,9 +320,32 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 	if (j->mem_limit)
 		return err_set(e, EINVAL, "mem_limit at %s contradicts ioengine=%s at %s: the "
 			       "pool reads with O_DIRECT and its memory is pool_size; to compare "
-			       "at equal memory, give mmap mem_limit=M and bufpool pool_size=M",
+			       "at equal memory, give mmap mem_limit=M and %s pool_size=M",
 			       jobcheck_where(j, line, "mem_limit", w, sizeof(w)), eng->name,
-			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)), eng->name);
+	if (eng->flags & ENGINE_F_REGION) {
+		long base = sysconf(_SC_PAGESIZE);
+
+		if (base > 0 && j->pool_page < (uint64_t)base)
+			return err_set(e, EINVAL, "pool_page=%llu at %s is smaller than the base page "
+				       "(%ld bytes): ioengine=%s gives a page's memory back with "
+				       "madvise, which works in base pages; pool_page=%ld or more",
+				       (unsigned long long)j->pool_page,
+				       jobcheck_where(j, line, "pool_page", w, sizeof(w)), base,
+				       eng->name, base);
+		if (j->pool_prefetch)
+			return err_set(e, EINVAL, "pool_prefetch at %s is bufpool's: ioengine=%s reads "
+				       "each page when a request asks for it",
+				       jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)), eng->name);
+		if (!j->thread && j->numjobs > 1)
+			return err_set(e, EINVAL, "thread=0 at %s with numjobs=%u: ioengine=%s is one "
+				       "pool in one address space (its region, page states and "
+				       "resident set), shared by the job's threads; as processes each "
+				       "worker would have a pool of its own, numjobs times pool_size, "
+				       "and none shared. Use thread=1 (the default), or numjobs=1",
+				       jobcheck_where(j, line, "thread", w, sizeof(w)), j->numjobs,
+				       eng->name);
+	}
 	if (j->sync != SYNC_NONE && job_writes(j))
 		return err_set(e, EINVAL, "sync at %s contradicts ioengine=%s at %s: a write goes "
 			       "into the pool, and O_DSYNC would only make its later write-back "
@@ -386,7 +410,8 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
 	char w[300];
-	static const char *const pool_opts[] = { "pool_page", "pool_io", "pool_prefetch" };
+	static const char *const pool_opts[] = { "pool_page", "pool_io", "pool_prefetch",
+						 "pool_evict_batch" };
 
 	if (j->iodepth > 1 && !(eng->flags & ENGINE_F_ASYNC))
 		jobcheck_warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
@@ -411,15 +436,20 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		      "pages, which random reads seldom ask for (it is meant for scans)",
 		      j->pool_prefetch, jobcheck_where(j, line, "pool_prefetch", w, sizeof(w)),
 		      rw_name(j->rw));
+	if ((eng->flags & ENGINE_F_POOL) && !(eng->flags & ENGINE_F_REGION) &&
+	    jobcheck_given(line, "pool_evict_batch"))
+		jobcheck_warnf(warn, "pool_evict_batch at %s has no effect with ioengine=%s (it is "
+		      "vmcache's: %s evicts a page at a time)",
+		      jobcheck_where(j, line, "pool_evict_batch", w, sizeof(w)), eng->name, eng->name);
 	if (!(eng->flags & ENGINE_F_POOL)) {
 		if (j->pool_size)
-			jobcheck_warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is bufpool's "
+			jobcheck_warnf(warn, "pool_size at %s has no effect with ioengine=%s: it is a pool's "
 			      "memory (mem_limit limits a job's page cache)",
 			      jobcheck_where(j, line, "pool_size", w, sizeof(w)), eng->name);
 		for (size_t i = 0; i < sizeof(pool_opts) / sizeof(pool_opts[0]); i++)
 			if (jobcheck_given(line, pool_opts[i]))
 				jobcheck_warnf(warn, "%s at %s has no effect with ioengine=%s (it is "
-				      "bufpool's)", pool_opts[i],
+				      "bufpool's and vmcache's)", pool_opts[i],
 				      jobcheck_where(j, line, pool_opts[i], w, sizeof(w)), eng->name);
 	}
 }

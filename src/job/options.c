@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "engines/engine.h"
+#include "engines/vmcache.h"
 #include "job/optset.h"
 #include "job/optval.h"
 #include "lib/suggest.h"
@@ -610,16 +611,19 @@ const struct option_def option_table[] = {
 	  .syntax = "none|willneed:W|populate:W|touch:W|readahead:W",
 	  .help = "mmap, rw=read: keep W bytes ahead of each stream requested (MADV_WILLNEED, MADV_POPULATE_READ, a helper touching pages, readahead(2))" },
 	{ .name = "pool_size", .type = OPT_SIZE, .off = OFF(pool_size), .def = "0",
-	  .help = "bufpool: the pool's memory, shared by the job's threads (required with ioengine=bufpool)" },
+	  .help = "bufpool, vmcache: the pool's memory, shared by the job's threads (required with ioengine=bufpool or vmcache)" },
 	{ .name = "pool_page", .type = OPT_SIZE, .off = OFF(pool_page), .def = "4k",
 	  .min = POOL_PAGE_MIN, .max = BS_MAX,
-	  .help = "bufpool: bytes per page, a power of two and a multiple of the logical block size; bs must divide it" },
+	  .help = "bufpool, vmcache: bytes per page, a power of two and a multiple of the logical block size (vmcache: of the base page too); bs must divide it" },
 	{ .name = "pool_io", .type = OPT_ENUM, .off = OFF(pool_io), .def = "io_uring",
 	  .values = pool_io_names,
-	  .help = "bufpool: how a miss is read with O_DIRECT: a ring per thread (io_uring) or pread(2) (psync)" },
+	  .help = "bufpool, vmcache: how a miss is read with O_DIRECT: a ring per thread (io_uring) or pread(2) (psync)" },
 	{ .name = "pool_prefetch", .type = OPT_INT, .off = OFF(pool_prefetch), .def = "0",
 	  .max = POOL_PREFETCH_MAX,
 	  .help = "bufpool, read jobs: keep the N pages after each read requested ahead through the thread's io_uring, as a database prefetches a scan's next leaves (0: none)" },
+	{ .name = "pool_evict_batch", .type = OPT_INT, .off = OFF(pool_evict_batch), .def = "64",
+	  .min = 1, .max = VMCACHE_BATCH_MAX,
+	  .help = "vmcache: pages evicted together, their memory given back with one madvise(MADV_DONTNEED) per run of consecutive pages (at most half the pool)" },
 	{ .name = "rwmixread", .type = OPT_INT, .off = OFF(rwmixread), .def = "50", .max = 100,
 	  .help = "rw=rw, randrw: percentage of requests that read, the rest write" },
 	{ .name = "rwmixwrite", .type = OPT_CUSTOM, .parse = parse_rwmixwrite, .syntax = "int",

@@ -134,11 +134,13 @@ struct job {
 	enum verify_mode verify;	/* read every written block back at the end */
 	bool allow_destructive;		/* write a block device that carries data */
 
-	/* ioengine=bufpool (SPEC 3; engine_bufpool.c). */
+	/* ioengine=bufpool and vmcache (SPEC 3; engine_bufpool.c,
+	 * engine_vmcache.c). */
 	uint64_t pool_size;		/* bytes of frames; 0 = not set (required) */
 	uint64_t pool_page;		/* bytes per page, a power of two */
 	enum pool_io_mode pool_io;	/* how misses are read */
 	unsigned pool_prefetch;		/* pages read ahead of each read, through io_uring; 0 = none */
+	unsigned pool_evict_batch;	/* vmcache: pages evicted together */
 
 	/* Recording and replay (fio's iolog; workload/iolog.h). */
 	char *write_iolog;		/* record every request (version 3), or NULL */

@@ -32,7 +32,7 @@ struct worker_error {
 };
 
 /*
- * A buffer pool's counters (ioengine=bufpool, bufpool.h), per worker
+ * A buffer pool's counters (ioengine=bufpool and vmcache), per worker
  * thread, written only by that thread; the sampler reads them like the
  * rest. hits + misses is the pages the thread accessed: a hit found the
  * page in the pool (waits counts the hits that first waited for another
@@ -46,6 +46,10 @@ struct pool_counters {
 	uint64_t reads;			/* pages read from the device (misses that read) */
 	uint64_t writebacks;		/* dirty pages written to the device */
 	uint64_t prefetches;		/* pages read ahead into the pool (pool_prefetch) */
+	/* vmcache: batches of evictions this thread made, and the
+	 * madvise(MADV_DONTNEED) calls that gave their pages back. */
+	uint64_t evict_batches;
+	uint64_t madvise_calls;
 };
 
 /* What a write job's end-of-job read-back found (verify=crc32c, verify.c). */

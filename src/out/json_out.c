@@ -192,7 +192,8 @@ static void put_concurrency(json_t *o, const struct job_result *jr)
 	put(o, "streams", a);
 }
 
-/* ioengine=bufpool (SPEC 3): null for the engines without a pool. */
+/* ioengine=bufpool, vmcache (SPEC 3): null for the engines without a
+ * pool; vmcache's batches and region null for bufpool. */
 static json_t *pool_object(const struct job_result *jr)
 {
 	const struct job *j = jr->job;
@@ -216,6 +217,22 @@ static json_t *pool_object(const struct job_result *jr)
 	put(o, "waits", ju64(p->waits));
 	put(o, "prefetch", ju64(j->pool_prefetch));
 	put(o, "pages_prefetched", ju64(p->prefetches));
+	{
+		const bool vm = jr->pool_batches_ok;
+		const uint64_t pages = result_pool_pages(jr);
+		double ipi = 0;
+		bool ipi_ok = result_pool_ipi_per_evict(jr, &ipi);
+
+		put(o, "design", json_string(vm ? "vmcache" : "bufpool"));
+		put(o, "evict_batches", ju64_ok(vm, p->evict_batches));
+		put(o, "madvise_calls", ju64_ok(vm, p->madvise_calls));
+		put(o, "madvise_calls_per_batch",
+		    jdbl_ok(vm && p->evict_batches, p->evict_batches ?
+			    (double)p->madvise_calls / (double)p->evict_batches : 0));
+		put(o, "tlb_ipi_per_evicted_page", jdbl_ok(ipi_ok, ipi));
+		put(o, "region_bytes", ju64_ok(vm, pages * j->pool_page));
+		put(o, "page_states_bytes", ju64_ok(vm, pages * sizeof(uint64_t)));
+	}
 	return o;
 }
 

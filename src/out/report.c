@@ -302,24 +302,44 @@ static void print_concurrency(FILE *f, const struct job_result *jr)
 	}
 }
 
-/* ioengine=bufpool: the pool and how it served the job. */
+/* ioengine=bufpool, vmcache: the pool and how it served the job. */
 static void print_pool(FILE *f, const struct job_result *jr)
 {
 	const struct job *j = jr->job;
 	const struct pool_counters *p = &jr->pool;
 	const uint64_t acc = p->hits + p->misses;
 	char b1[NUMBUF], b2[NUMBUF];
+	double ipi;
 
 	if (!jr->pool_ok)
 		return;
-	fprintf(f, "    pool: %s of %s pages (%" PRIu64 " frames): hits=%" PRIu64,
+	fprintf(f, "    pool: %s of %s pages (%" PRIu64 " %s): hits=%" PRIu64,
 		fmt_bytes(b1, (double)j->pool_size, 1024), fmt_bytes(b2, (double)j->pool_page, 1024),
-		j->pool_page ? j->pool_size / j->pool_page : 0, p->hits);
+		j->pool_page ? j->pool_size / j->pool_page : 0,
+		jr->pool_batches_ok ? "resident at most" : "frames", p->hits);
 	if (acc)
 		fprintf(f, " (%.2f%%)", (double)p->hits * 100.0 / (double)acc);
 	fprintf(f, ", misses=%" PRIu64 ", evictions=%" PRIu64 ", pages read=%" PRIu64
 		", written back=%" PRIu64 ", waited for another thread's read=%" PRIu64 "\n",
 		p->misses, p->evictions, p->reads, p->writebacks, p->waits);
+	if (jr->pool_batches_ok) {
+		const uint64_t pages = result_pool_pages(jr);
+
+		fprintf(f, "    vmcache: region %s (%" PRIu64 " pages at fixed addresses), page states "
+			"%s (%.2f%% of it); evicted in %" PRIu64 " batches", fmt_bytes(b1,
+			(double)(pages * j->pool_page), 1024), pages,
+			fmt_bytes(b2, (double)(pages * sizeof(uint64_t)), 1024),
+			j->pool_page ? 100.0 * sizeof(uint64_t) / (double)j->pool_page : 0,
+			p->evict_batches);
+		if (p->evict_batches)
+			fprintf(f, " (%.1f pages each) with %" PRIu64 " madvise calls (%.1f per batch)",
+				(double)p->evictions / (double)p->evict_batches, p->madvise_calls,
+				(double)p->madvise_calls / (double)p->evict_batches);
+		fputc('\n', f);
+	}
+	if (result_pool_ipi_per_evict(jr, &ipi))
+		fprintf(f, "    eviction cost: %.3f TLB shootdown IPIs per evicted page (the job's "
+			"tlb_ipi / evictions)\n", ipi);
 }
 
 /* The job's own kernel counters (SPEC 15): what was counted, then what

@@ -141,6 +141,9 @@ struct job_result {
 	/* ioengine=bufpool (SPEC 3): the pool's counters over the measured
 	 * part, summed over the workers. pool_ok: the engine has a pool. */
 	bool pool_ok;
+	/* ioengine=vmcache: evictions go in batches given back with madvise
+	 * (pool.evict_batches and pool.madvise_calls count). */
+	bool pool_batches_ok;
 	struct pool_counters pool;
 	/* Kernel counters of the job's own tasks over the measured part
 	 * (SPEC 15, perfev.h); why they could not be opened for this job,
@@ -210,5 +213,27 @@ struct run_result {
 	 * (NULL: never probed). */
 	const struct perfev_plan *events;
 };
+
+/* A pool job's pages of pool_page over its target regions laid end to
+ * end (vmcache's region; bufpool numbers the same pages). */
+static inline uint64_t result_pool_pages(const struct job_result *jr)
+{
+	const uint64_t pg = jr->job->pool_page;
+	uint64_t n = 0;
+
+	for (unsigned i = 0; pg && i < jr->ntargets; i++)
+		n += (jr->targets[i].len + pg - 1) / pg;
+	return n;
+}
+
+/* The job's TLB shootdown IPIs (job_tlb_ipi) per page its pool evicted:
+ * false when not counted, or nothing was evicted. */
+static inline bool result_pool_ipi_per_evict(const struct job_result *jr, double *v)
+{
+	if (!jr->pool_ok || !jr->pool.evictions || !jr->events.ok[PERFEV_TLB_IPI])
+		return false;
+	*v = (double)jr->events.v[PERFEV_TLB_IPI] / (double)jr->pool.evictions;
+	return true;
+}
 
 #endif

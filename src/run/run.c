@@ -106,6 +106,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 			.targets = files ? jr->targets : NULL,
 			.ntargets = files ? jr->ntargets : 0,
 			.pool = (jr->crew.wk.ops->flags & ENGINE_F_POOL) != 0,
+			.pool_batches = (jr->crew.wk.ops->flags & ENGINE_F_REGION) != 0,
 		};
 	}
 	/* Under MPI the rows go to rank 0 (rankrows.c): its CSV is made
@@ -173,6 +174,8 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 		b->pool.reads = STAT_LOAD(&s->pool.reads);
 		b->pool.writebacks = STAT_LOAD(&s->pool.writebacks);
 		b->pool.prefetches = STAT_LOAD(&s->pool.prefetches);
+		b->pool.evict_batches = STAT_LOAD(&s->pool.evict_batches);
+		b->pool.madvise_calls = STAT_LOAD(&s->pool.madvise_calls);
 		hist_snapshot(&b->lat, &s->lat);
 		depth_snapshot(&b->depth, &s->depth);
 		if (job_writes(jr->job)) {
@@ -380,6 +383,7 @@ static void collect_job(struct run *r, unsigned j)
 	res->batch = c->wk.batch;
 	res->lat_ok = job->latency;
 	res->pool_ok = (c->wk.ops->flags & ENGINE_F_POOL) != 0;
+	res->pool_batches_ok = (c->wk.ops->flags & ENGINE_F_REGION) != 0;
 	hist_init(&res->lat);
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];
@@ -394,6 +398,8 @@ static void collect_job(struct run *r, unsigned j)
 		res->pool.reads += s->pool.reads - b->pool.reads;
 		res->pool.writebacks += s->pool.writebacks - b->pool.writebacks;
 		res->pool.prefetches += s->pool.prefetches - b->pool.prefetches;
+		res->pool.evict_batches += s->pool.evict_batches - b->pool.evict_batches;
+		res->pool.madvise_calls += s->pool.madvise_calls - b->pool.madvise_calls;
 		hist_diff(&tmp, &s->lat, &b->lat);
 		hist_merge(&res->lat, &tmp);
 		if (s->end_ns > end)

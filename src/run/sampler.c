@@ -47,6 +47,7 @@ const char sampler_csv_header[] =
 	"job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,"
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
 	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
+	"pool_evict_batches_per_s,pool_ipi_per_evict,"
 	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s";
 
 
@@ -508,7 +509,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		hist_init(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
-		ts->prev_hits = ts->prev_misses = ts->prev_evictions = 0;
+		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
 			hist_init(&ts->prev_w[1]);

@@ -22,8 +22,9 @@ struct sampler_job {
 	unsigned nworkers;
 	const struct target *targets;		/* whose devices it samples; */
 	unsigned ntargets;			/* 0 for an engine without targets */
-	bool pool;				/* the engine has a pool (bufpool): its
-						 * counters fill the pool_* columns */
+	bool pool;				/* the engine has a pool (bufpool, vmcache):
+						 * its counters fill the pool_* columns */
+	bool pool_batches;			/* ... evicting in batches (vmcache) */
 };
 
 struct sampler_config {

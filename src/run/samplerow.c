@@ -199,7 +199,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	double dt = (double)(now - js->last_t) / 1e9;
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
 	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
-	uint64_t hits = 0, misses = 0, evictions = 0;
+	uint64_t hits = 0, misses = 0, evictions = 0, batches = 0;
 	bool faults_ok = true, cpu_ok = true, ramp, dev_ok;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
@@ -236,6 +236,12 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			ts->prev_hits = h;
 			ts->prev_misses = m;
 			ts->prev_evictions = ev;
+			if (sj->pool_batches) {
+				uint64_t bt = STAT_LOAD(&st->pool.evict_batches);
+
+				batches += bt - ts->prev_batches;
+				ts->prev_batches = bt;
+			}
 		}
 		if (job->latency && i < sj->nworkers) {
 			hist_snapshot(&s->scratch, &st->lat);
@@ -425,6 +431,20 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 					d += (double)(ev.v[c] - js->ev_last.v[c]);
 			}
 			cell_f(&p, end, ok, d / dt, 1);
+		}
+		/* The eviction cost: vmcache's batches per second, and for
+		 * a pool, the job's shootdown IPIs per page it evicted in
+		 * the row (empty without the tracepoint, or with no
+		 * eviction to divide by). */
+		cell_f(&p, end, sj->pool_batches, (double)batches / dt, 1);
+		{
+			bool ok = sj->pool && evictions && ev.ok[PERFEV_TLB_IPI] &&
+				  js->ev_last.ok[PERFEV_TLB_IPI] &&
+				  ev.v[PERFEV_TLB_IPI] >= js->ev_last.v[PERFEV_TLB_IPI];
+
+			cell_f(&p, end, ok, ok ? (double)(ev.v[PERFEV_TLB_IPI] -
+							  js->ev_last.v[PERFEV_TLB_IPI]) /
+						 (double)evictions : 0, 3);
 		}
 		js->ev_last = ev;
 	}

@@ -53,6 +53,7 @@ struct thread_samp {
 	uint64_t prev_ops, prev_bytes, prev_probe;
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
+	uint64_t prev_batches;
 	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
 	/* Time on a CPU since the thread began: its schedstat while it runs

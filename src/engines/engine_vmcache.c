@@ -1,0 +1,316 @@
+/*
+ * engine_vmcache.c - reads and writes through a virtual-memory-assisted
+ * buffer pool (vmcache.c): the buffer pool as its own designers now build
+ * it (Leis et al., SIGMOD 2023), beside mmap and the classic bufpool.
+ *
+ * The job's targets are laid end to end in one anonymous MAP_NORESERVE
+ * region of pool_page pages (pagedev.h numbers them), shared by the job's
+ * threads and built in job_setup (filled there when prewarm=1, up to
+ * pool_size). A request names bytes inside one page (jobcheck.c refuses a
+ * bs that does not divide pool_page), so a read is served in place, as
+ * with mmap: the page is latched shared, r->data points at its fixed
+ * address, the worker's touch consumes it and release() gives the latch
+ * back. A page not resident is read into its own address by the thread
+ * that needs it, with O_DIRECT, through its own I/O (pool_io, as
+ * bufpool: a ring of its own with the targets registered, but not the
+ * region, which is mostly not there; or pread(2)); a thread that finds it
+ * being read waits for that read. When pool_size bytes of pages are
+ * resident, the thread that needs room evicts a batch of
+ * pool_evict_batch pages chosen by the clock, writing the dirty ones back
+ * first and giving the memory back with madvise(MADV_DONTNEED), one call
+ * per run of consecutive pages.
+ *
+ * Writes copy the worker's stamped block into the page under its
+ * exclusive latch and mark it dirty (a whole-page write reads nothing
+ * first); dirty pages go back to the device when evicted, on a flush of
+ * their target (fsync=N, fdatasync=N, sync_interval, end_fsync: the
+ * target's dirty pages written, then fsync or fdatasync as the job asks)
+ * and at the end of a write job (writeback), as bufpool's do.
+ *
+ * The pool is one address space's: with thread=0 the workers are
+ * processes, so jobcheck.c refuses thread=0 with numjobs above one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/engine.h"
+#include "engines/pagedev.h"
+#include "engines/vmcache.h"
+
+/* A request slot holding no latch. */
+#define HELD_NONE UINT64_MAX
+/* The most address space the region may take: the user half of x86-64's
+ * 48-bit addresses (128 TiB), less what the process needs besides. */
+#define REGION_MAX (1ull << 46)
+
+struct vm_job {
+	struct vmcache *pool;
+	uint64_t *first;	/* pagedev_layout's: each target's first page */
+};
+
+struct vm_thread {
+	const struct engine_job *ej;
+	struct vmcache *pool;
+	const uint64_t *first;
+	struct pool_counters *ctr;
+	struct vmcache_io io;
+	uint64_t *held;		/* per request slot: the page it latched */
+	unsigned shift;		/* log2(pool_page) */
+	struct pagedev dev;	/* the thread's I/O (pool_io) */
+};
+
+static int vm_read(void *arg, uint64_t pid, uint8_t *page)
+{
+	struct vm_thread *vt = arg;
+
+	return pagedev_read(&vt->dev, pid, page);
+}
+
+static int vm_write(void *arg, uint64_t pid, const uint8_t *page)
+{
+	struct vm_thread *vt = arg;
+
+	return pagedev_write(&vt->dev, pid, page);
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static int vm_queue(struct engine_thread *et, struct io_req *r)
+{
+	struct vm_thread *vt = et->priv;
+	struct vmcache *vc = vt->pool;
+	const uint64_t pid = vt->first[r->target] +
+			     ((r->off - et->ej->targets[r->target].base) >> vt->shift);
+	const uint32_t in_page = (uint32_t)(r->off & (vc->page - 1));
+	uint8_t *page;
+	int ret;
+
+	if (__builtin_expect(r->op == IO_READ, 1)) {
+		ret = vmcache_pin(vc, pid, &vt->io, vt->ctr, &page);
+		if (ret < 0) {
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		/* Latched until release(), after the worker consumed it. */
+		vt->held[r->slot] = pid;
+		r->data = page + in_page;
+		r->res = r->len;
+		return ENGINE_DONE;
+	}
+	r->data = NULL;
+	if (r->op == IO_WRITE) {
+		ret = vmcache_get(vc, pid, r->len == vc->page ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL,
+				  &vt->io, vt->ctr, &page);
+		if (ret < 0) {
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		memcpy(page + in_page, r->wbuf, r->len);
+		vmcache_unlock(vc, pid, true);
+		r->res = r->len;
+		return ENGINE_DONE;
+	}
+	/* A flush of the target: its dirty pages, whoever wrote them. */
+	ret = (int)vmcache_flush_range(vc, vt->first[r->target], vt->first[r->target + 1], &vt->io,
+				       vt->ctr);
+	if (ret >= 0)
+		ret = pagedev_sync(et->ej, r->target);
+	r->res = ret < 0 ? ret : (int64_t)r->len;
+	return ENGINE_DONE;
+}
+
+static void vm_release(struct engine_thread *et, struct io_req *r)
+{
+	struct vm_thread *vt = et->priv;
+	uint64_t pid = vt->held[r->slot];
+
+	if (pid != HELD_NONE) {
+		vmcache_unpin(vt->pool, pid);
+		vt->held[r->slot] = HELD_NONE;
+	}
+}
+
+/* The end of a write job's thread: every dirty page written back, the
+ * other threads' too. */
+static int vm_writeback(struct engine_thread *et)
+{
+	struct vm_thread *vt = et->priv;
+	int64_t ret = vmcache_flush_range(vt->pool, 0, vt->pool->npages, &vt->io, vt->ctr);
+
+	return ret < 0 ? (int)ret : 0;
+}
+
+/* ---- a thread ------------------------------------------------------------ */
+
+static int vm_init(struct engine_thread *et, struct err *e)
+{
+	const struct engine_job *ej = et->ej;
+	struct vm_job *vj = ej->priv;
+	struct vm_thread *vt;
+	int ret;
+
+	if (!et->pool)
+		return err_set(e, EINVAL, "vmcache: no counters for this thread");
+	vt = calloc(1, sizeof(*vt));
+	if (!vt)
+		return err_set(e, ENOMEM, "vmcache: out of memory");
+	vt->held = malloc(sizeof(*vt->held) * ej->depth);
+	if (!vt->held) {
+		free(vt);
+		return err_set(e, ENOMEM, "vmcache: out of memory");
+	}
+	for (unsigned i = 0; i < ej->depth; i++)
+		vt->held[i] = HELD_NONE;
+	vt->ej = ej;
+	vt->pool = vj->pool;
+	vt->first = vj->first;
+	vt->ctr = et->pool;
+	vt->shift = vj->pool->page_shift;
+	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt };
+	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
+	if (ret < 0) {
+		free(vt->held);
+		free(vt);
+		return ret;
+	}
+	et->priv = vt;
+	return 0;
+}
+
+static void vm_exit(struct engine_thread *et)
+{
+	struct vm_thread *vt = et->priv;
+
+	if (!vt)
+		return;
+	for (unsigned i = 0; i < vt->ej->depth; i++)
+		if (vt->held[i] != HELD_NONE)
+			vmcache_unpin(vt->pool, vt->held[i]);
+	pagedev_close(&vt->dev);
+	free(vt->held);
+	free(vt);
+	et->priv = NULL;
+}
+
+/* ---- the job ------------------------------------------------------------- */
+
+static int vm_prepare(struct engine_job *ej, struct err *e)
+{
+	const struct job *j = ej->job;
+	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
+	uint64_t pages = 0;
+
+	for (unsigned i = 0; i < ej->ntargets; i++)
+		pages += pagedev_region_pages(&ej->targets[i], shift);
+	/* The memory: the resident pages and a state word per page. */
+	return pagedev_prepare(ej, "vmcache", REGION_MAX >> shift,
+			       j->pool_size + pages * sizeof(uint64_t), e);
+}
+
+static int prewarm_write(void *arg, uint64_t pid, const uint8_t *page)
+{
+	(void)arg, (void)pid, (void)page;
+	return -EINVAL;		/* nothing is dirty before the job */
+}
+
+static int prewarm_read(void *arg, uint64_t pid, uint8_t *page)
+{
+	return pagedev_prewarm_read(arg, pid, page);
+}
+
+/* Fill the pool with the job's regions, target after target, until they
+ * end or the pool is full (nothing is evicted). */
+static int prewarm(struct engine_job *ej, struct vm_job *vj, struct err *e)
+{
+	struct vmcache *vc = vj->pool;
+	struct pagedev_prewarm pw;
+	struct vmcache_io io = { .read = prewarm_read, .write = prewarm_write, .arg = &pw };
+	struct pool_counters c = { 0 };
+	int ret = pagedev_prewarm_open(&pw, ej, vj->first, vc->page_shift, e);
+
+	if (ret)
+		return ret;
+	for (uint64_t pid = 0; pid < vc->npages && c.misses < vc->capacity; pid++) {
+		uint8_t *page;
+
+		ret = vmcache_get(vc, pid, VMCACHE_SHARED, &io, &c, &page);
+		if (ret < 0) {
+			unsigned ti = 0;
+
+			while (ti + 1 < ej->ntargets && vj->first[ti + 1] <= pid)
+				ti++;
+			err_set(e, -ret, "vmcache: prewarm: reading %s at %llu: %s",
+				ej->targets[ti].path,
+				(unsigned long long)pagedev_offset(ej, vj->first, ti, pid,
+								   vc->page_shift),
+				strerror(-ret));
+			break;
+		}
+		vmcache_unpin(vc, pid);
+	}
+	pagedev_prewarm_close(&pw);
+	return ret < 0 ? ret : 0;
+}
+
+static void vm_job_teardown(struct engine_job *ej)
+{
+	struct vm_job *vj = ej->priv;
+
+	if (!vj)
+		return;
+	vmcache_destroy(vj->pool);
+	free(vj->first);
+	free(vj);
+	ej->priv = NULL;
+}
+
+static int vm_job_setup(struct engine_job *ej, struct err *e)
+{
+	const struct job *j = ej->job;
+	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
+	struct vm_job *vj = calloc(1, sizeof(*vj));
+	int ret;
+
+	if (!vj)
+		return err_set(e, ENOMEM, "vmcache: out of memory");
+	ret = pagedev_layout(ej, shift, &vj->first, e);
+	if (ret) {
+		free(vj);
+		return ret;
+	}
+	ret = vmcache_create(&vj->pool, vj->first[ej->ntargets], (uint32_t)j->pool_page,
+			     j->pool_size >> shift, j->pool_evict_batch, e);
+	if (ret) {
+		free(vj->first);
+		free(vj);
+		return ret;
+	}
+	ej->priv = vj;
+	if (j->prewarm) {
+		ret = prewarm(ej, vj, e);
+		if (ret) {
+			vm_job_teardown(ej);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+const struct engine_ops engine_vmcache = {
+	.name = "vmcache",
+	.help = "a virtual-memory-assisted buffer pool (Leis et al., SIGMOD 2023) shared by the "
+		"job's threads: the targets at fixed addresses in one MAP_NORESERVE region, "
+		"pool_size of them resident, misses read in place with O_DIRECT (pool_io), "
+		"eviction by clock in batches of pool_evict_batch released with MADV_DONTNEED",
+	.flags = ENGINE_F_POOL | ENGINE_F_REGION,
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.prepare = vm_prepare,
+	.job_setup = vm_job_setup,
+	.job_teardown = vm_job_teardown,
+	.init = vm_init,
+	.exit = vm_exit,
+	.queue = vm_queue,
+	.release = vm_release,
+	.writeback = vm_writeback,
+};
