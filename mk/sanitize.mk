@@ -159,11 +159,12 @@ FUZZ_SRCS_devinfo_parse_block_stat = src/telemetry/devinfo.c src/telemetry/procf
 FUZZ_SRCS_devinfo_parse_diskstats  = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_perfev_parse_format      = src/telemetry/perfev.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_iolog_parse              = src/workload/iolog.c src/lib/err.c
+FUZZ_LIBS_iolog_parse              = -lz
 FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
 				     src/engines/bufpool.c src/telemetry/procfs.c src/lib/err.c
-FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm
+FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz
 
 # A harness whose parser is not in the tree yet is left out, not failed.
 fuzz_ready   = $(if $(filter-out $(wildcard $(FUZZ_SRCS_$1)),$(FUZZ_SRCS_$1)),,$1)

@@ -7,7 +7,9 @@
  * request names bytes inside one pool page (jobfile.c refuses a bs that
  * does not divide pool_page), so a read is served in place: the page is
  * pinned, r->data points into its frame (no copy, as with mmap), the
- * worker's touch consumes it and release() unpins it. A page missing
+ * worker's touch consumes it and release() unpins it (a replayed log's
+ * request may span pages: each is pinned in turn and copied out,
+ * bp_read_span). A page missing
  * from the pool is read by the thread that misses it, with O_DIRECT,
  * through its own I/O: pool_io=io_uring, a ring of its own with the
  * targets and the frames registered (one read in flight, waited for at
@@ -81,6 +83,9 @@ struct bp_thread {
 	struct bufpool_io io;
 	struct bufpool_reader *rd;	/* where this thread publishes its pins */
 	uint32_t *held;			/* per request slot: the page it pinned */
+	/* A read across pages (a replayed log's, bp_read_span): per slot,
+	 * ej->req_max bytes it is copied into; NULL when no request spans. */
+	uint8_t *span;
 	unsigned shift;			/* log2(pool_page) */
 	bool uring;			/* pool_io=io_uring */
 	bool fixed_files, fixed_bufs;
@@ -384,6 +389,48 @@ static int bp_flush(struct bp_thread *bt, unsigned ti)
 	return ret < 0 ? -errno : 0;
 }
 
+/*
+ * A read across pool pages (a replayed log's request longer than a page
+ * or astride two): each page is pinned in turn, its part copied into the
+ * slot's own buffer and the pin given back, as a database copies an
+ * extent out of its pool. Every page counts a hit or a miss.
+ */
+static int bp_read_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_t in_page)
+{
+	struct bufpool *bp = bt->pool;
+	uint8_t *dst = bt->span + (size_t)r->slot * bt->ej->req_max;
+	uint32_t done = 0;
+
+	if (!bt->span || r->len > bt->ej->req_max) {
+		r->res = -EINVAL;
+		return ENGINE_DONE;
+	}
+	while (done < r->len) {
+		uint32_t n = bp->page - in_page < r->len - done ? bp->page - in_page : r->len - done;
+		uint32_t ref;
+		uint8_t *page;
+		int ret;
+
+		if (bt->pf)
+			pf_before(bt, key);
+		ret = bufpool_get(bp, key, BUFPOOL_SHARED, &bt->io, bt->ctr, &ref, &page);
+		if (ret < 0) {
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		memcpy(dst + done, page + in_page, n);
+		bufpool_unpin(bp, ref);
+		if (bt->pf)
+			pf_issue(bt, key);
+		done += n;
+		key++;
+		in_page = 0;
+	}
+	r->data = dst;
+	r->res = r->len;
+	return ENGINE_DONE;
+}
+
 static int bp_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct bp_thread *bt = et->priv;
@@ -396,6 +443,8 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	int ret;
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
+		if (__builtin_expect(in_page + r->len > bp->page, 0))
+			return bp_read_span(bt, r, key, in_page);
 		if (bt->pf)
 			pf_before(bt, key);
 		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
@@ -515,6 +564,16 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	}
 	for (unsigned i = 0; i < ej->depth; i++)
 		bt->held[i] = BUFPOOL_NONE;
+	/* Only a replay's requests may span pages (jobcheck refuses a bs
+	 * that does not divide pool_page). */
+	if (job->read_iolog && ej->req_max) {
+		bt->span = malloc((size_t)ej->depth * ej->req_max);
+		if (!bt->span) {
+			free(bt->held);
+			free(bt);
+			return err_set(e, ENOMEM, "bufpool: out of memory");
+		}
+	}
 	bt->ej = ej;
 	bt->pool = pj->pool;
 	bt->first = pj->first;
@@ -528,6 +587,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	if (bt->pf) {
 		bt->pf_slot = calloc(bt->pf, sizeof(*bt->pf_slot));
 		if (!bt->pf_slot) {
+			free(bt->span);
 			free(bt->held);
 			free(bt);
 			return err_set(e, ENOMEM, "bufpool: out of memory");
@@ -545,6 +605,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 		}
 		if (ret < 0) {
 			free(bt->pf_slot);
+			free(bt->span);
 			free(bt->held);
 			free(bt);
 			return err_set(e, -ret, "bufpool: pool_io=io_uring: setting up a ring: %s%s",
@@ -572,6 +633,7 @@ static void bp_exit(struct engine_thread *et)
 		io_uring_queue_exit(&bt->ring);
 	}
 	free(bt->pf_slot);
+	free(bt->span);
 	free(bt->held);
 	free(bt);
 	et->priv = NULL;

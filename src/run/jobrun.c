@@ -263,15 +263,16 @@ static int load_replay(struct job_run *jr, struct err *e)
 
 /*
  * What only the targets can tell about a replay: with direct=1 every
- * request aligned to the logical block size, with a pool every request
- * inside one pool page (a pool serves a request from one pinned page).
+ * request aligned to the logical block size. (A pool reads its pages
+ * with O_DIRECT itself, whatever the request's alignment, and serves a
+ * request across pages page by page.)
  */
 static int check_replay(struct job_run *jr, struct err *e)
 {
 	const struct job *j = jr->job;
 	const bool pool = jr->crew.wk.ops->flags & ENGINE_F_POOL;
 
-	if (!j->direct && !pool)
+	if (!j->direct || pool)
 		return 0;
 	for (unsigned i = 0; i < jr->replay.nr; i++) {
 		const struct replay *r = &jr->replay.r[i];
@@ -280,17 +281,11 @@ static int check_replay(struct job_run *jr, struct err *e)
 			const struct replay_req *q = &r->req[k];
 			const struct target *t = &jr->targets[q->target];
 
-			if (j->direct && !pool && (q->off % t->lbs || q->len % t->lbs))
+			if (q->off % t->lbs || q->len % t->lbs)
 				return err_set(e, EINVAL, "read_iolog: direct=1 needs requests aligned to %s's "
 					       "logical block size %u; request %zu reads %u bytes at %llu "
 					       "(replay_align=%u aligns offsets)", t->path, t->lbs, k + 1, q->len,
 					       (unsigned long long)q->off, t->lbs);
-			if (pool && q->off / j->pool_page != (q->off + q->len - 1) / j->pool_page)
-				return err_set(e, EINVAL, "read_iolog: request %zu reads %u bytes at %llu, across "
-					       "pool pages of %llu bytes; a pool serves a request from one page: "
-					       "set pool_page to a power of two covering it (and replay_align)",
-					       k + 1, q->len, (unsigned long long)q->off,
-					       (unsigned long long)j->pool_page);
 		}
 	}
 	return 0;

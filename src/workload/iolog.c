@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static const char *const op_names[IOLOG_NOPS] = {
 	[IOLOG_READ] = "read",	   [IOLOG_WRITE] = "write", [IOLOG_TRIM] = "trim",
@@ -399,28 +399,27 @@ int iolog_parse(struct iolog *l, const char *buf, size_t len, const char *name, 
 	return ret;
 }
 
-/* Logs are read whole: a trace of a million requests is about 50 MB of
- * text and 32 MB of entries. */
+/* Logs are read whole (a trace of a million requests is about 50 MB of
+ * text and 32 MB of entries), through zlib, which reads a gzip'd log
+ * (the bundled trace is one) and a plain one alike. */
 int iolog_load(struct iolog *l, const char *path, struct err *e)
 {
-	struct stat st;
 	char *buf = NULL;
-	size_t got = 0, cap;
-	int fd, ret;
+	size_t got = 0, cap = 1u << 20;
+	gzFile gz;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = errno;
-		if (fd >= 0)
-			close(fd);
+	errno = 0;
+	gz = gzopen(path, "rb");
+	if (!gz) {
+		ret = errno ? errno : ENOMEM;
 		return err_set(e, ret, "read_iolog: %s: %s", path, strerror(ret));
 	}
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1u << 16;
 	for (;;) {
-		ssize_t n;
+		int n;
 
-		if (got == cap || !buf) {
-			char *nb = realloc(buf, got == cap ? cap *= 2 : cap);
+		if (!buf || got == cap) {
+			char *nb = realloc(buf, buf ? cap *= 2 : cap);
 
 			if (!nb) {
 				ret = err_set(e, ENOMEM, "read_iolog: %s: out of memory", path);
@@ -428,11 +427,13 @@ int iolog_load(struct iolog *l, const char *path, struct err *e)
 			}
 			buf = nb;
 		}
-		n = read(fd, buf + got, cap - got);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = gzread(gz, buf + got, (unsigned)(cap - got > (1u << 30) ? 1u << 30 : cap - got));
 		if (n < 0) {
-			ret = err_set(e, errno, "read_iolog: %s: %s", path, strerror(errno));
+			int zerr;
+			const char *msg = gzerror(gz, &zerr);
+
+			ret = err_set(e, zerr == Z_ERRNO ? errno : EIO, "read_iolog: %s: %s", path,
+				      zerr == Z_ERRNO ? strerror(errno) : msg);
 			goto out;
 		}
 		if (n == 0)
@@ -442,7 +443,7 @@ int iolog_load(struct iolog *l, const char *path, struct err *e)
 	ret = iolog_parse(l, buf, got, path, e);
 out:
 	free(buf);
-	close(fd);
+	gzclose(gz);
 	return ret;
 }
 
