@@ -10,7 +10,8 @@
  * bs that does not divide pool_page), so a read is served in place, as
  * with mmap: the page is latched shared, r->data points at its fixed
  * address, the worker's touch consumes it and release() gives the latch
- * back. A page not resident is read into its own address by the thread
+ * back (a replayed log's request across pages latches each of its pages,
+ * one run of the region: vm_read_span). A page not resident is read into its own address by the thread
  * that needs it, with O_DIRECT, through its own I/O (pool_io, as
  * bufpool: a ring of its own with the targets registered, but not the
  * region, which is mostly not there; or pread(2)); a thread that finds it
@@ -56,6 +57,8 @@ struct vm_thread {
 	struct pool_counters *ctr;
 	struct vmcache_io io;
 	uint64_t *held;		/* per request slot: the page it latched */
+	uint32_t *more;		/* per slot: pages latched after it (a replayed
+				 * request across pages); 0 for the rest */
 	unsigned shift;		/* log2(pool_page) */
 	struct pagedev dev;	/* the thread's I/O (pool_io) */
 };
@@ -76,6 +79,48 @@ static int vm_write(void *arg, uint64_t pid, const uint8_t *page)
 
 /* ---- requests ---------------------------------------------------------- */
 
+/* Give back the latches of pages @pid..@pid+@n-1. */
+static void unpin_run(struct vmcache *vc, uint64_t pid, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		vmcache_unpin(vc, pid + i);
+}
+
+/*
+ * A read across pages (a replayed log's request longer than a page or
+ * astride two): the pages of one target lie end to end in the region,
+ * so latching each of them shared, in order, makes the request's bytes
+ * one run of memory, served in place as a one-page read is.
+ */
+static int vm_read_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, uint32_t in_page)
+{
+	struct vmcache *vc = vt->pool;
+	const uint64_t n = ((uint64_t)in_page + r->len + vc->page - 1) >> vt->shift;
+	uint8_t *first = NULL;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t *page;
+		int ret = vmcache_pin(vc, pid + i, &vt->io, vt->ctr, &page);
+
+		if (ret == 0 && i && page != first + (i << vt->shift)) {
+			vmcache_unpin(vc, pid + i);
+			ret = -EINVAL;	/* not one run: cannot happen in one target's pages */
+		}
+		if (ret < 0) {
+			unpin_run(vc, pid, i);
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		if (!i)
+			first = page;
+	}
+	vt->held[r->slot] = pid;
+	vt->more[r->slot] = (uint32_t)(n - 1);
+	r->data = first + in_page;
+	r->res = r->len;
+	return ENGINE_DONE;
+}
+
 static int vm_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct vm_thread *vt = et->priv;
@@ -87,6 +132,8 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 	int ret;
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
+		if (__builtin_expect(in_page + r->len > vc->page, 0))
+			return vm_read_span(vt, r, pid, in_page);
 		ret = vmcache_pin(vc, pid, &vt->io, vt->ctr, &page);
 		if (ret < 0) {
 			r->res = ret;
@@ -128,6 +175,10 @@ static void vm_release(struct engine_thread *et, struct io_req *r)
 	if (pid != HELD_NONE) {
 		vmcache_unpin(vt->pool, pid);
 		vt->held[r->slot] = HELD_NONE;
+		if (__builtin_expect(vt->more[r->slot] != 0, 0)) {
+			unpin_run(vt->pool, pid + 1, vt->more[r->slot]);
+			vt->more[r->slot] = 0;
+		}
 	}
 }
 
@@ -156,7 +207,10 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	if (!vt)
 		return err_set(e, ENOMEM, "vmcache: out of memory");
 	vt->held = malloc(sizeof(*vt->held) * ej->depth);
-	if (!vt->held) {
+	vt->more = calloc(ej->depth, sizeof(*vt->more));
+	if (!vt->held || !vt->more) {
+		free(vt->held);
+		free(vt->more);
 		free(vt);
 		return err_set(e, ENOMEM, "vmcache: out of memory");
 	}
@@ -171,6 +225,7 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
 	if (ret < 0) {
 		free(vt->held);
+		free(vt->more);
 		free(vt);
 		return ret;
 	}
@@ -186,9 +241,10 @@ static void vm_exit(struct engine_thread *et)
 		return;
 	for (unsigned i = 0; i < vt->ej->depth; i++)
 		if (vt->held[i] != HELD_NONE)
-			vmcache_unpin(vt->pool, vt->held[i]);
+			unpin_run(vt->pool, vt->held[i], 1 + (uint64_t)vt->more[i]);
 	pagedev_close(&vt->dev);
 	free(vt->held);
+	free(vt->more);
 	free(vt);
 	et->priv = NULL;
 }

@@ -10,7 +10,7 @@
 T=$E2E_TMP
 mkdata "$T/a.dat" 16
 mkdata "$T/b.dat" 8
-ENGINES="psync mmap io_uring libaio null bufpool"
+ENGINES="psync mmap io_uring libaio null bufpool vmcache"
 
 # run NAME ARGS...: faultline with JSON in $T/NAME.json
 run() {
@@ -33,7 +33,7 @@ fio_replay() {
 	ios_bytes "$T/fio.json"
 }
 
-pool() { [ "$1" = bufpool ] && echo "--pool_size=8m"; }
+pool() { case $1 in bufpool|vmcache) echo "--pool_size=8m" ;; esac; }
 
 # ---- every engine: recorded, then replayed ----------------------------------
 for eng in $ENGINES; do
@@ -73,7 +73,7 @@ fio --name=w --filename="$T/a.dat:$T/b.dat" --rw=randread --bsrange=512-16k --bl
 want=$(fio_replay "$T/fio2.log")
 nfiles=$(awk '$3 == "add"' "$T/fio2.log" | wc -l)
 for eng in $ENGINES; do
-	# bsrange's requests cross bufpool's 4k pages: served page by page.
+	# bsrange's requests cross the pools' 4k pages: served page by page.
 	run f2-$eng --name=f2 --read_iolog="$T/fio2.log" --replay_no_stall=1 --ioengine=$eng $(pool $eng)
 	got=$(ios_bytes "$T/f2-$eng.json" 2>/dev/null)
 	[ -n "$want" ] && [ "$got" = "$want" ] && pass "$eng: fio's log of $nfiles files: the same ios and bytes as fio's replay ($got)" ||
