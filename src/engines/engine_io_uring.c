@@ -107,7 +107,7 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 		return -ENOMEM;
 	for (i = 0; i < nbufs; i++) {
 		iov[i].iov_base = i < depth ? et->reqs[i].buf : et->reqs[i - depth].wbuf;
-		iov[i].iov_len = jr->req_max ? jr->req_max : jr->job->bs;
+		iov[i].iov_len = jr->req_max ? jr->req_max : job_bs_largest(jr->job);
 	}
 	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, nbufs) == 0;
 	free(iov);

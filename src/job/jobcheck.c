@@ -17,6 +17,7 @@
 #include "workload/blockdata.h"
 #include "engines/engine.h"
 #include "job/options.h"
+#include "job/optshape.h"
 
 /* Where option @name of @j was set: its line, else the job's header. */
 const char *jobcheck_where(const struct job *j, const int *line, const char *name, char *buf,
@@ -261,6 +262,7 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 	char w[300], w2[300];
 	uint64_t frames = j->pool_page ? j->pool_size / j->pool_page : 0;
 	uint64_t need = (uint64_t)POOL_PAGES_PER_THREAD * j->numjobs;
+	int ret;
 
 	if (!(eng->flags & ENGINE_F_POOL))
 		return 0;
@@ -282,7 +284,13 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 			       (unsigned long long)j->pool_page,
 			       j->numjobs, (unsigned long long)need, POOL_PAGES_PER_THREAD,
 			       (unsigned long long)(need * j->pool_page));
-	if (j->bs > j->pool_page || j->pool_page % j->bs)
+	if (job_bs_largest(j) != job_bs_smallest(j) || j->dir[0].ba || j->dir[1].ba) {
+		/* A request is served from one frame: every request must lie
+		 * within a page (optshape_check_pool). */
+		ret = optshape_check_pool(j, line, e);
+		if (ret)
+			return ret;
+	} else if (j->bs > j->pool_page || j->pool_page % j->bs)
 		return err_set(e, EINVAL, "bs=%llu at %s does not divide pool_page=%llu at %s: "
 			       "%s serves a request in place from one page (as mmap does); "
 			       "use a bs that divides pool_page, or pool_page=%llu",
@@ -377,11 +385,21 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 			      j->src_file, j->src_line, rw);
 		return 0;
 	}
-	if (j->bs % BLOCKDATA_SECTOR)
+	if (job_bs_min(j, JOB_DIR_WRITE) % BLOCKDATA_SECTOR)
 		return err_set(e, EINVAL, "bs=%llu at %s: a write job's bs must be a multiple of %u "
 			       "(every written block carries a header and a stamp per sector)",
-			       (unsigned long long)j->bs, jobcheck_where(j, line, "bs", w, sizeof(w)),
-			       BLOCKDATA_SECTOR);
+			       (unsigned long long)job_bs_min(j, JOB_DIR_WRITE),
+			       jobcheck_where(j, line, job_bs_varies(j, JOB_DIR_WRITE) ? "bssplit" : "bs",
+					      w, sizeof(w)), BLOCKDATA_SECTOR);
+	if (job_bs_varies(j, JOB_DIR_WRITE) && j->bs_unaligned)
+		return err_set(e, EINVAL, "blocksize_unaligned at %s with a write job: written "
+			       "blocks are whole sectors (each carries a stamp per sector)",
+			       jobcheck_where(j, line, "blocksize_unaligned", w, sizeof(w)));
+	if (job_bs_varies(j, JOB_DIR_WRITE) && j->verify != VERIFY_NONE)
+		return err_set(e, EINVAL, "verify at %s with writes of several sizes (bssplit or "
+			       "bsrange): a block is checked as written whole, and writes of "
+			       "different sizes overlap (fio, too, limits verify here)",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)));
 	if (j->fsync_every && j->fdatasync_every)
 		return err_set(e, EINVAL, "fsync=%u at %s and fdatasync=%u at %s: choose one flush "
 			       "(fdatasync leaves the inode's timestamps out)", j->fsync_every,
@@ -504,6 +522,9 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	if (ret)
 		return ret;
 	ret = check_writes(j, eng, line, warn, e);
+	if (ret)
+		return ret;
+	ret = optshape_check(j, eng, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

@@ -22,6 +22,7 @@
 #include "engines/engine.h"
 #include "engines/vmcache.h"
 #include "job/optset.h"
+#include "job/optshape.h"
 #include "job/optval.h"
 #include "lib/suggest.h"
 #include "workload/iolog.h"
@@ -45,7 +46,8 @@ static const char *const madv_names[] = { "normal", "random", "sequential", "wil
 static const char *const fadv_names[] = { "normal", "random", "sequential", NULL };
 static const char *const touch_names[] = { "copy", "page", "stride:N", "all", NULL };
 static const char *const scan_names[] = { "shared", "partitioned", NULL };
-static const char *const dist_names[] = { "random", "zipf:THETA", NULL };
+static const char *const dist_names[] = { "random", "zipf:THETA", "pareto:H", "normal:P",
+					  "zoned:...", "zoned_abs:...", NULL };
 static const char *const prefetch_names[] = { "none", "willneed:W", "populate:W", "touch:W",
 					      "readahead:W", NULL };
 static const char *const pool_io_names[] = { "io_uring", "psync", NULL };
@@ -73,21 +75,29 @@ static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
 	static const char *const trims[] = { "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
+	const char *colon = NULL, *full = val;
+	char base[32];
 	int v;
 
 	for (int i = 0; val && trims[i]; i++)
 		if (!strcmp(val, trims[i]))
 			return opt_fail(c, val, e, "fio's trims are not supported; expected read, "
 					"randread, write, randwrite, rw (readwrite) or randrw");
-	if (val && strchr(val, ':'))
-		return opt_fail(c, val, e, "fio's rw=...:N offset modifier is not supported; "
-				"expected read, randread, write, randwrite, rw or randrw");
+	/* fio's offset modifier, rw=randread:8 or rw=read:-8k (optshape.c). */
+	if (val && (colon = strchr(val, ':'))) {
+		snprintf(base, sizeof(base), "%.*s", (int)(colon - val), val);
+		val = base;
+	}
 	/* fio's value alias, as the option itself has one. */
 	if (val && !strcmp(val, "readwrite"))
 		val = "rw";
 	if (enum_parse(o, c, val, &v, e))
 		return -EINVAL;
 	j->rw = (enum rw_mode)v;
+	j->seq_nr = 1;
+	j->seq_add = 0;
+	if (colon)
+		return optshape_rw_postfix(j, full, colon + 1, c, e);
 	return 0;
 }
 
@@ -264,10 +274,9 @@ static int parse_prefetch(struct job *j, const struct option_def *o, const char 
 static int parse_dist(struct job *j, const struct option_def *o, const char *val,
 		      const struct option_ctx *c, struct err *e)
 {
-	static const char *const fio_only[] = { "pareto", "normal", "gauss", "zoned",
-						"zoned_abs", NULL };
 	double theta = ZIPF_THETA_DEFAULT;
 	char *end;
+	int ret;
 
 	(void)o;
 	if (val && !strcmp(val, "random")) {
@@ -290,11 +299,11 @@ static int parse_dist(struct job *j, const struct option_def *o, const char *val
 		j->zipf_theta = theta;
 		return 0;
 	}
-	for (int i = 0; val && fio_only[i]; i++)
-		if (!strncmp(val, fio_only[i], strlen(fio_only[i])))
-			return opt_fail(c, val, e, "fio's %s distribution is not supported; "
-					"expected random or zipf:THETA", fio_only[i]);
-	return opt_fail(c, val, e, "expected random or zipf:THETA (theta > 0, e.g. zipf:1.2)");
+	ret = optshape_dist(j, val, c, e);
+	if (ret <= 0)
+		return ret;
+	return opt_fail(c, val, e, "expected random, zipf:THETA, pareto:H, normal:P (gauss:P), "
+			"zoned:ACC/PCT:... or zoned_abs:ACC/SIZE:...");
 }
 
 static int parse_randseed(struct job *j, const struct option_def *o, const char *val,
@@ -565,8 +574,9 @@ const struct option_def option_table[] = {
 	  .help = "seed: runs with the same seed issue the same offsets (default: a fresh one)" },
 	{ .name = "random_distribution", .type = OPT_ENUM, .off = OFF(random_distribution),
 	  .def = "random", .values = dist_names, .parse = parse_dist,
-	  .syntax = "random|zipf[:THETA]",
-	  .help = "randread offsets: uniform, or zipf with theta > 0 (zipf alone: 1.1, as fio)" },
+	  .syntax = "random|zipf[:THETA]|pareto[:H]|normal[:P]|gauss[:P]|zoned:A/P:...|zoned_abs:A/SIZE:...",
+	  .help = "random offsets: uniform, zipf (theta > 0; 1.1 alone), pareto (0 < H < 1; 0.2), "
+		  "normal (deviation P% of the region), or zones taking a share of accesses each, as fio" },
 	{ .name = "latency", .type = OPT_BOOL, .off = OFF(latency), .def = "1",
 	  .help = "per-request latency histogram (log-linear, 1 % precision)" },
 	{ .name = "gtod_reduce", .type = OPT_CUSTOM, .parse = parse_gtod, .syntax = "bool",
@@ -693,6 +703,7 @@ const struct option_def option_table[] = {
 	  .help = "fio's; accepted, no effect: offsets repeat only with randseed=N" },
 	{ .name = "description", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "text",
 	  .noop = FIO_NOOP_DESCRIPTION, .help = "fio's; accepted, no effect: a comment" },
+	OPTSHAPE_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);
@@ -828,6 +839,11 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		snprintf(buf, len, "stride:%llu", (unsigned long long)j->touch_stride);
 	else if (o->parse == parse_dist && j->random_distribution == DIST_ZIPF)
 		snprintf(buf, len, "zipf:%g", j->zipf_theta);
+	else if (o->parse == parse_dist && optshape_fmt_dist(j, buf, len))
+		;
+	else if (o->parse == parse_rw && (j->seq_add || j->seq_nr > 1))
+		snprintf(buf, len, "%s:%lld", rw_names[j->rw],
+			 j->seq_add ? (long long)j->seq_add : (long long)j->seq_nr);
 	else if (o->parse == parse_prefetch && j->prefetch != PREFETCH_NONE) {
 		char w[32];
 
@@ -860,6 +876,9 @@ int option_format(const struct job *j, const struct option_def *o, char *buf, si
 	const void *p = (const char *)j + o->off;
 	int ret = fmt_special(j, o, buf, len);
 
+	if (ret >= 0)
+		return ret;
+	ret = optshape_fmt(j, o, buf, len);
 	if (ret >= 0)
 		return ret;
 	switch (o->type) {

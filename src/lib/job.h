@@ -19,7 +19,13 @@ enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
 enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
 enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
-enum dist_mode { DIST_RANDOM, DIST_ZIPF };
+/* random_distribution (fio's names; gauss is normal). */
+enum dist_mode { DIST_RANDOM, DIST_ZIPF, DIST_PARETO, DIST_GAUSS, DIST_ZONED, DIST_ZONED_ABS };
+/* rw_sequencer: what the requests between rw=randread:N's random ones do. */
+enum rw_seq_mode { RW_SEQ_SEQUENTIAL, RW_SEQ_IDENTICAL };
+enum rate_process_mode { RATE_LINEAR, RATE_POISSON };
+/* continue_on_error: which errors a worker counts and goes on after. */
+enum coe_mode { COE_NONE, COE_READ, COE_WRITE, COE_IO, COE_VERIFY, COE_ALL };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
 /* sync=: how write jobs open their targets (SPEC 10). */
 enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
@@ -27,6 +33,40 @@ enum verify_mode { VERIFY_NONE, VERIFY_CRC32C };
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
+
+/* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
+#define JOB_BSSPLIT_MAX	64
+#define JOB_ZONES_MAX	256
+
+/* Directions of the per-direction options (fio's DDIR_READ, DDIR_WRITE;
+ * fio's third value, for trims, is parsed and dropped). */
+#define JOB_DIR_READ	0
+#define JOB_DIR_WRITE	1
+
+struct job_bssplit {
+	uint64_t bs;
+	unsigned perc;
+};
+
+/* A zone of random_distribution=zoned (size_pct) or zoned_abs (size). */
+struct job_zone {
+	unsigned access;	/* % of the accesses */
+	unsigned size_pct;	/* zoned: % of the region */
+	uint64_t size;		/* zoned_abs: bytes */
+};
+
+/* One direction's request shape and pace (SPEC 2, workload shapes). */
+struct job_dir {
+	uint64_t bs_min, bs_max;	/* bsrange or bssplit; 0 = bs */
+	uint64_t ba;			/* blockalign; 0 = the smallest size */
+	unsigned nsplit;		/* bssplit entries, sorted by share (as fio) */
+	struct job_bssplit split[JOB_BSSPLIT_MAX];
+	unsigned nzones;		/* zoned, zoned_abs */
+	struct job_zone zones[JOB_ZONES_MAX];
+	unsigned perc_random;		/* percentage_random (100) */
+	uint64_t rate, rate_iops;	/* bytes/s, requests/s per thread; 0 = unpaced */
+	uint64_t rate_min, rate_iops_min;	/* below this per rate_cycle: the job fails */
+};
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
@@ -88,6 +128,39 @@ struct job {
 	bool randseed_set;
 	enum dist_mode random_distribution;
 	double zipf_theta;
+	double pareto_h;		/* pareto:H, 0 < H < 1 */
+	double gauss_dev;		/* normal:P, 0 <= P < 100 */
+
+	/* Workload shapes (SPEC 2; workload/shape.h): per direction. */
+	struct job_dir dir[2];
+	char *bssplit;			/* the values as written, for output */
+	char *bsrange;
+	char *blockalign;
+	char *perc_random;
+	char *rate;
+	char *rate_iops;
+	char *rate_min;
+	char *rate_iops_min;
+	bool bs_unaligned;
+	unsigned seq_nr;		/* rw=randread:N: a new random offset every N requests (1) */
+	int64_t seq_add;		/* rw=read:N: bytes skipped (or, negative, stepped back) after each request */
+	enum rw_seq_mode rw_seq;
+	int random_generator;		/* fio's generator names, accepted; faultline's own is said in the man page */
+	unsigned loops;			/* passes over the region (1) */
+	uint64_t number_ios;		/* stop a thread after this many requests; 0 = no limit */
+
+	/* Pace (SPEC 2; run/pace.h). */
+	enum rate_process_mode rate_process;
+	unsigned rate_cycle_ms;		/* rate_min's averaging window (fio: ms) */
+	uint64_t thinktime_ns;		/* stall after thinktime_blocks requests */
+	uint64_t thinktime_spin_ns;	/* of which spent busy */
+	unsigned thinktime_blocks;
+	int io_submit_mode;		/* 0 inline, 1 offload: a paced async job does not drain before it waits */
+
+	/* Ends and errors. */
+	bool exitall;			/* this job ending ends every job */
+	bool exitall_on_error;		/* this job failing ends every job */
+	enum coe_mode continue_on_error;
 	bool latency;
 
 	/* Placement. NULL = not set. */
@@ -176,6 +249,51 @@ static inline bool job_reads(const struct job *j)
 static inline bool job_mixed(const struct job *j)
 {
 	return j->rw >= RW_RW;
+}
+
+/* Direction @d's smallest and largest request (bs unless bsrange or
+ * bssplit says otherwise). */
+static inline uint64_t job_bs_min(const struct job *j, unsigned d)
+{
+	return j->dir[d].bs_min ? j->dir[d].bs_min : j->bs;
+}
+
+static inline uint64_t job_bs_max(const struct job *j, unsigned d)
+{
+	return j->dir[d].bs_max ? j->dir[d].bs_max : j->bs;
+}
+
+/* The largest request the job issues in a direction it uses (buffers). */
+static inline uint64_t job_bs_largest(const struct job *j)
+{
+	uint64_t r = job_reads(j) ? job_bs_max(j, JOB_DIR_READ) : 0;
+	uint64_t w = job_writes(j) ? job_bs_max(j, JOB_DIR_WRITE) : 0;
+
+	return r > w ? r : w;
+}
+
+/* The smallest request the job issues in a direction it uses. */
+static inline uint64_t job_bs_smallest(const struct job *j)
+{
+	uint64_t r = job_reads(j) ? job_bs_min(j, JOB_DIR_READ) : UINT64_MAX;
+	uint64_t w = job_writes(j) ? job_bs_min(j, JOB_DIR_WRITE) : UINT64_MAX;
+
+	return r < w ? r : w;
+}
+
+/* Requests of more than one size in direction @d. */
+static inline bool job_bs_varies(const struct job *j, unsigned d)
+{
+	return job_bs_min(j, d) != job_bs_max(j, d);
+}
+
+/* A rate is set for some direction. */
+static inline bool job_paced(const struct job *j)
+{
+	for (unsigned d = 0; d < 2; d++)
+		if (j->dir[d].rate || j->dir[d].rate_iops)
+			return true;
+	return false;
 }
 
 /* A flush policy is set: some flush requests will be issued. */

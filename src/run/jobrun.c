@@ -96,7 +96,7 @@ static int open_target(const struct job *j, struct target *t, const char *path, 
 	}
 	if (!j->allow_file_create)
 		how |= TARGET_O_NOCREATE;
-	return target_open_for(t, path, j->offset, len, j->bs, j->direct, how, hooks, e);
+	return target_open_for(t, path, j->offset, len, job_bs_smallest(j), j->direct, how, hooks, e);
 }
 
 /* The host's MemAvailable, for an engine that sizes memory of its own
@@ -308,7 +308,7 @@ static int check_privileges(const struct job *j, struct err *e)
 	if (j->reserve_mem) {
 		/* The job's own needs: its buffers, and a margin per thread
 		 * for stacks and the engine's rings. */
-		uint64_t needs = (uint64_t)j->numjobs * ((uint64_t)j->iodepth * j->bs + (16ull << 20));
+		uint64_t needs = (uint64_t)j->numjobs * ((uint64_t)j->iodepth * job_bs_largest(j) + (16ull << 20));
 
 		return reserve_check(j->reserve_mem, needs, e);
 	}
@@ -335,8 +335,8 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	wk->stats = stats;
 	wk->job_stop = &stats[0].job_stop;
 	worker_slots(job, &wk->slots);
-	wk->bs_stride = (job->bs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
-	wk->ej.req_max = job->bs;
+	wk->bs_stride = (job_bs_largest(job) + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+	wk->ej.req_max = job_bs_largest(job);
 	wk->ops = engine_find(job->ioengine);
 	if (!wk->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
@@ -367,7 +367,7 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			goto fail;
 		wk->replay = &jr->replay;
 		/* Slot buffers hold the longest request. */
-		if (jr->replay.max_len > job->bs) {
+		if (jr->replay.max_len > wk->ej.req_max) {
 			wk->ej.req_max = jr->replay.max_len;
 			wk->bs_stride = ((uint64_t)jr->replay.max_len + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
 		}
@@ -392,15 +392,17 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			goto fail;
 	}
 	/* Whole requests only: a region is used up to its last full block
-	 * (a replay's requests are the log's, whatever their size). */
+	 * (of the smallest size, with several; a replay's requests are the
+	 * log's, whatever their size). */
 	for (unsigned i = 0; i < jr->ntargets && !jr->replaying; i++) {
 		struct target *t = &jr->targets[i];
+		uint64_t bs = job_bs_smallest(job);
 
-		t->len -= t->len % job->bs;
+		t->len -= t->len % bs;
 		if (t->len == 0) {
 			ret = err_set(e, EINVAL, "%s: the region used (offset %llu) is smaller than bs=%llu",
 				      t->path, (unsigned long long)job->offset,
-				      (unsigned long long)job->bs);
+				      (unsigned long long)bs);
 			goto fail;
 		}
 	}
@@ -453,9 +455,12 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			.worker = scratch ? 0 : i,
 			.nworkers = scratch ? 1 : c->nworkers,
 			.wrap = job->time_based,
-			.io_limit = job->io_size,
+			/* fio's io_size is a loop's bytes. */
+			.io_limit = job->io_size * (job->loops ? job->loops : 1),
+			.passes = job->loops,
 		};
 
+		gen_config_shape(&gc, job);
 		w->wk = wk;
 		w->id = i;
 		w->st = &stats[i];

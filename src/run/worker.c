@@ -441,12 +441,19 @@ void worker_run_sync_rw(struct worker *w)
 	req_clock_start(&clk, lat, deadline);
 	record_begin(&w->rec, w->wk->deadline_ns);
 	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
-	while (!should_stop(w) && gen_next(&w->gen, &tgt, &off, &len)) {
-		bool late;
+	for (;;) {
+		bool late, wr;
 
+		if (should_stop(w))
+			break;
+		/* The direction first: a shaped job's sizes and zones are
+		 * the direction's. */
+		wr = writes_pick(ws);
+		if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
+			break;
 		r->target = (uint16_t)(w->tfirst + tgt);
 		r->len = len;
-		if (!writes_pick(ws)) {
+		if (!wr) {
 			r->op = IO_READ;
 			r->off = off;
 			record_req(&w->rec, r);
@@ -553,7 +560,8 @@ void worker_run_async_rw(struct worker *w)
 				} else {
 					if (stopping || !more || drain)
 						break;
-					if (!gen_next(&w->gen, &tgt, &off, &len)) {
+					wr = writes_pick(ws);
+					if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len)) {
 						more = false;
 						break;
 					}
@@ -561,7 +569,6 @@ void worker_run_async_rw(struct worker *w)
 					r->target = (uint16_t)(w->tfirst + tgt);
 					r->len = len;
 					r->t_issue = t;
-					wr = writes_pick(ws);
 					if (wr) {
 						prep_write(w, r, tgt, off);
 					} else {
@@ -731,7 +738,7 @@ static int setup_writes(struct worker *w, struct err *e)
 		uint64_t seed = wk->seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)i << 16) ^ 0x5772697465ull;
 
 		w->et.reqs[i].wbuf = w->wbufs + (size_t)i * wk->bs_stride;
-		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)j->bs, seed);
+		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)job_bs_max(j, JOB_DIR_WRITE), seed);
 	}
 	if (j->verify != VERIFY_NONE) {
 		w->vbuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);

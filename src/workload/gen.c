@@ -45,6 +45,7 @@ struct gen_target {
 	uint64_t npieces;	/* shared: pieces per pass, ceil(len / chunk) */
 	struct gen_cursor *cursor;
 	bool pass_end;		/* the current piece/slice ends a pass */
+	unsigned passes;	/* partitioned: passes over the slice done (loops) */
 	bool exhausted;		/* one pass: nothing left here for this worker */
 
 	uint64_t visit;		/* randread, fst=sequential: requests this visit */
@@ -199,6 +200,9 @@ static uint64_t zipf_rank(const struct zipf *z, uint64_t *rng)
 
 /* ---- setup ----------------------------------------------------------- */
 
+static int shape_init(struct gen *g, const struct gen_config *c, struct err *e);
+static void shape_free(struct gen *g);
+
 /* Partitioned: this worker's slice, both ends rounded down to bs, so the
  * slices of all workers tile the region. */
 static void slice_of(const struct gen_config *c, uint64_t len, uint64_t *start, uint64_t *end)
@@ -244,12 +248,14 @@ int gen_init(struct gen *g, const struct gen_config *c, unsigned ntargets,
 	}
 
 	g->c = *c;
+	if (g->c.passes < 1)
+		g->c.passes = 1;
 	if (shared)	/* pieces start on request boundaries */
 		g->c.scan_chunk = (c->scan_chunk + c->bs - 1) / c->bs * c->bs;
 	g->ntargets = ntargets;
 	g->endless = c->wrap || c->io_limit;
 	g->limit = c->wrap ? 0 : c->io_limit;
-	g->pass_reqs = total / c->bs + (total % c->bs != 0);
+	g->pass_reqs = (total / c->bs + (total % c->bs != 0)) * (c->passes > 1 ? c->passes : 1);
 	g->live = ntargets;
 
 	x = c->seed + (uint64_t)c->worker * 0xd1342543de82ef95ull;
@@ -295,16 +301,468 @@ int gen_init(struct gen *g, const struct gen_config *c, unsigned ntargets,
 				  c->seed ^ 0x5a1f5eedull ^ ((uint64_t)i << 32));
 		g->zipf = z;
 	}
+	if (gen_config_shaped(c)) {
+		int ret = shape_init(g, &g->c, e);
+
+		if (ret) {
+			gen_free(g);
+			return ret;
+		}
+	}
 	return 0;
 }
 
 void gen_free(struct gen *g)
 {
+	shape_free(g);
 	free(g->zipf);
 	free(g->t);
 	g->zipf = NULL;
 	g->t = NULL;
 	g->done = true;
+}
+
+/* next_index is the hot path's; the shapes use it too. */
+static inline unsigned next_index(const struct gen *g, unsigned i);
+
+/* ---- fio's shapes ------------------------------------------------------ */
+
+/* fio's random numbers for sizes and zones are 32-bit (tausworthe);
+ * its thresholds are written against that range, and so are these. */
+#define FRAND32_MAX 0xffffffffull
+/* fio's normal: the mean of this many uniform draws (lib/gauss.c). */
+#define GAUSS_ITERS 12
+
+/* One direction's sizes and zones, resolved. */
+struct gen_sdir {
+	uint64_t min_bs, max_bs, ba;
+	unsigned nsplit;
+	uint64_t split_bs[JOB_BSSPLIT_MAX];
+	unsigned split_perc[JOB_BSSPLIT_MAX];	/* sorted by share, as fio */
+	unsigned perc_random;
+	/* zoned: for a draw v of 1..100, zone [zlo, zhi) of v - 1, in
+	 * percent of the region (zoned) or bytes (zoned_abs). */
+	bool zoned;
+	uint64_t zlo[100], zhi[100];
+};
+
+/* Per target, per direction. */
+struct gen_starget {
+	uint64_t lo, len;		/* the walk's slice, relative to base */
+	uint64_t lastb[2];		/* random: blocks of ba whose smallest request fits */
+	uint64_t last_pos[2];		/* sequential: where the next one starts (fio's last_pos) */
+	uint64_t last_start[2];		/* rw_sequencer=identical: where the last one began */
+	bool started[2];
+	uint64_t visit;			/* file_service_type=sequential: bytes this visit */
+	uint64_t rot;			/* pareto, normal: the scatter's rotation */
+	uint64_t nranges;		/* pareto, normal, zipf: ranks */
+};
+
+struct gen_shape {
+	struct gen_sdir d[2];
+	struct gen_starget *t;
+	double pareto_pow;		/* log(h) / log(1 - h) */
+	uint64_t stop_bytes;		/* one pass's bytes times passes; 0 = endless */
+	unsigned seq_left;		/* requests to the next random one (rw=randread:N) */
+};
+
+void gen_config_shape(struct gen_config *c, const struct job *j)
+{
+	c->dirs = j->dir;
+	c->dir = job_writes(j) && !job_mixed(j) ? JOB_DIR_WRITE : JOB_DIR_READ;
+	c->bs_unaligned = j->bs_unaligned;
+	c->pareto_h = j->pareto_h;
+	c->gauss_dev = j->gauss_dev;
+	c->seq_nr = j->seq_nr;
+	c->seq_add = j->seq_add;
+	c->rw_seq = j->rw_seq;
+	c->number_ios = j->number_ios;
+}
+
+bool gen_config_shaped(const struct gen_config *c)
+{
+	if (c->seq_nr > 1 || c->seq_add || c->number_ios ||
+	    (c->dist != DIST_RANDOM && c->dist != DIST_ZIPF))
+		return true;
+	for (unsigned d = 0; c->dirs && d < 2; d++) {
+		const struct job_dir *dd = &c->dirs[d];
+
+		if ((dd->bs_min && dd->bs_min != c->bs) || (dd->bs_max && dd->bs_max != c->bs) ||
+		    (dd->ba && dd->ba != (dd->bs_min ? dd->bs_min : c->bs)) ||
+		    dd->perc_random < 100)
+			return true;
+	}
+	return false;
+}
+
+bool gen_job_shaped(const struct job *j)
+{
+	struct gen_config c = {
+		.rw = job_rw_random(j->rw) ? RW_RANDREAD : RW_READ,
+		.dist = j->random_distribution,
+		.bs = j->bs,
+	};
+
+	gen_config_shape(&c, j);
+	return gen_config_shaped(&c) || j->loops > 1;
+}
+
+static void sdir_init(struct gen_sdir *sd, const struct gen_config *c, const struct job_dir *dd)
+{
+	sd->min_bs = dd && dd->bs_min ? dd->bs_min : c->bs;
+	sd->max_bs = dd && dd->bs_max ? dd->bs_max : c->bs;
+	/* fio: blockalign applies to random offsets; unset, the smallest size. */
+	sd->ba = dd && dd->ba && job_rw_random(c->rw) ? dd->ba : sd->min_bs;
+	sd->perc_random = dd ? dd->perc_random : 100;
+	sd->nsplit = dd ? dd->nsplit : 0;
+	for (unsigned i = 0; i < sd->nsplit; i++) {
+		sd->split_bs[i] = dd->split[i].bs;
+		sd->split_perc[i] = dd->split[i].perc;
+	}
+	sd->zoned = dd && dd->nzones && (c->dist == DIST_ZONED || c->dist == DIST_ZONED_ABS);
+	if (sd->zoned) {
+		/* fio's zone-dist.c: the v-th percent of accesses goes to the
+		 * zone whose access shares, summed in order, first pass v. */
+		uint64_t at = 0;
+		unsigned v = 0;
+
+		for (unsigned i = 0; i < dd->nzones; i++) {
+			const struct job_zone *z = &dd->zones[i];
+			uint64_t sz = c->dist == DIST_ZONED ? z->size_pct : z->size;
+
+			for (unsigned k = 0; k < z->access && v < 100; k++, v++) {
+				sd->zlo[v] = at;
+				sd->zhi[v] = at + sz;
+			}
+			at += sz;
+		}
+		for (; v < 100; v++) {	/* shares of 100 always; kept safe */
+			sd->zlo[v] = 0;
+			sd->zhi[v] = c->dist == DIST_ZONED ? 100 : 0;
+		}
+	}
+}
+
+static int shape_init(struct gen *g, const struct gen_config *c, struct err *e)
+{
+	struct gen_shape *s = calloc(1, sizeof(*s));
+	uint64_t pass = 0, x;
+
+	if (!s)
+		return err_set(e, ENOMEM, "gen: out of memory");
+	g->shape = s;
+	s->t = calloc(g->ntargets, sizeof(*s->t));
+	if (!s->t)
+		return err_set(e, ENOMEM, "gen: out of memory");
+	for (unsigned d = 0; d < 2; d++)
+		sdir_init(&s->d[d], c, c->dirs ? &c->dirs[d] : NULL);
+	if (c->dist == DIST_PARETO) {
+		if (!(c->pareto_h > 0 && c->pareto_h < 1))
+			return err_set(e, EINVAL, "gen: pareto h %g (0 < h < 1)", c->pareto_h);
+		s->pareto_pow = log(c->pareto_h) / log(1.0 - c->pareto_h);
+	}
+	/* fio's first request is a random one (checked with its iolog). */
+	s->seq_left = 1;
+	for (unsigned i = 0; i < g->ntargets; i++) {
+		struct gen_starget *st = &s->t[i];
+		const struct gen_target *t = &g->t[i];
+
+		/* Random offsets range over the region; a sequential walk
+		 * over the worker's slice (the whole region for one worker),
+		 * as fio's numjobs each walk a file of their own. */
+		if (job_rw_random(c->rw)) {
+			st->lo = 0;
+			st->len = t->len;
+		} else {
+			slice_of(c, t->len, &st->lo, &st->len);
+			st->len -= st->lo;
+		}
+		pass += st->len;
+		for (unsigned d = 0; d < 2; d++) {
+			const struct gen_sdir *sd = &s->d[d];
+			uint64_t room = t->len;
+
+			/* fio's last_block: the smallest request fits after the last block. */
+			if (sd->min_bs > sd->ba)
+				room = room > sd->min_bs - sd->ba ? room - (sd->min_bs - sd->ba) : 0;
+			st->lastb[d] = room / sd->ba;
+			if (job_rw_random(c->rw) && !st->lastb[d])
+				return err_set(e, EINVAL, "gen: target %u: %llu bytes hold no request of "
+					       "%llu", i, (unsigned long long)t->len,
+					       (unsigned long long)sd->min_bs);
+			if (sd->zoned && c->dist == DIST_ZONED_ABS &&
+			    sd->zhi[99] / sd->ba > st->lastb[d] && job_rw_random(c->rw))
+				return err_set(e, EINVAL, "random_distribution=zoned_abs: the zones "
+					       "(%llu bytes) exceed the region of %llu bytes (as fio "
+					       "refuses)", (unsigned long long)sd->zhi[99],
+					       (unsigned long long)t->len);
+		}
+		st->nranges = st->lastb[c->dir] ? st->lastb[c->dir] : 1;
+		x = c->seed ^ 0x9a7e70ull ^ ((uint64_t)i << 32);
+		st->rot = splitmix64(&x) >> 32;
+		/* zipf ranks over the same blocks of ba as the others. */
+		if (g->zipf)
+			zipf_init((struct zipf *)g->zipf + i, st->nranges, c->zipf_theta,
+				  c->seed ^ 0x5a1f5eedull ^ ((uint64_t)i << 32));
+	}
+	s->stop_bytes = g->endless ? 0 : pass * g->c.passes;
+	return 0;
+}
+
+static void shape_free(struct gen *g)
+{
+	if (g->shape)
+		free(g->shape->t);
+	free(g->shape);
+	g->shape = NULL;
+}
+
+/*
+ * fio's scatter of pareto and normal ranks (lib/zipf.c, lib/gauss.c):
+ * Knuth's multiplicative hash with the 64-bit golden ratio, plus a
+ * rotation, modulo the ranks. It is not a bijection: several ranks may
+ * share a block and others get none (about a third, as a random
+ * function), which raises the hottest blocks' share; faultline scatters
+ * the same way so that its hot shares are fio's.
+ */
+#define GOLDEN_RATIO_64 0x61C8864680B583EBull
+
+static inline uint64_t fio_scatter(const struct gen_starget *st, uint64_t rank)
+{
+	return (rank * GOLDEN_RATIO_64 + st->rot) % st->nranges;
+}
+
+/* fio's rand_between(1, 100). */
+static inline unsigned draw_pct(uint64_t *rng)
+{
+	return 1 + (unsigned)rng_below(rng, 100);
+}
+
+/* A block of [0, n) as fio's tausworthe path draws it: n * r / 2^32. */
+static inline uint64_t draw_block(uint64_t *rng, uint64_t n)
+{
+	return rng_below(rng, n);
+}
+
+/*
+ * A random block of target @st for direction @sd (in ba units), with
+ * the job's distribution (fio's get_next_rand_offset and lib/).
+ */
+static uint64_t shape_block(struct gen *g, unsigned ti, const struct gen_sdir *sd, unsigned dir)
+{
+	struct gen_shape *s = g->shape;
+	struct gen_starget *st = &s->t[ti];
+	uint64_t lastb = st->lastb[dir], n = st->nranges, b;
+	unsigned v;
+
+	switch (g->c.dist) {
+	case DIST_ZIPF: {
+		const struct zipf *z = (const struct zipf *)g->zipf + ti;
+
+		b = gen_perm_apply(&z->perm, zipf_rank(z, g->rng) - 1);
+		break;
+	}
+	case DIST_PARETO: {
+		/* fio's pareto_next: (n - 1) * u^(log h / log(1 - h)). */
+		double u = rng_double(g->rng);
+
+		b = (uint64_t)((double)(n - 1) * pow(u, s->pareto_pow));
+		b = fio_scatter(st, b);
+		break;
+	}
+	case DIST_GAUSS: {
+		/* fio's gauss_next: the mean of 12 uniform draws over
+		 * [0, n], plus a uniform deviation of width dev% of n. */
+		uint64_t sum = 0, sd_w = 0;
+
+		for (int i = 0; i < GAUSS_ITERS; i++)
+			sum += rng_below(g->rng, n + 1);
+		sum = (sum + GAUSS_ITERS - 1) / GAUSS_ITERS;
+		if (g->c.gauss_dev > 0) {
+			sd_w = (uint64_t)ceil((double)n * g->c.gauss_dev / 100.0);
+			if (sd_w > n / 2)
+				sd_w = n / 2;
+		}
+		if (sd_w) {
+			int64_t dev = (int64_t)rng_below(g->rng, sd_w) - (int64_t)(sd_w / 2);
+
+			while (dev > 0 && (uint64_t)dev + sum >= n)
+				dev /= 2;
+			if (dev < 0 && (uint64_t)-dev > sum)
+				dev = -(int64_t)sum;
+			sum += dev;
+		}
+		b = fio_scatter(st, sum);
+		break;
+	}
+	case DIST_ZONED:
+	case DIST_ZONED_ABS:
+		if (sd->zoned) {
+			v = draw_pct(g->rng) - 1;
+			if (g->c.dist == DIST_ZONED) {
+				/* fio: start = lo% of the blocks, span (hi-lo)%. */
+				uint64_t start = sd->zlo[v] * lastb / 100;
+				uint64_t span = lastb * (sd->zhi[v] - sd->zlo[v]) / 100;
+
+				b = start + (span ? draw_block(g->rng, span) : 0);
+			} else {
+				uint64_t start = sd->zlo[v] / sd->ba, end = sd->zhi[v] / sd->ba;
+
+				b = start + (end > start ? draw_block(g->rng, end - start) : 0);
+			}
+			break;
+		}
+		/* no zones for this direction: uniform, as fio */
+		__attribute__((fallthrough));
+	default:
+		b = draw_block(g->rng, lastb);
+		break;
+	}
+	return b < lastb ? b : lastb - 1;
+}
+
+/* fio's get_next_buflen: a size for a request with @room bytes before
+ * the region's end; the short remainder when even the smallest does not
+ * fit (faultline's last request of a region). */
+static uint64_t shape_len(struct gen *g, const struct gen_sdir *sd, uint64_t room)
+{
+	uint64_t len = 0;
+
+	if (sd->min_bs == sd->max_bs)
+		return sd->max_bs <= room ? sd->max_bs : room;
+	if (sd->min_bs > room)
+		return room;
+	do {
+		uint64_t r = rng_next(g->rng) >> 32;
+
+		if (!sd->nsplit) {
+			len = sd->min_bs + (uint64_t)((double)sd->max_bs * ((double)r / (FRAND32_MAX + 1.0)));
+		} else {
+			unsigned perc = 0;
+
+			for (unsigned i = 0; i < sd->nsplit; i++) {
+				if (!sd->split_perc[i])
+					continue;
+				len = sd->split_bs[i];
+				perc += sd->split_perc[i];
+				if (r / perc <= FRAND32_MAX / 100 && len <= room)
+					break;
+			}
+		}
+		if (!g->c.bs_unaligned) {
+			if ((sd->min_bs & (sd->min_bs - 1)) == 0)
+				len &= ~(sd->min_bs - 1);
+			else
+				len -= len % sd->min_bs;
+		}
+		if (len > sd->max_bs)
+			len = sd->max_bs;
+	} while (len > room || !len);
+	return len;
+}
+
+/* fio's get_next_seq_offset over the slice: the next offset (relative
+ * to the slice), or false at its end when the pass may not wrap. */
+static bool shape_seq(struct gen *g, struct gen_starget *st, unsigned dir, uint64_t *pos)
+{
+	uint64_t p = st->last_pos[dir];
+	int64_t add = g->c.seq_add;
+
+	if (p >= st->len) {
+		if (!g->endless && !add && g->c.passes <= 1)
+			return false;
+		p = 0;
+	}
+	if (p && add) {
+		p += (uint64_t)add;	/* a step back wraps through 2^64: past the end */
+		if (p >= st->len) {
+			if (add > 0)
+				p = 0;
+			else
+				p = (int64_t)st->len + add > 0 ? st->len + (uint64_t)add : 0;
+		}
+	}
+	*pos = p;
+	return true;
+}
+
+static unsigned shape_target(struct gen *g)
+{
+	struct gen_shape *s = g->shape;
+	unsigned ti = g->cur;
+
+	if (g->ntargets == 1)
+		return 0;
+	switch (g->c.fst) {
+	case FST_ROUNDROBIN:
+		g->cur = next_index(g, ti);
+		break;
+	case FST_RANDOM:
+		ti = (unsigned)rng_below(g->rng, g->ntargets);
+		break;
+	case FST_SEQUENTIAL:
+		if (s->t[ti].visit >= s->t[ti].len) {
+			s->t[ti].visit = 0;
+			ti = g->cur = next_index(g, ti);
+		}
+		break;
+	}
+	return ti;
+}
+
+static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *off,
+		       uint32_t *len)
+{
+	struct gen_shape *s = g->shape;
+	const struct gen_sdir *sd = &s->d[dir];
+	struct gen_starget *st;
+	bool random = false;
+	uint64_t pos = 0, l;
+	unsigned ti;
+
+	if ((g->c.number_ios && g->reqs >= g->c.number_ios) ||
+	    (s->stop_bytes && g->issued >= s->stop_bytes)) {
+		g->done = true;
+		return 0;
+	}
+	ti = shape_target(g);
+	st = &s->t[ti];
+	if (job_rw_random(g->c.rw)) {
+		/* fio's get_next_offset: every seq_nr-th request is one a
+		 * random draw may take; the others follow rw_sequencer. */
+		bool hit = true;
+
+		if (g->c.seq_nr > 1 && --s->seq_left) {
+			hit = false;
+		} else {
+			s->seq_left = g->c.seq_nr > 1 ? g->c.seq_nr : 1;
+		}
+		if (hit) {
+			random = sd->perc_random >= 100 || draw_pct(g->rng) <= sd->perc_random;
+			if (!random && !shape_seq(g, st, dir, &pos))
+				random = true;
+		} else if (g->c.rw_seq == RW_SEQ_IDENTICAL) {
+			pos = st->started[dir] ? st->last_start[dir] : 0;
+		} else if (!shape_seq(g, st, dir, &pos)) {
+			random = true;
+		}
+		if (random)
+			pos = shape_block(g, ti, sd, dir) * sd->ba;
+	} else if (!shape_seq(g, st, dir, &pos)) {
+		g->done = true;
+		return 0;
+	}
+	l = shape_len(g, sd, st->len - pos);
+	st->last_start[dir] = pos;
+	st->last_pos[dir] = pos + l;
+	st->started[dir] = true;
+	st->visit += l;
+	*target = ti;
+	*off = g->t[ti].base + st->lo + pos;
+	*len = (uint32_t)l;
+	g->reqs++;
+	g->issued += l;
+	return 1;
 }
 
 /* ---- the hot path ---------------------------------------------------- */
@@ -375,7 +833,7 @@ static bool seq_refill(struct gen *g, struct gen_target *t)
 	if (t->exhausted)
 		return false;
 	if (g->c.scan == SCAN_PARTITIONED) {
-		if (!g->endless || t->slice_start == t->end) {
+		if ((!g->endless && ++t->passes >= g->c.passes) || t->slice_start == t->end) {
 			exhaust(g, t);
 			return false;
 		}
@@ -385,7 +843,7 @@ static bool seq_refill(struct gen *g, struct gen_target *t)
 	}
 	piece = __atomic_fetch_add(&t->cursor->next, chunk, __ATOMIC_RELAXED) / chunk;
 	if (piece >= t->npieces) {
-		if (!g->endless) {
+		if (!g->endless && piece >= t->npieces * g->c.passes) {
 			exhaust(g, t);
 			return false;
 		}
@@ -456,6 +914,21 @@ static int next_seq(struct gen *g, unsigned *target, uint64_t *off, uint32_t *le
 	return 1;
 }
 
+int gen_next_dir(struct gen *g, unsigned dir, unsigned *target, uint64_t *off, uint32_t *len)
+{
+	if (g->done)
+		return 0;
+	if (g->limit && g->issued >= g->limit) {
+		g->done = true;
+		return 0;
+	}
+	if (g->shape)
+		return next_shaped(g, dir, target, off, len);
+	if (g->c.rw == RW_RANDREAD)
+		return next_random(g, target, off, len);
+	return next_seq(g, target, off, len);
+}
+
 int gen_next(struct gen *g, unsigned *target, uint64_t *off, uint32_t *len)
 {
 	if (g->done)
@@ -464,6 +937,8 @@ int gen_next(struct gen *g, unsigned *target, uint64_t *off, uint32_t *len)
 		g->done = true;
 		return 0;
 	}
+	if (__builtin_expect(g->shape != NULL, 0))
+		return next_shaped(g, g->c.dir, target, off, len);
 	if (g->c.rw == RW_RANDREAD)
 		return next_random(g, target, off, len);
 	return next_seq(g, target, off, len);

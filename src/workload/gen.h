@@ -46,7 +46,35 @@ struct gen_config {
 	unsigned nworkers;	/* workers in the job (partitioned slices) */
 	bool wrap;		/* time_based: start over when a pass ends */
 	uint64_t io_limit;	/* bytes this worker may issue; 0 = one pass */
+	unsigned passes;	/* loops: passes instead of one (0 or 1 = one) */
+
+	/*
+	 * fio's shapes (gen_config_shape fills them from a job; all zero is
+	 * the plain generator above, whose fast paths they leave alone).
+	 * With any of them the worker's requests follow fio's io_u.c: sizes
+	 * per direction (bssplit, bsrange, blockalign), random offsets of
+	 * blockalign units (pareto, normal, zoned, zoned_abs besides
+	 * uniform and zipf; percentage_random; rw=randread:N), sequential
+	 * ones with rw=read:N's gaps or steps back, each worker walking its
+	 * own slice; a pass ends when it has issued the region's bytes, as
+	 * fio's does. number_ios caps the requests.
+	 */
+	const struct job_dir *dirs;	/* [2]: reads, writes; NULL = bs for both */
+	unsigned dir;		/* gen_next's direction (a write-only job: 1) */
+	bool bs_unaligned;
+	double pareto_h, gauss_dev;
+	unsigned seq_nr;	/* 0 or 1: every random request random */
+	int64_t seq_add;
+	enum rw_seq_mode rw_seq;
+	uint64_t number_ios;
 };
+
+/* The shape fields of @c from @j (the rest is the caller's). */
+void gen_config_shape(struct gen_config *c, const struct job *j);
+/* Whether @c asks for the shaped generator. */
+bool gen_config_shaped(const struct gen_config *c);
+/* Whether job @j uses any of fio's shapes (or loops). */
+bool gen_job_shaped(const struct job *j);
 
 /*
  * The zipf scatter: a keyed bijection of [0, n), so rank r (0 = hottest)
@@ -64,6 +92,7 @@ void gen_perm_init(struct gen_perm *p, uint64_t n, uint64_t key);
 uint64_t gen_perm_apply(const struct gen_perm *p, uint64_t x);
 
 struct gen_target;
+struct gen_shape;
 
 struct gen {
 	struct gen_config c;	/* scan_chunk rounded up to a multiple of bs */
@@ -80,6 +109,7 @@ struct gen {
 	uint64_t reqs;		/* requests handed out (randread pass count) */
 	uint64_t pass_reqs;	/* randread one pass: ceil(sum of lengths / bs) */
 	unsigned live;		/* targets not yet exhausted (sequential, one pass) */
+	struct gen_shape *shape;	/* fio's shapes, NULL for a plain job */
 };
 
 /*
@@ -118,5 +148,9 @@ void gen_free(struct gen *g);
  * never crossing base+len: the last request of a region may be short and
  * its length goes in *len); 0 when the worker has nothing more to do. */
 int gen_next(struct gen *g, unsigned *target, uint64_t *off, uint32_t *len);
+/* The same for direction @dir (0 reads, 1 writes), which a shaped job's
+ * sizes and zones may depend on; a mixed job's loop draws the direction
+ * first. */
+int gen_next_dir(struct gen *g, unsigned dir, unsigned *target, uint64_t *off, uint32_t *len);
 
 #endif

@@ -20,15 +20,19 @@ int writes_setup(struct writes *ws, const struct writes_config *c,
 {
 	const struct job *j = c->job;
 	uint64_t seed = c->seed ^ ((uint64_t)(c->worker + 1) * 0x9e3779b97f4a7c15ull);
+	uint64_t bs;
 
 	memset(ws, 0, sizeof(*ws));
 	ws->mixed = job_mixed(j);
 	ws->rwmixread = j->rwmixread;
 	/* Never zero: xorshift would stay at zero. */
 	ws->mix = splitmix64(&seed) | 1;
-	ws->bs = (uint32_t)j->bs;
-	if ((j->bs & (j->bs - 1)) == 0)
-		ws->bs_shift = (unsigned)__builtin_ctzll(j->bs);
+	/* With writes of several sizes, blocks of the largest: a write
+	 * placed at the start of one of its owner's blocks stays in it. */
+	bs = job_bs_max(j, JOB_DIR_WRITE);
+	ws->bs = (uint32_t)bs;
+	if ((bs & (bs - 1)) == 0)
+		ws->bs_shift = (unsigned)__builtin_ctzll(bs);
 	/* Only random writes need owners: sequential writers over shared
 	 * targets each take their own slice (jobrun.c). */
 	if (c->nworkers > 1 && job_rw_random(j->rw)) {
@@ -48,11 +52,11 @@ int writes_setup(struct writes *ws, const struct writes_config *c,
 		struct writes_target *t = &ws->t[i];
 
 		t->base = regions[i].base;
-		t->nblocks = regions[i].len / j->bs;
+		t->nblocks = regions[i].len / bs;
 		if (ws->own_n > 1 && t->nblocks < ws->own_n)
 			return err_set(e, EINVAL, "a region of %llu blocks of bs=%llu cannot give each "
 				       "of numjobs=%u threads blocks of its own to write",
-				       (unsigned long long)t->nblocks, (unsigned long long)j->bs,
+				       (unsigned long long)t->nblocks, (unsigned long long)bs,
 				       ws->own_n);
 		if (ws->verify && verify_map_init(&t->vmap, t->nblocks))
 			return err_set(e, ENOMEM, "verify: no memory for a map of %llu blocks",
