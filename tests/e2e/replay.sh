@@ -195,6 +195,14 @@ else
 	fail "strace2iolog: strace is missing (Makefile DEB_PKGS has it)"
 fi
 
+# ---- the bundled trace: every read once (the null engine needs no 305 MiB copy) ----
+top=$(cd "$(dirname "$0")/../.." && pwd)
+run bundled --name=b --read_iolog="$top/jobs/sqlite-trace.iolog.gz" --ioengine=null --replay_no_stall=1
+[ "$(ios_bytes "$T/bundled.json" 2>/dev/null)" = "136809 437957508" ] &&
+	pass "jobs/sqlite-trace.iolog.gz: 136809 reads, 437957508 bytes (jobs/README)" ||
+	fail "jobs/sqlite-trace.iolog.gz replays its 136809 reads" "$(ios_bytes "$T/bundled.json")" "$(head -c 300 "$T/bundled.err")"
+expect_exit 0 "jobs/sqlite-replay.job parses" "$FAULTLINE" --parse-only "$top/jobs/sqlite-replay.job"
+
 # ---- refused, with the file and line ------------------------------------------------
 printf 'fio version 3 iolog\n0 %s add\n1 %s read 0 4096\n2 %s read 4096\n' "$T/a.dat" "$T/a.dat" "$T/a.dat" >"$T/bad.log"
 expect_exit 2 "a malformed line: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/bad.log"
