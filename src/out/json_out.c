@@ -440,7 +440,6 @@ static json_t *job_object(const struct run_result *r, unsigned idx, unsigned fla
 static json_t *disk_util(const struct run_result *r)
 {
 	json_t *a = json_array();
-	unsigned ngroups = r->njobs ? json_fio_group(r, r->njobs - 1) + 1 : 0;
 
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job_result *jr = &r->jobs[i];
@@ -462,14 +461,24 @@ static json_t *disk_util(const struct run_result *r)
 			if (seen)
 				continue;
 
-			for (unsigned g = 0; g < ngroups; g++) {
+			/* Groups are runs of consecutive jobs: one pass from
+			 * the first job naming the device, the group's maxima
+			 * added up as each group closes. */
+			{
 				uint64_t gb = 0, gi = 0, gwb = 0, gwi = 0;
 
-				for (unsigned k = i; k < r->njobs; k++) {
-					const struct job_result *kr = &r->jobs[k];
+				for (unsigned k = i; k <= r->njobs; k++) {
+					const struct job_result *kr = k < r->njobs ? &r->jobs[k] : NULL;
 
-					if (json_fio_group(r, k) != g)
-						continue;
+					if (!kr || (k > i && kr->job && kr->job->stonewall)) {
+						bytes += gb;
+						ios += gi;
+						wbytes += gwb;
+						wios += gwi;
+						gb = gi = gwb = gwi = 0;
+					}
+					if (!kr)
+						break;
 					for (unsigned kd = 0; kd < kr->ndevs && kd < RESULT_MAX_DEVS; kd++) {
 						const struct dev_result *dv = &kr->devs[kd];
 
@@ -487,10 +496,6 @@ static json_t *disk_util(const struct run_result *r)
 							gwi = dv->write_ios;
 					}
 				}
-				bytes += gb;
-				ios += gi;
-				wbytes += gwb;
-				wios += gwi;
 			}
 			o = json_object();
 			put(o, "name", json_string(name));
@@ -540,6 +545,25 @@ static json_t *system_object(const struct sys_result *s)
 	return o;
 }
 
+/* What sampling cost the sampler itself (issue 27); null times, with
+ * why, when no interval boundary was sampled. */
+static json_t *sampler_object(const struct sampler_result *c)
+{
+	json_t *o = json_object();
+	bool ok = c->samples > 0;
+
+	put(o, "samples", ju64(c->samples));
+	put(o, "time_median_ms", jdbl_ok(ok, c->p50_ms));
+	put(o, "time_p99_ms", jdbl_ok(ok, c->p99_ms));
+	put(o, "time_max_ms", jdbl_ok(ok, c->max_ms));
+	put(o, "time_mean_ms", jdbl_ok(ok, c->mean_ms));
+	put(o, "read_skew_max_ms", jdbl_ok(ok, c->skew_max_ms));
+	put(o, "over_quarter_interval", ju64(c->over_quarter));
+	if (!ok)
+		put(o, "why", json_string("no interval boundary fell inside the run"));
+	return o;
+}
+
 json_t *json_out_build(const struct run_result *r, unsigned flags)
 {
 	json_t *root = json_object(), *jobs, *fl;
@@ -578,6 +602,7 @@ json_t *json_out_build(const struct run_result *r, unsigned flags)
 	put(fl, "interrupted", json_boolean(r->interrupted));
 	put(fl, "duration_ms", ju64(ns_to_ms(r->duration_ns)));
 	put(fl, "interval_ms", ju64(ns_to_ms(r->interval_ns)));
+	put(fl, "sampler", sampler_object(&r->sampler));
 	put(root, "faultline", fl);
 
 	if (build_failures) {
