@@ -316,6 +316,70 @@ static void test_overflow(void **state)
 	free(h);
 }
 
+/* hist_advance (the sampler's one pass, issue 27) agrees with the
+ * snapshot, diff and merge it replaces: the same interval histograms,
+ * counts, sums and bounds, interval after interval, for two writers
+ * merged into one interval; and hist_clear empties what it filled. */
+static void test_advance(void **state)
+{
+	struct hist *w[2] = { hnew(), hnew() }, *prev[2] = { hnew(), hnew() };
+	struct hist *snap[2] = { hnew(), hnew() }, *old[2] = { hnew(), hnew() };
+	struct hist *acc = hnew(), *want = hnew(), *d = hnew(), *empty = hnew();
+	uint64_t x = 12345;
+
+	(void)state;
+	for (int round = 0; round < 6; round++) {
+		uint64_t n = 0, sum;
+
+		/* Round 2 adds nothing at all: an idle interval. */
+		for (int k = 0; round != 2 && k < 500; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			/* Values from 50 ns to about 2^(20+round) ns. */
+			hist_add(w[k & 1], 50 + ((x >> 33) % (1ull << (20 + round))));
+		}
+		hist_clear(acc);
+		hist_init(want);
+		for (int t = 0; t < 2; t++) {
+			hist_snapshot(snap[t], w[t]);
+			hist_diff(d, snap[t], old[t]);
+			hist_merge(want, d);
+			hist_snapshot(old[t], w[t]);
+			n += hist_advance(acc, prev[t], w[t], &sum);
+			assert_int_equal(sum, d->sum);
+		}
+		assert_int_equal(n, want->n);
+		assert_int_equal(acc->n, want->n);
+		assert_int_equal(acc->sum, want->sum);
+		assert_memory_equal(acc->count, want->count, sizeof(acc->count));
+		assert_int_equal(acc->min, want->min);
+		assert_int_equal(acc->max, want->max);
+		assert_int_equal(hist_percentile(acc, 99), hist_percentile(want, 99));
+	}
+	/* Cleared: as empty as hist_init leaves a histogram. */
+	hist_clear(acc);
+	assert_memory_equal(acc, empty, sizeof(*acc));
+	/* A writer that has recorded nothing adds nothing. */
+	{
+		uint64_t sum = 1;
+
+		hist_init(w[0]);
+		hist_init(prev[0]);
+		assert_int_equal(hist_advance(acc, prev[0], w[0], &sum), 0);
+		assert_int_equal(sum, 0);
+		assert_memory_equal(acc, empty, sizeof(*acc));
+	}
+	for (int t = 0; t < 2; t++) {
+		free(w[t]);
+		free(prev[t]);
+		free(snap[t]);
+		free(old[t]);
+	}
+	free(acc);
+	free(want);
+	free(d);
+	free(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_advance),
 		cmocka_unit_test(test_overflow),
 	};
 

@@ -322,6 +322,38 @@ static void test_task_stat_hostile_comm(void **state)
 	procfs_src_close(&src);
 }
 
+/* The sampler's sources: buffers made first, files attached later into
+ * them (nothing allocated then), a file longer than the buffer still
+ * read whole, and a missing file an error that leaves the buffer. */
+static void test_task_attach_prealloc(void **state)
+{
+	struct procfs_src src;
+	struct procfs_task t;
+	char *buf;
+
+	(void)state;
+	assert_int_equal(procfs_src_prealloc(&src, 1024), 0);
+	assert_int_equal(src.fd, -1);
+	buf = src.buf;
+	assert_int_equal(procfs_task_attach(&src, THIS_HOST, 0, 27383, "stat"), 0);
+	assert_ptr_equal(src.buf, buf);
+	assert_int_equal(procfs_task_read(&src, &t), 0);
+	assert_ptr_equal(src.buf, buf);
+	assert_int_equal(t.minflt, 216);
+	assert_int_equal(procfs_task_attach(&src, THIS_HOST, 0, 1, "stat"), -ENOENT);
+	assert_int_equal(src.fd, -1);
+	assert_ptr_equal(src.buf, buf);
+	procfs_src_close(&src);
+	assert_null(src.buf);
+
+	/* Too small a buffer grows as procfs_src_open's does. */
+	assert_int_equal(procfs_src_prealloc(&src, 8), 0);
+	assert_int_equal(procfs_task_attach(&src, THIS_HOST, 0, 27383, "stat"), 0);
+	assert_int_equal(procfs_task_read(&src, &t), 0);
+	assert_int_equal(t.minflt, 216);
+	procfs_src_close(&src);
+}
+
 static void test_task_stat_fields(void **state)
 {
 	/* Fields 10, 12, 14, 15 distinct, comm with ") 9 9 9 9" inside,
@@ -596,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_stat_this_host),
 		cmocka_unit_test(test_stat_256cpu),
 		cmocka_unit_test(test_task_stat_hostile_comm),
+		cmocka_unit_test(test_task_attach_prealloc),
 		cmocka_unit_test(test_task_stat_fields),
 		cmocka_unit_test(test_task_stat_live_thread),
 		cmocka_unit_test(test_task_stat_malformed),

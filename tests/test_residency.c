@@ -138,11 +138,64 @@ static void test_source_picks_and_falls_back(void **state)
 	assert_true(residency_cachestat(fd, 0, (uint64_t)ps, &r) < 0);
 }
 
+/* Regions shared among jobs (issue 27): one region per file and range
+ * whatever the descriptor, read once per sample, and still readable
+ * after the descriptor it was added with is closed. */
+static void test_set_shares_regions(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char path[64];
+	int fd = make_file(path, sizeof(path), ps);
+	int fd2 = open(path, O_RDONLY);
+	uint64_t len = (uint64_t)NPAGES * ps;
+	struct residency_set set;
+	struct residency a, b;
+	int i, k, h;
+
+	(void)state;
+	assert_true(fd2 >= 0);
+	read_every_other(fd, ps);
+	residency_set_init(&set);
+	i = residency_set_add(&set, fd, 0, len);
+	assert_int_equal(i, 0);
+	/* Another job's descriptor on the same file and range: the same. */
+	assert_int_equal(residency_set_add(&set, fd2, 0, len), i);
+	/* Another range of it: a region of its own. */
+	h = residency_set_add(&set, fd2, 0, len / 2);
+	assert_int_equal(h, 1);
+	assert_int_equal(set.n, 2);
+	assert_int_equal(residency_set_open_error(&set, (unsigned)i), 0);
+	close(fd2);
+
+	/* One read per region per sample, however often it is asked. */
+	residency_set_next(&set);
+	for (k = 0; k < 100; k++)
+		assert_int_equal(residency_set_read(&set, (unsigned)i, &a), 0);
+	assert_int_equal(set.reads, 1);
+	assert_true(a.cached >= NPAGES / 2);
+	assert_int_equal(residency_set_read(&set, (unsigned)h, &b), 0);
+	assert_int_equal(set.reads, 2);
+	assert_true(b.cached <= a.cached);
+	/* The next sample reads afresh: the pages dropped meanwhile show. */
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(residency_set_read(&set, (unsigned)i, &a), 0);
+	assert_true(a.cached >= NPAGES / 2);	/* the same sample: the same answer */
+	residency_set_next(&set);
+	assert_int_equal(residency_set_read(&set, (unsigned)i, &a), 0);
+	assert_int_equal(a.cached, 0);
+	assert_int_equal(set.reads, 3);
+	assert_int_equal(residency_set_read(&set, 7, &a), -EINVAL);
+	residency_set_free(&set);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cachestat_and_mincore_agree),
 		cmocka_unit_test(test_source_picks_and_falls_back),
+		cmocka_unit_test(test_set_shares_regions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

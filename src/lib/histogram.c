@@ -227,3 +227,65 @@ size_t hist_unpack(struct hist *h, const void *buf, size_t len)
 	}
 	return off;
 }
+
+uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum)
+{
+	uint64_t min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max), n = 0, s;
+	unsigned lo = HIST_BUCKETS, hi = 0, b0, b1;
+
+	*sum = 0;
+	if (min == UINT64_MAX || max < min)
+		return 0;		/* nothing recorded yet */
+	b0 = hist_bucket(min);
+	b1 = hist_bucket(max);
+	for (unsigned b = b0; b <= b1; b++) {
+		uint64_t c = HIST_LOAD(&src->count[b]), p = prev->count[b];
+
+		if (c <= p)
+			continue;
+		acc->count[b] += c - p;
+		prev->count[b] = c;
+		n += c - p;
+		if (lo == HIST_BUCKETS)
+			lo = b;
+		hi = b;
+	}
+	s = HIST_LOAD(&src->sum);
+	*sum = s > prev->sum ? s - prev->sum : 0;
+	prev->sum = s;
+	prev->n += n;
+	prev->min = min;
+	prev->max = max;
+	if (!n)
+		return 0;
+	acc->n += n;
+	acc->sum += *sum;
+	/* As hist_diff: the bucket bounds, made exact where the run's own
+	 * extreme lies in the interval's extreme bucket. */
+	{
+		uint64_t lo_v = hist_bucket_low(lo), hi_v = hist_bucket_high(hi);
+
+		if (min > lo_v && min <= hist_bucket_high(lo))
+			lo_v = min;
+		if (max < hi_v && max >= hist_bucket_low(hi))
+			hi_v = max;
+		if (lo_v < acc->min)
+			acc->min = lo_v;
+		if (hi_v > acc->max)
+			acc->max = hi_v;
+	}
+	return n;
+}
+
+void hist_clear(struct hist *h)
+{
+	if (h->n && h->min != UINT64_MAX && h->max >= h->min) {
+		unsigned b0 = hist_bucket(h->min), b1 = hist_bucket(h->max);
+
+		memset(&h->count[b0], 0, (size_t)(b1 - b0 + 1) * sizeof(h->count[0]));
+	} else if (h->n) {
+		memset(h->count, 0, sizeof(h->count));
+	}
+	h->n = h->sum = h->max = 0;
+	h->min = UINT64_MAX;
+}

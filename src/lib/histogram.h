@@ -83,6 +83,21 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * difference has n 0, min UINT64_MAX, max 0. */
 void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev);
 
+/*
+ * One interval of a histogram another thread is writing, in one pass
+ * (the sampler's per-interval step; issue 27): the counts @src gained
+ * since @prev (an earlier state of it that only this function updates,
+ * from a hist_init) are added into @acc, and @prev is brought up to
+ * @src. Only the buckets between @src's min and max are visited, where
+ * every count lies: a count whose extremes the writer has not stored
+ * yet is taken at the next call. Returns the interval's count, its sum
+ * of values in *@sum.
+ */
+uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum);
+/* Empty @h as hist_init does, writing only the buckets between its min
+ * and max (where hist_advance put its counts). */
+void hist_clear(struct hist *h);
+
 /* Value at percentile @p (0..100): the sample of rank ceil(p/100 * n)
  * (at least 1) is found in its bucket and the bucket's midpoint returned,
  * clamped to [min, max]; ranks 1 and n return min and max. 0 for an

@@ -583,6 +583,20 @@ static void print_system(FILE *f, const struct sys_result *s)
 		fprintf(f, "  page cache: %s\n", UNREADABLE);
 }
 
+/* The instrument's own cost (issue 27): a sample's time against the
+ * interval, so a user sees when the sampler is the bottleneck. */
+static void print_sampler(FILE *f, const struct sampler_result *c, uint64_t interval_ns)
+{
+	if (!c->samples) {
+		fprintf(f, "  sampler: no interval boundary fell inside the run\n");
+		return;
+	}
+	fprintf(f, "  sampler: %" PRIu64 " samples, %.2f ms each (median; p99 %.2f, longest %.2f) of a %.0f ms interval; "
+		"counters read within %.2f ms of each boundary%s\n",
+		c->samples, c->p50_ms, c->p99_ms, c->max_ms, (double)interval_ns / 1e6, c->skew_max_ms,
+		c->over_quarter ? "; OVER a quarter of the interval: the sampler is a bottleneck" : "");
+}
+
 /* One line per job; "n/a" for an unreadable source, "off" for latency=0. */
 static void print_table(FILE *f, const struct run_result *r)
 {
@@ -656,6 +670,7 @@ int report_normal(FILE *f, const struct run_result *r)
 	for (unsigned i = 0; i < r->njobs; i++)
 		print_job(f, &r->jobs[i], r->events);
 	print_system(f, &r->sys);
+	print_sampler(f, &r->sampler, r->interval_ns);
 	if (r->njobs > 1)
 		print_table(f, r);
 	if (fflush(f) == EOF || ferror(f))

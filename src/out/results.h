@@ -187,6 +187,20 @@ struct sys_result {
 	uint64_t cache_start, cache_end;	/* bytes, /proc/meminfo Cached */
 };
 
+/*
+ * What sampling cost the sampler itself (issue 27): each sample's time
+ * (one interval boundary: every job's counters, the host's files, the
+ * devices, the target regions, every thread's task files, every job's
+ * kernel counters, the rows), and how long after the boundary the last
+ * job's counters were read: a row's counts end there, not at its t_s.
+ */
+struct sampler_result {
+	uint64_t samples;
+	double p50_ms, p99_ms, max_ms, mean_ms;
+	double skew_max_ms;
+	unsigned over_quarter;		/* samples longer than a quarter interval */
+};
+
 struct host_result {
 	char hostname[256];
 	char kernel[256];		/* uname -sr plus machine */
@@ -208,6 +222,7 @@ struct run_result {
 	unsigned njobs;
 	struct job_result *jobs;
 	struct sys_result sys;
+	struct sampler_result sampler;
 	struct host_result host;
 	/* The per-job counters this host offers, and why not the others
 	 * (NULL: never probed). */

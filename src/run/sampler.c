@@ -113,90 +113,6 @@ static void read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	explain_host_read(&s->psi, &o->psi);
 }
 
-/* ---- devices -------------------------------------------------------- */
-
-static int dev_add(struct sampler *s, const char *name, const char *role, const struct devinfo *d)
-{
-	for (unsigned i = 0; i < s->ndevs; i++)
-		if (!strcmp(s->devs[i].name, name))
-			return (int)i;
-	if (s->ndevs >= sizeof(s->devs) / sizeof(s->devs[0]))
-		return -ENOSPC;
-
-	struct dev_src *ds = &s->devs[s->ndevs];
-
-	snprintf(ds->name, sizeof(ds->name), "%s", name);
-	snprintf(ds->role, sizeof(ds->role), "%s", role);
-	snprintf(ds->facts.model, sizeof(ds->facts.model), "%s%s%s", d->vendor,
-		 d->vendor[0] && d->model[0] ? " " : "", d->model);
-	snprintf(ds->facts.scheduler, sizeof(ds->facts.scheduler), "%s", d->scheduler);
-	ds->facts.rotational = d->rotational;
-	ds->facts.size_bytes = d->size_bytes;
-	snprintf(ds->facts.md_level, sizeof(ds->facts.md_level), "%s", d->md_level);
-	ds->facts.md_chunk_bytes = d->md_chunk_bytes;
-	ds->facts.md_raid_disks = d->md_raid_disks;
-	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
-	if (!ds->ok)
-		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
-			d->stat_path, name);
-	return (int)s->ndevs++;
-}
-
-static void job_add_dev(struct job_samp *js, int idx)
-{
-	if (idx < 0 || js->ndev >= RESULT_MAX_DEVS)
-		return;
-	for (unsigned i = 0; i < js->ndev; i++)
-		if (js->dev[i] == (unsigned)idx)
-			return;
-	js->dev[js->ndev++] = (unsigned)idx;
-}
-
-/* The job's primary devices first (what its traffic is read from), then
- * md members (reported, not summed: the array already counts them). */
-static void resolve_job_devices(struct sampler *s, unsigned j)
-{
-	const struct sampler_job *sj = &s->cfg.jobs[j];
-	struct job_samp *js = &s->jobs[j];
-	const char *sys = devinfo_sysroot();
-	struct devinfo di[RESULT_MAX_DEVS];
-	const struct devinfo *use[RESULT_MAX_DEVS];
-	bool count[RESULT_MAX_DEVS];
-	unsigned nd = 0;
-
-	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
-		struct err e = { 0 };
-		const struct target *t = &sj->targets[i];
-
-		memset(&di[nd], 0, sizeof(di[nd]));
-		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
-			fprintf(stderr, "faultline: warning: %s: no block device to sample (%s); device traffic stays empty\n",
-				t->path, e.msg);
-			continue;
-		}
-		/* A loop device's reads reach its backing file's device;
-		 * sample that, where it resolved. */
-		use[nd] = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
-		nd++;
-	}
-	/* Summed: each device whose reads no other of the set already
-	 * counts (a partition's disk, a member's array). */
-	devinfo_counted(use, nd, count);
-	for (unsigned i = 0; i < nd; i++)
-		if (count[i])
-			job_add_dev(js, dev_add(s, use[i]->name, devinfo_kind_name(use[i]->kind), use[i]));
-	js->nprimary = js->ndev;
-	for (unsigned i = 0; i < nd; i++) {
-		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
-
-		/* md0p1 is a partition but carries its array's members. */
-		if (d->md_level[0])
-			for (unsigned m = 0; m < d->nmembers; m++)
-				job_add_dev(js, dev_add(s, d->members[m].name, "md-member", &d->members[m]));
-		devinfo_free(&di[i]);
-	}
-}
-
 /* ---- who wrote the data (issue 28) ----------------------------------- */
 
 /* What the kernel may write of job @j's data on its own: nothing when
@@ -317,9 +233,15 @@ static int open_fiolog(struct sampler *s, struct err *e)
 	return ret;
 }
 
+static uint64_t planned_ns(const struct sampler_config *c);
+
+/* Rows reserved per job at most (a day at 1 s); a longer run grows them. */
+#define SAMPLER_ROWS_RESERVE_MAX 86400
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
+	size_t rows;
 
 	*sp = NULL;
 	if (!s)
@@ -343,6 +265,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		s->have_csv = true;
 	}
 	open_sys_sources(s);
+	residency_set_init(&s->regions);
+	{
+		const char *d = getenv("FAULTLINE_SAMPLER_DELAY_US");
+
+		s->test_delay_ns = d ? strtoull(d, NULL, 10) * 1000ull : 0;
+	}
+	hist_init(&s->tick_cost);
+	hist_init(&s->snap_skew);
 	s->plan = malloc(sizeof(*s->plan));
 	if (!s->plan)
 		return err_set(e, ENOMEM, "out of memory");
@@ -354,6 +284,23 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	s->ev_reserve = 256;
 	for (unsigned j = 0; j < cfg->njobs; j++)
 		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
+	/* Rows for the planned run, a row per interval plus ramp and
+	 * startdelay: only a longer run grows them while it runs. */
+	{
+		uint64_t plan = planned_ns(cfg);
+
+		rows = plan ? (size_t)(plan / cfg->interval_ns) + 8 : 64;
+		if (rows > SAMPLER_ROWS_RESERVE_MAX)
+			rows = SAMPLER_ROWS_RESERVE_MAX;
+	}
+	s->tick_mib = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(double));
+	s->tick_iops = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(double));
+	s->tick_row = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(bool));
+	if (!s->tick_mib || !s->tick_iops || !s->tick_row)
+		return err_set(e, ENOMEM, "out of memory");
+	hist_init(&s->interval);
+	hist_init(&s->winterval);
+	hist_init(&s->sinterval);
 	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
@@ -361,15 +308,20 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->th = calloc(js->nthreads, sizeof(*js->th));
 		if (!js->th)
 			return err_set(e, ENOMEM, "out of memory");
+		for (unsigned i = 0; i < js->nthreads; i++)
+			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
+			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
+				return err_set(e, ENOMEM, "out of memory");
 		/* Only a write job's workers have write histograms to follow. */
 		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
 			js->th[i].prev_w = calloc(2, sizeof(struct hist));
 			if (!js->th[i].prev_w)
 				return err_set(e, ENOMEM, "out of memory");
 		}
-		resolve_job_devices(s, j);
+		sampler_resolve_job_devices(s, j);
 		if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
-				     cfg->jobs[j].ntargets) < 0)
+				     cfg->jobs[j].ntargets, &s->regions) < 0 ||
+		    explain_job_reserve(&js->x, rows) < 0)
 			return err_set(e, ENOMEM, "out of memory");
 		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
@@ -476,8 +428,13 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 	/* One snapshot for all the jobs of a group (readied together, then
 	 * started together), so their first rows' system-wide cells agree
 	 * as every later row's do. */
-	if (!s->group_sys_taken)
-		read_sys(s, &s->group_sys, now_ns());
+	if (!s->group_sys_taken) {
+		uint64_t now = now_ns();
+
+		/* The group's devices, too, are read once. */
+		sampler_moment(s, now);
+		read_sys(s, &s->group_sys, now);
+	}
 	s->group_sys_taken = true;
 	js->last_sys = s->group_sys;
 	sampler_read_job_devs(s, js, js->dev_last);
@@ -535,6 +492,7 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 		wbtrace_job_window(s->wb, j, now, 0);
 		wbtrace_job_counts(s->wb, j, &js->wb_base);
 	}
+	sampler_moment(s, now);
 	sampler_read_job_devs(s, js, js->dev_base);
 	if (js->ev_open && perfev_read(&js->ev, &js->ev_base) < 0)
 		memset(js->ev_base.ok, 0, sizeof(js->ev_base.ok));
@@ -595,12 +553,49 @@ static bool reading_back(const struct sampler *s, unsigned j)
 	return true;
 }
 
+/* The host's files, read once per sampling moment. */
+static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
+{
+	if (!s->moment_sys_ok)
+		read_sys(s, &s->moment_sys, now);
+	s->moment_sys_ok = true;
+	*out = s->moment_sys;
+}
+
+/*
+ * A sample, in two passes (issue 27): first every job's counters, a few
+ * loads per thread, so all rows' counts end at this boundary; then the
+ * slower sources (the host's files, each device and target region once,
+ * each thread's task files, each job's kernel counters and histograms)
+ * and the rows. Its own time is kept for the summary and JSON.
+ */
+void sampler_tick_begin(struct sampler *s, uint64_t now)
+{
+	sampler_moment(s, now);
+	s->snap_any = false;
+	for (unsigned j = 0; j < s->cfg.njobs; j++) {
+		s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
+		if (s->tick_row[j]) {
+			sampler_job_snap(s, j);
+			s->snap_any = true;
+		}
+	}
+	s->snap_now = now;
+	s->snap_t = now_ns();
+}
+
 void sampler_tick(struct sampler *s, uint64_t now)
 {
 	struct sys_snap sys;
-	double mib[s->cfg.njobs ? s->cfg.njobs : 1], iops[s->cfg.njobs ? s->cfg.njobs : 1];
+	double *mib = s->tick_mib, *iops = s->tick_iops;
+	bool *row = s->tick_row;
+	uint64_t t_in = now_ns(), t_out;
 
-	read_sys(s, &sys, now);
+	if (s->snap_now != now || !s->snap_t)
+		sampler_tick_begin(s, now);
+	else
+		t_in = s->snap_t;	/* its cost counts from the snapshot */
+	moment_sys(s, now, &sys);
 	s->group_sys_taken = false;
 	if (s->wb) {
 		for (unsigned j = 0; j < s->cfg.njobs; j++)
@@ -610,7 +605,8 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	}
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
-		if (s->jobs[j].active && !reading_back(s, j))
+		/* A job that ended since the snapshot had its last row. */
+		if (row[j] && s->jobs[j].active)
 			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
 	}
 	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
@@ -622,6 +618,15 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	}
 	status_line(s, now, &sys, mib, iops);
 	s->last_tick = sys;
+	t_out = now_ns();
+	/* A boundary with no job running costs nothing worth counting. */
+	if (s->snap_any) {
+		hist_add(&s->tick_cost, t_out - t_in);
+		hist_add(&s->snap_skew, s->snap_t > now ? s->snap_t - now : 0);
+		if (t_out - t_in > s->cfg.interval_ns / 4)
+			s->over_quarter++;
+	}
+	s->snap_t = 0;
 }
 
 /*
@@ -659,7 +664,12 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 	}
 	if (!end || end > now)
 		end = now;
-	read_sys(s, &sys, end);
+	/* Jobs that end together share one reading of the host's files and
+	 * devices: 2000 jobs ending at their runtime read them once. */
+	sampler_moment(s, now);
+	moment_sys(s, now, &sys);
+	sys.t = end;
+	sampler_job_snap(s, j);
 	if (js->wb == WB_TRACED) {
 		/* Everything up to its end, nothing after. */
 		wb_tasks(s, j);
@@ -710,6 +720,31 @@ static void fill_host(struct host_result *h, const struct sys_snap *sys)
 			       : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The sampler's own time per sample; a warning when it took a large
+ * part of the interval, the instrument then being a bottleneck. */
+static void sampler_cost(struct sampler *s, struct run_result *res)
+{
+	struct sampler_result *c = &res->sampler;
+	const struct hist *h = &s->tick_cost;
+
+	memset(c, 0, sizeof(*c));
+	c->samples = h->n;
+	if (!h->n)
+		return;
+	c->p50_ms = (double)hist_percentile(h, 50) / 1e6;
+	c->p99_ms = (double)hist_percentile(h, 99) / 1e6;
+	c->max_ms = (double)h->max / 1e6;
+	c->mean_ms = hist_mean(h) / 1e6;
+	c->skew_max_ms = (double)s->snap_skew.max / 1e6;
+	c->over_quarter = s->over_quarter;
+	if (s->over_quarter)
+		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
+			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "
+			"it is a bottleneck of this run; a longer --interval lightens it\n",
+			(double)s->cfg.interval_ns / 1e6, s->over_quarter, (unsigned long long)c->samples,
+			c->p50_ms, c->max_ms, s->cfg.njobs);
+}
+
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 {
 	struct sys_snap end;
@@ -749,6 +784,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		sr->cache_end = end.mem.bytes[PROCFS_MEM_CACHED];
 	}
 	fill_host(&res->host, &end);
+	sampler_cost(s, res);
 	res->events = s->plan;
 	if (s->ev_skipped)
 		fprintf(stderr, "faultline: warning: per-job kernel counters not opened for %u of %u jobs: "
@@ -877,10 +913,12 @@ void sampler_destroy(struct sampler *s)
 
 		if (js->ev_open)
 			perfev_close(&js->ev);
+		/* Every thread's buffers were made at once, fd -1 until
+		 * opened; a thread past the first failure has neither. */
 		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
-			if (js->th[i].task_open)
+			if (js->th[i].task.buf)
 				procfs_src_close(&js->th[i].task);
-			if (js->th[i].sched_open)
+			if (js->th[i].sched.buf)
 				procfs_src_close(&js->th[i].sched);
 		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++)
@@ -892,6 +930,10 @@ void sampler_destroy(struct sampler *s)
 		free(js->dev_base);
 		free(js->dev_end);
 	}
+	residency_set_free(&s->regions);
+	free(s->tick_mib);
+	free(s->tick_iops);
+	free(s->tick_row);
 	free(s->jobs);
 	if (s->plan)
 		perfev_plan_release(s->plan);

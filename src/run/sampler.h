@@ -47,7 +47,13 @@ void sampler_job_started(struct sampler *s, unsigned job, uint64_t start_ns,
 			 uint64_t ramp_end_ns, struct cgroup *cg);
 /* The measured part of job @job starts now (at the end of its ramp_time). */
 void sampler_job_measure_start(struct sampler *s, unsigned job, uint64_t now);
-/* An interval boundary: a row for every job that ran in it. */
+/* An interval boundary at @now, first part: every running job's
+ * counters, read together (a few loads per thread) before the
+ * controller does anything slower in its pass, such as ending jobs.
+ * Optional: sampler_tick takes them itself when not done at @now. */
+void sampler_tick_begin(struct sampler *s, uint64_t now);
+/* An interval boundary: a row for every job that ran in it, from the
+ * counters read at sampler_tick_begin; the slower sources now. */
 void sampler_tick(struct sampler *s, uint64_t now);
 /* Job @job has ended (its workers joined): its last, partial row. */
 void sampler_job_ended(struct sampler *s, unsigned job, uint64_t now);

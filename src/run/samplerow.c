@@ -1,5 +1,5 @@
 /*
- * samplerow.c - one CSV row per job per interval (SPEC 7, then SPEC 10's
+ * samplerow.c - one CSV row per job per interval (and the devices it reads) (SPEC 7, then SPEC 10's
  * write columns, then bufpool's pool columns, then SPEC 15's job_* columns): the job's counters and latency histograms since its
  * previous row, its threads' faults, its devices, and the system-wide
  * deltas over the same span. A cell whose source could not be read is
@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "telemetry/cgroup.h"
@@ -29,14 +30,114 @@ void sampler_warn_once(bool *flag, const char *fmt, ...)
 	fprintf(stderr, "; its CSV cells stay empty\n");
 }
 
+/* ---- devices (resolved at set-up; read in sampler_read_job_devs) ---- */
+
+static int dev_add(struct sampler *s, const char *name, const char *role, const struct devinfo *d)
+{
+	for (unsigned i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->devs[i].name, name))
+			return (int)i;
+	if (s->ndevs >= sizeof(s->devs) / sizeof(s->devs[0]))
+		return -ENOSPC;
+
+	struct dev_src *ds = &s->devs[s->ndevs];
+
+	snprintf(ds->name, sizeof(ds->name), "%s", name);
+	snprintf(ds->role, sizeof(ds->role), "%s", role);
+	snprintf(ds->facts.model, sizeof(ds->facts.model), "%s%s%s", d->vendor,
+		 d->vendor[0] && d->model[0] ? " " : "", d->model);
+	snprintf(ds->facts.scheduler, sizeof(ds->facts.scheduler), "%s", d->scheduler);
+	ds->facts.rotational = d->rotational;
+	ds->facts.size_bytes = d->size_bytes;
+	snprintf(ds->facts.md_level, sizeof(ds->facts.md_level), "%s", d->md_level);
+	ds->facts.md_chunk_bytes = d->md_chunk_bytes;
+	ds->facts.md_raid_disks = d->md_raid_disks;
+	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
+	if (!ds->ok)
+		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
+			d->stat_path, name);
+	return (int)s->ndevs++;
+}
+
+static void job_add_dev(struct job_samp *js, int idx)
+{
+	if (idx < 0 || js->ndev >= RESULT_MAX_DEVS)
+		return;
+	for (unsigned i = 0; i < js->ndev; i++)
+		if (js->dev[i] == (unsigned)idx)
+			return;
+	js->dev[js->ndev++] = (unsigned)idx;
+}
+
+/* The job's primary devices first (what its traffic is read from), then
+ * md members (reported, not summed: the array already counts them). */
+void sampler_resolve_job_devices(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct job_samp *js = &s->jobs[j];
+	const char *sys = devinfo_sysroot();
+	struct devinfo di[RESULT_MAX_DEVS];
+	const struct devinfo *use[RESULT_MAX_DEVS];
+	bool count[RESULT_MAX_DEVS];
+	unsigned nd = 0;
+
+	for (unsigned i = 0; i < sj->ntargets && nd < RESULT_MAX_DEVS; i++) {
+		struct err e = { 0 };
+		const struct target *t = &sj->targets[i];
+
+		memset(&di[nd], 0, sizeof(di[nd]));
+		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
+			fprintf(stderr, "faultline: warning: %s: no block device to sample (%s); device traffic stays empty\n",
+				t->path, e.msg);
+			continue;
+		}
+		/* A loop device's reads reach its backing file's device;
+		 * sample that, where it resolved. */
+		use[nd] = di[nd].kind == DEVINFO_LOOP && di[nd].backing ? di[nd].backing : &di[nd];
+		nd++;
+	}
+	/* Summed: each device whose reads no other of the set already
+	 * counts (a partition's disk, a member's array). */
+	devinfo_counted(use, nd, count);
+	for (unsigned i = 0; i < nd; i++)
+		if (count[i])
+			job_add_dev(js, dev_add(s, use[i]->name, devinfo_kind_name(use[i]->kind), use[i]));
+	js->nprimary = js->ndev;
+	for (unsigned i = 0; i < nd; i++) {
+		const struct devinfo *d = di[i].kind == DEVINFO_LOOP && di[i].backing ? di[i].backing : &di[i];
+
+		/* md0p1 is a partition but carries its array's members. */
+		if (d->md_level[0])
+			for (unsigned m = 0; m < d->nmembers; m++)
+				job_add_dev(js, dev_add(s, d->members[m].name, "md-member", &d->members[m]));
+		devinfo_free(&di[i]);
+	}
+}
+
+void sampler_moment(struct sampler *s, uint64_t now)
+{
+	if (s->gen && now == s->moment_now)
+		return;
+	s->gen++;
+	s->moment_now = now;
+	s->moment_sys_ok = false;
+	residency_set_next(&s->regions);
+}
+
+/* Each device once per moment, however many jobs read from it. */
 void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out)
 {
 	for (unsigned i = 0; i < js->ndev; i++) {
 		struct dev_src *ds = &s->devs[js->dev[i]];
 
-		if (ds->ok && devinfo_stat_read(&ds->src, &out[i]) < 0)
-			ds->ok = false;
-		if (!ds->ok)
+		if (ds->ok && ds->gen != s->gen) {
+			if (devinfo_stat_read(&ds->src, &ds->cur) < 0)
+				ds->ok = false;
+			ds->gen = s->gen;
+		}
+		if (ds->ok)
+			out[i] = ds->cur;
+		else
 			memset(&out[i], 0, sizeof(out[i]));
 	}
 }
@@ -109,7 +210,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	if (!ts->task_open && !ts->task_failed) {
 		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
 
-		if (procfs_task_open(&ts->task, s->proc, pid, tid) < 0) {
+		if (procfs_task_attach(&ts->task, s->proc, pid, tid, "stat") < 0) {
 			ts->task_failed = true;
 			/* A thread that has already exited has no task file,
 			 * and needs none: its exit figures follow below. */
@@ -139,7 +240,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	if (!ts->sched_open && !ts->sched_failed) {
 		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
 
-		ts->sched_open = procfs_schedstat_open(&ts->sched, s->proc, pid, tid) == 0;
+		ts->sched_open = procfs_task_attach(&ts->sched, s->proc, pid, tid, "schedstat") == 0;
 		ts->sched_failed = !ts->sched_open;
 	}
 	{
@@ -187,6 +288,33 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 			dt, js->share, js->ending);
 }
 
+void sampler_job_snap(struct sampler *s, unsigned j)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
+
+		ts->ops = STAT_LOAD(&st->ops);
+		ts->bytes = STAT_LOAD(&st->bytes);
+		ts->probe = STAT_LOAD(&st->probe_units);
+		if (ts->prev_w) {
+			ts->wops = STAT_LOAD(&st->wops);
+			ts->wbytes = STAT_LOAD(&st->wbytes);
+			ts->syncs = STAT_LOAD(&st->syncs);
+		}
+		if (sj->pool) {
+			ts->hits = STAT_LOAD(&st->pool.hits);
+			ts->misses = STAT_LOAD(&st->pool.misses);
+			ts->evictions = STAT_LOAD(&st->pool.evictions);
+			if (sj->pool_batches)
+				ts->batches = STAT_LOAD(&st->pool.evict_batches);
+		}
+	}
+}
+
 /* One CSV row for job @j covering [js->last_t, now). */
 void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
 		     double *mib_s_out, double *iops_out)
@@ -200,19 +328,26 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
 	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
 	uint64_t hits = 0, misses = 0, evictions = 0, batches = 0;
-	bool faults_ok = true, cpu_ok = true, ramp, dev_ok;
+	bool faults_ok = true, cpu_ok = true, ramp, dev_ok, lat;
+	double p50, p99;
 	char line[2048], *p = line, *end = line + sizeof(line);
 
 	if (dt <= 0)
 		return;
-	hist_init(&s->interval);
-	hist_init(&s->winterval);
-	hist_init(&s->sinterval);
+	if (s->test_delay_ns) {
+		struct timespec d = { .tv_sec = (time_t)(s->test_delay_ns / 1000000000ull),
+				      .tv_nsec = (long)(s->test_delay_ns % 1000000000ull) };
+
+		nanosleep(&d, NULL);
+	}
+	/* Only the buckets the last row filled are written. */
+	hist_clear(&s->interval);
+	hist_clear(&s->winterval);
+	hist_clear(&s->sinterval);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
-		uint64_t o = STAT_LOAD(&st->ops), b = STAT_LOAD(&st->bytes);
-		uint64_t u = STAT_LOAD(&st->probe_units);
+		uint64_t o = ts->ops, b = ts->bytes, u = ts->probe;
 		uint64_t mj, mn;
 
 		if (i < sj->nworkers) {
@@ -227,8 +362,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		ts->prev_bytes = b;
 		ts->prev_probe = u;
 		if (sj->pool) {
-			uint64_t h = STAT_LOAD(&st->pool.hits), m = STAT_LOAD(&st->pool.misses);
-			uint64_t ev = STAT_LOAD(&st->pool.evictions);
+			uint64_t h = ts->hits, m = ts->misses, ev = ts->evictions;
 
 			hits += h - ts->prev_hits;
 			misses += m - ts->prev_misses;
@@ -237,23 +371,22 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			ts->prev_misses = m;
 			ts->prev_evictions = ev;
 			if (sj->pool_batches) {
-				uint64_t bt = STAT_LOAD(&st->pool.evict_batches);
+				uint64_t bt = ts->batches;
 
 				batches += bt - ts->prev_batches;
 				ts->prev_batches = bt;
 			}
 		}
+		/* One pass over the buckets the thread has used, not
+		 * copies of its whole histogram (issue 27). */
 		if (job->latency && i < sj->nworkers) {
-			hist_snapshot(&s->scratch, &st->lat);
-			hist_diff(&s->diff, &s->scratch, &ts->prev_lat);
-			hist_merge(&s->interval, &s->diff);
-			memcpy(&ts->prev_lat, &s->scratch, sizeof(s->scratch));
-			js->share[i].dir[FIOLOG_READ].lat_n = s->diff.n;
-			js->share[i].dir[FIOLOG_READ].lat_sum_ns = s->diff.sum;
+			uint64_t sum, n = hist_advance(&s->interval, &ts->prev_lat, &st->lat, &sum);
+
+			js->share[i].dir[FIOLOG_READ].lat_n = n;
+			js->share[i].dir[FIOLOG_READ].lat_sum_ns = sum;
 		}
 		if (ts->prev_w) {
-			uint64_t wo = STAT_LOAD(&st->wops), wb = STAT_LOAD(&st->wbytes);
-			uint64_t sy = STAT_LOAD(&st->syncs);
+			uint64_t wo = ts->wops, wb = ts->wbytes, sy = ts->syncs;
 
 			if (i < sj->nworkers) {
 				js->share[i].dir[FIOLOG_WRITE].ops = wo - ts->prev_wops;
@@ -266,18 +399,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			ts->prev_wbytes = wb;
 			ts->prev_syncs = sy;
 			if (job->latency) {
-				hist_snapshot(&s->scratch, &st->wlat);
-				hist_diff(&s->diff, &s->scratch, &ts->prev_w[0]);
-				hist_merge(&s->winterval, &s->diff);
-				memcpy(&ts->prev_w[0], &s->scratch, sizeof(s->scratch));
+				uint64_t sum, n = hist_advance(&s->winterval, &ts->prev_w[0], &st->wlat, &sum);
+
 				if (i < sj->nworkers) {
-					js->share[i].dir[FIOLOG_WRITE].lat_n = s->diff.n;
-					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = s->diff.sum;
+					js->share[i].dir[FIOLOG_WRITE].lat_n = n;
+					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = sum;
 				}
-				hist_snapshot(&s->scratch, &st->slat);
-				hist_diff(&s->diff, &s->scratch, &ts->prev_w[1]);
-				hist_merge(&s->sinterval, &s->diff);
-				memcpy(&ts->prev_w[1], &s->scratch, sizeof(s->scratch));
+				hist_advance(&s->sinterval, &ts->prev_w[1], &st->slat, &sum);
 			}
 		}
 		if (i >= sj->nworkers)
@@ -321,13 +449,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		*mib_s_out = (double)(bytes + wbytes) / MIB / dt;
 	if (iops_out)
 		*iops_out = (double)(ops + wops) / dt;
-	{
-		bool lat = job->latency && s->interval.n;
-
-		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0, 2);
-		cell_f(&p, end, lat, lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0, 2);
-		cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
-	}
+	/* Each percentile once: the explain cells below use them too. */
+	lat = job->latency && s->interval.n;
+	p50 = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
+	p99 = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
+	cell_f(&p, end, lat, p50, 2);
+	cell_f(&p, end, lat, p99, 2);
+	cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
 	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
 	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
 	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
@@ -451,7 +579,6 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 
 	/* What explains the row (explain.c): residency, pressure, cost. */
 	{
-		bool lat = job->latency && s->interval.n;
 		bool vm = sys->vm_ok && ps->vm_ok;
 		uint64_t cg = 0;
 		bool cg_ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
@@ -459,8 +586,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt,
 			.ramp = ramp, .ops = ops, .bytes = bytes,
 			.lat_ok = lat,
-			.lat_p50_us = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0,
-			.lat_p99_us = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0,
+			.lat_p50_us = p50,
+			.lat_p99_us = p99,
 			.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
 			.flt_ok = faults_ok, .majflt = maj - pmaj,
 			.steal_ok = vm, .pgsteal = vm ? pgsteal(sys) - pgsteal(ps) : 0,

@@ -17,6 +17,7 @@
 #include "out/fiolog.h"
 #include "lib/fiostat.h"
 #include "telemetry/procfs.h"
+#include "telemetry/residency.h"
 #include "out/results.h"
 #include "run/samplercfg.h"
 #include "lib/stats.h"
@@ -43,9 +44,16 @@ struct dev_src {
 	bool ok;
 	struct procfs_src src;
 	struct devinfo_blkstat last;
+	/* Read once per sampling moment, whatever the jobs on it. */
+	uint64_t gen;
+	struct devinfo_blkstat cur;
 };
 
 struct thread_samp {
+	/* The thread's counters at the sampling moment (sampler_job_snap):
+	 * read for every job before anything slower, so each row's counts
+	 * belong to its interval however long the rest of a sample takes. */
+	uint64_t ops, bytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
 	struct procfs_src task;
 	bool task_open, task_failed;
 	struct procfs_src sched;	/* its schedstat: CPU time in ns */
@@ -131,11 +139,28 @@ struct sampler {
 	bool last_tick_ok;
 	double tlb_peak;
 	bool tlb_peak_ok;
-	struct hist scratch;		/* one thread's snapshot */
 	struct hist interval;		/* one job's interval */
 	struct hist winterval;		/* ... of its writes */
 	struct hist sinterval;		/* ... of its flushes */
-	struct hist diff;
+	/* One sampling moment: the controller's pass at @moment_now (every
+	 * call of one pass hands in the same now). Devices and residency
+	 * are read once per moment (@gen), the host's files too (@moment_sys). */
+	uint64_t gen, moment_now;
+	struct sys_snap moment_sys;
+	bool moment_sys_ok;
+	struct residency_set regions;	/* every job's target regions, once each */
+	/* What a sample costs the sampler itself (issue 27): each tick's
+	 * time, and how long after the boundary the last job's counters
+	 * were read. */
+	struct hist tick_cost, snap_skew;
+	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
+	bool snap_any;			/* some job was running at it */
+	unsigned over_quarter;		/* ticks longer than a quarter interval */
+	/* A tick's per-job scratch, allocated with the sampler: nothing is
+	 * allocated, nor the stack grown, while jobs run (procfs.h says why). */
+	uint64_t test_delay_ns;		/* FAULTLINE_SAMPLER_DELAY_US, per row */
+	double *tick_mib, *tick_iops;
+	bool *tick_row;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
 	size_t status_len;
 	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
@@ -173,6 +198,13 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
 void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One CSV line, whole or not at all (csvout.c). */
 void sampler_csv_write(struct sampler *s, const char *line, size_t len);
+/* Per-thread task files: their buffers are made with the sampler. */
+#define SAMPLER_TASK_BUF 1024		/* a task's stat line is ~350 bytes */
+#define SAMPLER_SCHED_BUF 128		/* schedstat: three numbers */
+
+/* Job @j's devices (sampler.devs, added once each): its targets'
+ * primary devices, then md members. At set-up. */
+void sampler_resolve_job_devices(struct sampler *s, unsigned j);
 /* The job's devices' counters now; zeros for a device that cannot be read. */
 void sampler_read_job_devs(struct sampler *s, struct job_samp *js, struct devinfo_blkstat *out);
 /* Every primary device of the job readable (and it has one). */
@@ -183,7 +215,13 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
  * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min);
-/* One CSV row for job @j covering [its previous row, now); its rates
+/* Start a sampling moment at @now (a no-op when one at @now is under
+ * way): devices and residency are read afresh when next asked. */
+void sampler_moment(struct sampler *s, uint64_t now);
+/* Job @j's threads' counters now, for its next row. */
+void sampler_job_snap(struct sampler *s, unsigned j);
+/* One CSV row for job @j covering [its previous row, now), from the
+ * counters of its last sampler_job_snap; its rates
  * for the status line in @mib_s_out and @iops_out when not NULL. */
 void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
 		     double *mib_s_out, double *iops_out);

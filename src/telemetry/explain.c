@@ -5,6 +5,7 @@
 #include "telemetry/explain.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +81,13 @@ void explain_host_close(struct explain_host *h)
 
 /* ---- per job -------------------------------------------------------- */
 
-int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n)
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n,
+		     struct residency_set *set)
 {
 	memset(x, 0, sizeof(*x));
 	x->cg_psi.fd = -1;
 	x->limit = job->mem_limit;
+	x->set = set;
 	if (job->direct)
 		x->bypass = "direct=1: O_DIRECT reads bypass the page cache";
 	else if (job->uncached)
@@ -98,16 +101,25 @@ int explain_job_init(struct explain_job *x, const struct job *job, const struct 
 	x->nres = n;
 	x->res_ok = true;
 	for (unsigned i = 0; i < n; i++) {
-		int ret = residency_open(&x->res[i], t[i].fd, t[i].base, t[i].len);
+		int idx = residency_set_add(set, t[i].fd, t[i].base, t[i].len), ret = idx;
+		struct residency_region *g = idx >= 0 ? &set->r[idx] : NULL;
 
+		if (idx == -ENOMEM)
+			return idx;
+		x->res[i] = idx >= 0 ? (unsigned)idx : UINT_MAX;
+		if (g)
+			ret = g->open_ret;
 		if (ret == 0)
 			continue;
 		x->res_ok = false;
-		if (!x->warned)
+		/* Once per region, not once per job reading it. */
+		if (!x->warned && !(g && g->warned))
 			fprintf(stderr, "faultline: warning: %s: page-cache residency unavailable "
 				"(cachestat and mincore: %s); its CSV cells stay empty\n",
 				t[i].path, strerror(-ret));
 		x->warned = true;
+		if (g)
+			g->warned = true;
 	}
 	return 0;
 }
@@ -142,7 +154,7 @@ static bool read_residency(struct explain_job *x, struct residency *sum)
 	for (unsigned i = 0; i < x->nres; i++) {
 		struct residency r;
 
-		if (residency_read(&x->res[i], &r) < 0)
+		if (residency_set_read(x->set, x->res[i], &r) < 0)
 			return false;
 		sum->full = sum->full && r.full;
 		sum->cached += r.cached;
@@ -152,6 +164,21 @@ static bool read_residency(struct explain_job *x, struct residency *sum)
 		sum->recently_evicted += r.recently_evicted;
 	}
 	return true;
+}
+
+int explain_job_reserve(struct explain_job *x, size_t rows)
+{
+	struct phase_row *n;
+
+	if (rows <= x->cap)
+		return 0;
+	n = realloc(x->rows, rows * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	memset(n + x->cap, 0, (rows - x->cap) * sizeof(*n));
+	x->rows = n;
+	x->cap = rows;
+	return 0;
 }
 
 static int push_row(struct explain_job *x, const struct phase_row *r)
@@ -243,7 +270,7 @@ void explain_result(struct explain_job *x, struct explain_result *e)
 	e->page_size = page_bytes();
 	e->res_ok = x->last_ok;
 	if (x->nres)
-		e->res_method = residency_method_name(x->res[0].method);
+		e->res_method = residency_method_name(residency_set_method(x->set, x->res[0]));
 	if (e->res_ok) {
 		e->res_full = x->last.full;
 		e->cached = x->last.cached;
@@ -263,8 +290,6 @@ void explain_result(struct explain_job *x, struct explain_result *e)
 
 void explain_job_free(struct explain_job *x)
 {
-	for (unsigned i = 0; i < x->nres; i++)
-		residency_close(&x->res[i]);
 	free(x->res);
 	if (x->cg_psi_open)
 		procfs_src_close(&x->cg_psi);

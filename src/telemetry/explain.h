@@ -95,7 +95,8 @@ struct explain_job {
 	const char *bypass;		/* why the job's reads fill no cache (direct=1,
 					 * uncached=1): it has no cache-full moment */
 	unsigned nres;
-	struct residency_src *res;	/* one per target region */
+	struct residency_set *set;	/* the sampler's, shared by every job */
+	unsigned *res;			/* one region of @set per target */
 	bool res_ok;			/* every target's residency could be read */
 	bool last_ok;
 	struct residency last;		/* summed over targets, at the last row */
@@ -109,9 +110,15 @@ struct explain_job {
 	size_t nrows, cap;
 };
 
-/* Open residency sources on the job's target regions. 0 or -ENOMEM; a
- * target whose residency cannot be read leaves the cells empty (warned). */
-int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n);
+/* The job's target regions, added to @set (shared with the other jobs,
+ * read once per sample: residency_set_next). 0 or -ENOMEM; a target
+ * whose residency cannot be read leaves the cells empty (warned once
+ * per region). */
+int explain_job_init(struct explain_job *x, const struct job *job, const struct target *t, unsigned n,
+		     struct residency_set *set);
+/* Room for @rows rows, allocated and touched now, so the rows of a run
+ * of the planned length allocate nothing while it runs. 0 or -ENOMEM. */
+int explain_job_reserve(struct explain_job *x, size_t rows);
 /* The job's cgroup now exists (@cg) or is gone (NULL). */
 void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg);
 /* The job's cells of one interval, appended at *p (each with its comma). */

@@ -66,6 +66,40 @@ int procfs_src_open(struct procfs_src *src, const char *root, const char *relpat
 	return 0;
 }
 
+int procfs_src_prealloc(struct procfs_src *src, size_t cap)
+{
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
+	src->buf = malloc(cap ? cap : 1);
+	if (!src->buf)
+		return -ENOMEM;
+	/* Touched now, not at the first read. */
+	memset(src->buf, 0, cap ? cap : 1);
+	src->cap = cap ? cap : 1;
+	return 0;
+}
+
+int procfs_src_attach(struct procfs_src *src, const char *root, const char *relpath)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (!src->buf)
+		return procfs_src_open(src, root, relpath);
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
+	n = snprintf(path, sizeof(path), "%s/%s", root, relpath);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src->fd < 0)
+		return -errno;
+	src->buf[0] = '\0';
+	src->len = 0;
+	return 0;
+}
+
 /*
  * A seq_file read returns at most about one page (or one record) per
  * call even when more follows, so a short read does not mean the end:
@@ -485,6 +519,17 @@ int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, p
 	else
 		snprintf(rel, sizeof(rel), "self/task/%d/schedstat", (int)tid);
 	return procfs_src_open(src, root, rel);
+}
+
+int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file)
+{
+	char rel[80];
+
+	if (pid > 0)
+		snprintf(rel, sizeof(rel), "%d/task/%d/%s", (int)pid, (int)tid, file);
+	else
+		snprintf(rel, sizeof(rel), "self/task/%d/%s", (int)tid, file);
+	return procfs_src_attach(src, root, rel);
 }
 
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out)

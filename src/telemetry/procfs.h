@@ -47,6 +47,17 @@ ssize_t procfs_src_read(struct procfs_src *src);
 
 /* Safe on a zeroed or already closed source. */
 void procfs_src_close(struct procfs_src *src);
+/*
+ * For a reader that must not allocate once a run is under way (the
+ * sampler: a heap that grows takes the address-space lock for writing,
+ * which can wait seconds behind a worker preempted in a page fault when
+ * thousands of threads share two CPUs; issue 27): the buffer at set-up
+ * with procfs_src_prealloc (fd -1), the file later with
+ * procfs_src_attach, which keeps that buffer. procfs_src_close frees it
+ * either way.
+ */
+int procfs_src_prealloc(struct procfs_src *src, size_t cap);
+int procfs_src_attach(struct procfs_src *src, const char *root, const char *relpath);
 
 /* Read the small text file <dir>/<rel> (a sysfs attribute, a comm) with
  * one open and read, trailing whitespace removed. 0 or -errno. Shared by
@@ -175,6 +186,9 @@ int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t 
  * of a thread that mostly waits on I/O. */
 int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns);
 int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid);
+/* The same two files opened into a procfs_src_prealloc'd source:
+ * @file is "stat" or "schedstat". */
+int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file);
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out);
 
 /* ---- kswapd threads (one per NUMA node) ---- */

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -192,4 +194,95 @@ enum residency_method residency_probe(int fd, char *why, size_t cap)
 	}
 	return residency_mincore(fd, 0, (uint64_t)page_size(), vec, 1, &r) == 0 ? RESIDENCY_MINCORE
 										 : RESIDENCY_NONE;
+}
+
+/* ---- regions shared among jobs ---------------------------------------- */
+
+void residency_set_init(struct residency_set *set)
+{
+	memset(set, 0, sizeof(*set));
+	set->gen = 1;
+}
+
+int residency_set_add(struct residency_set *set, int fd, uint64_t off, uint64_t len)
+{
+	struct residency_region *g;
+	struct stat st;
+	int dfd;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	for (unsigned i = 0; i < set->n; i++) {
+		g = &set->r[i];
+		if (g->dev == st.st_dev && g->ino == st.st_ino && g->off == off && g->len == len)
+			return (int)i;
+	}
+	if (set->n == set->cap) {
+		unsigned cap = set->cap ? set->cap * 2 : 8;
+		struct residency_region *n = realloc(set->r, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		set->r = n;
+		set->cap = cap;
+	}
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return -errno;
+	g = &set->r[set->n];
+	memset(g, 0, sizeof(*g));
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	g->off = off;
+	g->len = len;
+	/* On failure too the source keeps dfd, which the set closes. */
+	g->open_ret = residency_open(&g->src, dfd, off, len);
+	return (int)set->n++;
+}
+
+int residency_set_open_error(const struct residency_set *set, unsigned i)
+{
+	return i < set->n ? set->r[i].open_ret : -EINVAL;
+}
+
+enum residency_method residency_set_method(const struct residency_set *set, unsigned i)
+{
+	return i < set->n ? set->r[i].src.method : RESIDENCY_NONE;
+}
+
+void residency_set_next(struct residency_set *set)
+{
+	set->gen++;
+}
+
+int residency_set_read(struct residency_set *set, unsigned i, struct residency *out)
+{
+	struct residency_region *g;
+
+	if (i >= set->n)
+		return -EINVAL;
+	g = &set->r[i];
+	if (g->open_ret)
+		return g->open_ret;
+	if (g->gen != set->gen) {
+		g->read_ret = residency_read(&g->src, &g->last);
+		g->gen = set->gen;
+		set->reads++;
+	}
+	if (!g->read_ret)
+		*out = g->last;
+	return g->read_ret;
+}
+
+void residency_set_free(struct residency_set *set)
+{
+	for (unsigned i = 0; i < set->n; i++) {
+		int fd = set->r[i].src.fd;
+
+		residency_close(&set->r[i].src);
+		if (fd >= 0)
+			close(fd);
+	}
+	free(set->r);
+	memset(set, 0, sizeof(*set));
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum residency_method { RESIDENCY_NONE, RESIDENCY_CACHESTAT, RESIDENCY_MINCORE };
 
@@ -54,6 +55,49 @@ int residency_read(struct residency_src *s, struct residency *out);
 void residency_close(struct residency_src *s);
 
 const char *residency_method_name(enum residency_method m);
+
+/*
+ * Regions shared among jobs (issue 27). 2000 jobs reading one file ask
+ * about one region: a set holds each distinct region (file and range)
+ * once, opened on a duplicate of the first job's descriptor (so it
+ * outlives that job's own), and reads it at most once per sample: a
+ * caller starts a sample with residency_set_next, and every job asking
+ * about the region in it gets the same answer. Linear in the regions
+ * per sample, whatever the number of jobs.
+ */
+struct residency_region {
+	dev_t dev;
+	ino_t ino;
+	uint64_t off, len;
+	struct residency_src src;	/* src.fd is the set's own duplicate */
+	int open_ret;			/* 0, or why residency_open failed */
+	uint64_t gen;			/* sample of the last read, 0 = none */
+	int read_ret;
+	struct residency last;
+	bool warned;			/* the caller's: its failure was said */
+};
+
+struct residency_set {
+	unsigned n, cap;
+	struct residency_region *r;
+	uint64_t gen;			/* the current sample, from 1 */
+	uint64_t reads;			/* residency_read calls made, for tests */
+};
+
+void residency_set_init(struct residency_set *set);
+/* The index of @fd's region [off, off+len), added (and opened) when the
+ * set has no such region yet; -errno when it cannot be added (fstat,
+ * dup, out of memory). A region that cannot be read is still added: its
+ * reads return its open error. */
+int residency_set_add(struct residency_set *set, int fd, uint64_t off, uint64_t len);
+/* The open result of region @i: 0 or -errno. */
+int residency_set_open_error(const struct residency_set *set, unsigned i);
+enum residency_method residency_set_method(const struct residency_set *set, unsigned i);
+/* A new sample: every region is read afresh when next asked about. */
+void residency_set_next(struct residency_set *set);
+/* Region @i in the current sample: read once, then the same answer. */
+int residency_set_read(struct residency_set *set, unsigned i, struct residency *out);
+void residency_set_free(struct residency_set *set);
 
 /* What this kernel offers, probed on @fd (a file): the method, and in
  * @why the reason cachestat is not used when it is not. */

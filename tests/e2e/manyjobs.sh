@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Many jobs at once (issue 27): each row's counts belong to its own
+# interval even when the sampler is slow. 200 psync jobs read one warm
+# file for 1 s at --interval=100ms while FAULTLINE_SAMPLER_DELAY_US makes
+# every row wait, as thousands of jobs would: a sample then takes about
+# a second. A sampler that read a job's counters only when it reached
+# its row would put the I/O of the next seconds into the first 100 ms;
+# reading every job's counters first keeps each row's I/O in its span.
+# No timing is asserted: only where the I/O lands, and that the
+# sampler's own cost is reported (summary, JSON, warning).
+. "$(dirname "$0")/lib.sh"
+
+f=$E2E_TMP/data
+mkdata "$f" 16
+cat "$f" >/dev/null		# warm: the jobs read the page cache
+njobs=200
+{
+	printf '[global]\nfilename=%s\nioengine=psync\nrw=randread\nbs=4k\nruntime=1s\ntime_based\ninvalidate=0\n' "$f"
+	for i in $(seq "$njobs"); do printf '[j%d]\n' "$i"; done
+} >"$E2E_TMP/many.job"
+
+# 10 ms per row: a sample of 200 jobs takes two seconds, longer than
+# the jobs run.
+expect_exit 0 "$njobs jobs with a slow sampler" env FAULTLINE_SAMPLER_DELAY_US=10000 "$FAULTLINE" --quiet \
+	--interval=100ms --csv="$E2E_TMP/many.csv" --output-format=normal,json --output="$E2E_TMP/many.out" \
+	"$E2E_TMP/many.job"
+cp "$E2E_TMP/err" "$E2E_TMP/many.err"
+pycheck "every job has rows, and its rows add up to its JSON total" '
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+txt = open(sys.argv[2]).read()
+doc = json.loads(txt[txt.index("\n{") + 1:])	# the summary, then the JSON
+n = int(sys.argv[3])
+jobs = {j["jobname"]: j["read"]["total_ios"] for j in doc["jobs"]}
+assert len(jobs) == n, len(jobs)
+got = {}
+for r in rows:
+    got[r["job"]] = got.get(r["job"], 0) + float(r["iops"]) * float(r["dt_s"])
+assert set(got) == set(jobs), (len(got), len(jobs))
+for j, tot in jobs.items():
+    assert abs(got[j] - tot) <= max(2, tot * 0.002), (j, got[j], tot)
+' "$E2E_TMP/many.csv" "$E2E_TMP/many.out" "$njobs"
+pycheck "no 100 ms of the run holds more than half its I/O; the first rows (0.1 s of 1 s) not half of it either" '
+import csv, math, sys
+iv = 0.1
+rows = list(csv.DictReader(open(sys.argv[1])))
+bins, total, t0, t1 = {}, 0.0, 1e99, 0.0
+for r in rows:
+    t, dt = float(r["t_s"]), float(r["dt_s"])
+    ios = float(r["iops"]) * dt
+    if dt <= 0:
+        continue
+    total += ios
+    a = t - dt
+    t0, t1 = min(t0, a), max(t1, t)
+    k = math.floor(a / iv)
+    while k * iv < t:
+        lo, hi = max(a, k * iv), min(t, (k + 1) * iv)
+        if hi > lo:
+            bins[k] = bins.get(k, 0.0) + ios * (hi - lo) / dt
+        k += 1
+assert total > 0
+mean = total / (t1 - t0)
+worst = max(bins, key=bins.get)
+share = bins[worst] / total
+assert share <= 0.5, ("one interval holds", share, "of all I/O", worst * iv)
+# Each job'"'"'s first row spans its first 100 ms of a 1 s run: read late,
+# it would hold nearly all of the job'"'"'s I/O.
+first = {}
+for r in rows:
+    first.setdefault(r["job"], float(r["iops"]) * float(r["dt_s"]))
+assert sum(first.values()) <= 0.5 * total, ("first rows hold", sum(first.values()) / total)
+' "$E2E_TMP/many.csv"
+pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 10 ms" '
+import json, sys
+txt = open(sys.argv[1]).read()
+doc = json.loads(txt[txt.index("\n{") + 1:])
+s = doc["faultline"]["sampler"]
+n = int(sys.argv[2])
+assert s["samples"] >= 1, s
+assert s["time_max_ms"] >= n * 10 * 0.95, s
+assert s["time_median_ms"] <= s["time_p99_ms"] <= s["time_max_ms"] * 1.01, s
+assert s["over_quarter_interval"] >= 1, s
+# every job counted right at the boundary, whatever the rows cost after
+assert s["read_skew_max_ms"] < s["time_max_ms"], s
+assert "sampler:" in txt and "OVER a quarter of the interval" in txt, "summary line"
+' "$E2E_TMP/many.out" "$njobs"
+if grep -q "the sampler took more than a quarter of the 100 ms interval" "$E2E_TMP/many.err"; then
+	pass "a warning says the sampler is the bottleneck"
+else
+	fail "a warning says the sampler is the bottleneck" "$(head -c 600 "$E2E_TMP/many.err")"
+fi
+
+e2e_done
