@@ -6,7 +6,8 @@
  * more than its capacity; the clock gives a page in use a second chance;
  * dirty pages are written back before they go, and by a flush of their
  * range; a read error leaves nothing behind; a page being read is waited
- * for, not read twice; a writer is not starved by readers; and a stress
+ * for, not read twice; a page a reader published stays and a writer
+ * waits for it; a writer is not starved by readers; and a stress
  * run of several threads, where every read page carries its number and
  * every write is counted, so a torn or lost update shows.
  */
@@ -259,6 +260,45 @@ static void test_pinned_stays(void **state)
 	free(d);
 }
 
+/* A page a reader has published stays when the clock comes for it, and
+ * gets its second chance; given back, it goes like the others. */
+static void test_published_stays(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct vmcache_io io = io_of(d);
+	struct vmcache *vc = pool_new(128, 8, 2);
+	struct vmcache_reader *rd = vmcache_reader_new(vc);
+	struct pool_counters c = { 0 };
+	uint64_t ref;
+	uint8_t *data;
+
+	(void)state;
+	assert_non_null(rd);
+	touch(vc, &io, &c, 7);
+	assert_int_equal(vmcache_read(vc, rd, 3, 7, &io, &c, &data, &ref), 0);
+	assert_true(ref & VMCACHE_REF_PUBLISHED);
+	assert_int_equal(rd->slot[3], 8);
+	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_UNLOCKED);	/* no count */
+	for (uint64_t p = 8; p < 128; p++)
+		touch(vc, &io, &c, p);
+	assert_int_not_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);
+	assert_true(pid_in(data) == 7 && data[PAGE - 1] == 7);
+	vmcache_done(vc, rd, 3, ref);
+	assert_int_equal(rd->slot[3], 0);
+	for (uint64_t p = 8; p < 128; p++)
+		touch(vc, &io, &c, p);
+	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);
+	/* No slot for request slot 9, or an evicted page: through the
+	 * word, a count and a miss. */
+	assert_int_equal(vmcache_read(vc, rd, VMCACHE_READER_SLOTS + 1, 9, &io, &c, &data, &ref), 0);
+	assert_false(ref & VMCACHE_REF_PUBLISHED);
+	assert_int_equal(vmcache_st(vc->state[9]), 1);
+	vmcache_done(vc, rd, VMCACHE_READER_SLOTS + 1, ref);
+	pool_ok(vc);
+	vmcache_destroy(vc);
+	free(d);
+}
+
 /* Writes: a whole-page write reads nothing; a flush of a range writes
  * back its dirty pages only; eviction writes a dirty page back before
  * its memory goes, and a later read gets the write. */
@@ -374,7 +414,8 @@ static void test_bad_create(void **state)
 }
 
 /* The bookkeeping: a word per page, a set of 1.5x the capacity rounded
- * up to a power of two; a batch at most half the capacity. */
+ * up to a power of two; a batch at most half the capacity; huge pages
+ * for a region the pool holds whole. */
 static void test_overhead(void **state)
 {
 	struct vmcache *vc = pool_new(1u << 18, 1u << 14, 64);
@@ -391,6 +432,14 @@ static void test_overhead(void **state)
 	vmcache_destroy(vc);
 	vc = pool_new(4, 100, 64);
 	assert_int_equal(vc->capacity, 4);
+	vmcache_destroy(vc);
+	/* Huge pages only when the pool holds the whole region (4 MiB). */
+	vc = pool_new(1024, 1024, 64);
+	assert_true(vc->huge);
+	assert_int_equal((uintptr_t)vc->region & ((2u << 20) - 1), 0);
+	vmcache_destroy(vc);
+	vc = pool_new(1024, 1023, 64);
+	assert_false(vc->huge);
 	vmcache_destroy(vc);
 }
 
@@ -492,6 +541,35 @@ static void test_writer_not_starved(void **state)
 	free(d);
 }
 
+/* A writer waits for a reader that published the page, then writes. */
+static void test_writer_waits_for_published(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct vmcache_io io = io_of(d);
+	struct vmcache *vc = pool_new(64, 8, 2);
+	struct vmcache_reader *rd = vmcache_reader_new(vc);
+	struct pool_counters c = { 0 };
+	struct getter w = { .vc = vc, .io = io_of(d), .pid = 6, .excl = true };
+	uint64_t ref;
+	uint8_t *data;
+	pthread_t t;
+
+	(void)state;
+	touch(vc, &io, &c, 6);
+	assert_int_equal(vmcache_read(vc, rd, 0, 6, &io, &c, &data, &ref), 0);
+	assert_true(ref & VMCACHE_REF_PUBLISHED);
+	assert_int_equal(pthread_create(&t, NULL, get_one, &w), 0);
+	sleep_ms(50);
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(data[PAGE - 3], 6);
+	vmcache_done(vc, rd, 0, ref);
+	pthread_join(t, NULL);
+	assert_int_equal(data[PAGE - 3], 0xcd);
+	pool_ok(vc);
+	vmcache_destroy(vc);
+	free(d);
+}
+
 /*
  * The stress run: THREADS threads, 16 resident pages of 256, batches of
  * 4. Mostly reads (the page must hold its own number), some increments
@@ -507,6 +585,7 @@ static void test_writer_not_starved(void **state)
 struct stresser {
 	struct vmcache *vc;
 	struct vmcache_io io;
+	struct vmcache_reader *rd;
 	struct pool_counters c;
 	uint64_t *bumps;
 	uint64_t seed;
@@ -553,14 +632,22 @@ static void *stress(void *arg)
 				s->bad = 3;
 			continue;
 		}
-		if (vmcache_pin(s->vc, pid, &s->io, &s->c, &data)) {
-			s->bad = 4;
-			break;
+		/* Half the reads published in the thread's reader. */
+		{
+			uint64_t ref = pid;
+			int ret = what & 1 ? vmcache_read(s->vc, s->rd, 2, pid, &s->io, &s->c, &data,
+							  &ref)
+					   : vmcache_pin(s->vc, pid, &s->io, &s->c, &data);
+
+			if (ret) {
+				s->bad = 4;
+				break;
+			}
+			memcpy(&k, data, 8);
+			if (k != pid || data[PAGE - 1] != (uint8_t)(pid & 0xff))
+				s->bad = 5;
+			vmcache_done(s->vc, s->rd, 2, ref);
 		}
-		memcpy(&k, data, 8);
-		if (k != pid || data[PAGE - 1] != (uint8_t)(pid & 0xff))
-			s->bad = 5;
-		vmcache_unpin(s->vc, pid);
 	}
 	return NULL;
 }
@@ -579,6 +666,7 @@ static void test_stress(void **state)
 	assert_non_null(bumps);
 	for (int i = 0; i < THREADS; i++) {
 		s[i] = (struct stresser){ .vc = vc, .io = io_of(d), .bumps = bumps,
+					  .rd = vmcache_reader_new(vc),
 					  .seed = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) };
 		assert_int_equal(pthread_create(&t[i], NULL, stress, &s[i]), 0);
 	}
@@ -615,12 +703,14 @@ int main(void)
 		cmocka_unit_test(test_evicts_in_batches),
 		cmocka_unit_test(test_second_chance),
 		cmocka_unit_test(test_pinned_stays),
+		cmocka_unit_test(test_published_stays),
 		cmocka_unit_test(test_writes_flush_and_evict),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bad_create),
 		cmocka_unit_test(test_overhead),
 		cmocka_unit_test(test_waits_for_loader),
 		cmocka_unit_test(test_writer_not_starved),
+		cmocka_unit_test(test_writer_waits_for_published),
 		cmocka_unit_test(test_stress),
 	};
 

@@ -56,7 +56,9 @@ struct vm_thread {
 	const uint64_t *first;
 	struct pool_counters *ctr;
 	struct vmcache_io io;
-	uint64_t *held;		/* per request slot: the page it latched */
+	struct vmcache_reader *rd;	/* where this thread publishes its latches */
+	uint64_t *held;		/* per request slot: its latch (vmcache_read's ref, or the
+				 * first page of a run of them) */
 	uint32_t *more;		/* per slot: pages latched after it (a replayed
 				 * request across pages); 0 for the rest */
 	unsigned shift;		/* log2(pool_page) */
@@ -134,13 +136,15 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 	if (__builtin_expect(r->op == IO_READ, 1)) {
 		if (__builtin_expect(in_page + r->len > vc->page, 0))
 			return vm_read_span(vt, r, pid, in_page);
-		ret = vmcache_pin(vc, pid, &vt->io, vt->ctr, &page);
+		uint64_t ref;
+
+		ret = vmcache_read(vc, vt->rd, r->slot, pid, &vt->io, vt->ctr, &page, &ref);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
 		}
 		/* Latched until release(), after the worker consumed it. */
-		vt->held[r->slot] = pid;
+		vt->held[r->slot] = ref;
 		r->data = page + in_page;
 		r->res = r->len;
 		return ENGINE_DONE;
@@ -173,9 +177,10 @@ static void vm_release(struct engine_thread *et, struct io_req *r)
 	uint64_t pid = vt->held[r->slot];
 
 	if (pid != HELD_NONE) {
-		vmcache_unpin(vt->pool, pid);
+		vmcache_done(vt->pool, vt->rd, r->slot, pid);
 		vt->held[r->slot] = HELD_NONE;
 		if (__builtin_expect(vt->more[r->slot] != 0, 0)) {
+			/* A run is latched through the words, never published. */
 			unpin_run(vt->pool, pid + 1, vt->more[r->slot]);
 			vt->more[r->slot] = 0;
 		}
@@ -220,6 +225,7 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	vt->pool = vj->pool;
 	vt->first = vj->first;
 	vt->ctr = et->pool;
+	vt->rd = vmcache_reader_new(vj->pool);
 	vt->shift = vj->pool->page_shift;
 	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt };
 	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
@@ -240,8 +246,10 @@ static void vm_exit(struct engine_thread *et)
 	if (!vt)
 		return;
 	for (unsigned i = 0; i < vt->ej->depth; i++)
-		if (vt->held[i] != HELD_NONE)
-			unpin_run(vt->pool, vt->held[i], 1 + (uint64_t)vt->more[i]);
+		if (vt->held[i] != HELD_NONE) {
+			vmcache_done(vt->pool, vt->rd, i, vt->held[i]);
+			unpin_run(vt->pool, vt->held[i] + 1, vt->more[i]);
+		}
 	pagedev_close(&vt->dev);
 	free(vt->held);
 	free(vt->more);

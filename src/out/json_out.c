@@ -232,6 +232,7 @@ static json_t *pool_object(const struct job_result *jr)
 		put(o, "tlb_ipi_per_evicted_page", jdbl_ok(ipi_ok, ipi));
 		put(o, "region_bytes", ju64_ok(vm, pages * j->pool_page));
 		put(o, "page_states_bytes", ju64_ok(vm, pages * sizeof(uint64_t)));
+		put(o, "huge_pages", vm ? json_boolean(result_vmcache_huge(jr)) : json_null());
 	}
 	return o;
 }

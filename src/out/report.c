@@ -325,9 +325,10 @@ static void print_pool(FILE *f, const struct job_result *jr)
 	if (jr->pool_batches_ok) {
 		const uint64_t pages = result_pool_pages(jr);
 
-		fprintf(f, "    vmcache: region %s (%" PRIu64 " pages at fixed addresses), page states "
-			"%s (%.2f%% of it); evicted in %" PRIu64 " batches", fmt_bytes(b1,
+		fprintf(f, "    vmcache: region %s (%" PRIu64 " pages at fixed addresses%s), page "
+			"states %s (%.2f%% of it); evicted in %" PRIu64 " batches", fmt_bytes(b1,
 			(double)(pages * j->pool_page), 1024), pages,
+			result_vmcache_huge(jr) ? ", in huge pages: the pool holds it all" : "",
 			fmt_bytes(b2, (double)(pages * sizeof(uint64_t)), 1024),
 			j->pool_page ? 100.0 * sizeof(uint64_t) / (double)j->pool_page : 0,
 			p->evict_batches);

@@ -241,6 +241,16 @@ static inline uint64_t result_pool_pages(const struct job_result *jr)
 	return n;
 }
 
+/* vmcache's region in huge pages: the pool holds all of it, rounded up to
+ * 2 MiB (vmcache.c's map_region, the same rule). */
+static inline bool result_vmcache_huge(const struct job_result *jr)
+{
+	const uint64_t h = 2ull << 20, pg = jr->job->pool_page;
+	const uint64_t len = result_pool_pages(jr) * pg;
+
+	return pg && len >= h && ((len + h - 1) & ~(h - 1)) <= jr->job->pool_size / pg * pg;
+}
+
 /* The job's TLB shootdown IPIs (job_tlb_ipi) per page its pool evicted:
  * false when not counted, or nothing was evicted. */
 static inline bool result_pool_ipi_per_evict(const struct job_result *jr, double *v)
