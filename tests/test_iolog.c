@@ -422,9 +422,9 @@ static void writer_round_trip(void **state)
 	close(fd);
 	assert_int_equal(iolog_writer_open(&w, path, paths, 2, 1000, &e), 0);
 	for (unsigned i = 0; i < n; i++)
-		iolog_add(&w, 1000 + (uint64_t)i * 1500, i % 2, i % 7 ? IOLOG_READ : IOLOG_WRITE,
+		iolog_add(&w, (uint64_t)i * 1500 / 1000, i % 2, i % 7 ? IOLOG_READ : IOLOG_WRITE,
 			  (uint64_t)i * 4096 + (i % 3), 4096 + i % 5);
-	iolog_add(&w, 1000 + (uint64_t)n * 1500, 0, IOLOG_DATASYNC, 0, 0);
+	iolog_add(&w, (uint64_t)n * 1500 / 1000, 0, IOLOG_DATASYNC, 0, 0);
 	assert_int_equal(iolog_writer_close(&w, 1000 + (uint64_t)n * 2000, &e), 0);
 	text = slurp(path, &len);
 	assert_true(len > 2 * IOLOG_WBUF);

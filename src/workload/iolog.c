@@ -714,10 +714,8 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
-static char *put_str(char *p, const char *s)
+static char *put_str(char *p, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	memcpy(p, s, n);
 	return p + n;
 }
@@ -739,21 +737,22 @@ void iolog_writer_flush(struct iolog_writer *w)
 	w->len = 0;
 }
 
-static void line(struct iolog_writer *w, uint64_t now_ns, const char *path, enum iolog_op op,
-		 bool io, uint64_t off, uint32_t len)
+static void line(struct iolog_writer *w, uint64_t us, unsigned target, enum iolog_op op, bool io,
+		 uint64_t off, uint32_t len)
 {
+	const size_t plen = w->plen[target];
 	char *p;
 
 	if (w->err)
 		return;
-	if (w->len + strlen(path) + LINE_MAX_FIXED > IOLOG_WBUF)
+	if (w->len + plen + LINE_MAX_FIXED > IOLOG_WBUF)
 		iolog_writer_flush(w);
 	p = w->buf + w->len;
-	p = put_u64(p, now_ns > w->t0_ns ? (now_ns - w->t0_ns) / 1000 : 0);
+	p = put_u64(p, us);
 	*p++ = ' ';
-	p = put_str(p, path);
+	p = put_str(p, w->paths[target], plen);
 	*p++ = ' ';
-	p = put_str(p, op_names[op]);
+	p = put_str(p, op_names[op], strlen(op_names[op]));
 	if (io) {
 		*p++ = ' ';
 		p = put_u64(p, off);
@@ -764,11 +763,11 @@ static void line(struct iolog_writer *w, uint64_t now_ns, const char *path, enum
 	w->len = (size_t)(p - w->buf);
 }
 
-void iolog_add(struct iolog_writer *w, uint64_t now_ns, unsigned target, enum iolog_op op,
+void iolog_add(struct iolog_writer *w, uint64_t us, unsigned target, enum iolog_op op,
 	       uint64_t off, uint32_t len)
 {
 	if (target < w->npaths)
-		line(w, now_ns, w->paths[target], op, true, off, len);
+		line(w, us, target, op, true, off, len);
 }
 
 int iolog_writer_open(struct iolog_writer *w, const char *path, const char *const *paths,
@@ -782,14 +781,24 @@ int iolog_writer_open(struct iolog_writer *w, const char *path, const char *cons
 			return err_set(e, EINVAL, "write_iolog: target '%s' cannot be named in an fio iolog "
 				       "(a blank in it, or longer than %d bytes)", paths[i], IOLOG_NAME_MAX);
 	w->buf = malloc(IOLOG_WBUF);
-	if (!w->buf)
+	w->plen = calloc(npaths ? npaths : 1, sizeof(*w->plen));
+	if (!w->buf || !w->plen) {
+		free(w->buf);
+		free(w->plen);
+		w->buf = NULL;
+		w->plen = NULL;
 		return err_set(e, ENOMEM, "write_iolog: out of memory");
+	}
+	for (unsigned i = 0; i < npaths; i++)
+		w->plen[i] = strlen(paths[i]);
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		int err = errno;
 
 		free(w->buf);
+		free(w->plen);
 		w->buf = NULL;
+		w->plen = NULL;
 		return err_set(e, err, "write_iolog: %s: %s", path, strerror(err));
 	}
 	w->paths = paths;
@@ -799,9 +808,9 @@ int iolog_writer_open(struct iolog_writer *w, const char *path, const char *cons
 	w->buf[sizeof(hdr3) - 1] = '\n';
 	w->len = sizeof(hdr3);
 	for (unsigned i = 0; i < npaths; i++)
-		line(w, t0_ns, paths[i], IOLOG_ADD, false, 0, 0);
+		line(w, 0, i, IOLOG_ADD, false, 0, 0);
 	for (unsigned i = 0; i < npaths; i++)
-		line(w, t0_ns, paths[i], IOLOG_OPEN, false, 0, 0);
+		line(w, 0, i, IOLOG_OPEN, false, 0, 0);
 	return 0;
 }
 
@@ -812,13 +821,15 @@ int iolog_writer_close(struct iolog_writer *w, uint64_t now_ns, struct err *e)
 	if (!w->buf)
 		return 0;
 	for (unsigned i = 0; i < w->npaths; i++)
-		line(w, now_ns, w->paths[i], IOLOG_CLOSE, false, 0, 0);
+		line(w, now_ns > w->t0_ns ? (now_ns - w->t0_ns) / 1000 : 0, i, IOLOG_CLOSE, false, 0, 0);
 	iolog_writer_flush(w);
 	if (close(w->fd) < 0 && !w->err)
 		w->err = -errno;
 	ret = w->err;
 	free(w->buf);
+	free(w->plen);
 	w->buf = NULL;
+	w->plen = NULL;
 	w->fd = -1;
 	if (ret)
 		return err_set(e, -ret, "write_iolog: %s: %s", w->path, strerror(-ret));

@@ -154,8 +154,9 @@ struct iolog_writer {
 	int fd;
 	char *buf;
 	size_t len;
-	uint64_t t0_ns;		/* timestamps count from here (CLOCK_MONOTONIC) */
+	uint64_t t0_ns;		/* the close lines' time counts from here (CLOCK_MONOTONIC) */
 	const char *const *paths;	/* the worker's targets, by index */
+	size_t *plen;		/* their lengths */
 	unsigned npaths;
 	int err;		/* the first write error (-errno), 0 if none */
 	char path[256];		/* the log, for messages */
@@ -167,9 +168,10 @@ int iolog_writer_open(struct iolog_writer *w, const char *path, const char *cons
 		      unsigned npaths, uint64_t t0_ns, struct err *e);
 /* Write out the buffer (a worker's loop calls it through iolog_add). */
 void iolog_writer_flush(struct iolog_writer *w);
-/* One request on target @target at @now_ns. Whole lines are buffered; a
- * write error is kept for close and stops the logging. */
-void iolog_add(struct iolog_writer *w, uint64_t now_ns, unsigned target, enum iolog_op op,
+/* One request on target @target, @us microseconds after the start (the
+ * caller's clock: the worker's is the cheap latency clock). Whole lines
+ * are buffered; a write error is kept for close and stops the logging. */
+void iolog_add(struct iolog_writer *w, uint64_t us, unsigned target, enum iolog_op op,
 	       uint64_t off, uint32_t len);
 /* Close lines, the last write, close. 0 or the first error, with @e filled. */
 int iolog_writer_close(struct iolog_writer *w, uint64_t now_ns, struct err *e);
