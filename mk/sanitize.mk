@@ -139,7 +139,7 @@ CHECK_FUZZ_SECONDS ?= 10
 FUZZ_BUILD          = build-fuzz
 FUZZ_SAN            = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS         = -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra \
-		      -D_GNU_SOURCE -Isrc -Ifuzz
+		      -D_GNU_SOURCE -Isrc -Ifuzz $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
 FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 
 # Each harness links the parser's own sources, not libfaultline.a, so it
@@ -157,9 +157,10 @@ FUZZ_SRCS_procfs_parse_task_stat   = src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_psi_parse                = src/telemetry/psi.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_devinfo_parse_block_stat = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_devinfo_parse_diskstats  = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_perfev_parse_format      = src/telemetry/perfev.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_iolog_parse              = src/workload/iolog.c src/lib/err.c
 FUZZ_LIBS_iolog_parse              = -lz
+FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracefmt.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_LIBS_perfev_decode_group      = $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \

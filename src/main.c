@@ -25,6 +25,7 @@
 #include "job/options.h"
 #include "out/outfile.h"
 #include "telemetry/perfev.h"
+#include "telemetry/tracefmt.h"
 #include "mpi/rankresult.h"
 #include "mpi/ranks.h"
 #include "lib/datadir.h"
@@ -666,7 +667,7 @@ static int faultline_main(int argc, char **argv)
 
 	/* Only when asked: mounting changes the host (SPEC 15). */
 	if (c.mount_tracefs) {
-		ret = perfev_mount_tracefs(&e);
+		ret = tracefmt_mount(&e);
 		if (ret < 0) {
 			fprintf(stderr, "faultline: %s\n", e.msg);
 			goto out_cli;
@@ -786,7 +787,7 @@ out_jobs:
 	joblist_free(&jl);
 out_cli:
 	if (mounted_tracefs)
-		perfev_umount_tracefs();
+		tracefmt_umount();
 	free(c.jobargs);
 	free(c.files);
 	return status;

@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include "telemetry/perfev.h"
+#include "telemetry/tracefmt.h"
+
+#include <traceevent/event-parse.h>
 
 #ifndef FIXTURES
 #error "build with -DFIXTURES=\"<abs path to tests/fixtures>\""
@@ -34,119 +37,141 @@
 #define OLD_PROC FIXTURES "/linux-5.10/proc"
 #define EVENTS "/kernel/tracing/events"
 
-static char *slurp(const char *path, size_t *len)
+/* ---- format files (libtraceevent, through tracefmt.c) ---- */
+
+static struct tep_event *load_event(struct tep_handle *tep, const char *events, const char *sys,
+				    const char *name)
 {
-	static char buf[16384];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	struct tep_event *ev = NULL;
 
-	assert_true(fd >= 0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
+	assert_int_equal(tracefmt_load(tep, events, sys, name, &ev), 0);
+	assert_non_null(ev);
+	return ev;
 }
-
-/* ---- format files ---- */
 
 static void test_symbol_this_host(void **state)
 {
-	size_t n;
-	const char *f = slurp(THIS_SYS EVENTS "/tlb/tlb_flush/format", &n);
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *f = load_event(tep, THIS_SYS EVENTS, "tlb", "tlb_flush");
 	long v = -1;
 
 	(void)state;
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote IPI send", &v), 0);
+	assert_int_equal(f->id, 188);
+	assert_int_equal(tracefmt_symbol(f, "reason", "remote IPI send", &v), 0);
 	assert_int_equal(v, 4);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "local shootdown", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "local shootdown", &v), 0);
 	assert_int_equal(v, 2);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "local MM shootdown", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "local MM shootdown", &v), 0);
 	assert_int_equal(v, 3);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "flush on task switch", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "flush on task switch", &v), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote wrong CPU", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "remote wrong CPU", &v), 0);
 	assert_int_equal(v, 5);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "no such reason", &v), -ENOENT);
-	assert_int_equal(perfev_format_symbol(f, n, "pages", "remote IPI send", &v), -ENOENT);
+	assert_int_equal(tracefmt_symbol(f, "reason", "no such reason", &v), -ENOENT);
+	assert_int_equal(tracefmt_symbol(f, "pages", "remote IPI send", &v), -ENOENT);
+	tep_free(tep);
 }
 
 static void test_symbol_old_kernel_lower_case(void **state)
 {
-	size_t n;
-	const char *f = slurp(OLD_SYS EVENTS "/tlb/tlb_flush/format", &n);
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *f = load_event(tep, OLD_SYS EVENTS, "tlb", "tlb_flush");
 	long v = -1;
 
 	(void)state;
 	/* 5.10 printed "remote ipi send": the same reason. */
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote IPI send", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "remote IPI send", &v), 0);
 	assert_int_equal(v, 4);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "local MM shootdown", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "local MM shootdown", &v), 0);
 	assert_int_equal(v, 3);
-	assert_int_equal(perfev_format_symbol(f, n, "reason", "remote wrong CPU", &v), -ENOENT);
+	assert_int_equal(tracefmt_symbol(f, "reason", "remote wrong CPU", &v), -ENOENT);
+	tep_free(tep);
 }
+
+/* A format of our own making, written where tracefmt_load reads. */
+static struct tep_event *parse_text(struct tep_handle *tep, const char *text)
+{
+	char dir[] = "/tmp/test_perfev.XXXXXX", path[256];
+	struct tep_event *ev = NULL;
+	FILE *f;
+	int ret;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/tlb", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/tlb/tlb_flush", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/tlb/tlb_flush/format", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	ret = tracefmt_load(tep, dir, "tlb", "tlb_flush", &ev);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/tlb/tlb_flush", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/tlb", dir);
+	rmdir(path);
+	rmdir(dir);
+	return ret == 0 ? ev : NULL;
+}
+
+#define FORMAT_HEAD "name: tlb_flush\nID: 77\nformat:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n" \
+	"\tfield:int reason;\toffset:8;\tsize:4;\tsigned:1;\n" \
+	"\tfield:unsigned long pages;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 
 /* The numbers are read, not assumed: a kernel that renumbered its enum
  * gets filters with its own numbers. */
 static void test_symbol_renumbered(void **state)
 {
-	const char *f = "print fmt: \"pages:%ld reason:%s (%d)\", REC->pages, "
-			"__print_symbolic(REC->reason, { 7, \"remote IPI send\" }, { -1, \"local shootdown\" }), "
-			"REC->reason\n";
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *f = parse_text(tep, FORMAT_HEAD "print fmt: \"pages:%ld reason:%s (%d)\", REC->pages, "
+				 "__print_symbolic(REC->reason, { 7, \"remote IPI send\" }, "
+				 "{ -1, \"local shootdown\" }), REC->reason\n");
 	long v = 0;
 
 	(void)state;
-	assert_int_equal(perfev_format_symbol(f, strlen(f), "reason", "remote IPI send", &v), 0);
+	assert_non_null(f);
+	assert_int_equal(f->id, 77);
+	assert_int_equal(tracefmt_symbol(f, "reason", "remote IPI send", &v), 0);
 	assert_int_equal(v, 7);
-	assert_int_equal(perfev_format_symbol(f, strlen(f), "reason", "local shootdown", &v), 0);
+	assert_int_equal(tracefmt_symbol(f, "reason", "local shootdown", &v), 0);
 	assert_int_equal(v, -1);
+	tep_free(tep);
 }
 
-static void test_symbol_malformed(void **state)
+/* What libtraceevent cannot parse is -EBADMSG, and a missing event
+ * -ENOENT: the plan says which. */
+static void test_format_malformed(void **state)
 {
-	static const char *const bad[] = {
-		"__print_symbolic(REC->reason, { x, \"remote IPI send\" })",
-		"__print_symbolic(REC->reason, { 4 \"remote IPI send }",
-		"__print_symbolic(REC->reason, { 4, remote })",
-		"__print_symbolic(REC->reason, { 4, \"a\" ",
-		"__print_symbolic(REC->reason,",
-	};
-	long v;
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev;
 
 	(void)state;
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(perfev_format_symbol(bad[i], strlen(bad[i]), "reason", "remote IPI send", &v),
-				 -EBADMSG);
+	assert_null(parse_text(tep, "name: tlb_flush\nID: x\nformat:\n\tfield:int reason\n"));
+	assert_null(parse_text(tep, ""));
+	assert_int_equal(tracefmt_load(tep, THIS_SYS EVENTS, "tlb", "no_such_event", &ev), -ENOENT);
+	tep_free(tep);
 }
 
 static void test_fields(void **state)
 {
-	size_t n;
-	const char *f = slurp(THIS_SYS EVENTS "/filemap/mm_filemap_add_to_page_cache/format", &n);
+	struct tep_handle *tep = tep_alloc(), *old = tep_alloc();
+	struct tep_event *f = load_event(tep, THIS_SYS EVENTS, "filemap", "mm_filemap_add_to_page_cache");
 
 	(void)state;
-	assert_true(perfev_format_has_field(f, n, "order"));
-	assert_true(perfev_format_has_field(f, n, "s_dev"));
-	assert_true(perfev_format_has_field(f, n, "common_pid"));
-	assert_false(perfev_format_has_field(f, n, "pid"));	/* common_pid is not pid */
-	assert_false(perfev_format_has_field(f, n, "ino"));	/* i_ino is not ino */
-	f = slurp(OLD_SYS EVENTS "/filemap/mm_filemap_add_to_page_cache/format", &n);
-	assert_false(perfev_format_has_field(f, n, "order"));
-	assert_true(perfev_format_has_field(f, n, "pfn"));
-}
-
-static void test_parse_id(void **state)
-{
-	uint32_t id = 0;
-
-	(void)state;
-	assert_int_equal(perfev_parse_id("188\n", 4, &id), 0);
-	assert_int_equal(id, 188);
-	assert_int_equal(perfev_parse_id("", 0, &id), -EBADMSG);
-	assert_int_equal(perfev_parse_id("0\n", 2, &id), -EBADMSG);
-	assert_int_equal(perfev_parse_id("12x\n", 4, &id), -EBADMSG);
-	assert_int_equal(perfev_parse_id("99999999999\n", 12, &id), -EBADMSG);
+	assert_non_null(tep_find_field(f, "order"));
+	assert_non_null(tep_find_field(f, "s_dev"));
+	assert_null(tep_find_field(f, "pid"));	/* common_pid is not pid */
+	assert_null(tep_find_field(f, "ino"));	/* i_ino is not ino */
+	assert_non_null(tep_find_common_field(f, "common_pid"));
+	f = load_event(old, OLD_SYS EVENTS, "filemap", "mm_filemap_add_to_page_cache");
+	assert_null(tep_find_field(f, "order"));
+	assert_non_null(tep_find_field(f, "pfn"));
+	tep_free(tep);
+	tep_free(old);
 }
 
 /* ---- plans ---- */
@@ -517,9 +542,8 @@ int main(void)
 		cmocka_unit_test(test_symbol_this_host),
 		cmocka_unit_test(test_symbol_old_kernel_lower_case),
 		cmocka_unit_test(test_symbol_renumbered),
-		cmocka_unit_test(test_symbol_malformed),
+		cmocka_unit_test(test_format_malformed),
 		cmocka_unit_test(test_fields),
-		cmocka_unit_test(test_parse_id),
 		cmocka_unit_test(test_plan_this_host_root),
 		cmocka_unit_test(test_plan_this_host_unprivileged),
 		cmocka_unit_test(test_plan_old_kernel),

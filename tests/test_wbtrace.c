@@ -23,6 +23,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "telemetry/tracefmt.h"
 #include "telemetry/wbtrace.h"
 
 #ifndef FIXTURES
@@ -136,10 +137,10 @@ static void test_formats(void **state)
 	assert_int_equal(f.reason_value[WBTRACE_PERIODIC], 3);
 	assert_int_equal(f.reason_value[WBTRACE_OTHER], -1);
 	assert_int_equal(f.hz, 250);
-	assert_int_equal(wbtrace_print_symbol(f.ev[WBTRACE_START], "reason", "FOREIGN_FLUSH", &v), 0);
+	assert_int_equal(tracefmt_symbol(f.ev[WBTRACE_START], "reason", "FOREIGN_FLUSH", &v), 0);
 	assert_int_equal(v, 7);
-	assert_int_equal(wbtrace_print_symbol(f.ev[WBTRACE_START], "reason", "no such reason", &v), -ENOENT);
-	assert_int_equal(wbtrace_print_symbol(f.ev[WBTRACE_START], "sync_mode", "background", &v), -ENOENT);
+	assert_int_equal(tracefmt_symbol(f.ev[WBTRACE_START], "reason", "no such reason", &v), -ENOENT);
+	assert_int_equal(tracefmt_symbol(f.ev[WBTRACE_START], "sync_mode", "background", &v), -ENOENT);
 	tep_free(tep);
 }
 

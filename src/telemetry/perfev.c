@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "telemetry/procfs.h"
+#include "telemetry/tracefmt.h"
 
 static const struct {
 	const char *key, *label, *source;
@@ -66,125 +68,7 @@ const char *perfev_source(enum perfev_counter c)
 	return c < PERFEV_NR ? counters[c].source : "?";
 }
 
-/* ---- format files ---------------------------------------------------- */
-
-static const char *find(const char *p, const char *end, const char *s)
-{
-	size_t n = strlen(s);
-
-	for (; p && p + n <= end; p++)
-		if (!memcmp(p, s, n))
-			return p;
-	return NULL;
-}
-
-int perfev_parse_id(const char *buf, size_t len, uint32_t *id)
-{
-	const char *p = buf, *end = buf + len;
-	uint64_t v;
-
-	if (procfs_scan_u64(&p, end, &v) < 0 || v == 0 || v > UINT32_MAX)
-		return -EBADMSG;
-	while (p < end && (*p == '\n' || *p == ' ' || *p == '\t'))
-		p++;
-	if (p != end)
-		return -EBADMSG;
-	*id = (uint32_t)v;
-	return 0;
-}
-
-/* "\tfield:unsigned char order;\toffset:36;..." declares "order": the
- * name is the last word before the ';' (arrays end in "[N]"). */
-bool perfev_format_has_field(const char *buf, size_t len, const char *name)
-{
-	const char *end = buf + len, *p = buf;
-	size_t n = strlen(name);
-
-	while ((p = find(p, end, "field:"))) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *w;
-
-		if (!semi)
-			return false;
-		w = semi;
-		if (w > p && w[-1] == ']')
-			while (w > p && *w != '[')
-				w--;
-		if ((size_t)(w - p) > n && !memcmp(w - n, name, n) &&
-		    (w[-(long)n - 1] == ' ' || w[-(long)n - 1] == '*'))
-			return true;
-		p = semi;
-	}
-	return false;
-}
-
-int perfev_format_symbol(const char *buf, size_t len, const char *field, const char *label,
-			 long *value)
-{
-	const char *end = buf + len, *p;
-	char head[96];
-	size_t lab = strlen(label);
-
-	snprintf(head, sizeof(head), "__print_symbolic(REC->%s,", field);
-	p = find(buf, end, head);
-	if (!p)
-		return -ENOENT;
-	p += strlen(head);
-	/* { 0, "flush on task switch" }, { 1, "remote shootdown" }, ... ) */
-	for (;;) {
-		const char *q;
-		char *num_end;
-		long v;
-
-		while (p < end && (*p == ' ' || *p == ','))
-			p++;
-		if (p >= end)
-			return -EBADMSG;
-		if (*p == ')')
-			return -ENOENT;
-		if (*p != '{')
-			return -EBADMSG;
-		p++;
-		while (p < end && *p == ' ')
-			p++;
-		q = p;
-		while (q < end && (*q == '-' || (*q >= '0' && *q <= '9')))
-			q++;
-		if (q == p || q - p > 18)
-			return -EBADMSG;
-		{
-			char num[24];
-
-			memcpy(num, p, (size_t)(q - p));
-			num[q - p] = '\0';
-			v = strtol(num, &num_end, 10);
-			if (*num_end)
-				return -EBADMSG;
-		}
-		p = q;
-		while (p < end && (*p == ' ' || *p == ','))
-			p++;
-		if (p >= end || *p != '"')
-			return -EBADMSG;
-		p++;
-		q = memchr(p, '"', (size_t)(end - p));
-		if (!q)
-			return -EBADMSG;
-		if ((size_t)(q - p) == lab && !strncasecmp(p, label, lab)) {
-			*value = v;
-			return 0;
-		}
-		p = memchr(q, '}', (size_t)(end - q));
-		if (!p)
-			return -EBADMSG;
-		p++;
-	}
-}
-
 /* ---- the plan -------------------------------------------------------- */
-
-/* A format file with the kernel's big __print_flags tables is ~5 KiB. */
-#define FORMAT_MAX 16384
 
 /*
  * The tlb:tlb_flush counters and the reasons of enum tlb_flush_reason
@@ -215,9 +99,7 @@ static const struct {
 struct tp {
 	const char *sys, *name;
 	int err;			/* reading it: 0, or -errno */
-	uint32_t id;
-	char *format;			/* FORMAT_MAX bytes */
-	size_t flen;
+	struct tep_event *ev;		/* its format, parsed (libtraceevent) */
 };
 
 static void set_why(struct perfev_plan *p, enum perfev_counter c, const char *fmt, ...)
@@ -255,51 +137,9 @@ static struct perfev_event *add_event(struct perfev_plan *p, enum perfev_counter
 	return ev;
 }
 
-static enum perfev_tracefs_state find_tracefs(const char *sys, char *dir, size_t cap)
+static void read_tp(struct tp *t, struct tep_handle *tep, const char *events)
 {
-	static const char *const where[] = { "kernel/tracing", "kernel/debug/tracing" };
-	char mp[PATH_MAX];
-
-	for (unsigned i = 0; i < 2; i++) {
-		snprintf(dir, cap, "%s/%s/events", sys, where[i]);
-		if (access(dir, R_OK | X_OK) == 0)
-			return PERFEV_TRACEFS_OK;
-		/* Mounted tracefs is root's alone (mode 0700). */
-		if (i == 0 && errno == EACCES)
-			return PERFEV_TRACEFS_DENIED;
-	}
-	snprintf(mp, sizeof(mp), "%s/kernel/tracing", sys);
-	snprintf(dir, cap, "%s", mp);
-	return access(mp, F_OK) == 0 ? PERFEV_TRACEFS_UNMOUNTED : PERFEV_TRACEFS_ABSENT;
-}
-
-static void read_tp(struct tp *t, const char *events)
-{
-	char dir[PATH_MAX], buf[32];
-	int fd;
-	ssize_t n;
-
-	snprintf(dir, sizeof(dir), "%s/%s/%s", events, t->sys, t->name);
-	t->err = procfs_read_small(dir, "id", buf, sizeof(buf));
-	if (!t->err && perfev_parse_id(buf, strlen(buf), &t->id) < 0)
-		t->err = -EBADMSG;
-	if (t->err)
-		return;
-	t->format = malloc(FORMAT_MAX);
-	if (!t->format) {
-		t->err = -ENOMEM;
-		return;
-	}
-	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/format");
-	fd = open(dir, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		t->err = -errno;
-		return;
-	}
-	t->flen = 0;
-	while (t->flen < FORMAT_MAX && (n = read(fd, t->format + t->flen, FORMAT_MAX - t->flen)) > 0)
-		t->flen += (size_t)n;
-	close(fd);
+	t->err = tep ? tracefmt_load(tep, events, t->sys, t->name, &t->ev) : -ENOMEM;
 }
 
 static unsigned max_folio_order(const char *sys)
@@ -385,6 +225,9 @@ static void plan_tracepoint(struct perfev_plan *p, enum perfev_counter c, struct
 		set_why(p, c, "no tracepoint %s:%s on this kernel (%s/%s/%s)", t->sys, t->name,
 			p->tracefs_dir, t->sys, t->name);
 		p->avail[c] = false;
+	} else if (t->err == -EBADMSG) {
+		set_why(p, c, "libtraceevent cannot parse %s/%s/%s/format", p->tracefs_dir, t->sys, t->name);
+		p->avail[c] = false;
 	} else if (t->err) {
 		set_why(p, c, "%s/%s/%s: %s", p->tracefs_dir, t->sys, t->name, strerror(-t->err));
 		p->avail[c] = false;
@@ -433,14 +276,14 @@ static void plan_tlb(struct perfev_plan *p, enum perfev_counter c, const char *c
 	if (!p->avail[c])
 		return;
 	for (unsigned k = 0; k < 2 && labels[k]; k++) {
-		if (perfev_format_symbol(tlb->format, tlb->flen, "reason", labels[k], &v) < 0) {
+		if (tracefmt_symbol(tlb->ev, "reason", labels[k], &v) < 0) {
 			set_why(p, c, "this kernel's tlb:tlb_flush has no '%s' reason", labels[k]);
 			p->avail[c] = false;
 			return;
 		}
 		n += (size_t)snprintf(filter + n, sizeof(filter) - n, "%sreason == %ld", k ? " || " : "", v);
 	}
-	ev = add_event(p, c, PERF_TYPE_TRACEPOINT, tlb->id, false);
+	ev = add_event(p, c, PERF_TYPE_TRACEPOINT, (uint64_t)tlb->ev->id, false);
 	if (ev)
 		snprintf(ev->filter, sizeof(ev->filter), "%s", filter);
 }
@@ -455,6 +298,7 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 		{ .sys = "vmscan", .name = "mm_vmscan_memcg_reclaim_begin" },
 	};
 	struct tp *tlb = &tps[0], *fm = &tps[1], *dr = &tps[2], *mr = &tps[3];
+	struct tep_handle *tep = NULL;
 	char buf[32], pt[64];
 	bool ek;
 
@@ -485,9 +329,11 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	}
 
 	/* Tracepoints. */
-	p->tracefs = find_tracefs(sysroot, p->tracefs_dir, sizeof(p->tracefs_dir));
+	p->tracefs = (enum perfev_tracefs_state)tracefmt_find(sysroot, p->tracefs_dir, sizeof(p->tracefs_dir));
+	if (p->tracefs == PERFEV_TRACEFS_OK)
+		tep = tep_alloc();
 	for (unsigned i = 0; p->tracefs == PERFEV_TRACEFS_OK && i < sizeof(tps) / sizeof(tps[0]); i++)
-		read_tp(&tps[i], p->tracefs_dir);
+		read_tp(&tps[i], tep, p->tracefs_dir);
 	for (int c = PERFEV_TLB_IPI; c <= PERFEV_MEMCG_RECLAIM; c++)
 		tracefs_why(p, c);
 
@@ -498,13 +344,14 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 	if (p->avail[PERFEV_PGCACHE_ADD]) {
 		/* A folio of order k is 2^k pages: one counter per order, so
 		 * the sum is exact. */
-		p->pgcache_orders = perfev_format_has_field(fm->format, fm->flen, "order");
+		p->pgcache_orders = tep_find_field(fm->ev, "order") != NULL;
 		p->max_order = p->pgcache_orders ? max_folio_order(sysroot) : 0;
 		if (!p->pgcache_orders)
 			set_why(p, PERFEV_PGCACHE_ADD, "this kernel's event has no folio order: folios are "
 				"counted as pages (exact only without large folios)");
 		for (unsigned k = 0; k <= p->max_order; k++) {
-			struct perfev_event *ev = add_event(p, PERFEV_PGCACHE_ADD, PERF_TYPE_TRACEPOINT, fm->id, false);
+			struct perfev_event *ev = add_event(p, PERFEV_PGCACHE_ADD, PERF_TYPE_TRACEPOINT,
+							    (uint64_t)fm->ev->id, false);
 
 			if (!ev)
 				break;
@@ -517,10 +364,10 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 
 	plan_tracepoint(p, PERFEV_DIRECT_RECLAIM, dr);
 	if (p->avail[PERFEV_DIRECT_RECLAIM])
-		add_event(p, PERFEV_DIRECT_RECLAIM, PERF_TYPE_TRACEPOINT, dr->id, false);
+		add_event(p, PERFEV_DIRECT_RECLAIM, PERF_TYPE_TRACEPOINT, (uint64_t)dr->ev->id, false);
 	plan_tracepoint(p, PERFEV_MEMCG_RECLAIM, mr);
 	if (p->avail[PERFEV_MEMCG_RECLAIM])
-		add_event(p, PERFEV_MEMCG_RECLAIM, PERF_TYPE_TRACEPOINT, mr->id, false);
+		add_event(p, PERFEV_MEMCG_RECLAIM, PERF_TYPE_TRACEPOINT, (uint64_t)mr->ev->id, false);
 
 	/* The PMU. */
 	list_pmus(p, sysroot);
@@ -545,8 +392,8 @@ void perfev_plan_build(struct perfev_plan *p, const char *sysroot, const char *p
 			snprintf(p->why[PERFEV_CYCLES], sizeof(p->why[0]), "%s", p->why[PERFEV_DTLB_MISS]);
 		}
 	}
-	for (unsigned i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
-		free(tps[i].format);
+	if (tep)
+		tep_free(tep);	/* the events with it */
 }
 
 static int event_open(const struct perfev_event *ev, pid_t tid, int group_fd, bool inherit)
@@ -694,27 +541,6 @@ void perfev_probe(struct perfev_plan *p, const char *sysroot, const char *procro
 bool perfev_any(const struct perfev_plan *p)
 {
 	return p->nev > 0;
-}
-
-/* ---- --mount-tracefs ------------------------------------------------- */
-
-#define TRACEFS_MOUNTPOINT "/sys/kernel/tracing"
-
-int perfev_mount_tracefs(struct err *e)
-{
-	if (access(TRACEFS_MOUNTPOINT "/events", F_OK) == 0)
-		return 0;
-	if (mount("nodev", TRACEFS_MOUNTPOINT, "tracefs", 0, NULL) < 0)
-		return err_set(e, errno, "--mount-tracefs: mount -t tracefs nodev %s: %s%s", TRACEFS_MOUNTPOINT,
-			       strerror(errno), errno == EPERM ? " (it needs root)" : "");
-	return 1;
-}
-
-void perfev_umount_tracefs(void)
-{
-	/* Lazily: an open perf event does not hold the mount, but a reader
-	 * somewhere else might. */
-	umount2(TRACEFS_MOUNTPOINT, MNT_DETACH);
 }
 
 /* ---- a job's set ----------------------------------------------------- */

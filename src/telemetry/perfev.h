@@ -29,8 +29,10 @@
  *   dTLB-load-misses, cycles           the hardware PMU, where there is one
  *
  * Host facts are read below two roots, so tests use recorded fixtures:
- * the sysfs root (tracefs at <sys>/kernel/tracing or
- * <sys>/kernel/debug/tracing, PMUs in <sys>/bus/event_source/devices,
+ * the sysfs root (tracefs wherever libtracefs finds it mounted for the
+ * live /sys, at <sys>/kernel/tracing or <sys>/kernel/debug/tracing in a
+ * recorded tree; every format parsed by libtraceevent, see tracefmt.h;
+ * PMUs in <sys>/bus/event_source/devices,
  * the largest folio in <sys>/kernel/mm/transparent_hugepage) and the
  * procfs root (<proc>/sys/kernel/perf_event_paranoid).
  *
@@ -71,21 +73,6 @@ const char *perfev_label(enum perfev_counter c);
 /* The kernel source behind it: "software event", "tlb:tlb_flush", ... */
 const char *perfev_source(enum perfev_counter c);
 
-/* ---- tracefs format files (pure parsers, unit tested) ---- */
-
-/* The numeric id in an events/<sys>/<name>/id file. 0 or -EBADMSG. */
-int perfev_parse_id(const char *buf, size_t len, uint32_t *id);
-/* Whether the format file declares field @name. */
-bool perfev_format_has_field(const char *buf, size_t len, const char *name);
-/*
- * The value __print_symbolic(REC-><field>, ...) of the format's print fmt
- * maps to @label, compared without case: { 4, "remote IPI send" } gives
- * 4 for "remote ipi send". 0, -ENOENT when
- * the label or the symbolic print is absent, -EBADMSG when malformed.
- */
-int perfev_format_symbol(const char *buf, size_t len, const char *field, const char *label,
-			 long *value);
-
 /* ---- what the host offers: decided once per run ---- */
 
 #define PERFEV_MAX_EVENTS 32
@@ -106,6 +93,7 @@ struct perfev_event {
 	uint8_t group;			/* enum perfev_group */
 };
 
+/* tracefmt_find's answer (tracefmt.h), in the same order. */
 enum perfev_tracefs_state {
 	PERFEV_TRACEFS_OK,
 	PERFEV_TRACEFS_UNMOUNTED,	/* the mount point exists, nothing on it */
@@ -168,14 +156,6 @@ void perfev_probe(struct perfev_plan *p, const char *sysroot, const char *procro
 bool perfev_privileged(void);
 /* Any counter available at all. */
 bool perfev_any(const struct perfev_plan *p);
-
-/*
- * --mount-tracefs: mount tracefs at /sys/kernel/tracing when nothing is
- * mounted there. 1 when it was mounted now, 0 when already there,
- * -errno (with @e) when it cannot be. perfev_umount_tracefs undoes a 1.
- */
-int perfev_mount_tracefs(struct err *e);
-void perfev_umount_tracefs(void);
 
 /* ---- one job's counters ---- */
 

@@ -25,6 +25,8 @@
 #include <traceevent/event-parse.h>
 #include <tracefs/tracefs.h>
 
+#include "telemetry/tracefmt.h"
+
 /* The names in the kernel's enum wb_reason print table. */
 static const char *const reason_label[WBTRACE_NREASONS] = {
 	[WBTRACE_BACKGROUND] = "background",
@@ -72,34 +74,6 @@ uint32_t wbtrace_bdi_dev(const char *name)
 	if (sscanf(name, "%u:%u%c", &ma, &mi, &tail) != 2 || ma >= 4096 || mi > 0xfffff)
 		return 0;
 	return ma << 20 | mi;
-}
-
-int wbtrace_print_symbol(const struct tep_event *ev, const char *field, const char *label, long *value)
-{
-	for (struct tep_print_arg *a = ev->print_fmt.args; a; a = a->next) {
-		struct tep_print_arg *f;
-
-		if (a->type != TEP_PRINT_SYMBOL)
-			continue;
-		f = a->symbol.field;
-		while (f && f->type == TEP_PRINT_TYPE)
-			f = f->typecast.item;
-		if (!f || f->type != TEP_PRINT_FIELD || strcmp(f->field.name, field))
-			continue;
-		for (struct tep_print_flag_sym *s = a->symbol.symbols; s; s = s->next) {
-			char *end;
-			long v;
-
-			if (strcasecmp(s->str, label))
-				continue;
-			v = strtol(s->value, &end, 0);
-			if (*end)
-				return -ENOENT;
-			*value = v;
-			return 0;
-		}
-	}
-	return -ENOENT;
 }
 
 static bool arg_has_field(const struct tep_print_arg *a, const char *name)
@@ -174,7 +148,7 @@ int wbtrace_fmt_init(struct wbtrace_fmt *f, struct tep_handle *tep, struct err *
 	}
 	for (int r = 0; r < WBTRACE_NREASONS; r++)
 		if (r == WBTRACE_OTHER ||
-		    wbtrace_print_symbol(f->ev[WBTRACE_START], "reason", reason_label[r], &f->reason_value[r]) < 0)
+		    tracefmt_symbol(f->ev[WBTRACE_START], "reason", reason_label[r], &f->reason_value[r]) < 0)
 			f->reason_value[r] = -1;
 	f->hz = find_hz(f->ev[WBTRACE_INODE]->print_fmt.args);
 	return 0;

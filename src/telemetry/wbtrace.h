@@ -111,9 +111,6 @@ int wbtrace_fmt_init(struct wbtrace_fmt *f, struct tep_handle *tep, struct err *
  * bytes 0. */
 int wbtrace_decode(const struct wbtrace_fmt *f, struct tep_handle *tep, struct tep_record *rec,
 		   struct wbtrace_rec *out);
-/* The value __print_symbolic(REC-><field>, ...) of @ev's print fmt maps
- * to @label (compared without case): 0, or -ENOENT. */
-int wbtrace_print_symbol(const struct tep_event *ev, const char *field, const char *label, long *value);
 /* "7:0" as a kernel dev_t; 0 when malformed. */
 uint32_t wbtrace_bdi_dev(const char *name);
 /* A dev_t as the kernel's trace records carry it. */

@@ -35,7 +35,7 @@ sync
 mt=""
 [ -d /sys/kernel/tracing/events ] || mt=--mount-tracefs
 
-written() { awk '{print $7 * 512}' "/sys/block/$dev/stat"; }
+written() { awk '{printf "%.0f\n", $7 * 512}' "/sys/block/$dev/stat"; }
 
 w0=$(written)
 "$FAULTLINE" --quiet $mt --name=mm --filename="$f" --size=256m --rw=randwrite --bs=4k --ioengine=mmap \
