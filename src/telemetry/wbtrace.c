@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,29 +451,75 @@ static uint64_t lost_now(struct wbtrace *w)
 	return sum;
 }
 
+/* /proc/timer_list lists every CPU's timers before its "jiffies:"
+ * line: tens of KiB on a busy host with many CPUs. */
+#define TIMER_LIST_MAX (1 << 20)
+
 static void read_clock(struct wbtrace *w)
 {
-	char buf[16384];
-	ssize_t n;
-	int fd = open("/proc/timer_list", O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 65536;
+	char *buf = NULL;
+	ssize_t n = 0;
+	int fd;
 
 	if (!w->fmt.hz) {
 		snprintf(w->age_why, sizeof(w->age_why),
 			 "this kernel's writeback_single_inode gives no HZ in its age");
 		return;
 	}
+	fd = open("/proc/timer_list", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(w->age_why, sizeof(w->age_why), "/proc/timer_list (jiffies now): %s", strerror(errno));
 		return;
 	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || wbtrace_parse_timer_list(buf, (size_t)n, &w->st.t0, &w->st.j0) < 0) {
-		snprintf(w->age_why, sizeof(w->age_why), "/proc/timer_list has no jiffies");
-		return;
+	/* Read until the first "jiffies:" is in: it and "now at" are
+	 * taken within a few microseconds of each other. */
+	while (cap <= TIMER_LIST_MAX) {
+		char *b = realloc(buf, cap);
+
+		if (!b)
+			break;
+		buf = b;
+		while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+			len += (size_t)n;
+		if (len < cap || memmem(buf, len, "\njiffies: ", 10))
+			break;
+		cap *= 2;
 	}
-	w->st.hz = w->fmt.hz;
-	w->st.clock_ok = true;
+	close(fd);
+	if (!buf || wbtrace_parse_timer_list(buf, len, &w->st.t0, &w->st.j0) < 0)
+		snprintf(w->age_why, sizeof(w->age_why), "/proc/timer_list has no jiffies");
+	else {
+		w->st.hz = w->fmt.hz;
+		w->st.clock_ok = true;
+	}
+	free(buf);
+}
+
+/*
+ * Instances of runs that ended without removing theirs (SIGKILL, a
+ * crash): their events stay enabled and their buffers allocated until
+ * someone removes them. Their process is gone; ours is removed at the
+ * end. (A faultline in another PID namespace sharing this tracefs would
+ * look gone too: not a setup this tool is run in.)
+ */
+static void remove_stale(void)
+{
+	char **names = tracefs_instances("^faultline-[0-9][0-9]*$");
+
+	for (unsigned i = 0; names && names[i]; i++) {
+		long pid = strtol(names[i] + strlen("faultline-"), NULL, 10);
+		struct tracefs_instance *in;
+
+		if (pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		in = tracefs_instance_alloc(NULL, names[i]);
+		if (in) {
+			tracefs_instance_destroy(in);
+			tracefs_instance_free(in);
+		}
+	}
+	tracefs_list_free(names);
 }
 
 int wbtrace_create(struct wbtrace **wp, unsigned njobs, struct err *e)
@@ -510,6 +557,7 @@ int wbtrace_create(struct wbtrace **wp, unsigned njobs, struct err *e)
 	ret = wbtrace_fmt_init(&w->fmt, w->tep, e);
 	if (ret)
 		goto out_free;
+	remove_stale();
 	snprintf(name, sizeof(name), "faultline-%d", (int)getpid());
 	w->inst = tracefs_instance_create(name);
 	if (!w->inst) {

@@ -108,9 +108,26 @@ assert json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["writeback"] is None
 # /sys/kernel/tracing again, and instances outlive a mount.
 mkdir -p "$E2E_TMP/tr"
 if mount -t tracefs nodev "$E2E_TMP/tr"; then
-	left=$(ls "$E2E_TMP/tr/instances" | grep '^faultline-' || true)
-	umount "$E2E_TMP/tr"
+	# Other engineers' runs have theirs while they run: only a gone
+	# process's instance is left behind.
+	left=""
+	for i in $(ls "$E2E_TMP/tr/instances" | grep '^faultline-[0-9]*$' || true); do
+		kill -0 "${i#faultline-}" 2>/dev/null || left="$left $i"
+	done
 	[ -z "$left" ] && pass "no tracefs instance left behind" || fail "no tracefs instance left behind" "$left"
+	# One left by a run that was killed (its pid is gone) is removed by
+	# the next run that traces; a live process's is not.
+	true &
+	dead=$!
+	wait $dead
+	mkdir "$E2E_TMP/tr/instances/faultline-$dead" "$E2E_TMP/tr/instances/faultline-$$"
+	"$FAULTLINE" --quiet --name=st --filename="$f" --size=16m --rw=randwrite --bs=4k --ioengine=psync \
+		--runtime=1s --output=/dev/null
+	[ ! -d "$E2E_TMP/tr/instances/faultline-$dead" ] && [ -d "$E2E_TMP/tr/instances/faultline-$$" ] &&
+		pass "a dead run's tracefs instance is removed, a live one's kept" ||
+		fail "a dead run's tracefs instance is removed, a live one's kept" "$(ls "$E2E_TMP/tr/instances")"
+	rmdir "$E2E_TMP/tr/instances/faultline-$$" 2>/dev/null
+	umount "$E2E_TMP/tr"
 else
 	fail "no tracefs instance left behind" "cannot mount tracefs to look"
 fi
