@@ -549,7 +549,12 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			struct thread_stats *b = &r->base[r->stat_first[j] + i];
 
 			b->ops = b->bytes = b->probe_units = 0;
-			hist_init(&b->lat);
+			/* Fresh from calloc the histogram is already empty:
+			 * left untouched, its 38 KB stay unallocated pages
+			 * (2000 jobs: 76 MB; issue 27). hist_diff reads only
+			 * its counts and sum. */
+			if (b->lat.n || b->lat.sum)
+				hist_init(&b->lat);
 			memset(&b->depth, 0, sizeof(b->depth));
 			if (job_writes(r->jrs[j].job)) {
 				b->wops = b->wbytes = b->syncs = 0;

@@ -463,7 +463,9 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 
-		hist_init(&ts->prev_lat);
+		/* Only the buckets hist_advance used, and none of a
+		 * fresh one: its untouched pages cost no memory. */
+		hist_clear(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
