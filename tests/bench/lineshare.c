@@ -8,11 +8,12 @@
  * (gen.rng), does WORK steps of private arithmetic (the request itself),
  * loads wk again and adds to its sink: the stores and loads faultline's loops make on
  * struct worker, at struct worker's own offsets. The two workers sit
- * side by side at the stride they had before the fix (408 bytes: the
- * size with bufpool's engine_thread.pool, unaligned), from a base at
- * line offset 0 ("apart": worker 0's sink and worker 1's head on
- * different lines) or 32 ("shared": on one line, as calloc placed them
- * in the runs of the issue), and at today's layout ("aligned").
+ * side by side as before the fix, worker 1 starting 40 bytes after
+ * worker 0's sink (from 4278b3b to 7b893b4 sink was at 368 of 408
+ * bytes), with worker 0's sink at the start of a line ("shared": worker
+ * 1's head on the same line, as calloc placed them in the runs of the
+ * issue) or 32 bytes into one ("apart": on the next line); and as today
+ * ("aligned": sizeof(struct worker) apart, from a line's start).
  *
  * On a shared host the two threads run together only now and then, so
  * each thread times itself in chunks of about 150 us of requests (wall
@@ -36,7 +37,11 @@
 
 #include "run/worker.h"
 
-#define OLD_STRIDE 408		/* sizeof(struct worker) from 4278b3b to 7b893b4 */
+/* From worker 0's sink to worker 1 before the fix: sink and the 32 bytes
+ * after it (prefetch, loop, thread, started), unaligned. */
+#define OLD_STRIDE (offsetof(struct worker, sink) + 40)
+/* Worker 0's base such that its sink sits @into bytes into a line. */
+#define SINK_AT(into) ((64 - offsetof(struct worker, sink) % 64 + (into)) % 64)
 /* Requests per timed chunk: about 150 us of them, short enough that both
  * threads often run through a whole one together on a busy host. */
 #define CHUNK_STEPS 150000u
@@ -210,8 +215,8 @@ int main(int argc, char **argv)
 	       rounds, secs, work, offsetof(struct worker, wk), offsetof(struct worker, st),
 	       offsetof(struct worker, gen.rng), offsetof(struct worker, sink));
 	for (int r = 0; r < rounds; r++) {
-		run("apart", mem + 0, OLD_STRIDE, secs, work);
-		run("shared", mem + 32, OLD_STRIDE, secs, work);
+		run("apart", mem + SINK_AT(32), OLD_STRIDE, secs, work);
+		run("shared", mem + SINK_AT(0), OLD_STRIDE, secs, work);
 		run("aligned", mem + 0, sizeof(struct worker), secs, work);
 	}
 	free(mem);
