@@ -510,6 +510,21 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	if (job_writes(j))
 		print_policy(f, j);
 	fprintf(f, ")\n");
+	/* A replay's requests are the log's: rw= and bs= did not make them. */
+	if (j->read_iolog) {
+		fprintf(f, "  replay of %s%s%s: each logged read once, ", j->read_iolog,
+			j->replay_redirect ? " onto " : "", j->replay_redirect ? j->replay_redirect : "");
+		if (j->replay_no_stall)
+			fprintf(f, "as fast as possible");
+		else if (j->replay_time_scale && j->replay_time_scale != 100)
+			fprintf(f, "at %u %% of the log's rate", j->replay_time_scale);
+		else
+			fprintf(f, "at the log's times");
+		fprintf(f, " (rw= and bs= not used)\n");
+	}
+	if (j->write_iolog)
+		fprintf(f, "  every request recorded in %s%s (fio iolog v3)\n", j->write_iolog,
+			j->numjobs > 1 ? ".N" : "");
 
 	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++) {
 		const struct target_result *t = &jr->targets[i];

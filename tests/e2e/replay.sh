@@ -203,6 +203,19 @@ run bundled --name=b --read_iolog="$top/jobs/sqlite-trace.iolog.gz" --ioengine=n
 	fail "jobs/sqlite-trace.iolog.gz replays its 136809 reads" "$(ios_bytes "$T/bundled.json")" "$(head -c 300 "$T/bundled.err")"
 expect_exit 0 "jobs/sqlite-replay.job parses" "$FAULTLINE" --parse-only "$top/jobs/sqlite-replay.job"
 
+# ---- processes (thread=0): each replays the whole log, as each fio clone does ----
+run proc --name=p --read_iolog="$T/psync.log" --replay_no_stall=1 --thread=0 --numjobs=2
+want=$(ios_bytes "$T/rec-psync.json")
+[ "$(ios_bytes "$T/proc.json" 2>/dev/null)" = "$(( ${want%% *} * 2 )) $(( ${want##* } * 2 ))" ] &&
+	pass "thread=0 numjobs=2: each process replays the log once" ||
+	fail "thread=0 numjobs=2: each process replays the log once" "$(ios_bytes "$T/proc.json")" "$(head -c 300 "$T/proc.err")"
+
+# ---- the summary says what is replayed and at what pace ----------------------------
+"$FAULTLINE" --quiet --name=s --read_iolog="$T/timed.log" --replay_time_scale=400 >"$T/sum.out" 2>&1
+grep -q "replay of $T/timed.log: each logged read once, at 400 % of the log's rate" "$T/sum.out" &&
+	pass "the summary names the replayed log and its pace" ||
+	fail "the summary names the replayed log and its pace" "$(head -5 "$T/sum.out")"
+
 # ---- refused, with the file and line ------------------------------------------------
 printf 'fio version 3 iolog\n0 %s add\n1 %s read 0 4096\n2 %s read 4096\n' "$T/a.dat" "$T/a.dat" "$T/a.dat" >"$T/bad.log"
 expect_exit 2 "a malformed line: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/bad.log"
