@@ -696,8 +696,8 @@ static void *map_anon(size_t len, int extra)
  * memory cannot pass the pool: then the region is aligned to 2 MiB and
  * advised MADV_HUGEPAGE (*@huge), so a hit costs no more TLB misses than
  * an mmap of a file the page cache holds in large folios (measured: with
- * base pages a warm hit took about 0.6x an mmap hit's CPU time per
- * request, with huge pages as much as mmap's or less).
+ * base pages a thread made about 0.6x the warm hits per CPU-second that
+ * an mmap thread made, with huge pages 0.99x; tests/bench/README.md).
  */
 static void *map_region(size_t len, uint64_t mem, bool *huge)
 {
