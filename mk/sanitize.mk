@@ -76,7 +76,7 @@ check-asan: deps
 # The unit tests of the modules that run threads. (Not all of them: the
 # rest gain nothing, and test_procfs compares two reads of the process's
 # own memory map, which TSan's background thread changes in between.)
-TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool
+TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool vmcache
 TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 	       $(wildcard $(TSAN_MODULES:%=tests/test_%*.c)))
 # Each run has several threads and the sampler at its shortest interval,
@@ -109,6 +109,15 @@ TSAN_BUFPOOL = --name=bp --ioengine=bufpool --pool_size=2m --numjobs=4 --rw=rand
 	       --rw=read --bs=1k --runtime=2s --time_based
 TSAN_BUFPOOL_W = --name=bpw --ioengine=bufpool --pool_size=256k --numjobs=3 --rw=randrw \
 	       --bs=1k --fsync=16 --verify=crc32c --runtime=2s --time_based
+# vmcache (issue 25): four threads missing and evicting in batches in a
+# pool of 512 pages (published latches, the clock, madvise), then three
+# threads reading and writing 1 KiB pieces of shared pages in a pool of
+# 64, with flushes, dirty pages written back before their batch goes,
+# the write-back at the end and the read-back.
+TSAN_VMCACHE = --name=vm --ioengine=vmcache --pool_size=2m --numjobs=4 --rw=randread \
+	       --random_distribution=zipf:1.1 --runtime=2s --time_based
+TSAN_VMCACHE_W = --name=vmw --ioengine=vmcache --pool_size=256k --pool_evict_batch=8 \
+	       --numjobs=3 --rw=randrw --bs=1k --fsync=16 --verify=crc32c --runtime=2s --time_based
 TSAN_ENGINES = mmap psync io_uring libaio null
 
 check-tsan: deps
@@ -126,6 +135,8 @@ check-tsan: deps
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_PREFETCH); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_BUFPOOL_W); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_VMCACHE); \
+	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_VMCACHE_W); \
 	run 0 build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --runtime=2s --ioengine=psync --thread=0; \
 	run 1 timeout --preserve-status -s INT 1.5 \
 		build-tsan/faultline $(TSAN_COMMON) $(TSAN_JOB) --ioengine=mmap --runtime=30s; \
