@@ -704,6 +704,7 @@ const struct option_def option_table[] = {
 	{ .name = "description", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "text",
 	  .noop = FIO_NOOP_DESCRIPTION, .help = "fio's; accepted, no effect: a comment" },
 	OPTSHAPE_TABLE
+	OPTPACE_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);

@@ -612,6 +612,10 @@ int optshape_check(const struct job *j, const struct engine_ops *eng, const int 
 			       "rate: the event loop's streams are plain scans and uniform "
 			       "reads; run the shape with numjobs threads", j->name, j->loop);
 	(void)eng;
+	if (j->read_iolog && (job_paced(j) || j->thinktime_ns))
+		return err_set(e, EINVAL, "job '%s': read_iolog with a rate or thinktime: a "
+			       "replay keeps the log's own times (replay_time_scale, "
+			       "replay_no_stall)", j->name);
 	for (unsigned d = 0; d < 2; d++) {
 		const struct job_dir *dd = &j->dir[d];
 		const char *dn = d ? "writes" : "reads";

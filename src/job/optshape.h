@@ -124,13 +124,6 @@ extern const char *const optshape_submit_names[];
 	  .min = 1, .help = "requests completed between thinktime stalls" }, \
 	{ .name = "io_submit_mode", .type = OPT_ENUM, .off = OPTSHAPE_OFF(io_submit_mode), .def = "inline", \
 	  .values = optshape_submit_names, \
-	  .help = "paced io_uring/libaio: inline drains in-flight requests before waiting for the next due one (fio's inline); offload keeps them in flight" }, \
-	{ .name = "exitall", .type = OPT_BOOL, .off = OPTSHAPE_OFF(exitall), .def = "0", \
-	  .help = "when this job ends, stop every running job" }, \
-	{ .name = "exitall_on_error", .type = OPT_BOOL, .off = OPTSHAPE_OFF(exitall_on_error), .def = "0", \
-	  .help = "when this job fails, stop every running job" }, \
-	{ .name = "continue_on_error", .type = OPT_CUSTOM, .off = OPTSHAPE_OFF(continue_on_error), \
-	  .def = "none", .parse = optshape_coe, .syntax = "none|read|write|io|verify|all|0|1", \
-	  .help = "count these errors (jobs[].faultline.errors) and go on instead of failing the job" },
+	  .help = "paced io_uring/libaio: inline drains in-flight requests before waiting for the next due one (fio's inline); offload keeps them in flight" },
 
 #endif

@@ -56,6 +56,7 @@ static const struct {
 	{ "cpu_probe_per_s", R_SUM },	{ "w_iops", R_SUM },		{ "w_mib_s", R_SUM },
 	{ "flush_per_s", R_SUM },	{ "writeback_mib", R_MAX },
 	{ "dev_write_mib_s", R_HOSTSUM }, { "dev_write_iops", R_HOSTSUM },
+	{ "lat_from", R_FIRST },
 };
 
 static bool starts(const char *s, size_t n, const char *p)

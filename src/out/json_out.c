@@ -380,6 +380,9 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "madvise", json_string(NAME_OF(madv_names, j->madvise)));
 	put(o, "fadvise", json_string(NAME_OF(fadv_names, j->fadvise)));
 	put(o, "latency", json_boolean(jr->lat_ok));
+	/* A paced job's latency counts from each request's due time
+	 * (coordinated omission, run/pace.h), else from its issue. */
+	put(o, "latency_from", json_string(job_paced(j) ? "due" : "issue"));
 	put(o, "ops", ju64(jr->ops));
 	put(o, "bytes", ju64(jr->bytes));
 	put(o, "runtime_ns", ju64(jr->runtime_ns));

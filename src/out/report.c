@@ -547,6 +547,10 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	}
 	if (jr->w)
 		print_writes(f, jr);
+	/* A paced job's latency is from the schedule (run/pace.h). */
+	if (job_paced(j) && jr->lat_ok)
+		fprintf(f, "    lat is from each request's due time (rate): a late start counts "
+			"(coordinated omission)\n");
 	print_writeback(f, jr);
 	if (jr->faults_ok)
 		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);

@@ -48,7 +48,7 @@ const char sampler_csv_header[] =
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
 	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
 	"pool_evict_batches_per_s,pool_ipi_per_evict,"
-	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s";
+	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s,lat_from";
 
 
 /* ---- system sources ------------------------------------------------- */

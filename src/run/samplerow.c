@@ -627,6 +627,14 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		if (traced)
 			js->wb_last = c;
 	}
+	/* What the latency columns count from: a paced job's due times
+	 * (coordinated omission, run/pace.h), else each request's issue. */
+	{
+		int n = snprintf(p, (size_t)(end - p), ",%s", job_paced(job) ? "due" : "issue");
+
+		if (n > 0 && p + n < end)
+			p += n;
+	}
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;

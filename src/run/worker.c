@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "workload/blockdata.h"
 #include "lib/latclock.h"
@@ -69,6 +70,33 @@ void worker_fail_bus(struct worker *w, const void *addr)
 static inline bool should_stop(const struct worker *w)
 {
 	return worker_should_stop(w);
+}
+
+/* ---- pace (pace.h): the slow paths behind one branch ------------------ */
+
+/* pace.c's verdict on a request: false when the worker stops (a stop,
+ * or rate_min not met, which fails the job). */
+static __attribute__((noinline)) bool pace_sync_w(struct worker *w, unsigned d, struct req_clock *clk)
+{
+	char why[160];
+	int ret = pace_sync(&w->pace, &w->rec, w->st, d, clk, why, sizeof(why));
+
+	if (ret < 0)
+		worker_fail(w, ETIMEDOUT, w->tfirst, 0, why);
+	return ret > 0;
+}
+
+static __attribute__((noinline)) int pace_async_w(struct worker *w, unsigned d, unsigned inflight,
+						  bool lat, uint64_t *t)
+{
+	char why[160];
+	int ret = pace_async(&w->pace, &w->rec, w->st, d, inflight, lat, t, why, sizeof(why));
+
+	if (ret == PACE_MIN_FAILED) {
+		worker_fail(w, ETIMEDOUT, w->tfirst, 0, why);
+		return -1;
+	}
+	return ret;
 }
 
 /* ---- the loops ------------------------------------------------------- */
@@ -121,9 +149,12 @@ run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_r
 
 	req_clock_start(&clk, lat, deadline);
 	record_begin(&w->rec, w->wk->deadline_ns);
+	pace_begin(&w->pace);
 	while (!should_stop(w) && (got = record_next(&w->rec, &w->gen, &tgt, &off, &len))) {
 		if (got == NEXT_WAITED && lat)
 			clk.t0 = latclock_ticks();
+		if (__builtin_expect(w->pace.on, 0) && !pace_sync_w(w, JOB_DIR_READ, &clk))
+			break;
 		/* The generator counts this worker's targets from 0. */
 		r->target = (uint16_t)(w->tfirst + tgt);
 		r->off = off;
@@ -144,6 +175,11 @@ run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_r
 		stat_add(&st->bytes, len);
 		if (req_clock_done(&clk, &st->lat))
 			break;
+		if (__builtin_expect(w->pace.on, 0)) {
+			pace_issued(&w->pace, JOB_DIR_READ, len);
+			if (!pace_sync_done(&w->pace, &w->rec, &clk))
+				break;
+		}
 	}
 }
 
@@ -183,6 +219,7 @@ void worker_run_async(struct worker *w)
 		freeslots[i] = (uint16_t)(depth - 1 - i);
 
 	record_begin(&w->rec, w->wk->deadline_ns);
+	pace_begin(&w->pace);
 	for (;;) {
 		if (!stopping && (should_stop(w) || now_ns() >= deadline))
 			stopping = true;
@@ -193,8 +230,17 @@ void worker_run_async(struct worker *w)
 				unsigned tgt;
 				uint64_t off;
 				uint32_t len;
-				int got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
+				int got;
 
+				if (__builtin_expect(w->pace.on, 0)) {
+					int pw = pace_async_w(w, JOB_DIR_READ, inflight, lat, &t);
+
+					if (pw <= 0) {
+						stopping = stopping || pw < 0;
+						break;
+					}
+				}
+				got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
 				if (!got) {
 					more = false;
 					break;
@@ -214,6 +260,8 @@ void worker_run_async(struct worker *w)
 					stopping = true;
 					break;
 				}
+				if (__builtin_expect(w->pace.on, 0))
+					pace_issued(&w->pace, JOB_DIR_READ, len);
 				if (ret == ENGINE_DONE) {
 					/* Done inside queue(): a push and a reap of one. */
 					stats_mark_submit(st, 1, inflight + 1);
@@ -229,6 +277,8 @@ void worker_run_async(struct worker *w)
 					stat_add(&st->bytes, r->len);
 					if (lat)
 						hist_add(&st->lat, now_ns() - t);
+					if (__builtin_expect(w->pace.on, 0) && pace_completed(&w->pace))
+						w->pace.think_due = true;
 					freeslots[nfree++] = r->slot;
 					continue;
 				}
@@ -249,7 +299,8 @@ void worker_run_async(struct worker *w)
 		/* Keep the queue full while there is work; drain at the end
 		 * so no buffer is freed under an in-flight read. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more) ? inflight : 1, depth, done);
+		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight : 1, depth, done);
+		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
 			worker_reaped(w, ret);
@@ -282,6 +333,8 @@ void worker_run_async(struct worker *w)
 			stat_add(&st->bytes, r->len);
 			if (lat)
 				hist_add(&st->lat, t - r->t_issue);
+			if (__builtin_expect(w->pace.on, 0) && pace_completed(&w->pace))
+				w->pace.think_due = true;
 		}
 	}
 out:
@@ -440,6 +493,7 @@ void worker_run_sync_rw(struct worker *w)
 
 	req_clock_start(&clk, lat, deadline);
 	record_begin(&w->rec, w->wk->deadline_ns);
+	pace_begin(&w->pace);
 	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
 	for (;;) {
 		bool late, wr;
@@ -451,6 +505,11 @@ void worker_run_sync_rw(struct worker *w)
 		wr = writes_pick(ws);
 		if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
 			break;
+		if (__builtin_expect(w->pace.on, 0)) {
+			if (!pace_sync_w(w, wr, &clk))
+				break;
+			pace_issued(&w->pace, wr, len);
+		}
 		r->target = (uint16_t)(w->tfirst + tgt);
 		r->len = len;
 		if (!wr) {
@@ -469,6 +528,8 @@ void worker_run_sync_rw(struct worker *w)
 			stat_add(&st->ops, 1);
 			stat_add(&st->bytes, len);
 			if (req_clock_done(&clk, &st->lat))
+				break;
+			if (__builtin_expect(w->pace.on, 0) && !pace_sync_done(&w->pace, &w->rec, &clk))
 				break;
 			continue;
 		}
@@ -490,6 +551,8 @@ void worker_run_sync_rw(struct worker *w)
 			break;
 		if (late)
 			break;
+		if (__builtin_expect(w->pace.on, 0) && !pace_sync_done(&w->pace, &w->rec, &clk))
+			break;
 	}
 	flush_end(w, r, lat);
 }
@@ -509,6 +572,7 @@ void worker_run_async_rw(struct worker *w)
 	unsigned *fq = NULL;		/* ordered: targets whose flush is to be queued */
 	unsigned nfree = depth, inflight = 0, pending = 0, nfq = 0, fqh = 0;
 	bool drain = false;		/* not ordered: flush once nothing is in flight */
+	int held = -1;			/* pace: the direction drawn before a wait */
 	bool more = true, stopping = false;
 	uint64_t t;
 	int ret;
@@ -523,6 +587,7 @@ void worker_run_async_rw(struct worker *w)
 	for (unsigned i = 0; i < depth; i++)
 		freeslots[i] = (uint16_t)(depth - 1 - i);
 	record_begin(&w->rec, w->wk->deadline_ns);
+	pace_begin(&w->pace);
 	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
 
 	for (;;) {
@@ -560,11 +625,25 @@ void worker_run_async_rw(struct worker *w)
 				} else {
 					if (stopping || !more || drain)
 						break;
-					wr = writes_pick(ws);
+					/* A direction drawn before a wait is kept for
+					 * after it, so the mix stays rwmixread's. */
+					wr = held >= 0 ? held : writes_pick(ws);
+					held = -1;
+					if (__builtin_expect(w->pace.on, 0)) {
+						int pw = pace_async_w(w, wr, inflight, lat, &t);
+
+						if (pw <= 0) {
+							held = wr;
+							stopping = stopping || pw < 0;
+							break;
+						}
+					}
 					if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len)) {
 						more = false;
 						break;
 					}
+					if (__builtin_expect(w->pace.on, 0))
+						pace_issued(&w->pace, wr, len);
 					r = &w->et.reqs[freeslots[--nfree]];
 					r->target = (uint16_t)(w->tfirst + tgt);
 					r->len = len;
@@ -596,6 +675,9 @@ void worker_run_async_rw(struct worker *w)
 						break;
 					}
 					count_done(w, r, lat, lat ? now_ns() - t : 0);
+					if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH &&
+					    pace_completed(&w->pace))
+						w->pace.think_due = true;
 					freeslots[nfree++] = r->slot;
 				} else {
 					inflight++;
@@ -631,7 +713,9 @@ void worker_run_async_rw(struct worker *w)
 		/* Keep the queue full while there is work; drain when
 		 * stopping or before an unordered flush. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || drain) ? inflight : 1, depth, done);
+		ret = ops->reap(&w->et, (stopping || !more || drain || w->pace.drain) ? inflight : 1,
+				depth, done);
+		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
 			worker_reaped(w, ret);
@@ -658,6 +742,9 @@ void worker_run_async_rw(struct worker *w)
 				continue;
 			}
 			count_done(w, r, lat, t - r->t_issue);
+			if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH &&
+			    pace_completed(&w->pace))
+				w->pace.think_due = true;
 		}
 	}
 	if (!st->failed)
@@ -770,6 +857,11 @@ int worker_setup(struct worker *w, struct err *e)
 		return err_set(e, ENOMEM, "allocating %u request slots", depth);
 	w->et.ej = &wk->ej;
 	w->et.reqs = reqs;
+	pace_init(&w->pace, j, w->id, wk->seed);
+	/* A paced worker sleeps to its schedule: the default 50 us timer
+	 * slack would be a tenth of a 2000 IOPS gap. */
+	if (w->pace.on)
+		prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
 	w->et.pool = &w->st->pool;
 	if (wk->ops->flags & ENGINE_F_BUFFERS) {
 		size_t bytes = (size_t)depth * wk->bs_stride;

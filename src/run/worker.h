@@ -26,6 +26,7 @@
 #include "lib/err.h"
 #include "workload/gen.h"
 #include "workload/iolog.h"
+#include "run/pace.h"
 #include "run/record.h"
 #include "lib/job.h"
 #include "lib/stats.h"
@@ -93,6 +94,7 @@ struct worker {
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
 	struct record rec;		/* read_iolog, write_iolog (record.h) */
+	struct pace pace;		/* rate, rate_min, thinktime (pace.h) */
 	pthread_t thread;
 	pid_t pid;			/* thread=0: the worker's process */
 	bool started;

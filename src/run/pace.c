@@ -1,0 +1,147 @@
+/*
+ * pace.c - the parts of a worker's pace that sleep or judge (pace.h):
+ * thinktime's spin and sleep, and rate_min's check per rate_cycle.
+ */
+#include "run/pace.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lib/stats.h"
+#include "run/record.h"
+
+/* A sleep wakes up to tens of microseconds late on a busy host, and a
+ * paced request's latency counts from its due time: sleep until this
+ * long before it, then spin (at 2000 IOPS about 12 % of a CPU). */
+#define PACE_SPIN_NS 60000ull
+
+bool pace_wait(const struct record *rc, uint64_t due)
+{
+	if (due > PACE_SPIN_NS && !record_wait(rc, due - PACE_SPIN_NS))
+		return false;
+	while (now_ns() < due)
+		;
+	return true;
+}
+
+bool pace_think(struct pace *p, const struct record *rc)
+{
+	uint64_t t0 = now_ns();
+
+	p->think_count = 0;
+	/* fio's usec_spin: busy on the CPU, as an application computing. */
+	while (p->spin_ns && now_ns() - t0 < p->spin_ns)
+		;
+	if (p->think_ns > p->spin_ns)
+		return record_wait(rc, t0 + p->think_ns);
+	return true;
+}
+
+int pace_min_check(struct pace *p, const struct thread_stats *st, char *why, size_t n)
+{
+	uint64_t now = now_ns(), spent;
+	int bad = 0;
+
+	if (now < p->next_check_ns)
+		return 0;
+	spent = now - p->last_check_ns;
+	for (unsigned d = 0; d < 2; d++) {
+		uint64_t bytes = d ? STAT_LOAD(&st->wbytes) : STAT_LOAD(&st->bytes);
+		uint64_t ios = d ? STAT_LOAD(&st->wops) : STAT_LOAD(&st->ops);
+		/* the first check only sets the baseline after the settle, as fio */
+		bool first = p->last_check_ns == p->start_ns;
+
+		/* fio checks only directions that have done something */
+		if (!bytes)
+			continue;
+		uint64_t bps = spent ? (uint64_t)((unsigned __int128)(bytes - p->last_bytes[d]) *
+						  1000000000ull / spent) : 0;
+		uint64_t iops = spent ? (uint64_t)((unsigned __int128)(ios - p->last_ios[d]) *
+						   1000000000ull / spent) : 0;
+
+		if (!first && !bad && p->min_bps[d] && bps < p->min_bps[d]) {
+			snprintf(why, n, "rate_min=%llu B/s of %s not met: %llu B/s over the last "
+				 "%llu ms", (unsigned long long)p->min_bps[d], d ? "writes" : "reads",
+				 (unsigned long long)bps, (unsigned long long)(spent / 1000000));
+			bad = 1;
+		}
+		if (!first && !bad && p->min_iops[d] && iops < p->min_iops[d]) {
+			snprintf(why, n, "rate_iops_min=%llu of %s not met: %llu IOPS over the last "
+				 "%llu ms", (unsigned long long)p->min_iops[d], d ? "writes" : "reads",
+				 (unsigned long long)iops, (unsigned long long)(spent / 1000000));
+			bad = 1;
+		}
+		p->last_bytes[d] = bytes;
+		p->last_ios[d] = ios;
+	}
+	p->last_check_ns = now;
+	p->next_check_ns = now + p->cycle_ns;
+	return bad;
+}
+
+int pace_sync(struct pace *p, const struct record *rc, const struct thread_stats *st, unsigned d,
+	      struct req_clock *clk, char *why, size_t n)
+{
+	uint64_t due, now;
+
+	if (pace_min_check(p, st, why, n))
+		return PACE_MIN_FAILED;
+	due = pace_due(p, d);
+	if (!due)
+		return 1;
+	now = now_ns();
+	if (now < due) {
+		if (!pace_wait(rc, due))
+			return 0;
+		now = now_ns();
+	}
+	if (clk->lat)
+		clk->t0 = latclock_ticks() - latclock_ticks_of(now - due);
+	return 1;
+}
+
+bool pace_sync_done(struct pace *p, const struct record *rc, struct req_clock *clk)
+{
+	if (!pace_completed(p))
+		return true;
+	if (!pace_think(p, rc))
+		return false;
+	if (clk->lat)
+		clk->t0 = latclock_ticks();
+	return true;
+}
+
+int pace_async(struct pace *p, const struct record *rc, const struct thread_stats *st, unsigned d,
+	       unsigned inflight, bool lat, uint64_t *t, char *why, size_t n)
+{
+	uint64_t due, now;
+
+	if (pace_min_check(p, st, why, n))
+		return PACE_MIN_FAILED;
+	if (p->think_due) {
+		if (inflight) {
+			p->drain = true;
+			return 0;
+		}
+		p->think_due = false;
+		if (!pace_think(p, rc))
+			return -1;
+		if (lat)
+			*t = now_ns();
+	}
+	due = pace_due(p, d);
+	if (!due)
+		return 1;
+	now = now_ns();
+	if (now < due) {
+		if (inflight) {
+			p->drain = !p->offload;
+			return 0;
+		}
+		if (!pace_wait(rc, due))
+			return -1;
+	}
+	if (lat)
+		*t = due;
+	return 1;
+}
