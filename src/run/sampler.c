@@ -235,8 +235,10 @@ static int open_fiolog(struct sampler *s, struct err *e)
 
 static uint64_t planned_ns(const struct sampler_config *c);
 
-/* Rows reserved per job at most (a day at 1 s); a longer run grows them. */
-#define SAMPLER_ROWS_RESERVE_MAX 86400
+/* Rows reserved per job at most: 1024 rows of 160 bytes (a run of 100 s
+ * at 100 ms) is 160 KB a job, 320 MB at 2000 jobs, touched at set-up;
+ * a longer run grows them as it goes (a doubling now and then). */
+#define SAMPLER_ROWS_RESERVE_MAX 1024
 
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
