@@ -212,6 +212,9 @@ static void get_job(struct rd *rd, struct rjob *j)
 		j->w.syncs = get_u64(rd);
 		get_hist(rd, &j->w.lat);
 		get_hist(rd, &j->w.sync_lat);
+		/* Who wrote its data (issue 28) is not sent: null, said so. */
+		j->r.wb.state = WB_UNREAD;
+		snprintf(j->r.wb.why, sizeof(j->r.wb.why), "not sent between ranks: the rank's own run has it");
 	}
 }
 
@@ -282,6 +285,12 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 		if (!w->sync_lat.n)
 			w->sync_lat.min = 0;
 		out->w = w;
+	}
+	/* Each rank's split is its own file's: no sum of them is made. */
+	memset(&out->wb, 0, sizeof(out->wb));
+	if (w) {
+		out->wb.state = WB_UNREAD;
+		snprintf(out->wb.why, sizeof(out->wb.why), "not added up over ranks: each rank's job has its own");
 	}
 }
 
