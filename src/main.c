@@ -79,7 +79,8 @@ static void usage(FILE *f)
 		"       faultline --demo\n"
 		"       faultline --check-system [--target=PATH]\n"
 		"       faultline --verdict [--directory=DIR | --filename=PATH] [--budget=DURATION]\n"
-		"                 [--write-probe] [--output=DIR] [--csv=FILE]   mmap or a buffer pool, here\n"
+		"                 [--write-probe] [--output=DIR] [--csv=FILE] [JOBFILE...]\n"
+		"                 mmap or a buffer pool, here: a fixed matrix, or the jobs of JOBFILE\n"
 		"       faultline --parse-only JOBFILE...\n"
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --cmdhelp[=OPTION]\n"
@@ -504,8 +505,9 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 
 /*
  * --verdict: --directory= and --filename= say where; any other job
- * option is refused, since the matrix is fixed. --output names the
- * directory of verdict.json and verdict.html.
+ * option is refused, since the matrix is fixed; job files are the user's
+ * workloads instead of the matrix. --output names the directory of
+ * verdict.json and verdict.html.
  */
 static int run_verdict(struct cli *c, int argc, char **argv)
 {
@@ -530,10 +532,14 @@ static int run_verdict(struct cli *c, int argc, char **argv)
 			return EXIT_INVALID;
 		}
 	}
-	if (c->nfiles) {
-		fprintf(stderr, "faultline: --verdict takes no job file ('%s')\n", c->files[0]);
+	/* Job files: the user's workloads instead of the fixed matrix. */
+	if (c->nfiles && vo.filename) {
+		fprintf(stderr, "faultline: --verdict: a job file names its own targets (filename=), "
+			"not --filename\n");
 		return EXIT_INVALID;
 	}
+	vo.jobfiles = c->files;
+	vo.njobfiles = (unsigned)c->nfiles;
 	if (vo.directory && vo.filename) {
 		fprintf(stderr, "faultline: --verdict: --directory or --filename, not both\n");
 		return EXIT_INVALID;

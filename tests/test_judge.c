@@ -45,6 +45,15 @@ static const struct judge_host host = {
 	.mem_budget = 32u << 20, .file_size = 128u << 20, .cgroup = true,
 };
 
+/* The fixed matrix's workload @w. */
+static const struct judge_wl *WL(enum judge_workload w)
+{
+	static struct judge_wl wl[JW_NR];
+
+	judge_wl_fixed(w, &wl[w]);
+	return &wl[w];
+}
+
 static const struct judge_sentence *find(const struct judge_result *r, const char *key, const char *in)
 {
 	for (unsigned i = 0; i < r->nsent; i++)
@@ -63,7 +72,7 @@ static void test_win(void **state)
 
 	(void)state;
 	assert_true(bu > bm * (1 + JUDGE_TIE_SINGLE));	/* what was recorded */
-	judge_workload(JW_HAZARD, c, 2, &host, &r);
+	judge_workload(WL(JW_HAZARD), JW_HAZARD, c, 2, &host, &r);
 	assert_int_equal(r.winner, JE_URING_LOOP);
 	assert_int_equal(r.runner_up, JE_MMAP_LOOP);
 	assert_false(r.tie);
@@ -87,7 +96,7 @@ static void test_loss(void **state)
 	struct judge_result r;
 
 	(void)state;
-	judge_workload(JW_WRITE, c, 3, &host, &r);
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 3, &host, &r);
 	assert_int_not_equal(r.winner, JE_BUFPOOL);
 	assert_true(r.e[JE_BUFPOOL].ok);
 	s = find(&r, "mmap_vs_pool", NULL);
@@ -130,11 +139,11 @@ static void test_kernel_write_share(void **state)
 
 	(void)state;
 	/* Recorded before the figure existed: no sentence. */
-	judge_workload(JW_WRITE, c, 3, &host, &r);
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 3, &host, &r);
 	assert_null(find(&r, "kernel_write_share", NULL));
 	set_writeback(m, 0.465, json_integer(25899827));
 	set_writeback(p, JUDGE_KERNEL_WRITE_SHARE - 0.01, json_integer(90000000));
-	judge_workload(JW_WRITE, c, 3, &host, &r);
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 3, &host, &r);
 	s = find(&r, "kernel_write_share", "mmap");
 	assert_non_null(s);
 	assert_true(fabs(s->value - 0.465) < 1e-9);
@@ -144,7 +153,7 @@ static void test_kernel_write_share(void **state)
 	assert_null(find(&r, "kernel_write_share", "pwrite"));
 	/* Not read: null, and nothing said. */
 	set_writeback(m, -1, json_null());
-	judge_workload(JW_WRITE, c, 3, &host, &r);
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 3, &host, &r);
 	assert_null(find(&r, "kernel_write_share", NULL));
 	json_decref(b);
 	json_decref(m);
@@ -162,7 +171,7 @@ static void test_tie(void **state)
 
 	(void)state;
 	assert_true(num(x, "read", "iops") != num(y, "read", "iops"));
-	judge_workload(JW_UNIFORM, c, 4, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 4, &host, &r);
 	assert_int_equal(r.rounds, 2);
 	assert_int_equal(r.ratio_n, 2);
 	assert_true(r.tie);
@@ -187,7 +196,7 @@ static void test_single_round_threshold(void **state)
 	struct judge_result r;
 
 	(void)state;
-	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
 	assert_int_equal(r.tie, fmax(a, b) / fmin(a, b) < 1 + JUDGE_TIE_SINGLE);
 	json_decref(x);
 	json_decref(y);
@@ -208,7 +217,7 @@ static void test_source_unavailable(void **state)
 	sys = json_object_get(json_object_get(m, "faultline"), "system");
 	tlb = json_number_value(json_object_get(sys, "tlb_shootdowns"));
 	secs = json_number_value(json_object_get(json_object_get(m, "faultline"), "duration_ms")) / 1000;
-	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 1, &host, &r);
 	s = find(&r, "tlb_per_s", NULL);
 	if (tlb / secs >= JUDGE_TLB_PER_S) {
 		assert_non_null(s);
@@ -222,7 +231,7 @@ static void test_source_unavailable(void **state)
 	json_object_set_new(sys, "kswapd_cpu_s", json_null());
 	json_object_set_new(sys, "pgscan_all", json_null());
 	json_object_set_new(sys, "pgscan_direct", json_null());
-	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 1, &host, &r);
 	assert_null(find(&r, "tlb_per_s", NULL));
 	assert_null(find(&r, "kswapd_cpu_pct", NULL));
 	assert_null(find(&r, "direct_reclaim_per_s", NULL));
@@ -234,7 +243,7 @@ static void test_source_unavailable(void **state)
 	ev = json_pack("{s:I, s:I, s:I}", "tlb_ipi", (json_int_t)(JUDGE_TLB_PER_S * 1000),
 		       "direct_reclaim", (json_int_t)5000, "memcg_reclaim", (json_int_t)5000);
 	json_object_set_new(job0, "events", ev);
-	judge_workload(JW_UNIFORM, c, 1, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 1, &host, &r);
 	s = find(&r, "tlb_per_s", NULL);
 	assert_non_null(s);
 	assert_string_equal(s->source, "job");
@@ -256,7 +265,7 @@ static void test_background(void **state)
 	struct judge_result r;
 
 	(void)state;
-	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
 	s = find(&r, "tlb_per_s", NULL);
 	assert_non_null(s);	/* the recorded run: 473 shootdowns in 2.0 s */
 	assert_string_equal(s->source, "system");
@@ -264,7 +273,7 @@ static void test_background(void **state)
 	/* Without the baseline's figure, no comparison is made up. */
 	json_object_set_new(json_object_get(json_object_get(u, "faultline"), "system"), "tlb_shootdowns",
 			    json_null());
-	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
 	s = find(&r, "tlb_per_s", NULL);
 	assert_non_null(s);
 	assert_null(strstr(s->text, "maps nothing"));
@@ -281,7 +290,7 @@ static void test_job_error(void **state)
 	struct judge_result r;
 
 	(void)state;
-	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
 	assert_false(r.e[JE_MMAP_NORMAL].ok);
 	assert_non_null(find(&r, "no_result", "EIO"));
 	assert_int_equal(r.winner, JE_BUFPOOL);
@@ -291,12 +300,12 @@ static void test_job_error(void **state)
 	/* Every run failed: no answer, which the verdict's exit status says. */
 	c[0] = c[1];
 	c[0].e = JE_BUFPOOL;
-	judge_workload(JW_UNIFORM, c, 2, &host, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
 	assert_true(r.ran);
 	assert_true(judge_unanswered(&r));
 	assert_non_null(strstr(r.headline, "no engine gave a result"));
 	/* Nothing ran: not a missing answer either. */
-	judge_workload(JW_SCAN, c, 2, &host, &r);
+	judge_workload(WL(JW_SCAN), JW_SCAN, c, 2, &host, &r);
 	assert_false(r.ran);
 	assert_false(judge_unanswered(&r));
 	json_decref(u);
@@ -314,7 +323,7 @@ static void test_read_ahead(void **state)
 	struct judge_host h = host;
 
 	(void)state;
-	judge_workload(JW_UNIFORM, c, 1, &h, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 1, &h, &r);
 	s = find(&r, "read_amp", NULL);
 	if (amp >= JUDGE_READ_AMP) {
 		assert_non_null(s);
@@ -323,7 +332,7 @@ static void test_read_ahead(void **state)
 		assert_null(s);
 	}
 	h.read_ahead_kb = -1;
-	judge_workload(JW_UNIFORM, c, 1, &h, &r);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 1, &h, &r);
 	s = find(&r, "read_amp", NULL);
 	if (s)
 		assert_null(strstr(s->text, "read_ahead_kb"));
@@ -346,7 +355,7 @@ static void test_damon_fact(void **state)
 	h.damon_pageout = 1;
 	h.damon_idle_s = 30;
 	h.swap = 0;
-	n = judge_host_facts(&h, r, out, 8);
+	n = judge_host_facts(&h, r, JW_NR, out, 8);
 	for (unsigned i = 0; i < n; i++)
 		if (!strcmp(out[i].key, "damon_pageout"))
 			s = &out[i];
@@ -356,7 +365,7 @@ static void test_damon_fact(void **state)
 	assert_non_null(strstr(s->text, "cannot page out without swap (none here)"));
 	h.swap = 1;
 	h.damon_idle_s = NAN;
-	n = judge_host_facts(&h, r, out, 8);
+	n = judge_host_facts(&h, r, JW_NR, out, 8);
 	s = NULL;
 	for (unsigned i = 0; i < n; i++)
 		if (!strcmp(out[i].key, "damon_pageout"))
@@ -366,7 +375,7 @@ static void test_damon_fact(void **state)
 	assert_non_null(strstr(s->text, "pages out too, to swap"));
 	/* Swap unknown: neither claim. */
 	h.swap = -1;
-	n = judge_host_facts(&h, r, out, 8);
+	n = judge_host_facts(&h, r, JW_NR, out, 8);
 	s = NULL;
 	for (unsigned i = 0; i < n; i++)
 		if (!strcmp(out[i].key, "damon_pageout"))
@@ -376,10 +385,98 @@ static void test_damon_fact(void **state)
 	assert_null(strstr(s->text, "none here"));
 	for (int v = -1; v <= 0; v++) {
 		h.damon_pageout = v;
-		n = judge_host_facts(&h, r, out, 8);
+		n = judge_host_facts(&h, r, JW_NR, out, 8);
 		for (unsigned i = 0; i < n; i++)
 			assert_string_not_equal(out[i].key, "damon_pageout");
 	}
+}
+
+/* A workload with a rate (rate_iops): the engines that held it are
+ * ranked by p99, lower first; one that delivered less falls behind, by
+ * how much, and cannot win; when none held it, delivered IOPS rank. */
+static void test_rate_p99(void **state)
+{
+	json_t *x = load("uniform-bufpool"), *y = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { 0, JE_BUFPOOL, 0, x }, { 0, JE_URING_DIRECT, 0, y } };
+	double ix = num(x, "read", "iops"), iy = num(y, "read", "iops");
+	double px = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(
+			json_array_get(json_object_get(x, "jobs"), 0), "read"), "lat_ns"), "percentile"), "99.000000")) / 1000;
+	double py = json_number_value(json_object_get(json_object_get(json_object_get(json_object_get(
+			json_array_get(json_object_get(y, "jobs"), 0), "read"), "lat_ns"), "percentile"), "99.000000")) / 1000;
+	int fast = iy > ix ? JE_URING_DIRECT : JE_BUFPOOL, slow = fast == JE_BUFPOOL ? JE_URING_DIRECT : JE_BUFPOOL;
+	double lo = fmin(ix, iy), hi = fmax(ix, iy);
+	struct judge_wl wl = { .kind = JW_JOB, .key = "mine", .name = "job 'mine'", .by = JB_P99,
+			       .engines = 1u << JE_BUFPOOL | 1u << JE_URING_DIRECT };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	assert_true(hi > lo * 1.2 && px > 0 && py > 0);	/* what was recorded */
+	/* A rate both held: the lower p99 wins, said as p99 at that rate. */
+	wl.rate_iops = lo * 0.9;
+	judge_workload(&wl, 0, c, 2, &host, &r);
+	assert_false(r.none_held);
+	assert_int_equal(r.winner, px < py ? JE_BUFPOOL : JE_URING_DIRECT);
+	assert_true(fabs(r.ratio - fmax(px, py) / fmin(px, py)) < 1e-9 * r.ratio);
+	assert_non_null(strstr(r.headline, "lower p99"));
+	assert_non_null(strstr(r.headline, "IOPS"));
+	assert_null(find(&r, "rate_short_pct", NULL));
+	assert_string_equal(judge_unit(&wl), "us p99");
+	/* A rate only the faster held: the slower falls behind, by how much. */
+	wl.rate_iops = hi * 0.99;
+	judge_workload(&wl, 0, c, 2, &host, &r);
+	assert_true(r.e[slow].behind);
+	assert_false(r.e[fast].behind);
+	assert_int_equal(r.winner, fast);
+	s = find(&r, "rate_short_pct", NULL);
+	assert_non_null(s);
+	assert_true(fabs(s->value - 100 * (1 - lo / wl.rate_iops)) < 1e-6);
+	assert_non_null(strstr(s->text, "falls behind"));
+	/* A rate nobody held: delivered IOPS decide, and the headline says so. */
+	wl.rate_iops = hi * 2;
+	judge_workload(&wl, 0, c, 2, &host, &r);
+	assert_true(r.none_held);
+	assert_int_equal(r.winner, fast);
+	assert_non_null(strstr(r.headline, "no engine held"));
+	/* A trace at its own pace (no rate given): the fastest engine's. */
+	wl.rate_iops = 0;
+	judge_workload(&wl, 0, c, 2, &host, &r);
+	assert_true(fabs(r.rate - hi) < 1e-9 * hi);
+	assert_true(r.e[slow].behind == (lo < hi * (1 - JUDGE_RATE_SHORT)));
+	json_decref(x);
+	json_decref(y);
+}
+
+/* Each engine's concurrency comes from its run's options, and the depth
+ * cell is set against depth 1 (the fair fight). */
+static void test_concurrency_and_depth(void **state)
+{
+	json_t *y = load("uniform-io_uring-direct"), *d = load("uniform-io_uring-direct");
+	json_t *opts = json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "job options");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_URING_DIRECT, 0, y }, { JW_UNIFORM, JE_URING_DEPTH, 0, d } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+	char want[64];
+
+	(void)state;
+	json_object_set_new(opts, "numjobs", json_string("1"));
+	json_object_set_new(opts, "iodepth", json_string("64"));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "read"), "iops",
+			    json_real(3 * num(y, "read", "iops")));
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
+	snprintf(want, sizeof(want), "%s threads x depth %s", json_string_value(json_object_get(
+		 json_object_get(json_array_get(json_object_get(y, "jobs"), 0), "job options"), "numjobs")),
+		 json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(y, "jobs"), 0),
+							"job options"), "iodepth")));
+	assert_string_equal(r.e[JE_URING_DIRECT].conc, want);
+	assert_string_equal(r.e[JE_URING_DEPTH].conc, "1 thread x depth 64");
+	assert_int_equal(r.winner, JE_URING_DEPTH);
+	assert_non_null(strstr(r.headline, "[1 thread x depth 64]"));
+	s = find(&r, "depth_vs_depth1", NULL);
+	assert_non_null(s);
+	assert_true(fabs(s->value - 3) < 1e-9);
+	json_decref(y);
+	json_decref(d);
 }
 
 int main(void)
@@ -395,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_job_error),
 		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_damon_fact),
+		cmocka_unit_test(test_rate_p99),
+		cmocka_unit_test(test_concurrency_and_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,10 +10,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job/jobfile.h"
+#include "verdict/probe.h"
 #include "verdict/verdict.h"
+#include "verdict/vjobs.h"
 
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)
@@ -33,7 +38,7 @@ static void test_sizes_follow_budget(void **state)
 	assert_int_equal(p5.file_size, 4 * p5.mem);
 	assert_true(p10.mem > p5.mem);
 	assert_int_equal(p5.threads, 2);
-	assert_int_equal(p5.cells_per_round, 17);
+	assert_int_equal(p5.cells_per_round, 20);
 	assert_true(p5.est_s <= 300);
 	assert_true(p10.est_s <= 600);
 	assert_true(p10.rounds >= p5.rounds);
@@ -70,7 +75,7 @@ static void test_existing_target(void **state)
 	assert_int_equal(verdict_plan_make(&hi, 600 * S, false, "read only", &p, &e), 0);
 	assert_true(p.file_size <= hi.target_size);
 	assert_false(p.writes);
-	assert_int_equal(p.cells_per_round, 14);
+	assert_int_equal(p.cells_per_round, 17);
 	assert_int_equal(p.layout_s, 0);
 	hi.target_size = 64 * MIB;
 	assert_int_not_equal(verdict_plan_make(&hi, 600 * S, false, "", &p, &e), 0);
@@ -96,11 +101,14 @@ static void test_job_text_parses(void **state)
 	(void)state;
 	assert_int_equal(verdict_plan_make(&big, 300 * S, true, "", &p, &e), 0);
 	strcpy(p.target, "/var/tmp/x.dat");
-	for (int w = 0; w < JW_NR; w++)
+	p.pool_prefetch = 8;
+	for (int w = 0; w < JW_JOB; w++)
 		for (int en = 0; en < JE_NR; en++) {
 			struct joblist jl = { 0 };
+			struct judge_wl wl;
 
-			if (!judge_engine_in(w, en))
+			judge_wl_fixed(w, &wl);
+			if (!judge_engine_in(&wl, en))
 				continue;
 			verdict_job_text(&p, w, en, 0, "t", buf, sizeof(buf));
 			if (jobfile_parse_text(&jl, "t", buf, &e))
@@ -108,6 +116,90 @@ static void test_job_text_parses(void **state)
 			assert_int_equal(jl.n, 1);
 			joblist_free(&jl);
 		}
+}
+
+/* A user's job file: each job a workload with its options as written,
+ * less what the verdict sets; its memory its own mem_limit or pool_size;
+ * a write job on its own file not judged without --write-probe; every
+ * cell's job text a job file that parses, with the engine's options. */
+static void test_job_file(void **state)
+{
+	char path[] = "/tmp/test_verdict.XXXXXX", *files[1] = { path };
+	struct verdict_data d = { 0 };
+	struct verdict_plan p;
+	struct err e = { 0 };
+	char buf[8192];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("; my database\n[global]\nsize=64m\nioengine=mmap\nnumjobs=2\n"
+	      "[lookups]\nrw=randread\nrandom_distribution=zipf:0.8\nmem_limit=48m\niodepth=8\n"
+	      "# a scan\n[scan]\nrw=read\nbs=64k\nruntime=100s\n"
+	      "[log]\nfilename=/tmp/nonexistent-verdict-target\nrw=write\n", f);
+	fclose(f);
+	assert_int_equal(verdict_jobs_load(files, 1, false, &d, false, &e), 0);
+	unlink(path);
+	assert_int_equal(d.nwl, 3);
+	assert_string_equal(d.wls[0].jw.key, "lookups");
+	assert_true(d.wls[0].mem_own);
+	assert_int_equal(d.wls[0].mem, 48 * MIB);
+	assert_false(d.wls[1].mem_own);
+	assert_int_equal(d.wls[0].jw.by, JB_IOPS);
+	assert_int_equal(d.wls[1].jw.by, JB_MIBS);
+	assert_true(d.wls[1].jw.seq);
+	assert_int_equal(d.wls[1].pool_page, 64 * 1024);
+	assert_non_null(strstr(d.wls[0].base, "random_distribution=zipf:0.8"));
+	assert_non_null(strstr(d.wls[0].base, "numjobs=2"));
+	assert_null(strstr(d.wls[0].base, "ioengine"));
+	assert_null(strstr(d.wls[0].base, "mem_limit"));
+	assert_null(strstr(d.wls[0].base, "iodepth"));
+	assert_null(strstr(d.wls[1].base, "runtime"));
+	assert_non_null(strstr(d.wls[2].skip, "--write-probe"));
+	assert_int_equal(verdict_plan_make(&big, 300 * S, true, "", &p, &e), 0);
+	strcpy(p.target, "/var/tmp/x.dat");
+	p.depth = 64;
+	p.ra_bytes = 8 << 20;
+	d.wls[1].mem = p.mem;
+	for (unsigned w = 0; w < 2; w++)
+		for (int en = 0; en < JE_NR; en++) {
+			struct joblist jl = { 0 };
+
+			if (!judge_engine_in(&d.wls[w].jw, en))
+				continue;
+			assert_true(verdict_jobs_text_len(&d.wls[w]) <= sizeof(buf));
+			verdict_jobs_text(&p, &d.wls[w], en, 0, "t", buf, sizeof(buf));
+			if (jobfile_parse_text(&jl, "t", buf, &e))
+				fail_msg("%s/%s: %s\n%s", d.wls[w].jw.key, judge_engine_key(en), e.msg, buf);
+			assert_int_equal(jl.n, 1);
+			assert_int_equal(jl.jobs[0]->numjobs, 2);
+			if (en == JE_URING_DEPTH)
+				assert_int_equal(jl.jobs[0]->iodepth, 32);
+			if (en == JE_BUFPOOL)
+				assert_int_equal(jl.jobs[0]->pool_size, d.wls[w].mem);
+			if (en == JE_BUFPOOL && w == 1)
+				assert_true(jl.jobs[0]->pool_prefetch > 0);
+			if (en == JE_MMAP_NORMAL)
+				assert_int_equal(jl.jobs[0]->mem_limit, d.wls[w].mem);
+			if (w == 0)
+				assert_int_equal(jl.jobs[0]->random_distribution, DIST_ZIPF);
+			joblist_free(&jl);
+		}
+	verdict_jobs_free(&d);
+}
+
+/* The probe's rule: the smallest depth within 10 % of the best rate. */
+static void test_depth_pick(void **state)
+{
+	const unsigned d[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+	const double iops[] = { 4275, 21028, 30073, 47158, 68624, 87336, 106733, 118048, 119877 };
+	const double flat[] = { 100, 100, 100 };
+
+	(void)state;
+	assert_int_equal(verdict_depth_pick(d, iops, 9), 128);
+	assert_int_equal(verdict_depth_pick(d, flat, 3), 1);
+	assert_int_equal(verdict_depth_pick(d, flat, 0), VERDICT_DEPTH_DEFAULT);
 }
 
 int main(void)
@@ -118,6 +210,8 @@ int main(void)
 		cmocka_unit_test(test_existing_target),
 		cmocka_unit_test(test_budget_too_short),
 		cmocka_unit_test(test_job_text_parses),
+		cmocka_unit_test(test_depth_pick),
+		cmocka_unit_test(test_job_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,10 +23,11 @@ static const char *const wl_names[JW_NR] = {
 	[JW_SCAN] = "scan",
 	[JW_WRITE] = "write mix (fsync every 32 writes)",
 	[JW_HAZARD] = "async hazard (one event loop, 8 streams)",
+	[JW_JOB] = "a job of the user's file",
 };
 static const char *const wl_keys[JW_NR] = {
 	[JW_UNIFORM] = "uniform", [JW_ZIPF] = "zipf", [JW_SCAN] = "scan",
-	[JW_WRITE] = "write", [JW_HAZARD] = "hazard",
+	[JW_WRITE] = "write", [JW_HAZARD] = "hazard", [JW_JOB] = "job",
 };
 static const char *const eng_names[JE_NR] = {
 	[JE_MMAP_NORMAL] = "mmap (madvise=normal)",
@@ -37,12 +38,16 @@ static const char *const eng_names[JE_NR] = {
 	[JE_PWRITE] = "pwrite + fdatasync",
 	[JE_MMAP_LOOP] = "an event loop over mmap",
 	[JE_URING_LOOP] = "an event loop over io_uring",
+	[JE_URING_DEPTH] = "io_uring O_DIRECT (no cache)",
+	[JE_VMCACHE] = "vmcache",
+	[JE_PSYNC] = "pwrite (buffered)",
 };
 static const char *const eng_keys[JE_NR] = {
 	[JE_MMAP_NORMAL] = "mmap-normal", [JE_MMAP_RANDOM] = "mmap-random",
 	[JE_BUFPOOL] = "bufpool", [JE_URING_DIRECT] = "io_uring-direct",
 	[JE_MMAP_MSYNC] = "mmap-msync", [JE_PWRITE] = "pwrite-fdatasync",
 	[JE_MMAP_LOOP] = "mmap-loop", [JE_URING_LOOP] = "io_uring-loop",
+	[JE_URING_DEPTH] = "io_uring-depth", [JE_VMCACHE] = "vmcache", [JE_PSYNC] = "pwrite",
 };
 
 const char *judge_workload_name(enum judge_workload w) { return w < JW_NR ? wl_names[w] : "?"; }
@@ -50,25 +55,43 @@ const char *judge_workload_key(enum judge_workload w) { return w < JW_NR ? wl_ke
 const char *judge_engine_name(enum judge_engine e) { return e < JE_NR ? eng_names[e] : "?"; }
 const char *judge_engine_key(enum judge_engine e) { return e < JE_NR ? eng_keys[e] : "?"; }
 
-const char *judge_unit(enum judge_workload w)
+const char *judge_unit(const struct judge_wl *wl)
 {
-	return w == JW_SCAN || w == JW_HAZARD ? "MiB/s" : "IOPS";
+	return wl->by == JB_MIBS ? "MiB/s" : wl->by == JB_P99 ? "us p99" : "IOPS";
 }
 
-bool judge_engine_in(enum judge_workload w, enum judge_engine e)
+#define BIT(e) (1u << (e))
+
+void judge_wl_fixed(enum judge_workload w, struct judge_wl *wl)
 {
+	memset(wl, 0, sizeof(*wl));
+	wl->kind = w;
+	snprintf(wl->key, sizeof(wl->key), "%s", judge_workload_key(w));
+	snprintf(wl->name, sizeof(wl->name), "%s", judge_workload_name(w));
+	wl->by = w == JW_SCAN || w == JW_HAZARD ? JB_MIBS : JB_IOPS;
+	wl->writes = w == JW_WRITE;
+	wl->seq = w == JW_SCAN || w == JW_HAZARD;
 	switch (w) {
 	case JW_UNIFORM:
 	case JW_ZIPF:
 	case JW_SCAN:
-		return e <= JE_URING_DIRECT;
+		wl->engines = BIT(JE_MMAP_NORMAL) | BIT(JE_MMAP_RANDOM) | BIT(JE_BUFPOOL) |
+			      BIT(JE_URING_DIRECT) | BIT(JE_URING_DEPTH);
+		break;
 	case JW_WRITE:
-		return e == JE_MMAP_MSYNC || e == JE_BUFPOOL || e == JE_PWRITE;
+		wl->engines = BIT(JE_MMAP_MSYNC) | BIT(JE_BUFPOOL) | BIT(JE_PWRITE);
+		break;
 	case JW_HAZARD:
-		return e == JE_MMAP_LOOP || e == JE_URING_LOOP;
+		wl->engines = BIT(JE_MMAP_LOOP) | BIT(JE_URING_LOOP);
+		break;
 	default:
-		return false;
+		break;
 	}
+}
+
+bool judge_engine_in(const struct judge_wl *wl, enum judge_engine e)
+{
+	return e < JE_NR && (wl->engines & BIT(e));
 }
 
 /* ------------------------------------------------------------------ */
@@ -120,7 +143,35 @@ static double job_seconds(json_t *doc)
 	return jnum(doc, "jobs.0.faultline.runtime_ns", &ns) && ns > 0 ? ns / 1e9 : NAN;
 }
 
-bool judge_metric(enum judge_workload w, json_t *doc, double *v, char *why, size_t whylen)
+/* Reads and writes per second. */
+static bool doc_iops(json_t *doc, double *v)
+{
+	double r = 0, w = 0;
+	bool ok = jnum(doc, "jobs.0.read.iops", &r);
+
+	ok |= jnum(doc, "jobs.0.write.iops", &w);
+	*v = r + w;
+	return ok;
+}
+
+/* The p99 latency of the job's reads (of its writes when it read
+ * nothing), microseconds. */
+static bool doc_p99_us(json_t *doc, double *v)
+{
+	double n = 0;
+	const char *dir = jnum(doc, "jobs.0.read.total_ios", &n) && n > 0 ? "read" : "write";
+	char path[64];
+	json_t *p;
+
+	snprintf(path, sizeof(path), "jobs.0.%s.lat_ns.percentile", dir);
+	p = json_object_get(jpath(doc, path), "99.000000");
+	if (!json_is_number(p))
+		return false;
+	*v = json_number_value(p) / 1000.0;
+	return true;
+}
+
+bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, size_t whylen)
 {
 	double err = 0, r = 0, wr = 0;
 	json_t *msg;
@@ -135,16 +186,33 @@ bool judge_metric(enum judge_workload w, json_t *doc, double *v, char *why, size
 			 json_is_string(msg) ? json_string_value(msg) : "(no message)");
 		return false;
 	}
-	if (w == JW_SCAN || w == JW_HAZARD) {
-		if (!jnum(doc, "jobs.0.read.bw_bytes", &r))
+	if (wl->by == JB_P99) {
+		if (!doc_iops(doc, &r) || r <= 0) {
+			snprintf(why, whylen, "the job did no I/O in its measured time");
+			return false;
+		}
+		if (!doc_p99_us(doc, v)) {
+			snprintf(why, whylen, "the result has no latency percentiles (latency=0?)");
+			return false;
+		}
+		return true;
+	}
+	if (wl->by == JB_MIBS) {
+		bool ok = jnum(doc, "jobs.0.read.bw_bytes", &r);
+
+		if (wl->writes)
+			ok |= jnum(doc, "jobs.0.write.bw_bytes", &wr);
+		if (!ok)
 			goto none;
-		*v = r / MIB;
+		*v = (r + wr) / MIB;
 	} else {
-		if (!jnum(doc, "jobs.0.read.iops", &r))
+		bool ok = jnum(doc, "jobs.0.read.iops", &r);
+
+		if (wl->writes)
+			ok |= jnum(doc, "jobs.0.write.iops", &wr);
+		if (!ok)
 			goto none;
-		if (w == JW_WRITE && jnum(doc, "jobs.0.write.iops", &wr))
-			r += wr;
-		*v = r;
+		*v = r + wr;
 	}
 	if (*v <= 0) {
 		snprintf(why, whylen, "the job did no I/O in its measured time");
@@ -306,7 +374,7 @@ static double median(const double *v, unsigned n)
 
 /* The document of @e's round closest to its median: the evidence shown
  * belongs to a typical run, not the best or the worst. */
-static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, enum judge_workload w,
+static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, unsigned wi,
 			   enum judge_engine e, const struct judge_engine_result *er)
 {
 	json_t *best = NULL;
@@ -315,7 +383,7 @@ static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, enum
 	for (unsigned i = 0; i < ncells; i++) {
 		double d;
 
-		if (cells[i].w != w || cells[i].e != e || cells[i].round >= JUDGE_MAX_ROUNDS)
+		if (cells[i].wl != wi || cells[i].e != e || cells[i].round >= JUDGE_MAX_ROUNDS)
 			continue;
 		if (isnan(er->v[cells[i].round]))
 			continue;
@@ -333,22 +401,39 @@ static void mib(char *buf, size_t len, uint64_t b)
 	snprintf(buf, len, "%.0f MiB", (double)b / MIB);
 }
 
-/* The ratio sentence between two engines of @w: "a is 2.1x faster than
- * b (1.9-2.3x over 3 rounds)". */
+/* How many times @a is better than @b: higher throughput, or lower p99. */
+static double gain(const struct judge_result *r, double a, double b)
+{
+	return r->wl.by == JB_P99 && !r->none_held ? b / a : a / b;
+}
+
+/* An engine's name with its concurrency: "bufpool [2 threads]". */
+static const char *ename(const struct judge_result *r, enum judge_engine e, char *buf, size_t len)
+{
+	if (r->e[e].conc[0])
+		snprintf(buf, len, "%s [%s]", judge_engine_name(e), r->e[e].conc);
+	else
+		snprintf(buf, len, "%s", judge_engine_name(e));
+	return buf;
+}
+
+/* The ratio sentence between two engines of @r: "a is 2.1x faster than
+ * b (1.9-2.3x over 3 rounds)", or of their p99 at a rate. */
 static void compare(struct judge_result *r, enum judge_engine a, enum judge_engine b,
 		    const char *key, const char *extra)
 {
 	const struct judge_engine_result *ea = &r->e[a], *eb = &r->e[b];
 	double lo = INFINITY, hi = 0, ratios[JUDGE_MAX_ROUNDS], ratio;
 	unsigned n = 0;
-	char spread[96] = "";
+	char spread[96] = "", na[160], nb[160];
+	bool lat = r->wl.by == JB_P99 && !r->none_held;
 
-	if (!ea->ok || !eb->ok)
+	if (!ea->ok || !eb->ok || a == b)
 		return;
 	for (unsigned k = 0; k < r->rounds && k < JUDGE_MAX_ROUNDS; k++) {
 		if (isnan(ea->v[k]) || isnan(eb->v[k]))
 			continue;
-		ratios[n] = ea->v[k] / eb->v[k];
+		ratios[n] = gain(r, ea->v[k], eb->v[k]);
 		lo = fmin(lo, ratios[n]);
 		hi = fmax(hi, ratios[n]);
 		n++;
@@ -358,32 +443,36 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
 	ratio = median_ratio(ratios, n);
 	if (n > 1)
 		snprintf(spread, sizeof(spread), " (%.2f-%.2fx over %u rounds)", lo, hi, n);
-	if (ratio >= 1)
+	ename(r, a, na, sizeof(na));
+	ename(r, b, nb, sizeof(nb));
+	if (lat)
+		say(r, key, ratio, NAN, "measured", "%s: %s's p99 is %.2fx %s than %s's%s%s.",
+		    r->wl.name, na, ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "lower" : "higher",
+		    nb, spread, extra);
+	else if (ratio >= 1)
 		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx faster than %s%s%s.",
-		    judge_workload_name(r->w), judge_engine_name(a), ratio, judge_engine_name(b),
-		    spread, extra);
+		    r->wl.name, na, ratio, nb, spread, extra);
 	else
 		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx slower than %s%s%s.",
-		    judge_workload_name(r->w), judge_engine_name(a), 1 / ratio, judge_engine_name(b),
-		    spread, extra);
+		    r->wl.name, na, 1 / ratio, nb, spread, extra);
 }
 
 /* What the kernel did while an mmap job ran. */
 /* A system-wide figure on a shared host includes everyone's: the same
  * figure in a run of the workload that maps nothing (io_uring O_DIRECT,
- * or the buffer pool for the write mix) is the host's background. */
+ * or the buffer pool for writes) is the host's background. */
 static void background(const struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
-		       struct ev (*get)(json_t *), char *buf, size_t len)
+		       unsigned wi, struct ev (*get)(json_t *), char *buf, size_t len)
 {
-	enum judge_engine base = r->w == JW_WRITE ? JE_BUFPOOL : JE_URING_DIRECT;
+	enum judge_engine base = r->wl.writes ? JE_BUFPOOL : JE_URING_DIRECT;
 	json_t *doc;
 	struct ev b;
 	char n[32];
 
 	buf[0] = '\0';
-	if (!judge_engine_in(r->w, base) || !r->e[base].ok)
+	if (!judge_engine_in(&r->wl, base) || !r->e[base].ok)
 		return;
-	doc = typical_doc(cells, ncells, r->w, base, &r->e[base]);
+	doc = typical_doc(cells, ncells, wi, base, &r->e[base]);
 	if (!doc)
 		return;
 	b = get(doc);
@@ -401,7 +490,8 @@ static struct ev ev_direct_any(json_t *doc)
 }
 
 static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
-			  const struct judge_host *h, const struct judge_cell *cells, unsigned ncells)
+			  const struct judge_host *h, const struct judge_cell *cells, unsigned ncells,
+			  unsigned wi)
 {
 	char bg[160];
 	const char *name = judge_engine_name(e);
@@ -413,7 +503,7 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 	if (tlb.ok && tlb.v >= JUDGE_TLB_PER_S) {
 		fmt_num(a, sizeof(a), tlb.v);
 		if (!strcmp(tlb.key, "system"))
-			background(r, cells, ncells, ev_tlb, bg, sizeof(bg));
+			background(r, cells, ncells, wi, ev_tlb, bg, sizeof(bg));
 		else
 			bg[0] = '\0';
 		say(r, "tlb_per_s", tlb.v, JUDGE_TLB_PER_S, tlb.key,
@@ -423,7 +513,7 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 	if (dr.ok && dr.v >= (pages ? JUDGE_RECLAIM_PER_S : 1.0)) {
 		fmt_num(a, sizeof(a), dr.v);
 		if (pages)
-			background(r, cells, ncells, ev_direct_any, bg, sizeof(bg));
+			background(r, cells, ncells, wi, ev_direct_any, bg, sizeof(bg));
 		else
 			bg[0] = '\0';
 		say(r, "direct_reclaim_per_s", dr.v, pages ? JUDGE_RECLAIM_PER_S : 1.0, dr.key,
@@ -447,20 +537,21 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 			    "%s: read amplification %sx (%s).", name, a, amp.src);
 		}
 	}
-	if (mf.ok && mf.v >= JUDGE_MAJFLT_PER_OP && r->w != JW_SCAN)
+	if (mf.ok && mf.v >= JUDGE_MAJFLT_PER_OP && !r->wl.seq)
 		say(r, "majflt_per_op", mf.v, JUDGE_MAJFLT_PER_OP, mf.key,
 		    "%s: %.2f major faults per request: the thread waits for the device inside "
 		    "the page fault.", name, mf.v);
 }
 
-static void pool_evidence(struct judge_result *r, json_t *doc, const struct judge_host *h)
+static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
+			  const struct judge_host *h)
 {
-	double hit, ev, s = job_seconds(doc), ps;
+	double hit, ev, s = job_seconds(doc), ps, pf, pfn;
 	char m[32], f[32], a[32];
+	const char *name = e == JE_VMCACHE ? "vmcache" : "the buffer pool";
 
 	if (!jnum(doc, "jobs.0.faultline.pool.hit_ratio", &hit))
 		return;
-	mib(m, sizeof(m), h->mem_budget);
 	mib(f, sizeof(f), h->file_size);
 	if (!jnum(doc, "jobs.0.faultline.pool.size", &ps))
 		ps = (double)h->mem_budget;
@@ -468,15 +559,24 @@ static void pool_evidence(struct judge_result *r, json_t *doc, const struct judg
 	if (jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
 		fmt_num(a, sizeof(a), ev / s);
 		say(r, "pool_hit_ratio", hit, NAN, "job",
-		    "the buffer pool: hit ratio %.1f%% with %s of pool over %s of file, %s "
-		    "evictions/s, none of them a TLB shootdown or a reclaim.", 100 * hit, m, f, a);
+		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s "
+		    "evictions/s, none of them a TLB shootdown or a reclaim.", name, 100 * hit, m, f, a);
 	} else {
 		say(r, "pool_hit_ratio", hit, NAN, "job",
-		    "the buffer pool: hit ratio %.1f%% with %s of pool over %s of file.", 100 * hit, m, f);
+		    "%s: hit ratio %.1f%% with %s of pool over %s of file.", name, 100 * hit, m, f);
+	}
+	if (jnum(doc, "jobs.0.faultline.pool.prefetch", &pf) && pf > 0 &&
+	    jnum(doc, "jobs.0.faultline.pool.pages_prefetched", &pfn)) {
+		fmt_num(a, sizeof(a), pfn);
+		say(r, "pool_prefetched", pfn, NAN, "job",
+		    "%s: %s pages read ahead (pool_prefetch=%.0f pages), so its hits include pages "
+		    "read before they were asked for, as the kernel's read-ahead does for mmap.",
+		    name, a, pf);
 	}
 }
 
-static void flush_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells)
+static void flush_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			   unsigned wi)
 {
 	double p99[JE_NR], lo = INFINITY, hi = 0;
 	int ilo = -1, ihi = -1;
@@ -486,9 +586,9 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
 		double n;
 
 		p99[e] = NAN;
-		if (!judge_engine_in(JW_WRITE, e) || !r->e[e].ok)
+		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, JW_WRITE, e, &r->e[e]);
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !jnum(doc, "jobs.0.sync.total_ios", &n) || n <= 0 ||
 		    !json_is_number(pct = json_object_get(jpath(doc, "jobs.0.sync.lat_ns.percentile"),
 							      "99.000000")))
@@ -519,7 +619,8 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
  * not yet decided may reach the disk. With pwrite the database handed
  * the data over itself: the kernel only chose when.
  */
-static void writeback_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells)
+static void writeback_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			       unsigned wi)
 {
 	for (int e = 0; e < JE_NR; e++) {
 		static const char *const why[] = { "background", "vmscan", "periodic", "sync", "other" };
@@ -530,9 +631,9 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 		size_t n = 0;
 		json_t *doc;
 
-		if (!judge_engine_in(JW_WRITE, e) || !r->e[e].ok)
+		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, JW_WRITE, e, &r->e[e]);
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !jnum(doc, "jobs.0.faultline.writeback.kernel_share", &share) ||
 		    !jnum(doc, "jobs.0.faultline.writeback.kernel_bytes", &k) ||
 		    !jnum(doc, "jobs.0.faultline.writeback.own_bytes", &own) || share < JUDGE_KERNEL_WRITE_SHARE)
@@ -550,14 +651,15 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 		say(r, "kernel_write_share", share, JUDGE_KERNEL_WRITE_SHARE, "job",
 		    "%s: the kernel wrote %.0f%% of what reached the device of the file on its own, "
 		    "before any flush asked (%s of %s%s)%s", judge_engine_name(e), 100 * share, a, b, by,
-		    e == JE_MMAP_MSYNC ? ": through a mapping a store is not a decision, and a page may "
+		    e == JE_MMAP_MSYNC || e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM ? ": through a mapping a store is not a decision, and a page may "
 					 "reach the disk before the database decided it may."
 				       : ": the data was handed over by the write itself; the kernel "
 					 "chose only when.");
 	}
 }
 
-static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells)
+static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			    unsigned wi)
 {
 	for (int e = JE_MMAP_LOOP; e <= JE_URING_LOOP; e++) {
 		json_t *doc;
@@ -565,7 +667,7 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 
 		if (!r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, JW_HAZARD, e, &r->e[e]);
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !jnum(doc, "jobs.0.faultline.reader_blocked_ns", &blocked) ||
 		    isnan(s = job_seconds(doc)))
 			continue;
@@ -578,47 +680,139 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 	}
 }
 
+/* The option @key of a run as it resolved ("job options", strings). */
+static long job_opt(json_t *doc, const char *key, long def)
+{
+	json_t *o = json_object_get(jpath(doc, "jobs.0.job options"), key);
+
+	return json_is_string(o) ? strtol(json_string_value(o), NULL, 10) : def;
+}
+
+/* Who issues how many requests at once: "2 threads x depth 1", "1
+ * thread, 8 streams", "2 threads, 32 pages read ahead", from the run's
+ * own options, so the comparison is read right. */
+static void concurrency(json_t *doc, enum judge_engine e, const struct judge_host *h, char *buf,
+			size_t len)
+{
+	long t = job_opt(doc, "numjobs", 1), d = job_opt(doc, "iodepth", 1), loop = job_opt(doc, "loop", 0);
+	long pf = job_opt(doc, "pool_prefetch", 0);
+	const char *th = t == 1 ? "thread" : "threads";
+
+	buf[0] = '\0';
+	if (!doc || !jpath(doc, "jobs.0.job options"))
+		return;
+	if (loop > 0)
+		snprintf(buf, len, "%ld %s, %ld streams", t, th, loop);
+	else if (e == JE_URING_DIRECT || e == JE_URING_DEPTH)
+		snprintf(buf, len, "%ld %s x depth %ld", t, th, d);
+	else if ((e == JE_BUFPOOL || e == JE_VMCACHE) && pf > 0)
+		snprintf(buf, len, "%ld %s, %ld pages read ahead", t, th, pf);
+	else if (e == JE_MMAP_NORMAL && h->read_ahead_kb > 0)
+		snprintf(buf, len, "%ld %s, faults read up to %d KiB", t, th, h->read_ahead_kb);
+	else
+		snprintf(buf, len, "%ld %s", t, th);
+}
+
+/* JB_P99: the rate, and who fell behind it. */
+static void rate_check(struct judge_result *r)
+{
+	double best = 0;
+	unsigned held = 0;
+	char rate[32], got[32], n[160];
+
+	r->rate = r->wl.rate_iops;
+	for (int e = 0; e < JE_NR; e++)
+		if (r->e[e].ok && r->e[e].iops_median > best)
+			best = r->e[e].iops_median;
+	if (r->rate <= 0)
+		r->rate = best;
+	for (int e = 0; e < JE_NR; e++) {
+		struct judge_engine_result *er = &r->e[e];
+
+		if (!er->ok)
+			continue;
+		er->short_pct = r->rate > 0 ? 100 * (1 - er->iops_median / r->rate) : 0;
+		er->behind = er->iops_median < r->rate * (1 - JUDGE_RATE_SHORT);
+		held += !er->behind;
+	}
+	r->none_held = held == 0;
+	fmt_num(rate, sizeof(rate), r->rate);
+	for (int e = 0; e < JE_NR; e++) {
+		struct judge_engine_result *er = &r->e[e];
+
+		if (!er->ok || !er->behind)
+			continue;
+		fmt_num(got, sizeof(got), er->iops_median);
+		say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
+		    "%s falls behind the rate: %s IOPS delivered of %s%s, %.0f%% short; its p99 "
+		    "is not comparable.", ename(r, e, n, sizeof(n)), got, rate,
+		    r->wl.rate_iops > 0 ? " asked" : " (the fastest engine's)", er->short_pct);
+	}
+}
+
+/* Whether @e may win: with a rate, it held it (unless none did). */
+static bool candidate(const struct judge_result *r, int e)
+{
+	return r->e[e].ok && (r->wl.by != JB_P99 || r->none_held || !r->e[e].behind);
+}
+
+/* The value @e is ranked by: with a rate none held, delivered IOPS. */
+static double rank_value(const struct judge_result *r, int e)
+{
+	return r->wl.by == JB_P99 && r->none_held ? r->e[e].iops_median : r->e[e].median;
+}
+
 static void winner(struct judge_result *r)
 {
-	double best = -1, second = -1, lo = INFINITY, hi = 0, ratios[JUDGE_MAX_ROUNDS];
+	double lo = INFINITY, hi = 0, ratios[JUDGE_MAX_ROUNDS], best = NAN, second = NAN;
 	unsigned n = 0;
-	char vw[32], vr[32], spread[96] = "";
+	char vw[32], vr[32], spread[96] = "", nw[160], nr[160], at[96] = "";
+	const char *unit = judge_unit(&r->wl);
 
 	r->winner = r->runner_up = -1;
 	for (int e = 0; e < JE_NR; e++) {
-		if (!r->e[e].ok)
+		if (!candidate(r, e))
 			continue;
-		if (r->e[e].median > best) {
-			second = best;
+		if (r->winner < 0 || gain(r, rank_value(r, e), rank_value(r, r->winner)) > 1) {
 			r->runner_up = r->winner;
-			best = r->e[e].median;
 			r->winner = e;
-		} else if (r->e[e].median > second) {
-			second = r->e[e].median;
+		} else if (r->runner_up < 0 || gain(r, rank_value(r, e), rank_value(r, r->runner_up)) > 1) {
 			r->runner_up = e;
 		}
 	}
+	if (r->wl.by == JB_P99) {
+		fmt_num(vw, sizeof(vw), r->rate);
+		snprintf(at, sizeof(at), " at %s IOPS%s", vw, r->wl.rate_iops > 0 ? "" : " (the trace's pace)");
+		if (r->none_held) {
+			snprintf(at + strlen(at), sizeof(at) - strlen(at), ", which no engine held");
+			unit = "IOPS";
+		}
+	}
 	if (r->winner < 0) {
-		snprintf(r->headline, sizeof(r->headline), "%s: no engine gave a result.",
-			 judge_workload_name(r->w));
+		snprintf(r->headline, sizeof(r->headline), "%s: no engine gave a result.", r->wl.name);
 		return;
 	}
+	best = rank_value(r, r->winner);
 	fmt_num(vw, sizeof(vw), best);
+	ename(r, r->winner, nw, sizeof(nw));
 	if (r->runner_up < 0) {
-		snprintf(r->headline, sizeof(r->headline), "%s: only %s gave a result (%s %s); no verdict.",
-			 judge_workload_name(r->w), judge_engine_name(r->winner), vw, judge_unit(r->w));
+		snprintf(r->headline, sizeof(r->headline), "%s%s: only %s gave a result (%s %s); no verdict.",
+			 r->wl.name, at, nw, vw, unit);
 		return;
 	}
+	second = rank_value(r, r->runner_up);
 	for (unsigned k = 0; k < r->rounds && k < JUDGE_MAX_ROUNDS; k++) {
-		double a = r->e[r->winner].v[k], b = r->e[r->runner_up].v[k];
+		const struct judge_engine_result *a = &r->e[r->winner], *b = &r->e[r->runner_up];
+		double va = r->none_held ? a->iops[k] : a->v[k], vb = r->none_held ? b->iops[k] : b->v[k];
 
-		if (isnan(a) || isnan(b))
+		if (isnan(va) || isnan(vb))
 			continue;
-		ratios[n++] = a / b;
-		lo = fmin(lo, a / b);
-		hi = fmax(hi, a / b);
+		ratios[n] = gain(r, va, vb);
+		lo = fmin(lo, ratios[n]);
+		hi = fmax(hi, ratios[n]);
+		n++;
 	}
-	r->ratio = best / second;
+	r->ratio = gain(r, best, second);
 	r->ratio_n = n;
 	r->ratio_lo = n ? lo : r->ratio;
 	r->ratio_hi = n ? hi : r->ratio;
@@ -626,20 +820,23 @@ static void winner(struct judge_result *r)
 		r->ratio = median_ratio(ratios, n);
 	r->tie = n >= 2 ? r->ratio_lo < 1 + JUDGE_TIE_ROUNDS : r->ratio < 1 + JUDGE_TIE_SINGLE;
 	fmt_num(vr, sizeof(vr), second);
+	ename(r, r->runner_up, nr, sizeof(nr));
 	if (n >= 2)
 		snprintf(spread, sizeof(spread), ", %.2f-%.2fx across %u rounds", r->ratio_lo, r->ratio_hi, n);
 	else
 		snprintf(spread, sizeof(spread), ", one round: spread not measured");
 	if (r->tie)
 		snprintf(r->headline, sizeof(r->headline),
-			 "%s: a tie within noise between %s and %s (%.2fx%s; a tie is under %.0f%%).",
-			 judge_workload_name(r->w), judge_engine_name(r->winner),
-			 judge_engine_name(r->runner_up), r->ratio, spread,
+			 "%s%s: a tie within noise between %s and %s (%.2fx%s; a tie is under %.0f%%).",
+			 r->wl.name, at, nw, nr, r->ratio, spread,
 			 100 * (n >= 2 ? JUDGE_TIE_ROUNDS : JUDGE_TIE_SINGLE));
+	else if (r->wl.by == JB_P99 && !r->none_held)
+		snprintf(r->headline, sizeof(r->headline),
+			 "%s%s: %s has the lower p99, %s us against %s us for %s (%.2fx%s).",
+			 r->wl.name, at, nw, vw, vr, nr, r->ratio, spread);
 	else
-		snprintf(r->headline, sizeof(r->headline), "%s: %s wins, %.2fx %s (%s vs %s %s%s).",
-			 judge_workload_name(r->w), judge_engine_name(r->winner), r->ratio,
-			 judge_engine_name(r->runner_up), vw, vr, judge_unit(r->w), spread);
+		snprintf(r->headline, sizeof(r->headline), "%s%s: %s wins, %.2fx %s (%s vs %s %s%s).",
+			 r->wl.name, at, nw, r->ratio, nr, vw, vr, unit, spread);
 }
 
 bool judge_unanswered(const struct judge_result *r)
@@ -647,41 +844,60 @@ bool judge_unanswered(const struct judge_result *r)
 	return r->ran && r->winner < 0;
 }
 
-void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsigned ncells,
-		    const struct judge_host *h, struct judge_result *r)
+/* The better of two engines of @r by median (-1 when neither has one). */
+static int better_of(const struct judge_result *r, int a, int b)
+{
+	if (!r->e[a].ok)
+		return r->e[b].ok ? b : -1;
+	if (!r->e[b].ok)
+		return a;
+	return gain(r, r->e[b].median, r->e[a].median) > 1 ? b : a;
+}
+
+void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_cell *cells,
+		    unsigned ncells, const struct judge_host *h, struct judge_result *r)
 {
 	char extra[96];
+	int m, pool;
 
 	memset(r, 0, sizeof(*r));
-	r->w = w;
+	r->wl = *wl;
 	for (int e = 0; e < JE_NR; e++) {
 		for (unsigned k = 0; k < JUDGE_MAX_ROUNDS; k++)
-			r->e[e].v[k] = NAN;
-		r->e[e].median = r->e[e].lo = r->e[e].hi = NAN;
+			r->e[e].v[k] = r->e[e].iops[k] = NAN;
+		r->e[e].median = r->e[e].lo = r->e[e].hi = r->e[e].iops_median = NAN;
 	}
 	for (unsigned i = 0; i < ncells; i++) {
 		const struct judge_cell *c = &cells[i];
 		struct judge_engine_result *er;
 		double v;
 
-		if (c->w != w || c->e >= JE_NR || !judge_engine_in(w, c->e) || c->round >= JUDGE_MAX_ROUNDS)
+		if (c->wl != wi || c->e >= JE_NR || !judge_engine_in(wl, c->e) || c->round >= JUDGE_MAX_ROUNDS)
 			continue;
 		r->ran = true;
 		if (c->round + 1 > r->rounds)
 			r->rounds = c->round + 1;
 		er = &r->e[c->e];
-		if (judge_metric(w, c->doc, &v, er->err, sizeof(er->err)))
+		if (judge_metric(wl, c->doc, &v, er->err, sizeof(er->err))) {
 			er->v[c->round] = v;
+			if (doc_iops(c->doc, &v))
+				er->iops[c->round] = v;
+		}
 	}
 	if (!r->ran)
 		return;
 	for (int e = 0; e < JE_NR; e++) {
 		struct judge_engine_result *er = &r->e[e];
-		double vals[JUDGE_MAX_ROUNDS];
+		double vals[JUDGE_MAX_ROUNDS], io[JUDGE_MAX_ROUNDS];
+		unsigned nio = 0;
+		json_t *doc;
 
-		for (unsigned k = 0; k < r->rounds; k++)
+		for (unsigned k = 0; k < r->rounds; k++) {
 			if (!isnan(er->v[k]))
 				vals[er->n++] = er->v[k];
+			if (!isnan(er->iops[k]))
+				io[nio++] = er->iops[k];
+		}
 		if (!er->n)
 			continue;
 		er->ok = true;
@@ -690,126 +906,54 @@ void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsig
 		qsort(vals, er->n, sizeof(*vals), cmp_double);
 		er->lo = vals[0];
 		er->hi = vals[er->n - 1];
+		er->iops_median = nio ? median(io, nio) : NAN;
+		doc = typical_doc(cells, ncells, wi, e, er);
+		concurrency(doc, e, h, er->conc, sizeof(er->conc));
 	}
+	if (wl->by == JB_P99)
+		rate_check(r);
 	winner(r);
 
 	/* The question the verdict is for: mmap or a buffer pool, at the
 	 * same memory. */
 	snprintf(extra, sizeof(extra), " at the same %.0f MiB of memory", (double)h->mem_budget / MIB);
-	if (w == JW_UNIFORM || w == JW_ZIPF || w == JW_SCAN) {
-		enum judge_engine m = JE_MMAP_NORMAL;
-
-		if (r->e[JE_MMAP_RANDOM].ok &&
-		    (!r->e[JE_MMAP_NORMAL].ok || r->e[JE_MMAP_RANDOM].median > r->e[JE_MMAP_NORMAL].median))
-			m = JE_MMAP_RANDOM;
-		compare(r, m, JE_BUFPOOL, "mmap_vs_pool", extra);
-	} else if (w == JW_WRITE) {
+	m = better_of(r, JE_MMAP_NORMAL, JE_MMAP_RANDOM);
+	pool = better_of(r, JE_BUFPOOL, JE_VMCACHE);
+	if (wl->kind == JW_WRITE) {
 		compare(r, JE_MMAP_MSYNC, JE_BUFPOOL, "mmap_vs_pool", extra);
 		compare(r, JE_PWRITE, JE_BUFPOOL, "pwrite_vs_pool", "");
-	} else if (w == JW_HAZARD) {
+	} else if (wl->kind == JW_HAZARD) {
 		compare(r, JE_URING_LOOP, JE_MMAP_LOOP, "uring_vs_mmap_loop", "");
+	} else {
+		if (m >= 0 && pool >= 0)
+			compare(r, m, pool, "mmap_vs_pool", extra);
+		if (wl->writes)
+			compare(r, JE_PSYNC, JE_BUFPOOL, "pwrite_vs_pool", "");
+		/* The fair fight: what the queue depth gives io_uring. */
+		compare(r, JE_URING_DEPTH, JE_URING_DIRECT, "depth_vs_depth1", "");
 	}
-
 	for (int e = 0; e < JE_NR; e++) {
 		json_t *doc;
 
-		if (!judge_engine_in(w, e))
+		if (!judge_engine_in(wl, e))
 			continue;
 		if (!r->e[e].ok) {
 			say(r, "no_result", NAN, NAN, "run", "%s: no result: %s.", judge_engine_name(e),
 			    r->e[e].err[0] ? r->e[e].err : "not run");
 			continue;
 		}
-		doc = typical_doc(cells, ncells, w, e, &r->e[e]);
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc)
 			continue;
 		if (e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC)
-			mmap_evidence(r, e, doc, h, cells, ncells);
-		else if (e == JE_BUFPOOL)
-			pool_evidence(r, doc, h);
+			mmap_evidence(r, e, doc, h, cells, ncells, wi);
+		else if (e == JE_BUFPOOL || e == JE_VMCACHE)
+			pool_evidence(r, e, doc, h);
 	}
-	if (w == JW_WRITE) {
-		flush_evidence(r, cells, ncells);
-		writeback_evidence(r, cells, ncells);
+	if (wl->writes) {
+		flush_evidence(r, cells, ncells, wi);
+		writeback_evidence(r, cells, ncells, wi);
 	}
-	if (w == JW_HAZARD)
-		hazard_evidence(r, cells, ncells);
-}
-
-static void host_say(struct judge_sentence *out, unsigned *n, unsigned max, const char *key,
-		     double v, double thr, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-static void host_say(struct judge_sentence *out, unsigned *n, unsigned max, const char *key,
-		     double v, double thr, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= max)
-		return;
-	snprintf(out[*n].key, sizeof(out[*n].key), "%s", key);
-	out[*n].value = v;
-	out[*n].threshold = thr;
-	snprintf(out[*n].source, sizeof(out[*n].source), "host");
-	va_start(ap, fmt);
-	vsnprintf(out[*n].text, sizeof(out[*n].text), fmt, ap);
-	va_end(ap);
-	(*n)++;
-}
-
-unsigned judge_host_facts(const struct judge_host *h, const struct judge_result *r,
-			  struct judge_sentence *out, unsigned max)
-{
-	const struct judge_result *u = &r[JW_UNIFORM];
-	unsigned n = 0;
-
-	if (h->read_ahead_kb >= JUDGE_RA_KB && h->dev[0]) {
-		if (u->e[JE_MMAP_NORMAL].ok && u->e[JE_MMAP_RANDOM].ok)
-			host_say(out, &n, max, "read_ahead_kb", h->read_ahead_kb, JUDGE_RA_KB,
-				 "%s has read_ahead_kb=%d: mmap with madvise=normal reads that much around "
-				 "each fault; here it gave %.0f IOPS against %.0f with madvise=random on "
-				 "uniform random reads.", h->dev, h->read_ahead_kb,
-				 u->e[JE_MMAP_NORMAL].median, u->e[JE_MMAP_RANDOM].median);
-		else
-			host_say(out, &n, max, "read_ahead_kb", h->read_ahead_kb, JUDGE_RA_KB,
-				 "%s has read_ahead_kb=%d: mmap with madvise=normal reads that much around "
-				 "each fault.", h->dev, h->read_ahead_kb);
-	}
-	if (h->ncpus && h->ncpus <= JUDGE_FEW_CPUS)
-		host_say(out, &n, max, "ncpus", h->ncpus, JUDGE_FEW_CPUS,
-			 "%u CPUs: a TLB shootdown interrupts at most %u other CPU%s, and one thread per "
-			 "CPU is %u threads; the paper's mmap collapse came with many cores, so expect "
-			 "mmap to fare worse on a larger host.", h->ncpus, h->ncpus - 1,
-			 h->ncpus == 2 ? "" : "s", h->ncpus);
-	if (h->virt[0] && strcmp(h->virt, "none"))
-		host_say(out, &n, max, "virtualisation", NAN, NAN,
-			 "a virtual machine (%s): shootdown IPIs and device interrupts go through the "
-			 "hypervisor, and the device's latency is the host's.", h->virt);
-	if (h->rotational == 1 && h->dev[0])
-		host_say(out, &n, max, "rotational", 1, NAN,
-			 "%s says it is rotational%s: random reads are then seek-bound and a cache's hit "
-			 "ratio decides everything.", h->dev,
-			 h->virt[0] && strcmp(h->virt, "none") ? " (a virtual disk often says so whatever "
-			 "backs it)" : "");
-	if (!strcmp(h->thp, "always"))
-		host_say(out, &n, max, "thp", NAN, NAN,
-			 "transparent huge pages are 'always': the buffer pool's anonymous frames may "
-			 "be huge pages (fewer TLB misses) while a file mapping stays in 4 KiB pages.");
-	if (h->damon_pageout == 1) {
-		char idle[48] = "";
-
-		if (!isnan(h->damon_idle_s))
-			snprintf(idle, sizeof(idle), " for %.0f s", h->damon_idle_s);
-		host_say(out, &n, max, "damon_pageout", h->damon_idle_s, NAN,
-			 "DAMON pages out memory left idle%s, with no memory pressure: an mmap'd file "
-			 "that sits idle that long is read from the device again, and neither kswapd nor "
-			 "the reclaim counters show it; the buffer pool's frames are anonymous memory, %s.",
-			 idle, h->swap == 0 ? "which it cannot page out without swap (none here), so a "
-			 "buffer pool keeps its cache" : h->swap == 1 ? "which it pages out too, to swap" :
-			 "which it can page out only to swap (whether there is any could not be read)");
-	}
-	if (!h->cgroup)
-		host_say(out, &n, max, "memory", (double)h->mem_budget, NAN,
-			 "no memory cgroup here: mmap's memory was limited with reserve_mem, so the whole "
-			 "host ran short and kswapd, not the job's threads, evicted.");
-	return n;
+	if (wl->kind == JW_HAZARD)
+		hazard_evidence(r, cells, ncells, wi);
 }

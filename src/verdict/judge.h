@@ -19,7 +19,9 @@
 
 #include <jansson.h>
 
-enum judge_workload { JW_UNIFORM, JW_ZIPF, JW_SCAN, JW_WRITE, JW_HAZARD, JW_NR };
+/* The fixed matrix's workloads, and JW_JOB: a job of the user's file
+ * (faultline --verdict JOBFILE), described by its struct judge_wl. */
+enum judge_workload { JW_UNIFORM, JW_ZIPF, JW_SCAN, JW_WRITE, JW_HAZARD, JW_JOB, JW_NR };
 
 enum judge_engine {
 	JE_MMAP_NORMAL,		/* mmap, madvise=normal */
@@ -30,7 +32,31 @@ enum judge_engine {
 	JE_PWRITE,		/* writes: pwrite, fdatasync every 32 */
 	JE_MMAP_LOOP,		/* async hazard: one loop thread over mmap */
 	JE_URING_LOOP,		/* ... and over io_uring */
+	JE_URING_DEPTH,		/* io_uring O_DIRECT, one thread at a probed queue depth */
+	JE_VMCACHE,		/* vmcache, where the build has it */
+	JE_PSYNC,		/* a job's writes: pwrite, its own flush options */
 	JE_NR
+};
+
+/* What a workload is ranked by. */
+enum judge_by {
+	JB_IOPS,		/* higher is better (reads + writes for a mix) */
+	JB_MIBS,		/* higher is better */
+	JB_P99,			/* lower is better, among the engines that held the rate */
+};
+
+/* A workload as the judge sees it: the fixed matrix's from
+ * judge_wl_fixed, a user's job's from the verdict. */
+struct judge_wl {
+	enum judge_workload kind;
+	char key[64];		/* "uniform", or the job's name */
+	char name[160];		/* "uniform random 4k reads", "job 'mine' (randread, ...)" */
+	enum judge_by by;
+	bool writes;		/* it writes: IOPS count reads and writes */
+	bool seq;		/* sequential: major faults are not a sentence */
+	double rate_iops;	/* JB_P99: the rate asked for; 0 = the fastest engine's
+				 * (a trace replayed at its own pace) */
+	uint32_t engines;	/* bit (1u << enum judge_engine) per engine judged */
 };
 
 /*
@@ -49,6 +75,7 @@ enum judge_engine {
 #define JUDGE_KERNEL_WRITE_SHARE 0.2	/* of the data written, the kernel's own (issue 28) */
 #define JUDGE_BLOCKED_PCT 50.0		/* the loop thread asleep this share of its time */
 #define JUDGE_RA_KB 512			/* read_ahead_kb at or above: a host fact */
+#define JUDGE_RATE_SHORT 0.05		/* delivered this far below the rate: fell behind */
 #define JUDGE_FEW_CPUS 4		/* at or below: a host fact */
 
 #define JUDGE_MAX_ROUNDS 8
@@ -58,7 +85,7 @@ enum judge_engine {
 /* One run of the matrix: a workload, an engine, a round and the run's
  * whole JSON document (json_out_build's; borrowed, not owned). */
 struct judge_cell {
-	enum judge_workload w;
+	unsigned wl;		/* which workload: an index the caller gives */
 	enum judge_engine e;
 	unsigned round;		/* 0-based */
 	json_t *doc;
@@ -95,10 +122,17 @@ struct judge_engine_result {
 	double v[JUDGE_MAX_ROUNDS];	/* per round, NAN where missing */
 	double median, lo, hi;
 	char err[200];		/* why not, when !ok */
+	char conc[64];		/* its concurrency: "2 threads x depth 1", "" unknown */
+	/* JB_P99: the IOPS delivered (median over rounds), and whether that
+	 * fell short of the rate by more than JUDGE_RATE_SHORT, by how much. */
+	double iops[JUDGE_MAX_ROUNDS];
+	double iops_median;
+	bool behind;
+	double short_pct;
 };
 
 struct judge_result {
-	enum judge_workload w;
+	struct judge_wl wl;
 	bool ran;			/* some cell of it was given */
 	unsigned rounds;
 	struct judge_engine_result e[JE_NR];
@@ -106,6 +140,8 @@ struct judge_result {
 	double ratio, ratio_lo, ratio_hi;	/* winner over runner-up: median, per-round range */
 	unsigned ratio_n;		/* rounds with both */
 	bool tie;
+	double rate;			/* JB_P99: the rate judged at */
+	bool none_held;			/* JB_P99: no engine held it (ranked by IOPS) */
 	char headline[JUDGE_SENT_LEN];
 	unsigned nsent;
 	struct judge_sentence sent[JUDGE_MAX_SENT];
@@ -115,24 +151,28 @@ const char *judge_workload_name(enum judge_workload w);	/* "uniform random 4k" *
 const char *judge_workload_key(enum judge_workload w);		/* "uniform" */
 const char *judge_engine_name(enum judge_engine e);		/* "mmap (madvise=random)" */
 const char *judge_engine_key(enum judge_engine e);		/* "mmap-random" */
-const char *judge_unit(enum judge_workload w);			/* "IOPS", "MiB/s" */
-/* Whether @e belongs to @w's matrix. */
-bool judge_engine_in(enum judge_workload w, enum judge_engine e);
+const char *judge_unit(const struct judge_wl *wl);		/* "IOPS", "MiB/s", "us p99" */
+/* The fixed matrix's workload @w (not JW_JOB). */
+void judge_wl_fixed(enum judge_workload w, struct judge_wl *wl);
+/* Whether @e belongs to @wl's matrix. */
+bool judge_engine_in(const struct judge_wl *wl, enum judge_engine e);
 
-/* The number a cell is ranked by (IOPS, or MiB/s for scans and the loop);
- * false with @why filled when the run has none (a job error). */
-bool judge_metric(enum judge_workload w, json_t *doc, double *v, char *why, size_t whylen);
+/* The number a cell is ranked by (IOPS, MiB/s, or its p99 latency in
+ * microseconds); false with @why filled when the run has none (a job
+ * error). */
+bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, size_t whylen);
 
 /* A workload that ran and got a number from none of its engines (every
  * run failed): the verdict has no answer for it. */
 bool judge_unanswered(const struct judge_result *r);
-/* Judge workload @w from every cell given (others are skipped). */
-void judge_workload(enum judge_workload w, const struct judge_cell *cells, unsigned ncells,
-		    const struct judge_host *h, struct judge_result *r);
+/* Judge workload @wl, the cells given with .wl == @wi (others are
+ * skipped). */
+void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_cell *cells,
+		    unsigned ncells, const struct judge_host *h, struct judge_result *r);
 
 /* Sentences about the host alone (THP, read_ahead_kb, CPUs, device,
- * virtualisation) that bear on the results in @r (JW_NR of them). */
-unsigned judge_host_facts(const struct judge_host *h, const struct judge_result *r,
+ * virtualisation) that bear on the @nr results in @r. */
+unsigned judge_host_facts(const struct judge_host *h, const struct judge_result *r, unsigned nr,
 			  struct judge_sentence *out, unsigned max);
 
 #endif

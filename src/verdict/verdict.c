@@ -7,7 +7,15 @@
  * file through the run controller, exactly as `faultline FILE.job`
  * would: one job per run, so the run's system-wide telemetry belongs to
  * that job alone. The judge reads the runs' JSON; the writers report.
+ * With job files (faultline --verdict JOBFILE...), the workloads are the
+ * user's jobs instead (vjobs.c), planned and run the same way.
+ *
+ * The asynchronous side gets a fair fight (issue 31): io_uring O_DIRECT
+ * runs at depth 1 per thread and, beside it, at the depth a short probe
+ * of the device finds (probe.c), and the buffer pool reads ahead on
+ * sequential runs what the kernel reads ahead for mmap.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,9 +38,12 @@
 #include "telemetry/damon.h"
 #include "job/jobfile.h"
 #include "out/json_out.h"
+#include "engines/engine.h"
 #include "run/run.h"
+#include "verdict/probe.h"
 #include "verdict/verdict.h"
 #include "lib/datadir.h"
+#include "verdict/vjobs.h"
 
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)
@@ -62,15 +73,31 @@
 #define HAZARD_STREAMS 8
 #define ZIPF_THETA "0.9"
 #define FLUSH_EVERY 32
+/* Assumed for the depth probe (probe.c: 9 depths of 0.2 s, and opening). */
+#define PROBE_S 2.5
+/* The scan's pages and requests. */
+#define SCAN_BS (128 * 1024)
+/* The device's read-ahead when it cannot be read: the kernel's default. */
+#define RA_DEFAULT (128 * 1024)
 
 static const enum judge_workload order[] = { JW_UNIFORM, JW_ZIPF, JW_SCAN, JW_WRITE, JW_HAZARD };
 
-static unsigned cells_in(enum judge_workload w)
+/* A fixed workload, vmcache beside bufpool where the build has it. */
+static void fixed_wl(enum judge_workload w, bool vmcache, struct judge_wl *wl)
 {
+	judge_wl_fixed(w, wl);
+	if (vmcache && (wl->engines & (1u << JE_BUFPOOL)) && !wl->writes)
+		wl->engines |= 1u << JE_VMCACHE;
+}
+
+static unsigned cells_in(enum judge_workload w, bool vmcache)
+{
+	struct judge_wl wl;
 	unsigned n = 0;
 
+	fixed_wl(w, vmcache, &wl);
 	for (int e = 0; e < JE_NR; e++)
-		n += judge_engine_in(w, e);
+		n += judge_engine_in(&wl, e);
 	return n;
 }
 
@@ -109,16 +136,27 @@ int verdict_plan_make(const struct verdict_hostinfo *hi, uint64_t budget_ns, boo
 	}
 	p->mem = mem;
 	p->file_size = mem * FILE_FACTOR;
+	/* A job-file verdict's scratch file holds every job's region. */
+	if (hi->file_min > p->file_size)
+		p->file_size = (hi->file_min + MIB - 1) / MIB * MIB;
 	p->threads = hi->ncpus ? hi->ncpus : 1;
 	p->writes = writes;
+	p->vmcache = hi->vmcache;
 	snprintf(p->writes_why, sizeof(p->writes_why), "%s", writes ? "" : writes_why);
-	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (order[i] != JW_WRITE || writes)
-			p->cells_per_round += cells_in(order[i]);
+	if (hi->cells)
+		p->cells_per_round = hi->cells;
+	else
+		for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			if (order[i] != JW_WRITE || writes)
+				p->cells_per_round += cells_in(order[i], hi->vmcache);
+	p->depth = VERDICT_DEPTH_DEFAULT;
+	snprintf(p->depth_why, sizeof(p->depth_why), "not probed yet");
 	p->overhead_s = OVERHEAD_S;
-	p->layout_s = hi->target_size || hi->scratch_exists ? 0 : p->file_size / MIB / LAYOUT_MIB_S;
+	p->probe_s = PROBE_S;
+	p->layout_s = hi->target_size || hi->scratch_exists || hi->no_scratch ? 0
+		      : p->file_size / MIB / LAYOUT_MIB_S;
 	p->post_s = fmin(POST_S_MAX, budget_s * 0.1);
-	avail = budget_s * PLAN_SHARE - p->layout_s - p->post_s;
+	avail = budget_s * PLAN_SHARE - p->layout_s - p->post_s - p->probe_s;
 	for (p->rounds = 3; p->rounds > 1; p->rounds--)
 		if (avail / (p->cells_per_round * p->rounds) - OVERHEAD_S >= ROUND_MIN_S)
 			break;
@@ -126,10 +164,11 @@ int verdict_plan_make(const struct verdict_hostinfo *hi, uint64_t budget_ns, boo
 	if (t < 1)
 		return err_set(e, EINVAL, "verdict: a budget of %.0f s leaves %.1f s per run of %u; "
 			       "give at least %.0f s", budget_s, t, p->cells_per_round,
-			       ceil((p->cells_per_round * (1 + OVERHEAD_S) + p->layout_s) / PLAN_SHARE + p->post_s));
+			       ceil((p->cells_per_round * (1 + OVERHEAD_S) + p->layout_s + p->probe_s) /
+				    PLAN_SHARE + p->post_s));
 	p->ramp_s = (unsigned)(t / 3);
 	p->runtime_s = (unsigned)(t - p->ramp_s);
-	p->est_s = p->layout_s + p->post_s +
+	p->est_s = p->layout_s + p->post_s + p->probe_s +
 		   p->cells_per_round * p->rounds * (p->ramp_s + p->runtime_s + OVERHEAD_S);
 	return 0;
 }
@@ -173,6 +212,10 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	put(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ntime_based\n"
 	    "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
 	    p->runtime_s, 4242 + round);
+	/* io_uring at the probed depth: one thread, as the paper's libaio
+	 * baseline (the report names each cell's concurrency). */
+	if (w != JW_HAZARD)
+		put(buf, len, &at, "numjobs=%u\n", e == JE_URING_DEPTH ? 1 : p->threads);
 	switch (w) {
 	case JW_UNIFORM:
 	case JW_ZIPF:
@@ -193,8 +236,6 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	default:
 		break;
 	}
-	if (w != JW_HAZARD)
-		put(buf, len, &at, "numjobs=%u\n", p->threads);
 	switch (e) {
 	case JE_MMAP_NORMAL:
 	case JE_MMAP_RANDOM:
@@ -206,14 +247,21 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_BUFPOOL:
-		/* A pool page holds a whole request: the scan's pages are its 128k reads. */
-		put(buf, len, &at, "ioengine=bufpool\npool_size=%llum\npool_page=%s\n", mmib,
-		    w == JW_SCAN ? "128k" : "4k");
+	case JE_VMCACHE:
+		/* A pool page holds a whole request: the scan's pages are its
+		 * 128k reads, read ahead as the kernel reads ahead for mmap. */
+		put(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%s\n",
+		    e == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, w == JW_SCAN ? "128k" : "4k");
 		if (w == JW_WRITE)
 			put(buf, len, &at, "fsync=%d\n", FLUSH_EVERY);
+		if (w == JW_SCAN && e == JE_BUFPOOL && p->pool_prefetch)
+			put(buf, len, &at, "pool_prefetch=%u\n", p->pool_prefetch);
 		break;
 	case JE_URING_DIRECT:
 		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
+		break;
+	case JE_URING_DEPTH:
+		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n", p->depth);
 		break;
 	case JE_PWRITE:
 		put(buf, len, &at, "ioengine=psync\nfdatasync=%d\n", FLUSH_EVERY);
@@ -462,29 +510,69 @@ static int target_size(const char *path, uint64_t *size, struct err *e)
 	return 0;
 }
 
+/* A job's first target ("a:b" names two), or NULL for the scratch file. */
+static void first_target(const struct verdict_wl *w, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", w->job->filename);
+	buf[strcspn(buf, ":")] = '\0';
+}
+
+/* The workloads: the fixed matrix's, or the user's jobs (loaded already);
+ * each job's memory budget and what its cells need of the plan. */
+static void job_plan_needs(const struct verdict_opts *o, struct verdict_data *d,
+			   struct verdict_hostinfo *hi)
+{
+	hi->no_scratch = true;
+	for (unsigned i = 0; i < d->nwl; i++) {
+		const struct verdict_wl *w = &d->wls[i];
+		const struct job *j = w->job;
+
+		if (w->skip[0])
+			continue;
+		for (int e = 0; e < JE_NR; e++)
+			hi->cells += judge_engine_in(&w->jw, e);
+		if (w->scratch) {
+			hi->no_scratch = false;
+			if (j->offset + j->size > hi->file_min)
+				hi->file_min = j->offset + j->size;
+		}
+	}
+	(void)o;
+}
+
 static int setup(const struct verdict_opts *o, struct verdict_data *d, struct err *e)
 {
 	struct verdict_hostinfo hi = { 0 };
 	struct cgroup_info ci;
 	const char *dir = o->directory ? o->directory : ".";
-	const char *why = "";
-	char path[PATH_MAX];
+	const char *why = "", *facts_at = NULL;
+	char path[PATH_MAX], own[PATH_MAX];
 	struct statfs sfs;
 	struct stat st;
 	int ret;
 
 	hi.ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	hi.mem_available = mem_available();
+	hi.vmcache = engine_find("vmcache") != NULL;
 	cgroup_probe(&ci, true);
 	hi.cgroup_ok = ci.can_create;
 	snprintf(hi.cgroup_why, sizeof(hi.cgroup_why), "%s", ci.why[0] ? ci.why : "no memory controller");
+	if (o->njobfiles) {
+		ret = verdict_jobs_load(o->jobfiles, o->njobfiles, o->write_probe, d, hi.vmcache, e);
+		if (ret)
+			return ret;
+		job_plan_needs(o, d, &hi);
+		if (!hi.cells)
+			return err_set(e, EINVAL, "verdict: no job of %s can be judged: %s",
+				       o->jobfiles[0], d->wls[0].skip);
+	}
 	if (o->filename) {
 		ret = target_size(o->filename, &hi.target_size, e);
 		if (ret)
 			return ret;
 		if (!o->write_probe)
 			why = "--filename is read only unless --write-probe is given";
-	} else {
+	} else if (!hi.no_scratch || !o->njobfiles) {
 		if (statfs(dir, &sfs))
 			return err_set(e, errno, "verdict: --directory=%s: %s", dir, strerror(errno));
 		if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)
@@ -494,10 +582,11 @@ static int setup(const struct verdict_opts *o, struct verdict_data *d, struct er
 	ret = verdict_plan_make(&hi, o->budget_ns, !o->filename || o->write_probe, why, &d->plan, e);
 	if (ret)
 		return ret;
+	d->plan.jobfile = o->njobfiles ? o->jobfiles[0] : NULL;
 	/* The plan is made afresh above: name its target after it. */
 	if (o->filename)
 		snprintf(d->plan.target, sizeof(d->plan.target), "%s", o->filename);
-	if (!o->filename) {
+	if (!o->filename && !hi.no_scratch) {
 		snprintf(path, sizeof(path), "%s/faultline-verdict.%llum.dat", dir,
 			 (unsigned long long)(d->plan.file_size / MIB));
 		snprintf(d->plan.target, sizeof(d->plan.target), "%s", path);
@@ -508,51 +597,145 @@ static int setup(const struct verdict_opts *o, struct verdict_data *d, struct er
 			d->plan.layout_s = 0;
 		}
 	}
-	d->host.mem_budget = d->plan.mem;
+	/* Host facts of the device read: the first job's own file, or the
+	 * scratch file's directory, or --filename. */
+	for (unsigned i = 0; i < d->nwl && !facts_at; i++)
+		if (!d->wls[i].skip[0] && !d->wls[i].scratch) {
+			first_target(&d->wls[i], own, sizeof(own));
+			facts_at = own;
+		}
+	if (!facts_at)
+		facts_at = o->filename ? o->filename : dir;
+	if (hi.no_scratch && o->njobfiles)
+		snprintf(d->plan.target, sizeof(d->plan.target), "%s", facts_at);
+	for (unsigned i = 0; i < d->nwl; i++)
+		if (!d->wls[i].mem_own)
+			d->wls[i].mem = d->plan.mem;
+	d->host.mem_budget = d->nwl ? d->wls[0].mem : d->plan.mem;
 	d->host.file_size = d->plan.file_size;
 	d->host.cgroup = d->plan.cgroup;
-	host_facts(&d->host, o->filename ? o->filename : dir);
-	d->checksys = checksys_build(o->filename ? o->filename : dir, NULL);
+	host_facts(&d->host, facts_at);
+	/* The pools read ahead what the kernel reads ahead for mmap: the
+	 * device's window, at most half the scan's pool. */
+	d->plan.ra_bytes = d->host.read_ahead_kb > 0 ? (uint64_t)d->host.read_ahead_kb * 1024 : RA_DEFAULT;
+	d->plan.pool_prefetch = (unsigned)(d->plan.ra_bytes / SCAN_BS);
+	if (d->plan.pool_prefetch > d->plan.mem / SCAN_BS / 2 / d->plan.threads)
+		d->plan.pool_prefetch = (unsigned)(d->plan.mem / SCAN_BS / 2 / d->plan.threads);
+	d->checksys = checksys_build(facts_at, NULL);
 	return 0;
+}
+
+/* The fixed matrix's workloads (the write mix said to be left out when it is). */
+static int fixed_wls(struct verdict_data *d)
+{
+	d->wls = calloc(sizeof(order) / sizeof(order[0]), sizeof(*d->wls));
+	if (!d->wls)
+		return -ENOMEM;
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct verdict_wl *w = &d->wls[d->nwl++];
+
+		fixed_wl(order[i], d->plan.vmcache, &w->jw);
+		w->mem = d->plan.mem;
+		if (order[i] == JW_WRITE && !d->plan.writes)
+			snprintf(w->skip, sizeof(w->skip), "no write mix: %s", d->plan.writes_why);
+	}
+	return 0;
+}
+
+/* The job text of @l, as the plan now stands (the depth once probed). */
+static void line_text(const struct verdict_data *d, struct verdict_line *l)
+{
+	const struct verdict_wl *w = &d->wls[l->wl];
+
+	if (w->jw.kind == JW_JOB)
+		verdict_jobs_text(&d->plan, w, l->e, l->round, l->name, l->text, l->textlen);
+	else
+		verdict_job_text(&d->plan, w->jw.kind, l->e, l->round, l->name, l->text, l->textlen);
+}
+
+/* A job's name as a file name: letters, digits, '.', '_' and '-'. */
+static void safe_name(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = isalnum((unsigned char)s[i]) || strchr("._-", s[i]) ? s[i] : '_';
+	buf[i] = '\0';
 }
 
 static int make_lines(struct verdict_data *d)
 {
 	const struct verdict_plan *p = &d->plan;
-	size_t textlen = 2048;
 
 	d->lines = calloc((size_t)p->cells_per_round * p->rounds, sizeof(*d->lines));
 	if (!d->lines)
 		return -ENOMEM;
 	for (unsigned r = 0; r < p->rounds; r++)
-		for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			enum judge_workload w = order[i];
+		for (unsigned i = 0; i < d->nwl; i++) {
+			const struct verdict_wl *w = &d->wls[i];
 			enum judge_engine es[JE_NR];
 			unsigned n = 0;
+			char key[48];
 
-			if (w == JW_WRITE && !p->writes)
+			if (w->skip[0])
 				continue;
 			for (int e = 0; e < JE_NR; e++)
-				if (judge_engine_in(w, e))
+				if (judge_engine_in(&w->jw, e))
 					es[n++] = e;
+			safe_name(w->jw.key, key, sizeof(key));
 			for (unsigned k = 0; k < n; k++) {
 				struct verdict_line *l = &d->lines[d->nlines++];
 
 				/* Odd rounds run the engines in reverse: whoever
 				 * runs after whom (a warm device, another job's
 				 * writeback) changes sides. */
-				l->w = w;
+				l->wl = i;
 				l->e = es[r % 2 ? n - 1 - k : k];
 				l->round = r;
-				snprintf(l->name, sizeof(l->name), "v-%s-%s-r%u", judge_workload_key(w),
+				snprintf(l->name, sizeof(l->name), "v-%s-%s-r%u", key,
 					 judge_engine_key(l->e), r + 1);
-				l->text = malloc(textlen);
+				l->textlen = w->jw.kind == JW_JOB ? verdict_jobs_text_len(w) : 2048;
+				l->text = malloc(l->textlen);
 				if (!l->text)
 					return -ENOMEM;
-				verdict_job_text(p, w, l->e, r, l->name, l->text, textlen);
+				line_text(d, l);
 			}
 		}
 	return 0;
+}
+
+/* Before the first cell at depth: the device probed, every cell's text
+ * made again with the depth it found. */
+static void probe_depth(struct verdict_data *d, FILE *out)
+{
+	struct verdict_plan *p = &d->plan;
+	struct depth_probe dp;
+	char why[160] = "";
+	struct stat st;
+	uint64_t size = 0;
+
+	if (!stat(p->target, &st))
+		size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : p->file_size;
+	if (size > p->file_size && p->target_ours)
+		size = p->file_size;
+	if (!size)
+		snprintf(why, sizeof(why), "%s: not there to probe", p->target);
+	if (size && !verdict_depth_probe(p->target, size, &dp, why, sizeof(why))) {
+		size_t at = 0;
+
+		p->depth = dp.depth;
+		at += snprintf(p->depth_why, sizeof(p->depth_why), "probed in %.1f s:", dp.seconds);
+		for (unsigned i = 0; i < dp.n && at < sizeof(p->depth_why); i++)
+			at += snprintf(p->depth_why + at, sizeof(p->depth_why) - at, " %u:%.0fk",
+				       dp.depths[i], dp.iops[i] / 1000);
+	} else {
+		p->depth = VERDICT_DEPTH_DEFAULT;
+		snprintf(p->depth_why, sizeof(p->depth_why), "not probed (%s): the default", why);
+	}
+	fprintf(out, "probe: io_uring O_DIRECT at depth %u (%s)\n", p->depth, p->depth_why);
+	fflush(out);
+	for (unsigned i = 0; i < d->nlines; i++)
+		line_text(d, &d->lines[i]);
 }
 
 int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
@@ -562,15 +745,17 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	const char *outdir = o->outdir ? o->outdir : ".";
 	char csv_tmp[PATH_MAX], jobdir[PATH_MAX], pd[PATH_MAX];
 	double t0 = now_s(), deadline, per_run_extra = OVERHEAD_S;
-	bool have_header = false;
+	bool have_header = false, probed = false;
 	FILE *csv = NULL;
 	unsigned ncells = 0;
 	int ret;
 
 	d.cmdline = o->cmdline;
 	ret = setup(o, &d, e);
+	if (!ret && !o->njobfiles)
+		ret = fixed_wls(&d) ? err_set(e, ENOMEM, "verdict: out of memory") : 0;
 	if (ret)
-		return ret;
+		goto out;
 	snprintf(d.json_path, sizeof(d.json_path), "%s/verdict.json", outdir);
 	snprintf(d.html_path, sizeof(d.html_path), "%s/verdict.html", outdir);
 	snprintf(d.csv_path, sizeof(d.csv_path), "%s", o->csv ? o->csv : "");
@@ -579,8 +764,10 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	snprintf(jobdir, sizeof(jobdir), "%s/verdict-jobs", outdir);
 	snprintf(csv_tmp, sizeof(csv_tmp), "%s/.verdict-run.%d.csv", outdir, (int)getpid());
 	d.self = "faultline";
-	if (mkdir(jobdir, 0755) && errno != EEXIST)
-		return err_set(e, errno, "verdict: %s: %s", jobdir, strerror(errno));
+	if (mkdir(jobdir, 0755) && errno != EEXIST) {
+		ret = err_set(e, errno, "verdict: %s: %s", jobdir, strerror(errno));
+		goto out;
+	}
 	ret = make_lines(&d);
 	if (ret) {
 		err_set(e, -ret, "verdict: out of memory");
@@ -610,8 +797,12 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 				 "it needs %.0f s", fmax(0, deadline - now_s()), need);
 			continue;
 		}
+		if (l->e == JE_URING_DEPTH && !probed) {
+			probe_depth(&d, out);
+			probed = true;
+		}
 		fprintf(out, "[%3.0f s] %s (%s, %s, round %u)\n", now_s() - t0, l->name,
-			judge_workload_name(l->w), judge_engine_name(l->e), l->round + 1);
+			d.wls[l->wl].jw.name, judge_engine_name(l->e), l->round + 1);
 		fflush(out);
 		unlink(csv_tmp);
 		run_line(o, l, csv_tmp, jobdir);
@@ -631,14 +822,23 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	}
 	for (unsigned i = 0; i < d.nlines; i++)
 		if (!d.lines[i].skipped[0] || d.lines[i].doc)
-			cells[ncells++] = (struct judge_cell){ d.lines[i].w, d.lines[i].e, d.lines[i].round,
+			cells[ncells++] = (struct judge_cell){ d.lines[i].wl, d.lines[i].e, d.lines[i].round,
 							       d.lines[i].doc };
-	for (int w = 0; w < JW_NR; w++) {
-		judge_workload(w, cells, ncells, &d.host, &d.res[w]);
+	d.res = calloc(d.nwl, sizeof(*d.res));
+	if (!d.res) {
+		ret = err_set(e, ENOMEM, "verdict: out of memory");
+		goto out;
+	}
+	for (unsigned w = 0; w < d.nwl; w++) {
+		struct judge_host h = d.host;
+
+		/* A job's own memory budget is its sentences' budget. */
+		h.mem_budget = d.wls[w].mem;
+		judge_workload(&d.wls[w].jw, w, cells, ncells, &h, &d.res[w]);
 		if (judge_unanswered(&d.res[w]))
 			o->unanswered++;
 	}
-	d.nfacts = judge_host_facts(&d.host, d.res, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
+	d.nfacts = judge_host_facts(&d.host, d.res, d.nwl, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
 	if (d.plan.target_ours && !d.plan.target_existed)
 		unlink(d.plan.target);
 	d.elapsed_s = now_s() - t0;
@@ -662,6 +862,11 @@ out:
 		json_decref(d.lines[i].doc);
 	}
 	free(d.lines);
+	free(d.res);
 	json_decref(d.checksys);
+	if (o->njobfiles)
+		verdict_jobs_free(&d);
+	else
+		free(d.wls);
 	return ret;
 }

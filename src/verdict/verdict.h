@@ -24,6 +24,8 @@ struct verdict_opts {
 	const char *outdir;		/* verdict.json and verdict.html (default ".") */
 	const char *csv;		/* default <outdir>/verdict.csv */
 	const char *cmdline;
+	char **jobfiles;		/* faultline --verdict JOBFILE...: the user's jobs */
+	unsigned njobfiles;
 	bool status_line;
 	struct run **current;		/* the run in progress, for main's signal handler */
 	volatile sig_atomic_t *stop;	/* set by main on a signal */
@@ -40,6 +42,12 @@ struct verdict_hostinfo {
 	char cgroup_why[256];
 	uint64_t target_size;		/* an existing --filename's size, 0 for a scratch file */
 	bool scratch_exists;		/* the scratch file is already there at full size */
+	bool vmcache;			/* the build has ioengine=vmcache: a cell more */
+	/* A job-file verdict: its cells per round (0: the fixed matrix's),
+	 * whether any job reads the scratch file, and the least it must hold. */
+	unsigned cells;
+	bool no_scratch;
+	uint64_t file_min;
 };
 
 /* Size the matrix (pure; unit-tested). 0 or -errno. */

@@ -38,17 +38,40 @@ void verdict_out_plan(FILE *f, const struct verdict_data *d)
 	if (!p->cgroup)
 		fprintf(f, "plan: reserve_mem=%.0f MiB instead of a cgroup: %s\n", p->reserve / MIB,
 			p->memory_why);
-	fprintf(f, "plan: %u thread%s (one per CPU); %u cells per round: uniform, zipf and scan x "
-		"{mmap normal, mmap random, bufpool, io_uring O_DIRECT}%s, the async-hazard loop x "
-		"{mmap, io_uring}\n", p->threads, p->threads == 1 ? "" : "s", p->cells_per_round,
-		p->writes ? ", the write mix x {mmap+msync, bufpool, pwrite+fdatasync}" : "");
-	if (!p->writes)
-		fprintf(f, "plan: no write mix: %s\n", p->writes_why);
+	if (p->jobfile) {
+		fprintf(f, "plan: the jobs of %s, each a workload with its options as written; %u cells "
+			"per round: mmap normal, mmap random, bufpool%s, io_uring O_DIRECT at depth 1 per "
+			"thread and at the probed depth, and pwrite for jobs that write\n", p->jobfile,
+			p->cells_per_round, p->vmcache ? ", vmcache" : "");
+		for (unsigned i = 0; i < d->nwl; i++) {
+			const struct verdict_wl *w = &d->wls[i];
+
+			if (w->skip[0])
+				fprintf(f, "plan: %s: not judged: %s\n", w->jw.name, w->skip);
+			else
+				fprintf(f, "plan: %s: memory %.0f MiB (%s), %s\n", w->jw.name, w->mem / MIB,
+					w->mem_own ? "the job's own" : "the verdict's",
+					w->jw.by == JB_P99 ? "judged by p99 latency at its rate" :
+					w->jw.by == JB_MIBS ? "judged by MiB/s" : "judged by IOPS");
+		}
+	} else {
+		fprintf(f, "plan: %u thread%s (one per CPU); %u cells per round: uniform, zipf and scan x "
+			"{mmap normal, mmap random, bufpool%s, io_uring O_DIRECT at depth 1 per thread, "
+			"io_uring O_DIRECT at the probed depth in one thread}%s, the async-hazard loop x "
+			"{mmap, io_uring}\n", p->threads, p->threads == 1 ? "" : "s", p->cells_per_round,
+			p->vmcache ? ", vmcache" : "",
+			p->writes ? ", the write mix x {mmap+msync, bufpool, pwrite+fdatasync}" : "");
+		if (!p->writes)
+			fprintf(f, "plan: no write mix: %s\n", p->writes_why);
+		fprintf(f, "plan: the scan's buffer pool reads %u pages of 128 KiB ahead (%.0f KiB, the "
+			"device's read-ahead for mmap, at most half the pool)\n", p->pool_prefetch,
+			p->ra_bytes / 1024.0);
+	}
 	fprintf(f, "plan: %u round%s (engines in alternating order), each run %u s ramp + %u s "
 		"measured; estimated %.0f s (%.1f s set-up per run, %.0f s to lay out the file, "
-		"%.0f s for the report, assumed)\n",
+		"%.1f s to probe the device's queue depth, %.0f s for the report, assumed)\n",
 		p->rounds, p->rounds == 1 ? "" : "s", p->ramp_s, p->runtime_s, p->est_s,
-		p->overhead_s, p->layout_s, p->post_s);
+		p->overhead_s, p->layout_s, p->probe_s, p->post_s);
 	fflush(f);
 }
 
@@ -57,20 +80,23 @@ void verdict_out_text(FILE *f, const struct verdict_data *d)
 	fprintf(f, "\n== the verdict (%.0f s)%s\n", d->elapsed_s,
 		d->interrupted ? " - interrupted, from the runs that finished" : "");
 	/* The answer first, a line per workload; then what it rests on. */
-	for (int w = 0; w < JW_NR; w++)
+	for (unsigned w = 0; w < d->nwl; w++)
 		if (d->res[w].ran)
 			fprintf(f, "%s\n", d->res[w].headline);
-	for (int w = 0; w < JW_NR; w++) {
+		else if (d->wls[w].skip[0])
+			fprintf(f, "%s: not judged: %s.\n", d->wls[w].jw.name, d->wls[w].skip);
+	for (unsigned w = 0; w < d->nwl; w++) {
 		const struct judge_result *r = &d->res[w];
 
 		if (!r->ran)
 			continue;
-		fprintf(f, "\n-- %s\n", judge_workload_name(r->w));
+		fprintf(f, "\n-- %s\n", r->wl.name);
 		for (int e = 0; e < JE_NR; e++)
 			if (r->e[e].ok)
-				fprintf(f, "    %-34s %10.0f %s (median of %u%s)\n", judge_engine_name(e),
-					r->e[e].median, judge_unit(w), r->e[e].n,
-					r->e[e].n > 1 ? " rounds" : " round");
+				fprintf(f, "    %-30s %-32s %10.0f %s (median of %u%s)%s\n",
+					judge_engine_name(e), r->e[e].conc, r->e[e].median,
+					judge_unit(&r->wl), r->e[e].n, r->e[e].n > 1 ? " rounds" : " round",
+					r->e[e].behind ? ", behind the rate" : "");
 		for (unsigned i = 0; i < r->nsent; i++)
 			fprintf(f, "  - %s\n", r->sent[i].text);
 	}
@@ -102,7 +128,7 @@ static json_t *sentences(const struct judge_sentence *s, unsigned n)
 
 static json_t *plan_object(const struct verdict_plan *p)
 {
-	return json_pack("{s:f, s:I, s:I, s:s, s:I, s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:f, s:f, s:f, s:s, s:b}",
+	json_t *o = json_pack("{s:f, s:I, s:I, s:s, s:I, s:s, s:i, s:i, s:i, s:i, s:i, s:b, s:s, s:f, s:f, s:f, s:s, s:b}",
 			 "budget_s", p->budget_ns / 1e9, "memory_budget_bytes", (json_int_t)p->mem,
 			 "file_bytes", (json_int_t)p->file_size,
 			 "memory_limit", p->cgroup ? "mem_limit" : "reserve_mem",
@@ -113,6 +139,16 @@ static json_t *plan_object(const struct verdict_plan *p)
 			 "writes_why", p->writes_why, "overhead_s_assumed", p->overhead_s,
 			 "layout_s_assumed", p->layout_s, "estimated_s", p->est_s,
 			 "target", p->target, "scratch", p->target_ours);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "io_uring_depth", json_integer(p->depth));
+	json_object_set_new(o, "io_uring_depth_why", json_string(p->depth_why));
+	json_object_set_new(o, "pool_prefetch", json_integer(p->pool_prefetch));
+	json_object_set_new(o, "probe_s_assumed", json_real(p->probe_s));
+	json_object_set_new(o, "vmcache", json_boolean(p->vmcache));
+	json_object_set_new(o, "jobfile", p->jobfile ? json_string(p->jobfile) : json_null());
+	return o;
 }
 
 static json_t *host_object(const struct judge_host *h)
@@ -129,13 +165,27 @@ static json_t *host_object(const struct judge_host *h)
 	return o;
 }
 
-static json_t *workload_object(const struct verdict_data *d, const struct judge_result *r)
+static const char *by_name(enum judge_by by)
+{
+	return by == JB_P99 ? "p99_us" : by == JB_MIBS ? "mib_s" : "iops";
+}
+
+static json_t *workload_object(const struct verdict_data *d, const struct verdict_wl *vw,
+			       const struct judge_result *r)
 {
 	json_t *o = json_object(), *eng = json_object();
+	const struct judge_wl *wl = &vw->jw;
 
-	json_object_set_new(o, "key", json_string(judge_workload_key(r->w)));
-	json_object_set_new(o, "name", json_string(judge_workload_name(r->w)));
-	json_object_set_new(o, "unit", json_string(judge_unit(r->w)));
+	json_object_set_new(o, "key", json_string(wl->key));
+	json_object_set_new(o, "name", json_string(wl->name));
+	json_object_set_new(o, "source", json_string(wl->kind == JW_JOB ? "job" : "matrix"));
+	json_object_set_new(o, "unit", json_string(judge_unit(wl)));
+	json_object_set_new(o, "by", json_string(by_name(wl->by)));
+	json_object_set_new(o, "better", json_string(wl->by == JB_P99 && !r->none_held ? "lower" : "higher"));
+	json_object_set_new(o, "rate_iops", wl->by == JB_P99 ? jnum_or_null(r->rate) : json_null());
+	json_object_set_new(o, "rate_held_by_none", json_boolean(r->none_held));
+	json_object_set_new(o, "memory_budget_bytes", json_integer((json_int_t)vw->mem));
+	json_object_set_new(o, "skipped", vw->skip[0] ? json_string(vw->skip) : json_null());
 	json_object_set_new(o, "rounds", json_integer(r->rounds));
 	json_object_set_new(o, "winner", r->winner >= 0 ? json_string(judge_engine_key(r->winner)) : json_null());
 	json_object_set_new(o, "runner_up", r->runner_up >= 0 ? json_string(judge_engine_key(r->runner_up))
@@ -150,7 +200,7 @@ static json_t *workload_object(const struct verdict_data *d, const struct judge_
 		const struct judge_engine_result *er = &r->e[e];
 		json_t *v, *x;
 
-		if (!judge_engine_in(r->w, e))
+		if (!judge_engine_in(wl, e))
 			continue;
 		v = json_array();
 		for (unsigned k = 0; k < r->rounds && k < JUDGE_MAX_ROUNDS; k++)
@@ -160,6 +210,17 @@ static json_t *workload_object(const struct verdict_data *d, const struct judge_
 			      "lo", er->ok ? jnum_or_null(er->lo) : json_null(),
 			      "hi", er->ok ? jnum_or_null(er->hi) : json_null(), "per_round", v,
 			      "error", er->ok || !er->err[0] ? json_null() : json_string(er->err));
+		json_object_set_new(x, "concurrency", er->conc[0] ? json_string(er->conc) : json_null());
+		json_object_set_new(x, "iops", er->ok ? jnum_or_null(er->iops_median) : json_null());
+		if (wl->by == JB_P99 && er->ok && er->behind) {
+			char b[96];
+
+			snprintf(b, sizeof(b), "behind the rate: %.0f of %.0f IOPS, %.0f%% short",
+				 er->iops_median, r->rate, er->short_pct);
+			json_object_set_new(x, "behind", json_string(b));
+		} else {
+			json_object_set_new(x, "behind", json_null());
+		}
 		json_object_set_new(eng, judge_engine_key(e), x);
 	}
 	json_object_set_new(o, "engines", eng);
@@ -174,13 +235,15 @@ static json_t *line_object(const struct verdict_data *d, const struct verdict_li
 	double v = NAN;
 	json_t *o;
 
+	const struct judge_wl *wl = &d->wls[l->wl].jw;
+
 	verdict_out_command(d, l, cmd, sizeof(cmd));
-	if (!l->skipped[0] && !judge_metric(l->w, l->doc, &v, why, sizeof(why)))
+	if (!l->skipped[0] && !judge_metric(wl, l->doc, &v, why, sizeof(why)))
 		v = NAN;
 	o = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:o}",
-		      "job", l->name, "workload", judge_workload_key(l->w), "engine", judge_engine_key(l->e),
+		      "job", l->name, "workload", wl->key, "engine", judge_engine_key(l->e),
 		      "round", l->round + 1, "job_text", l->text ? l->text : "", "command", cmd,
-		      "unit", judge_unit(l->w), "value", jnum_or_null(v),
+		      "unit", judge_unit(wl), "value", jnum_or_null(v),
 		      "skipped", l->skipped, "elapsed_s", l->skipped[0] ? json_null() : json_real(l->elapsed_s));
 	/* The run's own document, as `faultline --output-format=json` gives it. */
 	json_object_set(o, "result", l->doc ? l->doc : json_null());
@@ -197,9 +260,9 @@ static json_t *build(const struct verdict_data *d)
 	json_object_set_new(doc, "plan", plan_object(&d->plan));
 	json_object_set_new(doc, "host", host_object(&d->host));
 	json_object_set_new(doc, "check_system", d->checksys ? json_incref(d->checksys) : json_null());
-	for (int i = 0; i < JW_NR; i++)
-		if (d->res[i].ran)
-			json_array_append_new(w, workload_object(d, &d->res[i]));
+	for (unsigned i = 0; i < d->nwl; i++)
+		if (d->res[i].ran || d->wls[i].skip[0])
+			json_array_append_new(w, workload_object(d, &d->wls[i], &d->res[i]));
 	json_object_set_new(doc, "workloads", w);
 	json_object_set_new(doc, "host_facts", sentences(d->facts, d->nfacts));
 	for (unsigned i = 0; i < d->nlines; i++)

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "lib/err.h"
+#include "lib/job.h"
 #include "verdict/judge.h"
 
 /* The matrix as sized for this host and budget. */
@@ -38,15 +39,42 @@ struct verdict_plan {
 	char target[512];		/* the file or device read */
 	bool target_ours;		/* a scratch file this verdict made */
 	bool target_existed;
+	/* The fair fight (issue 31): io_uring O_DIRECT's queue depth, from a
+	 * short probe of the device (or VERDICT_DEPTH_DEFAULT, and why), and
+	 * the pages the pools read ahead on sequential runs. */
+	unsigned depth;
+	char depth_why[160];
+	unsigned pool_prefetch;		/* for pool_page=128k (the scan's) */
+	uint64_t ra_bytes;		/* the device's read-ahead, what the pools read ahead */
+	double probe_s;			/* assumed for the depth probe */
+	bool vmcache;			/* the build has ioengine=vmcache */
+	const char *jobfile;		/* the user's job file(s), NULL: the fixed matrix */
+};
+
+/* A workload: one of the fixed matrix's, or a job of the user's file. */
+struct verdict_wl {
+	struct judge_wl jw;
+	/* A user's job: its options as written, less what the verdict sets
+	 * (engine, memory, time); the job itself, resolved. */
+	char *base;
+	struct job *job;		/* owned */
+	uint64_t mem;			/* its memory budget */
+	bool mem_own;			/* ... the job's own mem_limit or pool_size */
+	uint64_t pool_page;
+	bool scratch;			/* no filename: the verdict's scratch file */
+	bool replay;			/* read_iolog */
+	char randseed[32];		/* the job's own, "" for the verdict's per round */
+	char skip[200];			/* why it is not run, "" when it is */
 };
 
 /* One run of the matrix. */
 struct verdict_line {
-	enum judge_workload w;
+	unsigned wl;			/* index into verdict_data.wls */
 	enum judge_engine e;
 	unsigned round;
 	char name[64];			/* the job's name, also its CSV rows' */
 	char *text;			/* the job file, exactly as run */
+	size_t textlen;			/* its buffer */
 	json_t *doc;			/* the run's JSON (owned), NULL if none */
 	double elapsed_s;		/* wall time of the run, set-up included */
 	char skipped[128];		/* why it did not run, "" if it ran */
@@ -58,7 +86,9 @@ struct verdict_data {
 	json_t *checksys;		/* --check-system's findings (owned), may be NULL */
 	unsigned nlines;
 	struct verdict_line *lines;
-	struct judge_result res[JW_NR];
+	unsigned nwl;
+	struct verdict_wl *wls;
+	struct judge_result *res;	/* nwl of them */
 	unsigned nfacts;
 	struct judge_sentence facts[8];
 	const char *cmdline;		/* the command as given */

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$(id -u)" != 0 ]; then
 	# As nobody there is no cgroup, and reserve_mem needs more than a
 	# tiny budget's memory: the refusal is the test.
-	expect_exit 2 "a job file with --verdict is refused" "$FAULTLINE" --verdict x.job
+	expect_exit 2 "a missing job file with --verdict is refused" "$FAULTLINE" --verdict x.job
 	e2e_done
 	exit
 fi
@@ -88,6 +88,30 @@ sys.exit(1 if bad else 0)
 PYEOF
 [ $? = 0 ] && pass "verdict.json: medians are the runs' numbers, CSV rows for every run" ||
 	fail "verdict.json: medians are the runs' numbers, CSV rows for every run" "$(head -5 "$E2E_TMP/j.out")"
+
+# The fair fight: io_uring O_DIRECT at the probed depth in one thread
+# beside depth 1 per thread, each engine's concurrency named; the scan's
+# pool reads ahead.
+pycheck "the depth cell runs at the probed depth, every engine's concurrency is named" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+depth = d["plan"]["io_uring_depth"]
+assert isinstance(depth, int) and depth >= 1, d["plan"]
+for w in d["workloads"]:
+    for k, e in w["engines"].items():
+        assert not e["ok"] or e["concurrency"], (w["key"], k, e)
+    if w["key"] in ("uniform", "zipf", "scan"):
+        e = w["engines"]["io_uring-depth"]
+        assert e["ok"] and e["concurrency"] == "1 thread x depth %d" % depth, e
+for l in d["lines"]:
+    if l["engine"] == "io_uring-depth" and not l["skipped"]:
+        assert "iodepth=%d\n" % depth in l["job_text"], l["job_text"]
+    if l["workload"] == "scan" and l["engine"] == "bufpool":
+        assert "pool_prefetch=%d\n" % d["plan"]["pool_prefetch"] in l["job_text"], l["job_text"]
+        assert l["result"]["jobs"][0]["faultline"]["pool"]["pages_prefetched"] > 0, l["result"]["jobs"][0]["faultline"]["pool"]
+' "$E2E_TMP/verdict.json"
+grep -q "^probe: io_uring O_DIRECT at depth [0-9]* (probed in" "$E2E_TMP/v.out" &&
+	pass "the device's queue depth is probed, and said" || fail "the device's queue depth is probed, and said" "$(grep probe "$E2E_TMP/v.out")"
 
 # DAMON's pageout is a host fact exactly when the live host runs one
 # (this VM does: a paddr pageout scheme, memory idle 30 s).
@@ -168,7 +192,7 @@ FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json"
 mkdir -p "$E2E_TMP/given" "$E2E_TMP/out2"
 mkdata "$E2E_TMP/given/data" 128
 sum0=$(md5sum <"$E2E_TMP/given/data")
-"$FAULTLINE" --verdict --budget=40s --filename="$E2E_TMP/given/data" --output="$E2E_TMP/out2" --quiet \
+"$FAULTLINE" --verdict --budget=50s --filename="$E2E_TMP/given/data" --output="$E2E_TMP/out2" --quiet \
 	>"$E2E_TMP/f.out" 2>"$E2E_TMP/f.err"
 rc=$?
 [ $rc = 0 ] && pass "verdict on a given file exits 0" || fail "verdict on a given file exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/f.err")"
@@ -181,8 +205,82 @@ grep -q "^plan: .*target $E2E_TMP/given/data" "$E2E_TMP/f.out" && grep -q "read 
 	pass "a given file is unchanged and nothing is made beside it" ||
 	fail "a given file is unchanged and nothing is made beside it" "$(ls "$E2E_TMP/given")"
 
-expect_exit 2 "a job file with --verdict is refused" "$FAULTLINE" --verdict x.job
+expect_exit 2 "a missing job file with --verdict is refused" "$FAULTLINE" --verdict x.job
 expect_exit 2 "a job option with --verdict is refused" "$FAULTLINE" --verdict --bs=8k
+
+# The user's own workload: a job file. Each job is a workload named after
+# it, judged through mmap, bufpool and io_uring O_DIRECT at its own memory
+# (mem_limit=32m), within the budget; a write job on the user's own file
+# is not judged without --write-probe, and the file is not written; every
+# run's job file in verdict-jobs/ runs as written.
+mkdir -p "$E2E_TMP/jf"
+cat >"$E2E_TMP/mine.job" <<JOBEOF
+; a database's point lookups, and its log
+[global]
+filename=$E2E_TMP/given/data
+size=128m
+numjobs=2
+[lookups]
+rw=randread
+bs=4k
+random_distribution=zipf:0.9
+mem_limit=32m
+ioengine=psync
+[log]
+rw=write
+bs=16k
+JOBEOF
+expect_exit 2 "a job file and --filename are refused together" "$FAULTLINE" --verdict \
+	--filename="$E2E_TMP/given/data" "$E2E_TMP/mine.job"
+budget=40
+t0=$(date +%s.%N)
+"$FAULTLINE" --verdict --budget=${budget}s --output="$E2E_TMP/jf" --quiet "$E2E_TMP/mine.job" \
+	>"$E2E_TMP/jf.out" 2>"$E2E_TMP/jf.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] && pass "a job-file verdict exits 0" || fail "a job-file verdict exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/jf.err")"
+$PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $budget * 1.1 else 1)" &&
+	pass "a job-file verdict within budget + 10 % ($(printf '%.0f' "$($PY -c "print($t1 - $t0)")") s of $budget)" ||
+	fail "a job-file verdict within budget + 10 %" "took $($PY -c "print($t1 - $t0)") s"
+pycheck "verdict.json: a workload named after the job, judged through mmap, bufpool and io_uring O_DIRECT, with a winner" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = {x["key"]: x for x in d["workloads"]}
+assert set(w) == {"lookups", "log"}, list(w)
+lk = w["lookups"]
+assert lk["source"] == "job" and lk["memory_budget_bytes"] == 32 << 20, lk
+for k in ("mmap-normal", "mmap-random", "bufpool", "io_uring-direct", "io_uring-depth"):
+    assert lk["engines"][k]["ok"], (k, lk["engines"][k])
+assert lk["winner"] in lk["engines"], lk["winner"]
+assert lk["headline"].startswith("job \x27lookups\x27"), lk["headline"]
+assert w["log"]["skipped"] and "--write-probe" in w["log"]["skipped"], w["log"]
+assert d["plan"]["jobfile"].endswith("mine.job"), d["plan"]
+for l in d["lines"]:
+    assert l["workload"] == "lookups", l["job"]
+    t = l["job_text"]
+    assert "random_distribution=zipf:0.9" in t and "numjobs=2" in t and "ioengine=psync" not in t, t
+    if l["engine"] == "bufpool":
+        assert "pool_size=32m" in t, t
+    if l["engine"].startswith("mmap"):
+        assert "mem_limit=32m" in t, t
+' "$E2E_TMP/jf/verdict.json"
+grep -q "^job 'log' of .*: not judged: .*--write-probe" "$E2E_TMP/jf.out" &&
+	pass "the write job on the user's file: not judged, and why" ||
+	fail "the write job on the user's file: not judged, and why" "$(grep log "$E2E_TMP/jf.out")"
+[ "$(md5sum <"$E2E_TMP/given/data")" = "$sum0" ] && pass "the user's file is unchanged" ||
+	fail "the user's file is unchanged"
+if [ -f "$E2E_TMP/jf/verdict-jobs/v-lookups-bufpool-r1.job" ]; then
+	expect_exit 0 "a job-file verdict's run reproduces from verdict-jobs/" "$FAULTLINE" --quiet \
+		--output=/dev/null "$E2E_TMP/jf/verdict-jobs/v-lookups-bufpool-r1.job"
+else
+	fail "a job-file verdict's run is in verdict-jobs/" "$(ls "$E2E_TMP/jf/verdict-jobs")"
+fi
+"$here/verdict-html-render" "$E2E_TMP/jf/verdict.html" >"$E2E_TMP/r.out" 2>&1
+case $? in
+0) pass "a job-file verdict.html: the answer on the first screen" ;;
+77) ;;
+*) fail "a job-file verdict.html: the answer on the first screen" "$(cat "$E2E_TMP/r.out")" ;;
+esac
 expect_exit 2 "too short a budget is refused, before anything runs" \
 	"$FAULTLINE" --verdict --budget=10s --directory="$E2E_TMP"
 expect_err_has "give at least" "... saying what budget would do"

@@ -1,0 +1,453 @@
+/*
+ * vjobs.c - faultline --verdict JOBFILE... (issue 31, SPEC 16): each job
+ * of the user's files is a workload. Its options stay as written (rw and
+ * the mix, bs or bssplit, the distribution, the rate, size, offsets,
+ * threads, a read_iolog trace: whatever the job file says, including
+ * options this file does not know), less what a verdict sets itself: the
+ * engine and what belongs to one (VJOB_DROP below), the memory, the time
+ * and the job's own logs. Each cell's job text is those lines, the
+ * verdict's own (target, cold start, time, seed) and the engine's.
+ *
+ * The file is parsed twice: by jobfile.c, which validates it and resolves
+ * each job (what it reads, how many threads, its mem_limit and
+ * pool_size), and here, line by line, for the options as written, in
+ * fio's order: a [global] section applies to the jobs after it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "job/jobfile.h"
+#include "job/optval.h"
+#include "verdict/vjobs.h"
+
+#define MIB (1024ull * 1024)
+/* A pool page below this is not worth a pool's table entry per page. */
+#define POOL_PAGE_MIN_VERDICT 4096
+
+/* What the verdict sets for every cell, and so leaves out of a job's own
+ * options (fio's aliases too). */
+static const char *const drop[] = {
+	"ioengine", "direct", "buffered", "iodepth", "iodepth_batch", "iodepth_batch_submit",
+	"iodepth_batch_complete", "iodepth_batch_complete_min", "iodepth_batch_complete_max",
+	"iodepth_low", "madvise", "fadvise", "fadvise_hint", "pool_size", "pool_page", "pool_io",
+	"pool_prefetch", "pool_evict_batch", "mem_limit", "reserve_mem", "uncached", "prefetch",
+	"offload", "offload_permits", "name", "stonewall", "wait_for_previous", "runtime",
+	"timeout", "ramp_time", "time_based", "startdelay", "invalidate", "prewarm",
+	"drop_caches", "write_bw_log", "write_iops_log", "write_lat_log", "write_iolog",
+	"write_hist_log", "log_avg_msec", "per_job_logs", "log_offset", "thread",
+	"registerfiles", "fixedbufs", "sqthread_poll", "hipri",
+};
+
+static bool in(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(key, list[i]))
+			return true;
+	return false;
+}
+
+#define IN(k, l) in((k), (l), sizeof(l) / sizeof((l)[0]))
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->s, cap);
+
+		if (!p)
+			return -ENOMEM;
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* One section's options as written: "key=value" lines, and the few raw
+ * values the verdict reads itself. */
+struct sect {
+	struct sbuf lines;
+	char rate_iops[64], rate[64], bssplit[256], bsrange[64], read_iolog[256],
+	     replay_no_stall[16], pool_page[32], randseed[32];
+};
+
+static void keep_raw(struct sect *s, const char *key, const char *val)
+{
+	static const struct { const char *key; size_t off, len; } raw[] = {
+#define R(k, f) { k, offsetof(struct sect, f), sizeof(((struct sect *)0)->f) }
+		R("rate_iops", rate_iops), R("rate", rate), R("bssplit", bssplit),
+		R("bsrange", bsrange), R("blocksize_range", bsrange), R("read_iolog", read_iolog),
+		R("replay_no_stall", replay_no_stall), R("pool_page", pool_page),
+		R("randseed", randseed),
+#undef R
+	};
+
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+		if (!strcasecmp(key, raw[i].key))
+			snprintf((char *)s + raw[i].off, raw[i].len, "%s", val);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* Add a "key=value" line of a job file to @s unless the verdict sets it. */
+static int sect_add(struct sect *s, char *line)
+{
+	char *eq = strchr(line, '='), *key = line, *val = (char *)"1";
+	char out[4096];
+	int n;
+
+	if (eq) {
+		*eq = '\0';
+		val = trim(eq + 1);
+	}
+	key = trim(key);
+	if (IN(key, drop))
+		return 0;
+	keep_raw(s, key, val);
+	n = eq ? snprintf(out, sizeof(out), "%s=%s\n", key, val) : snprintf(out, sizeof(out), "%s\n", key);
+	return sb_add(&s->lines, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1);
+}
+
+/* The largest size in a bssplit or bsrange value ("4k/50:64k/50",
+ * "4k-16k", "4k/10:8k/90,64k"), 0 when none parses. */
+static uint64_t largest_size(const char *v)
+{
+	char buf[256], *save = NULL, *tok;
+	uint64_t best = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ":,-", &save); tok; tok = strtok_r(NULL, ":,-", &save)) {
+		struct optval ov;
+		char why[64], *slash = strchr(tok, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (*tok && !optval_parse(tok, OPTVAL_SIZE, false, &ov, why, sizeof(why)) && ov.v > best)
+			best = ov.v;
+	}
+	return best;
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* The first number of a rate value, plus the second ("500,200": reads
+ * and writes). */
+static double rate_sum(const char *v)
+{
+	char *end;
+	double a = strtod(v, &end), b = 0;
+
+	if (*end == ',')
+		b = strtod(end + 1, NULL);
+	return a + b;
+}
+
+static const char *rw_name(enum rw_mode rw)
+{
+	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+
+	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
+}
+
+/* The workload a job makes. */
+static int make_wl(bool write_probe, const char *file, struct job *j, struct sect *own,
+		   const struct sect *glob, struct verdict_wl *w, bool vmcache, struct err *e)
+{
+	const struct sect *pick[2] = { glob, own };
+	struct sect raw = { 0 };
+	char bs[32], extra[96] = "";
+	uint64_t maxbs = j->bs;
+	double rate = 0;
+	int ret;
+
+	/* The raw values in force: the job's own over the globals'. */
+	for (int k = 0; k < 2; k++) {
+		const struct sect *s = pick[k];
+
+#define TAKE(f) if (s->f[0]) snprintf(raw.f, sizeof(raw.f), "%s", s->f)
+		TAKE(rate_iops); TAKE(rate); TAKE(bssplit); TAKE(bsrange); TAKE(read_iolog);
+		TAKE(replay_no_stall); TAKE(pool_page); TAKE(randseed);
+#undef TAKE
+	}
+	w->job = j;
+	w->base = malloc(glob->lines.len + own->lines.len + 1);
+	if (!w->base)
+		return err_set(e, ENOMEM, "verdict: out of memory");
+	memcpy(w->base, glob->lines.s ? glob->lines.s : "", glob->lines.len);
+	memcpy(w->base + glob->lines.len, own->lines.s ? own->lines.s : "", own->lines.len + 1);
+	if (!own->lines.s)
+		w->base[glob->lines.len] = '\0';
+	w->scratch = !j->filename;
+	w->replay = raw.read_iolog[0] != '\0';
+	w->mem_own = j->mem_limit || j->pool_size;
+	w->mem = j->mem_limit ? j->mem_limit : j->pool_size;
+	if (raw.bssplit[0] && largest_size(raw.bssplit) > maxbs)
+		maxbs = largest_size(raw.bssplit);
+	if (raw.bsrange[0] && largest_size(raw.bsrange) > maxbs)
+		maxbs = largest_size(raw.bsrange);
+	w->pool_page = raw.pool_page[0] && j->pool_page ? j->pool_page
+			: pow2_at_least(maxbs > POOL_PAGE_MIN_VERDICT ? maxbs : POOL_PAGE_MIN_VERDICT);
+	snprintf(w->randseed, sizeof(w->randseed), "%s", raw.randseed);
+
+	w->jw.kind = JW_JOB;
+	snprintf(w->jw.key, sizeof(w->jw.key), "%s", j->name);
+	w->jw.writes = job_writes(j);
+	w->jw.seq = !job_rw_random(j->rw) && !w->replay;
+	w->jw.by = w->jw.seq && !w->jw.writes ? JB_MIBS : JB_IOPS;
+	if (raw.rate_iops[0])
+		rate = rate_sum(raw.rate_iops) * j->numjobs;
+	else if (raw.rate[0] && j->bs)
+		rate = rate_sum(raw.rate) / (double)j->bs * j->numjobs;
+	if (rate > 0) {
+		w->jw.by = JB_P99;
+		w->jw.rate_iops = rate;
+		snprintf(extra, sizeof(extra), ", rate %.0f IOPS", rate);
+	}
+	if (w->replay) {
+		bool nostall = raw.replay_no_stall[0] && strcmp(raw.replay_no_stall, "0");
+
+		w->jw.by = nostall ? JB_IOPS : JB_P99;
+		w->jw.rate_iops = 0;
+		snprintf(extra, sizeof(extra), ", a replay of %s%s", raw.read_iolog,
+			 nostall ? " as fast as it goes" : " at its own pace");
+	}
+	w->jw.engines = 1u << JE_MMAP_NORMAL | 1u << JE_MMAP_RANDOM | 1u << JE_BUFPOOL |
+			1u << JE_URING_DIRECT | 1u << JE_URING_DEPTH;
+	if (vmcache)
+		w->jw.engines |= 1u << JE_VMCACHE;
+	if (w->jw.writes)
+		w->jw.engines |= 1u << JE_PSYNC;
+	optval_fmt_size(bs, sizeof(bs), j->bs);
+	ret = snprintf(w->jw.name, sizeof(w->jw.name), "job '%s' of %s (%s, %s%s, %u thread%s%s)",
+		       j->name, file, rw_name(j->rw), raw.bssplit[0] ? "bssplit " : "bs ",
+		       raw.bssplit[0] ? raw.bssplit : bs, j->numjobs, j->numjobs == 1 ? "" : "s", extra);
+	(void)ret;
+	if (w->jw.writes && j->filename && !write_probe)
+		snprintf(w->skip, sizeof(w->skip), "it writes, and %s is the job's own file: a "
+			 "verdict writes a file of yours only with --write-probe", j->filename);
+	return 0;
+}
+
+static void sect_free(struct sect *s)
+{
+	free(s->lines.s);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One file: its sections, and the jobs jobfile.c made of them. */
+static int load_file(bool write_probe, const char *path, struct verdict_data *d,
+		     bool vmcache, struct err *e)
+{
+	struct joblist jl = { 0 };
+	struct sect glob = { 0 }, own = { 0 };
+	FILE *f = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned k = 0;
+	bool in_job = false, in_global = false;
+	int ret;
+
+	ret = jobfile_parse_file(&jl, path, e);
+	if (ret)
+		return ret;
+	f = fopen(path, "r");
+	if (!f) {
+		ret = err_set(e, errno, "verdict: %s: %s", path, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		bool eof = getline(&line, &cap, f) < 0;
+		char *l = eof ? NULL : trim(line);
+
+		if (eof || *l == '[') {
+			/* The end of a section: a job's makes a workload. */
+			if (in_job) {
+				struct verdict_wl *w;
+
+				if (k >= jl.n) {
+					ret = err_set(e, EINVAL, "verdict: %s: more sections than jobs", path);
+					goto out;
+				}
+				w = realloc(d->wls, (d->nwl + 1) * sizeof(*d->wls));
+				if (!w) {
+					ret = err_set(e, ENOMEM, "verdict: out of memory");
+					goto out;
+				}
+				d->wls = w;
+				w = &d->wls[d->nwl++];
+				memset(w, 0, sizeof(*w));
+				ret = make_wl(write_probe, path, jl.jobs[k], &own, &glob, w, vmcache, e);
+				if (ret)
+					goto out;
+				jl.jobs[k++] = NULL;	/* the workload owns it now */
+				sect_free(&own);
+			}
+			if (eof)
+				break;
+			in_global = !strncasecmp(l, "[global]", 8);
+			in_job = !in_global;
+			continue;
+		}
+		if (!*l || *l == ';' || *l == '#' || (!in_job && !in_global))
+			continue;
+		ret = sect_add(in_job ? &own : &glob, l);
+		if (ret) {
+			err_set(e, -ret, "verdict: out of memory");
+			goto out;
+		}
+	}
+	if (k != jl.n)
+		ret = err_set(e, EINVAL, "verdict: %s: %u job sections, %u jobs", path, k, jl.n);
+out:
+	if (f)
+		fclose(f);
+	free(line);
+	sect_free(&glob);
+	sect_free(&own);
+	joblist_free(&jl);
+	return ret;
+}
+
+int verdict_jobs_load(char *const *files, unsigned n, bool write_probe, struct verdict_data *d,
+		      bool vmcache, struct err *e)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int ret = load_file(write_probe, files[i], d, vmcache, e);
+
+		if (ret)
+			return ret;
+	}
+	if (!d->nwl)
+		return err_set(e, EINVAL, "verdict: %s has no job", n ? files[0] : "(no file)");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+	return 0;
+}
+
+size_t verdict_jobs_text_len(const struct verdict_wl *w)
+{
+	return strlen(w->base) + 2048;
+}
+
+void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w, enum judge_engine en,
+		       unsigned round, const char *name, char *buf, size_t len)
+{
+	const struct job *j = w->job;
+	unsigned long long mmib = w->mem / MIB;
+	uint64_t frames = w->pool_page ? w->mem / w->pool_page : 0;
+	size_t at = 0;
+
+	put(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", w->jw.name,
+	    judge_engine_name(en), round + 1);
+	put(buf, len, &at, "[%s]\n%s", name, w->base);
+	if (w->scratch)
+		put(buf, len, &at, "filename=%s\n", p->target);
+	put(buf, len, &at, "invalidate=1\n");
+	/* A trace runs to its end (the runtime a bound); anything else for
+	 * the plan's time. */
+	if (w->replay)
+		put(buf, len, &at, "runtime=%us\n", p->ramp_s + p->runtime_s);
+	else
+		put(buf, len, &at, "time_based\nramp_time=%us\nruntime=%us\n", p->ramp_s, p->runtime_s);
+	if (!w->randseed[0])
+		put(buf, len, &at, "randseed=%u\n", 4242 + round);
+	switch (en) {
+	case JE_MMAP_NORMAL:
+	case JE_MMAP_RANDOM:
+	case JE_PSYNC:
+		if (en == JE_PSYNC)
+			put(buf, len, &at, "ioengine=psync\n");
+		else
+			put(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
+			    en == JE_MMAP_NORMAL ? "normal" : "random");
+		if (p->cgroup)
+			put(buf, len, &at, "mem_limit=%llum\n", mmib);
+		else
+			put(buf, len, &at, "reserve_mem=%llum\n",
+			    (unsigned long long)((p->reserve + p->mem - w->mem) / MIB));
+		break;
+	case JE_BUFPOOL:
+	case JE_VMCACHE:
+		put(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%llu\n",
+		    en == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, (unsigned long long)w->pool_page);
+		/* A sequential read job's pool reads ahead what the kernel would
+		 * for mmap: the device's read-ahead, at most half the pool. */
+		if (en == JE_BUFPOOL && w->jw.seq && !w->jw.writes && p->ra_bytes && frames >= 2 * j->numjobs) {
+			uint64_t pf = p->ra_bytes / w->pool_page;
+
+			if (pf > frames / 2 / j->numjobs)
+				pf = frames / 2 / j->numjobs;
+			put(buf, len, &at, "pool_prefetch=%llu\n", (unsigned long long)(pf ? pf : 1));
+		}
+		break;
+	case JE_URING_DIRECT:
+		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
+		break;
+	case JE_URING_DEPTH:
+		/* The probed depth in all, the job's threads as written. */
+		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n",
+		    (p->depth + j->numjobs - 1) / j->numjobs);
+		break;
+	default:
+		break;
+	}
+}
+
+void verdict_jobs_free(struct verdict_data *d)
+{
+	for (unsigned i = 0; i < d->nwl; i++) {
+		free(d->wls[i].base);
+		if (d->wls[i].job)
+			job_free(d->wls[i].job);
+	}
+	free(d->wls);
+	d->wls = NULL;
+	d->nwl = 0;
+}
