@@ -680,6 +680,27 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 	}
 }
 
+/* A replayed trace: how long each engine took to replay it. */
+static void replay_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			    unsigned wi)
+{
+	for (int e = 0; e < JE_NR; e++) {
+		json_t *doc;
+		double ms, n;
+
+		if (!r->e[e].ok || !(doc = typical_doc(cells, ncells, wi, e, &r->e[e])) ||
+		    !jnum(doc, "jobs.0.read.runtime", &ms) || !jnum(doc, "jobs.0.read.total_ios", &n))
+			continue;
+		if (r->wl.trace_reads > n)
+			say(r, "replay_elapsed_s", ms / 1000, NAN, "job", "%s replayed %.0f of the "
+			    "trace's %.0f reads in %.2f s (the plan's time per run cut it short).",
+			    judge_engine_name(e), n, r->wl.trace_reads, ms / 1000);
+		else
+			say(r, "replay_elapsed_s", ms / 1000, NAN, "job", "%s replayed the trace's %.0f "
+			    "reads in %.2f s.", judge_engine_name(e), n, ms / 1000);
+	}
+}
+
 /* The option @key of a run as it resolved ("job options", strings). */
 static long job_opt(json_t *doc, const char *key, long def)
 {
@@ -818,6 +839,22 @@ static void winner(struct judge_result *r)
 	r->ratio_hi = n ? hi : r->ratio;
 	if (n)
 		r->ratio = median_ratio(ratios, n);
+	/* Rounds that disagree (a noisy host): the per-round ratios, not the
+	 * medians, say who is ahead, so the line never reads "0.7x". */
+	if (r->ratio < 1) {
+		int t = r->winner;
+		double l = r->ratio_lo;
+
+		r->winner = r->runner_up;
+		r->runner_up = t;
+		r->ratio = 1 / r->ratio;
+		r->ratio_lo = 1 / r->ratio_hi;
+		r->ratio_hi = 1 / l;
+		best = rank_value(r, r->winner);
+		second = rank_value(r, r->runner_up);
+		fmt_num(vw, sizeof(vw), best);
+		ename(r, r->winner, nw, sizeof(nw));
+	}
 	r->tie = n >= 2 ? r->ratio_lo < 1 + JUDGE_TIE_ROUNDS : r->ratio < 1 + JUDGE_TIE_SINGLE;
 	fmt_num(vr, sizeof(vr), second);
 	ename(r, r->runner_up, nr, sizeof(nr));
@@ -956,4 +993,6 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 	}
 	if (wl->kind == JW_HAZARD)
 		hazard_evidence(r, cells, ncells, wi);
+	if (wl->replay)
+		replay_evidence(r, cells, ncells, wi);
 }

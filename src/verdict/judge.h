@@ -54,6 +54,8 @@ struct judge_wl {
 	enum judge_by by;
 	bool writes;		/* it writes: IOPS count reads and writes */
 	bool seq;		/* sequential: major faults are not a sentence */
+	bool replay;		/* a trace replayed: each engine's elapsed time is said */
+	double trace_reads;	/* ... the reads in its trace, 0 unknown */
 	double rate_iops;	/* JB_P99: the rate asked for; 0 = the fastest engine's
 				 * (a trace replayed at its own pace) */
 	uint32_t engines;	/* bit (1u << enum judge_engine) per engine judged */

@@ -510,13 +510,6 @@ static int target_size(const char *path, uint64_t *size, struct err *e)
 	return 0;
 }
 
-/* A job's first target ("a:b" names two), or NULL for the scratch file. */
-static void first_target(const struct verdict_wl *w, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", w->job->filename);
-	buf[strcspn(buf, ":")] = '\0';
-}
-
 /* The workloads: the fixed matrix's, or the user's jobs (loaded already);
  * each job's memory budget and what its cells need of the plan. */
 static void job_plan_needs(const struct verdict_opts *o, struct verdict_data *d,
@@ -600,8 +593,8 @@ static int setup(const struct verdict_opts *o, struct verdict_data *d, struct er
 	/* Host facts of the device read: the first job's own file, or the
 	 * scratch file's directory, or --filename. */
 	for (unsigned i = 0; i < d->nwl && !facts_at; i++)
-		if (!d->wls[i].skip[0] && !d->wls[i].scratch) {
-			first_target(&d->wls[i], own, sizeof(own));
+		if (!d->wls[i].skip[0] && d->wls[i].target[0]) {
+			snprintf(own, sizeof(own), "%s", d->wls[i].target);
 			facts_at = own;
 		}
 	if (!facts_at)
@@ -767,6 +760,11 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	if (mkdir(jobdir, 0755) && errno != EEXIST) {
 		ret = err_set(e, errno, "verdict: %s: %s", jobdir, strerror(errno));
 		goto out;
+	}
+	if (o->njobfiles) {
+		ret = verdict_jobs_prepare(&d, jobdir, e);
+		if (ret)
+			goto out;
 	}
 	ret = make_lines(&d);
 	if (ret) {

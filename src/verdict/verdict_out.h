@@ -64,6 +64,9 @@ struct verdict_wl {
 	bool scratch;			/* no filename: the verdict's scratch file */
 	bool replay;			/* read_iolog */
 	char randseed[32];		/* the job's own, "" for the verdict's per round */
+	char trace[512];		/* read_iolog as written */
+	char target[512];		/* the file it reads, "" for the scratch file */
+	char trace_direct[1024];	/* ... its blocks, for O_DIRECT (vjobs.c) */
 	char skip[200];			/* why it is not run, "" when it is */
 };
 

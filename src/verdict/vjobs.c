@@ -14,6 +14,7 @@
  * fio's order: a [global] section applies to the jobs after it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,10 +25,15 @@
 #include "job/jobfile.h"
 #include "job/optval.h"
 #include "verdict/vjobs.h"
+#include "workload/iolog.h"
 
 #define MIB (1024ull * 1024)
 /* A pool page below this is not worth a pool's table entry per page. */
 #define POOL_PAGE_MIN_VERDICT 4096
+/* The blocks an O_DIRECT replay reads: a request of the trace becomes the
+ * aligned blocks that hold it, as a database reading with O_DIRECT must
+ * (4 KiB covers the logical block size of every device here). */
+#define DIRECT_ALIGN 4096
 
 /* What the verdict sets for every cell, and so leaves out of a job's own
  * options (fio's aliases too). */
@@ -127,6 +133,9 @@ static int sect_add(struct sect *s, char *line)
 	if (IN(key, drop))
 		return 0;
 	keep_raw(s, key, val);
+	/* Each cell names its trace itself (O_DIRECT's is aligned). */
+	if (!strcasecmp(key, "read_iolog"))
+		return 0;
 	n = eq ? snprintf(out, sizeof(out), "%s=%s\n", key, val) : snprintf(out, sizeof(out), "%s\n", key);
 	return sb_add(&s->lines, out, (size_t)n < sizeof(out) ? (size_t)n : sizeof(out) - 1);
 }
@@ -172,6 +181,110 @@ static double rate_sum(const char *v)
 	return a + b;
 }
 
+/* The traces in @logs ("a:b"): their longest read, how many reads, and
+ * the first file they name; 0 reads when none loads (the cells then say
+ * why, as the job would). */
+static uint64_t trace_scan(const char *logs, uint64_t *reads, char *file, size_t filelen)
+{
+	char buf[512], *save = NULL, *tok;
+	uint64_t best = 0;
+
+	*reads = 0;
+	snprintf(buf, sizeof(buf), "%s", logs);
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		struct iolog l = { 0 };
+		struct err e = { 0 };
+
+		if (iolog_load(&l, tok, &e))
+			continue;
+		for (size_t i = 0; i < l.n; i++)
+			if (l.ent[i].op == IOLOG_READ) {
+				(*reads)++;
+				if (l.ent[i].len > best)
+					best = l.ent[i].len;
+			}
+		if (!file[0] && l.nfiles)
+			snprintf(file, filelen, "%s", l.files[0]);
+		iolog_free(&l);
+	}
+	return best;
+}
+
+/* @in as a log whose reads, writes and trims cover whole DIRECT_ALIGN
+ * blocks, at @out: 0 or -errno with @e. */
+static int align_trace(const char *in, const char *out, struct err *e)
+{
+	struct iolog l = { 0 };
+	FILE *f;
+	int ret = iolog_load(&l, in, e);
+	bool v2 = l.version == 2;
+
+	if (ret)
+		return ret;
+	f = fopen(out, "w");
+	if (!f) {
+		ret = err_set(e, errno, "verdict: %s: %s", out, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "fio version %d iolog\n", v2 ? 2 : 3);
+	for (unsigned i = 0; i < l.nfiles; i++)
+		fprintf(f, v2 ? "%s add\n" : "0 %s add\n", l.files[i]);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct iolog_entry *en = &l.ent[i];
+		uint64_t off = en->off, end = en->off + en->len;
+
+		if (en->op == IOLOG_WAIT) {
+			fprintf(f, "%s wait %llu 0\n", l.files[en->file], (unsigned long long)en->t);
+			continue;
+		}
+		if (en->op == IOLOG_READ || en->op == IOLOG_WRITE || en->op == IOLOG_TRIM) {
+			off = off / DIRECT_ALIGN * DIRECT_ALIGN;
+			end = (end + DIRECT_ALIGN - 1) / DIRECT_ALIGN * DIRECT_ALIGN;
+		}
+		if (!v2)
+			fprintf(f, "%llu ", (unsigned long long)en->t);
+		if (en->op == IOLOG_OPEN || en->op == IOLOG_CLOSE || en->op == IOLOG_SYNC ||
+		    en->op == IOLOG_DATASYNC)
+			fprintf(f, "%s %s\n", l.files[en->file], iolog_op_name(en->op));
+		else
+			fprintf(f, "%s %s %llu %llu\n", l.files[en->file], iolog_op_name(en->op),
+				(unsigned long long)off, (unsigned long long)(end - off));
+	}
+	if (fclose(f))
+		ret = err_set(e, errno, "verdict: %s: %s", out, strerror(errno));
+out:
+	iolog_free(&l);
+	return ret;
+}
+
+int verdict_jobs_prepare(struct verdict_data *d, const char *jobdir, struct err *e)
+{
+	for (unsigned i = 0; i < d->nwl; i++) {
+		struct verdict_wl *w = &d->wls[i];
+		char buf[512], *save = NULL, *tok;
+		size_t at = 0;
+		unsigned k = 0;
+
+		if (!w->replay || w->skip[0])
+			continue;
+		snprintf(buf, sizeof(buf), "%s", w->trace);
+		for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save), k++) {
+			char out[PATH_MAX];
+			int ret;
+
+			snprintf(out, sizeof(out), "%s/%s.%u.direct.iolog", jobdir, w->jw.key, k);
+			ret = align_trace(tok, out, e);
+			if (ret) {
+				snprintf(w->skip, sizeof(w->skip), "its trace: %s", e->msg);
+				break;
+			}
+			at += (size_t)snprintf(w->trace_direct + at, sizeof(w->trace_direct) - at, "%s%s",
+					       k ? ":" : "", out);
+		}
+	}
+	return 0;
+}
+
 static const char *rw_name(enum rw_mode rw)
 {
 	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
@@ -207,8 +320,10 @@ static int make_wl(bool write_probe, const char *file, struct job *j, struct sec
 	memcpy(w->base + glob->lines.len, own->lines.s ? own->lines.s : "", own->lines.len + 1);
 	if (!own->lines.s)
 		w->base[glob->lines.len] = '\0';
-	w->scratch = !j->filename;
 	w->replay = raw.read_iolog[0] != '\0';
+	/* A replay reads the files its trace names (or replay_redirect). */
+	w->scratch = !j->filename && !w->replay;
+	snprintf(w->trace, sizeof(w->trace), "%s", raw.read_iolog);
 	w->mem_own = j->mem_limit || j->pool_size;
 	w->mem = j->mem_limit ? j->mem_limit : j->pool_size;
 	if (raw.bssplit[0] && largest_size(raw.bssplit) > maxbs)
@@ -219,7 +334,25 @@ static int make_wl(bool write_probe, const char *file, struct job *j, struct sec
 			: pow2_at_least(maxbs > POOL_PAGE_MIN_VERDICT ? maxbs : POOL_PAGE_MIN_VERDICT);
 	snprintf(w->randseed, sizeof(w->randseed), "%s", raw.randseed);
 
+	/* The file read: the job's first, a replay's redirect or the first
+	 * its trace names; "" for the scratch file. A replay's pool page
+	 * holds its longest read. */
+	if (j->filename) {
+		snprintf(w->target, sizeof(w->target), "%s", j->filename);
+		w->target[strcspn(w->target, ":")] = '\0';
+	}
+	if (w->replay) {
+		char first[sizeof(w->target)] = "";
+		uint64_t reads, longest = trace_scan(raw.read_iolog, &reads, first, sizeof(first));
+
+		snprintf(w->target, sizeof(w->target), "%s", j->replay_redirect ? j->replay_redirect : first);
+		w->jw.trace_reads = (double)reads;
+		if (!raw.pool_page[0])
+			w->pool_page = pow2_at_least(longest > POOL_PAGE_MIN_VERDICT ? longest
+										 : POOL_PAGE_MIN_VERDICT);
+	}
 	w->jw.kind = JW_JOB;
+	w->jw.replay = w->replay;
 	snprintf(w->jw.key, sizeof(w->jw.key), "%s", j->name);
 	w->jw.writes = job_writes(j);
 	w->jw.seq = !job_rw_random(j->rw) && !w->replay;
@@ -389,6 +522,10 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	put(buf, len, &at, "[%s]\n%s", name, w->base);
 	if (w->scratch)
 		put(buf, len, &at, "filename=%s\n", p->target);
+	if (w->replay)
+		put(buf, len, &at, "read_iolog=%s\n",
+		    (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
+											  : w->trace);
 	put(buf, len, &at, "invalidate=1\n");
 	/* A trace runs to its end (the runtime a bound); anything else for
 	 * the plan's time. */

@@ -23,6 +23,10 @@ int verdict_jobs_load(char *const *files, unsigned n, bool write_probe, struct v
 void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w, enum judge_engine en,
 		       unsigned round, const char *name, char *buf, size_t len);
 size_t verdict_jobs_text_len(const struct verdict_wl *w);
+/* For each replay, its trace with every request widened to whole 4 KiB
+ * blocks, for the O_DIRECT cells, written into @jobdir (a workload whose
+ * trace does not load is not judged, saying why). 0 or -errno. */
+int verdict_jobs_prepare(struct verdict_data *d, const char *jobdir, struct err *e);
 void verdict_jobs_free(struct verdict_data *d);
 
 #endif
