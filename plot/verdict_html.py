@@ -174,11 +174,14 @@ def main(argv):
     w("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>faultline verdict</title>")
     w("<style>%s</style></head><body>\n" % STYLE)
     w("<h1>faultline verdict: mmap or a buffer pool?</h1>\n")
+    # A job-file verdict's workloads may each have their own memory.
+    mems = sorted({wl.get("memory_budget_bytes") or plan["memory_budget_bytes"] for wl in wls}) or \
+        [plan["memory_budget_bytes"]]
     w("<p class='sub'>%d workload%s%s; memory budget %s MiB; %s s of a %s s budget%s. "
       "<code>%s</code></p>\n" % (
           len(wls), "" if len(wls) == 1 else "s",
           " from " + esc(plan["jobfile"]) if plan.get("jobfile") else "",
-          num(plan["memory_budget_bytes"] / 1048576.0), num(doc["elapsed_s"]), num(plan["budget_s"]),
+          ", ".join("%.0f" % (m / 1048576.0) for m in mems), num(doc["elapsed_s"]), num(plan["budget_s"]),
           " (interrupted)" if doc.get("interrupted") else "", esc(doc["command"])))
 
     # The answer: a line and a figure per workload, the first screen.
