@@ -77,6 +77,19 @@ static inline int record_next(struct record *rc, struct gen *g, unsigned *tgt, u
 	return got;
 }
 
+/* A replay whose next request is not due yet: an asynchronous loop
+ * with requests in flight reaps them first rather than sleeping over
+ * their completions (which would count the sleep in their latency). */
+static inline bool record_due_later(const struct record *rc)
+{
+	const struct replay_req *q;
+
+	if (__builtin_expect(!rc->rp, 1) || rc->next == rc->rp->n)
+		return false;
+	q = &rc->rp->req[rc->next];
+	return q->due_ns && now_ns() < rc->start_ns + q->due_ns;
+}
+
 /* The start of a worker's loop: a replay's due times and a recording's
  * timestamps count from here; @deadline_ns (0: none) ends a wait. */
 static inline void record_begin(struct record *rc, uint64_t deadline_ns)

@@ -232,6 +232,9 @@ void worker_run_async(struct worker *w)
 				uint32_t len;
 				int got;
 
+				if (inflight && record_due_later(&w->rec))
+					break;
+
 				if (__builtin_expect(w->pace.on, 0)) {
 					int pw = pace_async_w(w, JOB_DIR_READ, inflight, lat, &t);
 
