@@ -2,8 +2,8 @@
 # Many jobs at once (issue 27): each row's counts belong to its own
 # interval even when the sampler is slow. 200 psync jobs read one warm
 # file for 1 s at --interval=100ms while FAULTLINE_SAMPLER_DELAY_US makes
-# every row wait, as thousands of jobs would: a sample then takes about
-# a second. A sampler that read a job's counters only when it reached
+# every row wait, as thousands of jobs would: a sample then takes four
+# seconds. A sampler that read a job's counters only when it reached
 # its row would put the I/O of the next seconds into the first 100 ms;
 # reading every job's counters first keeps each row's I/O in its span.
 # No timing is asserted: only where the I/O lands, and that the
@@ -19,9 +19,11 @@ njobs=200
 	for i in $(seq "$njobs"); do printf '[j%d]\n' "$i"; done
 } >"$E2E_TMP/many.job"
 
-# 10 ms per row: a sample of 200 jobs takes two seconds, longer than
-# the jobs run.
-expect_exit 0 "$njobs jobs with a slow sampler" env FAULTLINE_SAMPLER_DELAY_US=10000 "$FAULTLINE" --quiet \
+# 20 ms per row: a sample of 200 jobs takes four seconds, longer than
+# the jobs run. Read late, the first rows would hold about 90 % of the
+# run's I/O; read first, about 10 % (a job's first 100 ms of its 1 s).
+# The bounds (70 %) leave room for a host that starves the jobs.
+expect_exit 0 "$njobs jobs with a slow sampler" env FAULTLINE_SAMPLER_DELAY_US=20000 "$FAULTLINE" --quiet \
 	--interval=100ms --csv="$E2E_TMP/many.csv" --output-format=normal,json --output="$E2E_TMP/many.out" \
 	"$E2E_TMP/many.job"
 cp "$E2E_TMP/err" "$E2E_TMP/many.err"
@@ -40,7 +42,7 @@ assert set(got) == set(jobs), (len(got), len(jobs))
 for j, tot in jobs.items():
     assert abs(got[j] - tot) <= max(2, tot * 0.002), (j, got[j], tot)
 ' "$E2E_TMP/many.csv" "$E2E_TMP/many.out" "$njobs"
-pycheck "no 100 ms of the run holds more than half its I/O; the first rows (0.1 s of 1 s) not half of it either" '
+pycheck "no 100 ms of the run holds 70 % of its I/O; nor do the first rows (0.1 s of 1 s)" '
 import csv, math, sys
 iv = 0.1
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -63,22 +65,22 @@ assert total > 0
 mean = total / (t1 - t0)
 worst = max(bins, key=bins.get)
 share = bins[worst] / total
-assert share <= 0.5, ("one interval holds", share, "of all I/O", worst * iv)
+assert share <= 0.7, ("one interval holds", share, "of all I/O", worst * iv)
 # Each job'"'"'s first row spans its first 100 ms of a 1 s run: read late,
 # it would hold nearly all of the job'"'"'s I/O.
 first = {}
 for r in rows:
     first.setdefault(r["job"], float(r["iops"]) * float(r["dt_s"]))
-assert sum(first.values()) <= 0.5 * total, ("first rows hold", sum(first.values()) / total)
+assert sum(first.values()) <= 0.7 * total, ("first rows hold", sum(first.values()) / total)
 ' "$E2E_TMP/many.csv"
-pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 10 ms" '
+pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 20 ms" '
 import json, sys
 txt = open(sys.argv[1]).read()
 doc = json.loads(txt[txt.index("\n{") + 1:])
 s = doc["faultline"]["sampler"]
 n = int(sys.argv[2])
 assert s["samples"] >= 1, s
-assert s["time_max_ms"] >= n * 10 * 0.95, s
+assert s["time_max_ms"] >= n * 20 * 0.95, s
 assert s["time_median_ms"] <= s["time_p99_ms"] <= s["time_max_ms"] * 1.01, s
 assert s["over_quarter_interval"] >= 1, s
 # every job counted right at the boundary, whatever the rows cost after
