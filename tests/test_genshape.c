@@ -512,6 +512,22 @@ static void test_plain_not_shaped(void **state)
 	gen_free(&g);
 }
 
+/* fio's "20/" (rand-zones.fio): a zone without a size splits what is
+ * left; "16k/" in bssplit likewise. */
+static void test_parse_empty_share(void **state)
+{
+	static const char *const o[] = { "random_distribution", "zoned:50/5:30/15:20/",
+					 "bssplit", "4k/60:16k/", NULL };
+	struct job j;
+
+	(void)state;
+	job_of(&j, o);
+	assert_int_equal(j.dir[0].nzones, 3);
+	assert_int_equal(j.dir[0].zones[2].size_pct, 80);
+	assert_int_equal(j.dir[0].split[0].perc, 40);	/* 16k: the rest, sorted first */
+	option_release(&j);
+}
+
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[][2] = {
@@ -733,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_rand_every_n),
 		cmocka_unit_test(test_loops_number_ios),
 		cmocka_unit_test(test_plain_not_shaped),
+		cmocka_unit_test(test_parse_empty_share),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_vs_fio_zoned),
 		cmocka_unit_test(test_vs_fio_pareto_normal),

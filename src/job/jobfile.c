@@ -348,6 +348,20 @@ static int finish_job(struct parser *p, struct err *e)
 		ret = resolve_direct(&s->job, s->line, e);
 	if (!ret)
 		ret = job_check(&s->job, s->line, jobfile_warn, e);
+	/* fio's wait_for=NAME: an earlier job's name; it starts a stonewall
+	 * group, so the job waits for NAME (and every other earlier job). */
+	if (!ret && s->job.wait_for) {
+		bool found = false;
+
+		for (unsigned i = 0; i < p->out.n && !found; i++)
+			found = !strcmp(p->out.jobs[i]->name, s->job.wait_for);
+		if (!found)
+			ret = err_set(e, EINVAL, "wait_for=%s in job '%s' at %s:%d: no earlier job "
+				      "has that name", s->job.wait_for, s->job.name,
+				      s->job.src_file, s->job.src_line);
+		else
+			s->job.stonewall = true;
+	}
 	j = ret ? NULL : malloc(sizeof(*j));
 	if (!ret && !j)
 		ret = err_set(e, ENOMEM, "out of memory");

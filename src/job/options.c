@@ -423,7 +423,8 @@ static int parse_noop(struct job *j, const struct option_def *o, const char *val
 {
 	bool b = true;
 
-	if (o->noop != FIO_NOOP_DESCRIPTION && bool_parse(c, val, &b, e))
+	if (o->noop != FIO_NOOP_DESCRIPTION && o->noop != FIO_NOOP_THREADS &&
+	    bool_parse(c, val, &b, e))
 		return -EINVAL;
 	j->fio_noops |= o->noop;
 	return 0;
@@ -606,6 +607,8 @@ const struct option_def option_table[] = {
 	  .help = "a missing target file may be created and laid out (0: a missing file is an error)" },
 	{ .name = "cpu_probe", .type = OPT_BOOL, .off = OFF(cpu_probe), .def = "0",
 	  .help = "one extra thread doing fixed CPU work, to show the CPU the I/O leaves" },
+	{ .name = "wait_for", .type = OPT_STR, .off = OFF(wait_for), .syntax = "job name",
+	  .help = "start after that earlier job has ended: a stonewall here, so after every earlier job" },
 	{ .name = "stonewall", .aliases = "wait_for_previous", .type = OPT_BOOL,
 	  .off = OFF(stonewall), .def = "0",
 	  .help = "wait for every earlier job to finish before starting" },
@@ -701,6 +704,9 @@ const struct option_def option_table[] = {
 	{ .name = "randrepeat", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "bool",
 	  .noop = FIO_NOOP_RANDREPEAT,
 	  .help = "fio's; accepted, no effect: offsets repeat only with randseed=N" },
+	{ .name = "threads", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "int",
+	  .noop = FIO_NOOP_THREADS,
+	  .help = "fio's; accepted, no effect: fio takes it silently outside its profiles (examples/steadystate.fio); thread= is the option" },
 	{ .name = "description", .type = OPT_CUSTOM, .parse = parse_noop, .syntax = "text",
 	  .noop = FIO_NOOP_DESCRIPTION, .help = "fio's; accepted, no effect: a comment" },
 	OPTSHAPE_TABLE

@@ -108,7 +108,9 @@ static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 			*slash = '\0';
 			errno = 0;
 			v = strtol(slash + 1, &end, 10);
-			if (end == slash + 1 || *end || errno || v < 0)
+			if (!slash[1])		/* fio: "4k/" is a size without a share */
+				v = 0;
+			else if (end == slash + 1 || *end || errno || v < 0)
 				return opt_fail(c, val, e, "'%s' is not a share: bs/pct with pct "
 						"a whole percentage, e.g. 4k/50:8k/50", slash + 1);
 			/* fio: above 100 is 100, and 0 is "not given". */
@@ -363,7 +365,9 @@ static int zones_dir(struct job_dir *d, char *str, bool absolute, const char *va
 
 			errno = 0;
 			s = strtol(slash + 1, &end, 10);
-			if (end == slash + 1 || *end || errno || s < 0)
+			if (!slash[1])		/* fio: "20/" is a zone without a size */
+				s = 0;
+			else if (end == slash + 1 || *end || errno || s < 0)
 				return opt_fail(c, val, e, "'%s' is not a share of the region", slash + 1);
 			/* fio: above 100 is 100, 0 is "not given". */
 			z->size_pct = s > 100 ? 100 : s ? (unsigned)s : UINT32_MAX;

@@ -157,6 +157,8 @@ struct job {
 	unsigned thinktime_blocks;
 	int io_submit_mode;		/* 0 inline, 1 offload: a paced async job does not drain before it waits */
 
+	char *wait_for;			/* fio's: start once this earlier job ended (a stonewall here) */
+
 	/* Ends and errors. */
 	bool exitall;			/* this job ending ends every job */
 	bool exitall_on_error;		/* this job failing ends every job */
