@@ -93,7 +93,8 @@ for x in rows:
             continue	# the host decides (tests/e2e/events.sh)
         if k in ("cgroup_mib", "w_lat_p50_us", "w_lat_p99_us", "flush_lat_p99_us",
                  "pool_hit_pct", "pool_evict_per_s", "pool_evict_batches_per_s",
-                 "pool_ipi_per_evict", "cg_mem_some_pct", "cg_mem_full_pct") or \
+                 "pool_ipi_per_evict", "cg_mem_some_pct", "cg_mem_full_pct",
+                 "wb_own_mib_s", "wb_kernel_mib_s") or \
            (k == "cpu_probe_per_s" and x["job"] == "ps"):
             assert v == "", (k, v)
             continue
