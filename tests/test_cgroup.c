@@ -5,6 +5,7 @@
  * else is touched.
  */
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,12 +159,74 @@ static void test_reap(void **state)
 	assert_int_equal(cgroup_reap_stale(say, NULL), 0);
 }
 
+/* What a killed member's cgroup held, in the files the kernel keeps:
+ * the OOM killer named only when it counted a kill; v1 and v2 names. */
+static void put(const char *dir, const char *file, const char *text)
+{
+	char path[700];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_describe_kill(void **state)
+{
+	char dir[] = "/tmp/faultline-test-cgkill.XXXXXX", msg[320], cmd[300];
+	struct cgroup cg = { .version = 1, .limit = 8ull << 20, .created = true };
+	uint64_t v;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cg.path, sizeof(cg.path), "%s", dir);
+	put(dir, "memory.max_usage_in_bytes", "8388608\n");
+	put(dir, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+	cgroup_describe_kill(&cg, SIGKILL, msg, sizeof(msg));
+	assert_string_equal(msg, "killed by the OOM killer of its memory cgroup: its memory cgroup held at most "
+			    "8.0 MiB (memory.max_usage_in_bytes) of its 8.0 MiB limit");
+	/* No kill counted: the signal, and what the cgroup held. */
+	put(dir, "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	cgroup_describe_kill(&cg, SIGKILL, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "killed by signal 9"));
+	assert_non_null(strstr(msg, "held at most 8.0 MiB"));
+	assert_null(strstr(msg, "OOM"));
+	/* v2: memory.peak and memory.events. */
+	cg.version = 2;
+	put(dir, "memory.peak", "4194304\n");
+	put(dir, "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n");
+	cgroup_describe_kill(&cg, SIGKILL, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "OOM killer"));
+	assert_non_null(strstr(msg, "4.0 MiB (memory.peak)"));
+	/* Charge beyond file pages: anonymous, shared and kernel memory
+	 * from the exact counters, not the usage (charged ahead per CPU). */
+	put(dir, "memory.current", "10485760\n");
+	put(dir, "memory.stat", "anon 1048576\nfile 9437184\nkernel 524288\nkernel_stack 1\nshmem 1048576\n");
+	assert_int_equal(cgroup_charge_nonfile(&cg, &v), 0);
+	assert_int_equal(v, (2u << 20) + (512u << 10));
+	/* Before Linux 5.18 v2 had no "kernel": its parts. */
+	put(dir, "memory.stat", "anon 1048576\nfile 9437184\nkernel_stack 16384\npagetables 4096\nshmem 0\n");
+	assert_int_equal(cgroup_charge_nonfile(&cg, &v), 0);
+	assert_int_equal(v, (1u << 20) + 20480);
+	cg.version = 1;
+	put(dir, "memory.usage_in_bytes", "10485760\n");
+	put(dir, "memory.kmem.usage_in_bytes", "262144\n");
+	put(dir, "memory.stat", "cache 1\nrss 2\ntotal_cache 8388608\ntotal_rss 1048576\ntotal_shmem 4096\n");
+	assert_int_equal(cgroup_charge_nonfile(&cg, &v), 0);
+	assert_int_equal(v, (1u << 20) + 4096 + 262144);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_starttime),
 		cmocka_unit_test(test_job_name),
 		cmocka_unit_test(test_reap),
+		cmocka_unit_test(test_describe_kill),
 	};
 
 	return cmocka_run_group_tests_name("cgroup", tests, setup, teardown);

@@ -616,10 +616,50 @@ static void test_counted_md_array_and_members(void **state)
 	devinfo_free(&nvme2);
 }
 
+/* read_ahead_kb: a partition's is its disk's, a filesystem without a
+ * block device has its bdi's, and none is -ENOENT (a tree made here,
+ * not a recorded one: only the lookup's order is under test). */
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_read_ahead_kb(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/faultline-test-ra.XXXXXX", cmd[600], name[32];
+
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p devices/x/block/sda/sda1 devices/x/block/sda/queue "
+		 "dev/block class/bdi/0:42 && ln -s ../../devices/x/block/sda dev/block/8:0 && "
+		 "ln -s ../../devices/x/block/sda/sda1 dev/block/8:1", root);
+	assert_int_equal(system(cmd), 0);
+	put_file(root, "devices/x/block/sda/queue/read_ahead_kb", "4096\n");
+	put_file(root, "class/bdi/0:42/read_ahead_kb", "128\n");
+	assert_int_equal(devinfo_read_ahead_kb(root, makedev(8, 0), name, sizeof(name)), 4096);
+	assert_string_equal(name, "sda");
+	name[0] = '\0';
+	assert_int_equal(devinfo_read_ahead_kb(root, makedev(8, 1), name, sizeof(name)), 4096);
+	assert_string_equal(name, "sda");
+	assert_int_equal(devinfo_read_ahead_kb(root, makedev(0, 42), name, sizeof(name)), 128);
+	assert_string_equal(name, "0:42");
+	assert_int_equal(devinfo_read_ahead_kb(root, makedev(9, 9), name, sizeof(name)), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_virtio_disk),
+		cmocka_unit_test(test_read_ahead_kb),
 		cmocka_unit_test(test_partition_to_disk),
 		cmocka_unit_test(test_whole_disk_counts_its_partitions),
 		cmocka_unit_test(test_md_raid0_members),

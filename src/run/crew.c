@@ -84,6 +84,14 @@ static void sleep_until(const struct worker *w, uint64_t when)
 	}
 }
 
+/* A dry start: set up, counted, held until the charge is read. */
+static void dry_wait(struct dry_gate *g)
+{
+	__atomic_add_fetch(&g->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&g->release, __ATOMIC_ACQUIRE))
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -112,6 +120,10 @@ static void *worker_main(void *arg)
 		ret = worker_prefetch_start(w, &e);
 	if (ret) {
 		worker_fail(w, ret, WORKER_ERROR_SETUP, 0, e.msg);
+		goto out_exit;
+	}
+	if (wk->dry) {
+		dry_wait(wk->dry);
 		goto out_exit;
 	}
 	if (wk->job->startdelay_ns)
@@ -224,14 +236,15 @@ static void reaped(struct crew *c, struct worker *w, int status)
 	struct thread_stats *st = w->st;
 
 	if (WIFSIGNALED(status) && !STAT_LOAD(&st->failed)) {
-		st->error.code = EINTR;
 		st->error.target = WORKER_ERROR_SETUP;
 		st->error.offset = 0;
-		snprintf(st->error.what, sizeof(st->error.what),
-			 "worker process %u killed by signal %d (%s)%s", w->id, WTERMSIG(status),
-			 strsignal(WTERMSIG(status)),
-			 WTERMSIG(status) == SIGKILL && c->wk.job->mem_limit
-				 ? "; under mem_limit this is usually the OOM killer" : "");
+		char how[320];
+
+		/* Under mem_limit, what the cgroup held and its limit, and
+		 * whether its OOM killer did it; never the errno of a wait. */
+		cgroup_describe_kill(c->cg, WTERMSIG(status), how, sizeof(how));
+		st->error.code = c->cg && strstr(how, "OOM killer") ? ENOMEM : EINTR;
+		snprintf(st->error.what, sizeof(st->error.what), "worker process %u %s", w->id, how);
 		STAT_STORE(&st->failed, 1);
 		__atomic_store_n(c->wk.job_stop, 1, __ATOMIC_RELAXED);
 	}

@@ -27,9 +27,13 @@
 #include "lib/err.h"
 #include "lib/stats.h"
 #include "run/worker.h"
+#include "telemetry/cgroup.h"
 
 struct crew {
 	struct work wk;			/* what the workers share */
+	/* mem_limit: the cgroup the crew runs in, to say what it held when
+	 * a worker process is killed (set in the worker process). */
+	const struct cgroup *cg;
 	unsigned nworkers;
 	struct worker *workers;
 	struct thread_stats *probe;	/* cpu_probe thread's slot, or NULL */

@@ -55,6 +55,14 @@ bool jobhost_exited(struct job_host *h);
 /* Wait for the worker process; one killed by a signal (the OOM killer)
  * fails the job in @c's first slot. Every slot then counts as done. */
 void jobhost_wait(struct job_host *h, struct crew *c);
+/*
+ * What @c's worker process is charged once set up (SPEC 5), file pages
+ * excluded: a dry start in a cgroup @name with no limit, the crew at the
+ * job's thread count (threads, or thread=0 processes) set up as for the
+ * run, held, measured, and sent away without a request. Returns 0 with
+ * *@charge in bytes, or -errno.
+ */
+int jobhost_measure(struct crew *c, const char *name, uint64_t *charge, struct err *e);
 /* Give back what the job held: its cgroup, its reserved memory. */
 void jobhost_release(struct job_host *h);
 

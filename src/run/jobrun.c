@@ -19,11 +19,13 @@
 #include <unistd.h>
 
 #include "telemetry/cgroup.h"
+#include "telemetry/devinfo.h"
 #include "telemetry/procfs.h"
 #include "engines/devsafety.h"
 #include "engines/engine.h"
 #include "lib/latclock.h"
 #include "run/loop.h"
+#include "run/memneed.h"
 #include "run/placement.h"
 #include "run/prefetch.h"
 #include "engines/uncached.h"
@@ -315,6 +317,57 @@ static int check_privileges(const struct job *j, struct err *e)
 	return 0;
 }
 
+/* The kernel's default read-ahead (VM_READAHEAD_PAGES, 128 KiB), for a
+ * target whose device shows no read_ahead_kb. */
+#define DEFAULT_READ_AHEAD (128u << 10)
+
+/*
+ * mem_limit: a limit the kernel cannot live within is refused here,
+ * before anything runs (SPEC 5; the parts are memneed.h's): the worker
+ * process's charge, measured by a dry start at the job's thread count,
+ * the page tables of its mappings, and the read-ahead windows its reads
+ * can have in flight, from the largest read_ahead_kb of its targets'
+ * devices.
+ */
+static int check_mem_limit(struct job_run *jr, struct err *e)
+{
+	const struct job *j = jr->job;
+	const struct engine_ops *ops = jr->crew.wk.ops;
+	const struct job_slots *sl = &jr->crew.wk.slots;
+	const bool files = !(ops->flags & (ENGINE_F_NO_TARGET | ENGINE_F_POOL));
+	const bool mapped = files && (ops->flags & ENGINE_F_MAPPED);
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct mem_need m = { 0 };
+	char name[64], dev[sizeof(m.dev)];
+	int ret;
+
+	cgroup_job_name(name, sizeof(name), jr->index);
+	ret = jobhost_measure(&jr->crew, name, &m.charge, e);
+	if (ret)
+		return ret;
+	m.tasks = j->numjobs + sl->noffload + sl->nprefetch;
+	m.stock = mem_need_stock((unsigned)sysconf(_SC_NPROCESSORS_ONLN), m.tasks, page);
+	mem_need_windows(j, mapped, files && (mapped || !j->direct), m.tasks, &m);
+	for (unsigned i = 0; files && i < jr->ntargets; i++) {
+		int kb = devinfo_read_ahead_kb(devinfo_sysroot(), jr->targets[i].dev, dev, sizeof(dev));
+
+		if (kb >= 0 && (!m.window_known || (uint64_t)kb << 10 > m.window)) {
+			m.window = (uint64_t)kb << 10;
+			m.window_known = 1;
+			snprintf(m.dev, sizeof(m.dev), "%s", dev);
+		}
+		/* Each address space maps every target: one for threads, one
+		 * per worker process. */
+		if (mapped)
+			m.pagetables += mem_need_pagetables(jr->targets[i].len, page) * (j->thread ? 1 : j->numjobs);
+	}
+	if (!m.window_known) {
+		m.window = DEFAULT_READ_AHEAD;
+		snprintf(m.dev, sizeof(m.dev), "none readable: the kernel's default");
+	}
+	return mem_need_check(j, &m, e);
+}
+
 int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		    struct thread_stats *stats, int *stop,
 		    const struct target_hooks *hooks, struct err *e)
@@ -482,6 +535,11 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		/* The loop's streams are worker 0's targets. */
 		ret = loop_prepare(&wk->loop, job, jr->targets, c->workers[0].tfirst,
 				   c->workers[0].tcount, seed, e);
+		if (ret)
+			goto fail;
+	}
+	if (job->mem_limit) {
+		ret = check_mem_limit(jr, e);
 		if (ret)
 			goto fail;
 	}

@@ -36,6 +36,16 @@ struct prefetch;
 struct loop_rt;
 struct loop_setup;
 
+/* A dry start (jobhost_measure): each worker sets itself up, counts
+ * itself in @ready and waits for @release, then leaves without a single
+ * request, so what a set-up crew is charged can be read. Shared memory:
+ * worker processes (thread=0) see it too. */
+struct dry_gate {
+	int ready;
+	int release;
+	int stop;		/* the dry crew's own stop flag */
+};
+
 /* What every worker of one job shares. Set up before the workers start;
  * only the stop flags and the clock change after that. */
 struct work {
@@ -53,6 +63,7 @@ struct work {
 	/* read_iolog: the job's replays (workload/iolog.h), else NULL;
 	 * worker i replays replay->r[i % replay->nr]. */
 	const struct replay_set *replay;
+	struct dry_gate *dry;		/* a dry start, else NULL */
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +118,12 @@ int cgroup_create(struct cgroup *cg, const char *name, uint64_t limit, struct er
 	if (mkdir(cg->path, 0755) < 0)
 		return err_set(e, errno, "mem_limit: cannot create cgroup %s: %s", cg->path, strerror(errno));
 	cg->created = true;
+	cg->limit = limit;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)limit);
 	snprintf(file, sizeof(file), "%s/%s", cg->path,
 		 cg->version == 2 ? "memory.max" : "memory.limit_in_bytes");
-	ret = write_str(file, val);
+	/* 0: no limit of its own (a measuring cgroup, jobhost_measure). */
+	ret = limit ? write_str(file, val) : 0;
 	if (ret < 0) {
 		err_set(e, -ret, "mem_limit: cannot set %s to %s: %s", file, val, strerror(-ret));
 		cgroup_destroy(cg);
@@ -164,6 +167,100 @@ int cgroup_usage(struct cgroup *cg, uint64_t *bytes)
 	buf[n] = '\0';
 	*bytes = strtoull(buf, NULL, 10);
 	return 0;
+}
+
+/* The value of @key in <cg>/@file ("key value" lines), or -errno. */
+static int stat_value(const struct cgroup *cg, const char *file, const char *key, uint64_t *v)
+{
+	char buf[8192], *p;
+	size_t klen = strlen(key);
+	int n = procfs_read_small(cg->path, file, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ') {
+			*v = strtoull(p + klen + 1, NULL, 10);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int file_value(const struct cgroup *cg, const char *file, uint64_t *v)
+{
+	char buf[64];
+	int n = procfs_read_small(cg->path, file, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+int cgroup_charge_nonfile(const struct cgroup *cg, uint64_t *bytes)
+{
+	/* From the exact counters, not the usage: the usage includes what
+	 * the kernel charged ahead on each CPU (a batch of pages), which
+	 * differs from one reading to the next. */
+	static const char *const v2_kernel[] = { "kernel_stack", "pagetables", "percpu", "slab", "sock" };
+	uint64_t anon = 0, shmem = 0, kernel = 0, v;
+	int ret;
+
+	if (cg->version == 2) {
+		ret = stat_value(cg, "memory.stat", "anon", &anon);
+		if (!ret)
+			ret = stat_value(cg, "memory.stat", "shmem", &shmem);
+		/* "kernel" sums them since Linux 5.18; before, the parts. */
+		if (!ret && stat_value(cg, "memory.stat", "kernel", &kernel) < 0)
+			for (unsigned i = 0; i < sizeof(v2_kernel) / sizeof(v2_kernel[0]); i++)
+				if (stat_value(cg, "memory.stat", v2_kernel[i], &v) == 0)
+					kernel += v;
+	} else {
+		/* v1: page tables, stacks and slabs are kernel memory. */
+		ret = stat_value(cg, "memory.stat", "total_rss", &anon);
+		if (!ret)
+			ret = stat_value(cg, "memory.stat", "total_shmem", &shmem);
+		if (!ret)
+			ret = file_value(cg, "memory.kmem.usage_in_bytes", &kernel);
+	}
+	if (ret)
+		return ret;
+	*bytes = anon + shmem + kernel;
+	return 0;
+}
+
+int cgroup_peak(const struct cgroup *cg, uint64_t *bytes, const char **source)
+{
+	*source = cg->version == 2 ? "memory.peak" : "memory.max_usage_in_bytes";
+	return file_value(cg, *source, bytes);
+}
+
+int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n)
+{
+	/* v1 memory.oom_control has "oom_kill N" since Linux 4.13. */
+	return stat_value(cg, cg->version == 2 ? "memory.events" : "memory.oom_control", "oom_kill", n);
+}
+
+void cgroup_describe_kill(const struct cgroup *cg, int sig, char *buf, size_t len)
+{
+	const char *src = "";
+	uint64_t peak = 0, kills = 0;
+	char held[192];
+
+	if (!cg || !cg->created) {
+		snprintf(buf, len, "killed by signal %d (%s)", sig, strsignal(sig));
+		return;
+	}
+	if (cgroup_peak(cg, &peak, &src) == 0)
+		snprintf(held, sizeof(held), "its memory cgroup held at most %.1f MiB (%s) of its %.1f MiB limit",
+			 peak / (1024.0 * 1024.0), src, cg->limit / (1024.0 * 1024.0));
+	else
+		snprintf(held, sizeof(held), "its memory cgroup's peak is unreadable (%s), its limit %.1f MiB",
+			 src, cg->limit / (1024.0 * 1024.0));
+	if (sig == SIGKILL && cgroup_oom_kills(cg, &kills) == 0 && kills)
+		snprintf(buf, len, "killed by the OOM killer of its memory cgroup: %s", held);
+	else
+		snprintf(buf, len, "killed by signal %d (%s); %s", sig, strsignal(sig), held);
 }
 
 int cgroup_destroy(struct cgroup *cg)

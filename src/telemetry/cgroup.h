@@ -32,15 +32,30 @@ struct cgroup {
 	int version;
 	char path[PATH_MAX];
 	int usage_fd;			/* memory.current / memory.usage_in_bytes */
+	uint64_t limit;			/* bytes; 0 = none of its own */
 	bool created;
 };
 
-/* Make <own cgroup>/<name> with a memory limit of @limit bytes. */
+/* Make <own cgroup>/<name> with a memory limit of @limit bytes (0: none
+ * of its own, to measure what a process is charged). */
 int cgroup_create(struct cgroup *cg, const char *name, uint64_t limit, struct err *e);
 /* Move process @pid (0 = the caller) into it. */
 int cgroup_enter(struct cgroup *cg, pid_t pid, struct err *e);
 /* Current memory charged to it, bytes. */
 int cgroup_usage(struct cgroup *cg, uint64_t *bytes);
+/* What it is charged beyond file pages: its processes' anonymous and
+ * shared memory and the kernel's memory for its tasks (stacks, page
+ * tables, slabs), from the exact counters of memory.stat (v1: and
+ * memory.kmem.usage_in_bytes). */
+int cgroup_charge_nonfile(const struct cgroup *cg, uint64_t *bytes);
+/* The most it was ever charged (v1 memory.max_usage_in_bytes, v2
+ * memory.peak, named in @source). */
+int cgroup_peak(const struct cgroup *cg, uint64_t *bytes, const char **source);
+/* How many of its processes the OOM killer killed. */
+int cgroup_oom_kills(const struct cgroup *cg, uint64_t *n);
+/* A member killed by signal @sig, said with what the cgroup held and its
+ * limit, and whether its OOM killer did it. @cg may be NULL. */
+void cgroup_describe_kill(const struct cgroup *cg, int sig, char *buf, size_t len);
 /* Remove it (its processes must have exited). Safe to call twice. */
 int cgroup_destroy(struct cgroup *cg);
 

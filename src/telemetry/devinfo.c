@@ -37,6 +37,46 @@ const char *devinfo_sysroot(void)
 	return r && *r ? r : "/sys";
 }
 
+int devinfo_read_ahead_kb(const char *sysroot, dev_t dev, char *name, size_t len)
+{
+	/* A partition has no queue/ of its own: its disk's is one up. */
+	static const char *const where[] = { "dev/block/%u:%u/queue/read_ahead_kb",
+					     "dev/block/%u:%u/../queue/read_ahead_kb",
+					     "class/bdi/%u:%u/read_ahead_kb" };
+	char rel[96], path[PATH_MAX], real[PATH_MAX], buf[32];
+	int last = -ENOENT;
+
+	for (unsigned i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		char *end, *s;
+		long kb;
+		int n;
+
+		snprintf(rel, sizeof(rel), where[i], major(dev), minor(dev));
+		snprintf(path, sizeof(path), "%s/%s", sysroot, rel);
+		n = procfs_read_small(sysroot, rel, buf, sizeof(buf));
+		if (n < 0) {
+			last = n;
+			continue;
+		}
+		kb = strtol(buf, &end, 10);
+		if (end == buf || kb < 0)
+			continue;
+		/* The device's name: the directory that holds queue/. */
+		if (realpath(path, real) && (s = strrchr(real, '/'))) {
+			*s = '\0';
+			/* .../vda/queue/read_ahead_kb, or .../bdi/0:42/read_ahead_kb */
+			if (i < 2 && (s = strrchr(real, '/')))
+				*s = '\0';
+			s = strrchr(real, '/');
+			snprintf(name, len, "%s", s ? s + 1 : real);
+		} else {
+			snprintf(name, len, "%u:%u", major(dev), minor(dev));
+		}
+		return (int)kb;
+	}
+	return last;
+}
+
 const char *devinfo_kind_name(enum devinfo_kind kind)
 {
 	switch (kind) {

@@ -93,6 +93,16 @@ struct devinfo {
  */
 int devinfo_resolve(const char *sysroot, dev_t dev, struct devinfo *out, struct err *e);
 
+/*
+ * The kernel's read-ahead window for reads that reach @dev (a file's
+ * st_dev or a device's st_rdev), in KiB: the device's
+ * queue/read_ahead_kb, its whole disk's for a partition, else the
+ * backing device info's (<sys>/class/bdi/MAJ:MIN, filesystems without a
+ * block device). @name gets where it was read ("vda"). Returns the KiB,
+ * or -errno when no source exists.
+ */
+int devinfo_read_ahead_kb(const char *sysroot, dev_t dev, char *name, size_t len);
+
 /* Resolve the device under @path: st_rdev of a block device, else st_dev. */
 int devinfo_resolve_path(const char *sysroot, const char *path, struct devinfo *out,
 			 struct err *e);

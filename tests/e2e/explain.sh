@@ -161,7 +161,7 @@ runtime=6s
 time_based
 [fills]
 filename=$f
-mem_limit=16m
+mem_limit=32m
 [fits]
 stonewall
 filename=$small

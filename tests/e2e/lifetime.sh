@@ -23,7 +23,7 @@ child_of() {
 
 if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_limit (cgroup) *yes"; then
 	"$FAULTLINE" --quiet --name=killed --filename="$f" --size=32m --ioengine=psync --rw=randread \
-		--mem_limit=16m --runtime=30s --time_based --output=/dev/null 2>/dev/null &
+		--mem_limit=32m --runtime=30s --time_based --output=/dev/null 2>/dev/null &
 	parent=$!
 	child=$(child_of $parent)
 	sleep 1
@@ -105,7 +105,7 @@ kill_thread0 "psync randread" 2 --ioengine=psync --rw=randread
 kill_thread0 "mmap randwrite fsync=4" 2 --ioengine=mmap --rw=randwrite --fsync=4
 if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_limit (cgroup) *yes"; then
 	kill_thread0 "io_uring randread under mem_limit" 3 --ioengine=io_uring --iodepth=4 \
-		--rw=randread --mem_limit=16m
+		--rw=randread --mem_limit=32m
 else
 	echo "skip - thread=0 under mem_limit after SIGKILL: no memory cgroup can be made here"
 fi

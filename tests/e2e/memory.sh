@@ -22,6 +22,45 @@ if ! "$FAULTLINE" --check-system | grep -q "mem_limit (cgroup) *yes"; then
 	exit $?
 fi
 
+# A limit the kernel cannot live within (SPEC 5): this host's read-ahead
+# window alone can be the whole of 8 MiB. Eight runs each of psync and
+# mmap over a 16 MiB file: each runs to the end or is refused before it
+# starts (exit 2), naming the read-ahead window, the worker's charge and
+# the smallest limit that works; none is killed by its limit.
+small=$E2E_TMP/small16
+mkdata "$small" 16
+bad=""
+for eng in psync mmap; do
+	for k in 1 2 3 4 5 6 7 8; do
+		"$FAULTLINE" --quiet --name=t --filename="$small" --size=16m --ioengine=$eng --rw=read \
+			--numjobs=2 --mem_limit=8m --runtime=1s --output=/dev/null 2>"$E2E_TMP/t.err"
+		rc=$?
+		case $rc in
+		0) ;;
+		2) grep -q "read_ahead_kb=.*the smallest limit that works is .*mem_limit=[0-9]*m$" "$E2E_TMP/t.err" &&
+			grep -q "worker process is charged" "$E2E_TMP/t.err" || bad="$bad $eng/$k:2:$(head -c 300 "$E2E_TMP/t.err")" ;;
+		*) bad="$bad $eng/$k:$rc:$(head -c 300 "$E2E_TMP/t.err")" ;;
+		esac
+	done
+done
+[ -z "$bad" ] && pass "mem_limit=8m, 2 threads, 16 runs: each ran or was refused naming the read-ahead window" ||
+	fail "mem_limit=8m: a run neither ran nor was refused as it should be" "$bad"
+# The limit the refusal names works: psync and mmap, threads and
+# worker processes, each run to its end at exactly that limit.
+bad=""
+for how in "psync" "mmap" "mmap --thread=0" "psync --rw=randwrite --fsync=4"; do
+	set -- $how
+	eng=$1
+	shift
+	lim=$("$FAULTLINE" --quiet --name=t --filename="$small" --size=16m --ioengine=$eng --rw=read --numjobs=2 \
+		"$@" --mem_limit=1m --output=/dev/null 2>&1 | grep -o 'mem_limit=[0-9]*m$' | cut -d= -f2)
+	"$FAULTLINE" --quiet --name=t --filename="$small" --size=16m --ioengine=$eng --rw=read --numjobs=2 \
+		"$@" --mem_limit="${lim:-none}" --runtime=2s --time_based --output=/dev/null 2>"$E2E_TMP/t.err" ||
+		bad="$bad [$how at ${lim:-no limit named}: $(head -c 300 "$E2E_TMP/t.err")]"
+done
+[ -z "$bad" ] && pass "at the smallest limit the refusal names, every job runs to its end" ||
+	fail "at the smallest limit named" "$bad"
+
 expect_exit 0 "mmap randread in a 32 MiB cgroup" "$FAULTLINE" --quiet --csv="$E2E_TMP/m.csv" \
 	--output-format=json --output="$E2E_TMP/m.json" --interval=200ms --name=m --filename="$f" \
 	--ioengine=mmap --rw=randread --numjobs=2 --touch=page --mem_limit=32m --runtime=2s --time_based
