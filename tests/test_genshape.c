@@ -528,6 +528,26 @@ static void test_parse_empty_share(void **state)
 	option_release(&j);
 }
 
+/* --parse-only prints the offset modifier as a job file says it. */
+static void test_format_rw_postfix(void **state)
+{
+	static const char *const o[] = { "rw", "read:-8k", NULL };
+	static const char *const r[] = { "rw", "randread:8", "random_distribution", "pareto:0.3",
+					 NULL };
+	char buf[64];
+	struct job j;
+
+	(void)state;
+	job_of(&j, o);
+	assert_int_equal(option_format(&j, option_find("rw"), buf, sizeof(buf)), 1);
+	assert_string_equal(buf, "read:-8k");
+	job_of(&j, r);
+	option_format(&j, option_find("rw"), buf, sizeof(buf));
+	assert_string_equal(buf, "randread:8");
+	option_format(&j, option_find("random_distribution"), buf, sizeof(buf));
+	assert_string_equal(buf, "pareto:0.3");
+}
+
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[][2] = {
@@ -750,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_loops_number_ios),
 		cmocka_unit_test(test_plain_not_shaped),
 		cmocka_unit_test(test_parse_empty_share),
+		cmocka_unit_test(test_format_rw_postfix),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_vs_fio_zoned),
 		cmocka_unit_test(test_vs_fio_pareto_normal),

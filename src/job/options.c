@@ -848,9 +848,13 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 		snprintf(buf, len, "zipf:%g", j->zipf_theta);
 	else if (o->parse == parse_dist && optshape_fmt_dist(j, buf, len))
 		;
-	else if (o->parse == parse_rw && (j->seq_add || j->seq_nr > 1))
-		snprintf(buf, len, "%s:%lld", rw_names[j->rw],
-			 j->seq_add ? (long long)j->seq_add : (long long)j->seq_nr);
+	else if (o->parse == parse_rw && j->seq_add) {
+		char sz[32];
+
+		optval_fmt_size(sz, sizeof(sz), j->seq_add < 0 ? (uint64_t)-j->seq_add : (uint64_t)j->seq_add);
+		snprintf(buf, len, "%s:%s%s", rw_names[j->rw], j->seq_add < 0 ? "-" : "", sz);
+	} else if (o->parse == parse_rw && j->seq_nr > 1)
+		snprintf(buf, len, "%s:%u", rw_names[j->rw], j->seq_nr);
 	else if (o->parse == parse_prefetch && j->prefetch != PREFETCH_NONE) {
 		char w[32];
 
