@@ -5,7 +5,8 @@
  * threshold (judge.h; faultline(1), THE VERDICT lists them). A figure is
  * taken from the job's own counters (jobs[].faultline.events) when the
  * document has them, else from the run's system-wide telemetry, and the
- * sentence says which; a missing source leaves its sentence out.
+ * sentence says which; a missing source leaves its sentence out. How a
+ * document is read, and where each figure comes from, is judge_doc.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "verdict/judge.h"
+#include "verdict/judge_doc.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -94,122 +96,45 @@ bool judge_engine_in(const struct judge_wl *wl, enum judge_engine e)
 	return e < JE_NR && (wl->engines & BIT(e));
 }
 
-/* ------------------------------------------------------------------ */
-/* Reading the documents */
-
-/* "jobs.0.faultline.pool.hit_ratio": keys and array indexes by dots. */
-static json_t *jpath(json_t *o, const char *path)
-{
-	char key[64];
-
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = '\0';
-		path += n + (path[n] == '.');
-		if (json_is_array(o))
-			o = json_array_get(o, strtoul(key, NULL, 10));
-		else
-			o = json_object_get(o, key);
-	}
-	return o;
-}
-
-/* A number at @path; false when absent or null (a source not read). */
-static bool jnum(json_t *doc, const char *path, double *v)
-{
-	json_t *x = jpath(doc, path);
-
-	if (!x || !json_is_number(x))
-		return false;
-	*v = json_number_value(x);
-	return true;
-}
-
-static double run_seconds(json_t *doc)
-{
-	double ms;
-
-	return jnum(doc, "faultline.duration_ms", &ms) && ms > 0 ? ms / 1000.0 : NAN;
-}
-
-static double job_seconds(json_t *doc)
-{
-	double ns;
-
-	return jnum(doc, "jobs.0.faultline.runtime_ns", &ns) && ns > 0 ? ns / 1e9 : NAN;
-}
-
-/* Reads and writes per second. */
-static bool doc_iops(json_t *doc, double *v)
-{
-	double r = 0, w = 0;
-	bool ok = jnum(doc, "jobs.0.read.iops", &r);
-
-	ok |= jnum(doc, "jobs.0.write.iops", &w);
-	*v = r + w;
-	return ok;
-}
-
-/* The p99 latency of the job's reads (of its writes when it read
- * nothing), microseconds. */
-static bool doc_p99_us(json_t *doc, double *v)
-{
-	double n = 0;
-	const char *dir = jnum(doc, "jobs.0.read.total_ios", &n) && n > 0 ? "read" : "write";
-	char path[64];
-	json_t *p;
-
-	snprintf(path, sizeof(path), "jobs.0.%s.lat_ns.percentile", dir);
-	p = json_object_get(jpath(doc, path), "99.000000");
-	if (!json_is_number(p))
-		return false;
-	*v = json_number_value(p) / 1000.0;
-	return true;
-}
-
 bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, size_t whylen)
 {
 	double err = 0, r = 0, wr = 0;
 	json_t *msg;
 
-	if (!doc || !jpath(doc, "jobs.0")) {
+	if (!doc || !judge_jpath(doc, "jobs.0")) {
 		snprintf(why, whylen, "no result (the run did not produce one)");
 		return false;
 	}
-	if (jnum(doc, "jobs.0.error", &err) && err != 0) {
-		msg = jpath(doc, "jobs.0.faultline.errmsg");
+	if (judge_jnum(doc, "jobs.0.error", &err) && err != 0) {
+		msg = judge_jpath(doc, "jobs.0.faultline.errmsg");
 		snprintf(why, whylen, "the job failed: %s",
 			 json_is_string(msg) ? json_string_value(msg) : "(no message)");
 		return false;
 	}
 	if (wl->by == JB_P99) {
-		if (!doc_iops(doc, &r) || r <= 0) {
+		if (!judge_doc_iops(doc, &r) || r <= 0) {
 			snprintf(why, whylen, "the job did no I/O in its measured time");
 			return false;
 		}
-		if (!doc_p99_us(doc, v)) {
+		if (!judge_doc_p99_us(doc, v)) {
 			snprintf(why, whylen, "the result has no latency percentiles (latency=0?)");
 			return false;
 		}
 		return true;
 	}
 	if (wl->by == JB_MIBS) {
-		bool ok = jnum(doc, "jobs.0.read.bw_bytes", &r);
+		bool ok = judge_jnum(doc, "jobs.0.read.bw_bytes", &r);
 
 		if (wl->writes)
-			ok |= jnum(doc, "jobs.0.write.bw_bytes", &wr);
+			ok |= judge_jnum(doc, "jobs.0.write.bw_bytes", &wr);
 		if (!ok)
 			goto none;
 		*v = (r + wr) / MIB;
 	} else {
-		bool ok = jnum(doc, "jobs.0.read.iops", &r);
+		bool ok = judge_jnum(doc, "jobs.0.read.iops", &r);
 
 		if (wl->writes)
-			ok |= jnum(doc, "jobs.0.write.iops", &wr);
+			ok |= judge_jnum(doc, "jobs.0.write.iops", &wr);
 		if (!ok)
 			goto none;
 		*v = r + wr;
@@ -222,88 +147,6 @@ bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, 
 none:
 	snprintf(why, whylen, "the result has no throughput");
 	return false;
-}
-
-/* ------------------------------------------------------------------ */
-/* Evidence: a number, where it came from */
-
-struct ev {
-	bool ok;
-	double v;
-	const char *src;	/* "the job's threads", "system-wide", ... */
-	const char *key;	/* "job", "system", "device" */
-};
-
-/* TLB shootdowns per second: the IPIs the job's tasks sent (SPEC 15),
- * else every shootdown on the host during the run (/proc/interrupts). */
-static struct ev ev_tlb(json_t *doc)
-{
-	struct ev e = { 0 };
-	double n, s;
-
-	if (jnum(doc, "jobs.0.faultline.events.tlb_ipi", &n) && !isnan(s = job_seconds(doc))) {
-		e = (struct ev){ true, n / s, "sent by the job's threads", "job" };
-	} else if (jnum(doc, "faultline.system.tlb_shootdowns", &n) && !isnan(s = run_seconds(doc))) {
-		e = (struct ev){ true, n / s, "system-wide, every process on the host", "system" };
-	}
-	return e;
-}
-
-/* Reclaim the job's own threads did: direct and cgroup reclaim entries
- * of its tasks (SPEC 15), else pages scanned outside kswapd, host-wide
- * (pgscan_anon+file, cgroup reclaim included, less pgscan_kswapd). */
-static struct ev ev_direct(json_t *doc, bool *pages)
-{
-	struct ev e = { 0 };
-	double a, b, s;
-
-	*pages = false;
-	if (jnum(doc, "jobs.0.faultline.events.direct_reclaim", &a) &&
-	    jnum(doc, "jobs.0.faultline.events.memcg_reclaim", &b) && !isnan(s = job_seconds(doc)))
-		return (struct ev){ true, (a + b) / s, "entries into reclaim by the job's threads", "job" };
-	s = run_seconds(doc);
-	if (isnan(s))
-		return e;
-	*pages = true;
-	if (jnum(doc, "faultline.system.pgscan_all", &a) && jnum(doc, "faultline.system.pgscan_kswapd", &b))
-		return (struct ev){ true, (a > b ? a - b : 0) / s,
-				    "pages scanned by direct and cgroup reclaim, system-wide", "system" };
-	if (jnum(doc, "faultline.system.pgscan_direct", &a))
-		return (struct ev){ true, a / s, "pages scanned by direct reclaim, system-wide", "system" };
-	return e;
-}
-
-static struct ev ev_kswapd(json_t *doc)
-{
-	double c, s = run_seconds(doc);
-
-	if (!jnum(doc, "faultline.system.kswapd_cpu_s", &c) || isnan(s))
-		return (struct ev){ 0 };
-	return (struct ev){ true, 100.0 * c / s, "kswapd CPU, system-wide", "system" };
-}
-
-/* Bytes brought in per byte asked for: the job's page-cache additions
- * (SPEC 15), else the device's reads while it ran (every process's). */
-static struct ev ev_read_amp(json_t *doc)
-{
-	double a;
-
-	if (jnum(doc, "jobs.0.faultline.events.pgcache_read_amplification", &a))
-		return (struct ev){ true, a, "pages the job added to the page cache", "job" };
-	if (jnum(doc, "jobs.0.faultline.read_amplification", &a))
-		return (struct ev){ true, a, "device bytes read, every process's", "device" };
-	return (struct ev){ 0 };
-}
-
-static struct ev ev_majflt_per_op(json_t *doc)
-{
-	double m, ops;
-
-	if (jnum(doc, "jobs.0.faultline.events.major_faults", &m) && jnum(doc, "jobs.0.faultline.ops", &ops) && ops > 0)
-		return (struct ev){ true, m / ops, "the job's threads", "job" };
-	if (jnum(doc, "jobs.0.faultline.major_faults", &m) && jnum(doc, "jobs.0.faultline.ops", &ops) && ops > 0)
-		return (struct ev){ true, m / ops, "the job's threads (/proc)", "job" };
-	return (struct ev){ 0 };
 }
 
 /* ------------------------------------------------------------------ */
@@ -462,11 +305,11 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
  * figure in a run of the workload that maps nothing (io_uring O_DIRECT,
  * or the buffer pool for writes) is the host's background. */
 static void background(const struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
-		       unsigned wi, struct ev (*get)(json_t *), char *buf, size_t len)
+		       unsigned wi, struct judge_ev (*get)(json_t *), char *buf, size_t len)
 {
 	enum judge_engine base = r->wl.writes ? JE_BUFPOOL : JE_URING_DIRECT;
 	json_t *doc;
-	struct ev b;
+	struct judge_ev b;
 	char n[32];
 
 	buf[0] = '\0';
@@ -482,11 +325,11 @@ static void background(const struct judge_result *r, const struct judge_cell *ce
 	snprintf(buf, len, "; %s, which maps nothing, saw %s/s", judge_engine_name(base), n);
 }
 
-static struct ev ev_direct_any(json_t *doc)
+static struct judge_ev ev_direct_any(json_t *doc)
 {
 	bool pages;
 
-	return ev_direct(doc, &pages);
+	return judge_ev_direct(doc, &pages);
 }
 
 static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
@@ -495,15 +338,15 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 {
 	char bg[160];
 	const char *name = judge_engine_name(e);
-	struct ev tlb = ev_tlb(doc), ks = ev_kswapd(doc), amp = ev_read_amp(doc), mf = ev_majflt_per_op(doc);
+	struct judge_ev tlb = judge_ev_tlb(doc), ks = judge_ev_kswapd(doc), amp = judge_ev_read_amp(doc), mf = judge_ev_majflt_per_op(doc);
 	bool pages;
-	struct ev dr = ev_direct(doc, &pages);
+	struct judge_ev dr = judge_ev_direct(doc, &pages);
 	char a[32], b[32];
 
 	if (tlb.ok && tlb.v >= JUDGE_TLB_PER_S) {
 		fmt_num(a, sizeof(a), tlb.v);
 		if (!strcmp(tlb.key, "system"))
-			background(r, cells, ncells, wi, ev_tlb, bg, sizeof(bg));
+			background(r, cells, ncells, wi, judge_ev_tlb, bg, sizeof(bg));
 		else
 			bg[0] = '\0';
 		say(r, "tlb_per_s", tlb.v, JUDGE_TLB_PER_S, tlb.key,
@@ -546,17 +389,17 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
 			  const struct judge_host *h)
 {
-	double hit, ev, s = job_seconds(doc), ps, pf, pfn;
+	double hit, ev, s = judge_job_seconds(doc), ps, pf, pfn;
 	char m[32], f[32], a[32];
 	const char *name = e == JE_VMCACHE ? "vmcache" : "the buffer pool";
 
-	if (!jnum(doc, "jobs.0.faultline.pool.hit_ratio", &hit))
+	if (!judge_jnum(doc, "jobs.0.faultline.pool.hit_ratio", &hit))
 		return;
 	mib(f, sizeof(f), h->file_size);
-	if (!jnum(doc, "jobs.0.faultline.pool.size", &ps))
+	if (!judge_jnum(doc, "jobs.0.faultline.pool.size", &ps))
 		ps = (double)h->mem_budget;
 	mib(m, sizeof(m), (uint64_t)ps);
-	if (jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
+	if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
 		fmt_num(a, sizeof(a), ev / s);
 		say(r, "pool_hit_ratio", hit, NAN, "job",
 		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s "
@@ -565,8 +408,8 @@ static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 		say(r, "pool_hit_ratio", hit, NAN, "job",
 		    "%s: hit ratio %.1f%% with %s of pool over %s of file.", name, 100 * hit, m, f);
 	}
-	if (jnum(doc, "jobs.0.faultline.pool.prefetch", &pf) && pf > 0 &&
-	    jnum(doc, "jobs.0.faultline.pool.pages_prefetched", &pfn)) {
+	if (judge_jnum(doc, "jobs.0.faultline.pool.prefetch", &pf) && pf > 0 &&
+	    judge_jnum(doc, "jobs.0.faultline.pool.pages_prefetched", &pfn)) {
 		fmt_num(a, sizeof(a), pfn);
 		say(r, "pool_prefetched", pfn, NAN, "job",
 		    "%s: %s pages read ahead (pool_prefetch=%.0f pages), so its hits include pages "
@@ -589,8 +432,8 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
 		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
-		if (!doc || !jnum(doc, "jobs.0.sync.total_ios", &n) || n <= 0 ||
-		    !json_is_number(pct = json_object_get(jpath(doc, "jobs.0.sync.lat_ns.percentile"),
+		if (!doc || !judge_jnum(doc, "jobs.0.sync.total_ios", &n) || n <= 0 ||
+		    !json_is_number(pct = json_object_get(judge_jpath(doc, "jobs.0.sync.lat_ns.percentile"),
 							      "99.000000")))
 			continue;
 		p99[e] = json_number_value(pct);
@@ -634,15 +477,15 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
 		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
-		if (!doc || !jnum(doc, "jobs.0.faultline.writeback.kernel_share", &share) ||
-		    !jnum(doc, "jobs.0.faultline.writeback.kernel_bytes", &k) ||
-		    !jnum(doc, "jobs.0.faultline.writeback.own_bytes", &own) || share < JUDGE_KERNEL_WRITE_SHARE)
+		if (!doc || !judge_jnum(doc, "jobs.0.faultline.writeback.kernel_share", &share) ||
+		    !judge_jnum(doc, "jobs.0.faultline.writeback.kernel_bytes", &k) ||
+		    !judge_jnum(doc, "jobs.0.faultline.writeback.own_bytes", &own) || share < JUDGE_KERNEL_WRITE_SHARE)
 			continue;
 		for (unsigned i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
 			char path[96];
 
 			snprintf(path, sizeof(path), "jobs.0.faultline.writeback.kernel_by_reason.%s", why[i]);
-			if (jnum(doc, path, &v) && v > 0 && n < sizeof(by))
+			if (judge_jnum(doc, path, &v) && v > 0 && n < sizeof(by))
 				n += (size_t)snprintf(by + n, sizeof(by) - n, "%s%s %.0f MiB", n ? ", " : "; ",
 						      said[i], v / MIB);
 		}
@@ -668,8 +511,8 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 		if (!r->e[e].ok)
 			continue;
 		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
-		if (!doc || !jnum(doc, "jobs.0.faultline.reader_blocked_ns", &blocked) ||
-		    isnan(s = job_seconds(doc)))
+		if (!doc || !judge_jnum(doc, "jobs.0.faultline.reader_blocked_ns", &blocked) ||
+		    isnan(s = judge_job_seconds(doc)))
 			continue;
 		blocked = 100 * blocked / 1e9 / s;
 		say(r, "loop_blocked_pct", blocked, JUDGE_BLOCKED_PCT, "job",
@@ -689,7 +532,7 @@ static void replay_evidence(struct judge_result *r, const struct judge_cell *cel
 		double ms, n;
 
 		if (!r->e[e].ok || !(doc = typical_doc(cells, ncells, wi, e, &r->e[e])) ||
-		    !jnum(doc, "jobs.0.read.runtime", &ms) || !jnum(doc, "jobs.0.read.total_ios", &n))
+		    !judge_jnum(doc, "jobs.0.read.runtime", &ms) || !judge_jnum(doc, "jobs.0.read.total_ios", &n))
 			continue;
 		if (r->wl.trace_reads > n)
 			say(r, "replay_elapsed_s", ms / 1000, NAN, "job", "%s replayed %.0f of the "
@@ -704,7 +547,7 @@ static void replay_evidence(struct judge_result *r, const struct judge_cell *cel
 /* The option @key of a run as it resolved ("job options", strings). */
 static long job_opt(json_t *doc, const char *key, long def)
 {
-	json_t *o = json_object_get(jpath(doc, "jobs.0.job options"), key);
+	json_t *o = json_object_get(judge_jpath(doc, "jobs.0.job options"), key);
 
 	return json_is_string(o) ? strtol(json_string_value(o), NULL, 10) : def;
 }
@@ -720,7 +563,7 @@ static void concurrency(json_t *doc, enum judge_engine e, const struct judge_hos
 	const char *th = t == 1 ? "thread" : "threads";
 
 	buf[0] = '\0';
-	if (!doc || !jpath(doc, "jobs.0.job options"))
+	if (!doc || !judge_jpath(doc, "jobs.0.job options"))
 		return;
 	if (loop > 0)
 		snprintf(buf, len, "%ld %s, %ld streams", t, th, loop);
@@ -917,7 +760,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		er = &r->e[c->e];
 		if (judge_metric(wl, c->doc, &v, er->err, sizeof(er->err))) {
 			er->v[c->round] = v;
-			if (doc_iops(c->doc, &v))
+			if (judge_doc_iops(c->doc, &v))
 				er->iops[c->round] = v;
 		}
 	}
