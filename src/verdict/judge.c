@@ -712,8 +712,8 @@ static void winner(struct judge_result *r)
 			 100 * (n >= 2 ? JUDGE_TIE_ROUNDS : JUDGE_TIE_SINGLE));
 	else if (r->wl.by == JB_P99 && !r->none_held)
 		snprintf(r->headline, sizeof(r->headline),
-			 "%s%s: %s has the lower p99, %s us against %s us for %s (%.2fx%s).",
-			 r->wl.name, at, nw, vw, vr, nr, r->ratio, spread);
+			 "%s%s: %s has the lower p99, %.2f ms against %.2f ms for %s (%.2fx%s).",
+			 r->wl.name, at, nw, best / 1000, second / 1000, nr, r->ratio, spread);
 	else
 		snprintf(r->headline, sizeof(r->headline), "%s%s: %s wins, %.2fx %s (%s vs %s %s%s).",
 			 r->wl.name, at, nw, r->ratio, nr, vw, vr, unit, spread);

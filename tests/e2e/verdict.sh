@@ -230,6 +230,7 @@ bs=4k
 random_distribution=zipf:0.9
 mem_limit=32m
 ioengine=psync
+rate_iops=500
 [log]
 rw=write
 bs=16k
@@ -261,6 +262,10 @@ for k in ("mmap-normal", "mmap-random", "bufpool", "io_uring-direct", "io_uring-
     assert lk["engines"][k]["ok"], (k, lk["engines"][k])
 assert lk["winner"] in lk["engines"], lk["winner"]
 assert lk["headline"].startswith("job \x27lookups\x27"), lk["headline"]
+# A rate (rate_iops=500, two threads): judged by p99 at that rate.
+assert lk["by"] == "p99_us" and lk["better"] == "lower" and lk["rate_iops"] == 1000, lk
+assert " at 1000 IOPS" in lk["headline"] and ("lower p99" in lk["headline"] or "tie" in lk["headline"]
+                                               or "no engine held" in lk["headline"]), lk["headline"]
 assert w["log"]["skipped"] and "--write-probe" in w["log"]["skipped"], w["log"]
 assert d["plan"]["jobfile"].endswith("mine.job"), d["plan"]
 if d["plan"]["vmcache"]:
