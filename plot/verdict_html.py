@@ -73,9 +73,15 @@ def answer_figure(w, plt):
         ax.plot(pts, [y] * len(pts), "o", ms=3, color="black")
     ax.set_yticks(ys)
     ax.set_yticklabels([label(k, e) for k, e in eng], fontsize=7)
-    ax.set_xlabel("%s, %s is better" % (w["unit"], "lower" if lower else "higher"), fontsize=7)
+    ax.set_xlabel("%s, %s is better%s" % (w["unit"], "lower" if lower else "higher",
+                                            "\nhatched: fell behind the rate" if any(e.get("behind") for _, e in eng) else ""),
+                  fontsize=7)
     ax.tick_params(axis="x", labelsize=7)
-    ax.set_xlim(left=0)
+    # Latencies span decades (an engine behind the rate queues for seconds).
+    if lower and all(e["lo"] > 0 for _, e in eng):
+        ax.set_xscale("log")
+    else:
+        ax.set_xlim(left=0)
     fig.tight_layout()
     return fig
 
