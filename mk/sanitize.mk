@@ -157,8 +157,9 @@ FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 # is built with clang's instrumentation from end to end and needs little
 # else. The job-file parser checks ioengine against the real engine table
 # (names, flags), whose entries pull in liburing and libaio at link time,
-# and bufpool's its pool and /proc reader; the harness never runs an
-# engine.
+# bufpool's and vmcache's their pools and /proc reader; the workload
+# shapes' checks pull in gen.c and replay_skip iolog.c (with zlib); the
+# harness never runs an engine.
 FUZZ_SRCS_procfs_scan_u64          = src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_procfs_parse_tlb         = src/telemetry/procfs.c src/lib/err.c
 FUZZ_SRCS_procfs_parse_vmstat      = src/telemetry/procfs.c src/lib/err.c
@@ -173,9 +174,11 @@ FUZZ_LIBS_iolog_parse              = -lz
 FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracefmt.c src/telemetry/procfs.c src/lib/err.c
 FUZZ_LIBS_perfev_decode_group      = $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
+				     src/job/optshape.c src/workload/gen.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
-				     src/engines/bufpool.c src/telemetry/procfs.c src/lib/err.c
+				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c \
+				     src/telemetry/procfs.c src/lib/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz
 
 # A harness whose parser is not in the tree yet is left out, not failed.
