@@ -36,7 +36,9 @@ SAN_FLAGS_tsan     = -fsanitize=thread -Wno-tsan
 SAN_ASAN_OPTS  = detect_leaks=1:abort_on_error=1
 SAN_UBSAN_OPTS = halt_on_error=1:print_stacktrace=1
 SAN_TSAN_OPTS  = halt_on_error=1:exitcode=66:second_deadlock_stack=1
-SAN_ASAN_ENV   = ASAN_OPTIONS=$(SAN_ASAN_OPTS) UBSAN_OPTIONS=$(SAN_UBSAN_OPTS)
+# Leaks inside libraries we cannot fix from here: tests/lsan.supp says which.
+SAN_LSAN_OPTS  = suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+SAN_ASAN_ENV   = ASAN_OPTIONS=$(SAN_ASAN_OPTS) UBSAN_OPTIONS=$(SAN_UBSAN_OPTS) LSAN_OPTIONS=$(SAN_LSAN_OPTS)
 SAN_TSAN_ENV   = TSAN_OPTIONS=$(SAN_TSAN_OPTS)
 
 san_tests = $(patsubst tests/%.c,build-$1/tests/%,$(wildcard tests/test_*.c))
@@ -67,7 +69,7 @@ check-asan: deps
 		echo "== $$t (asan)"; \
 		env ASAN_OPTIONS=$(SAN_ASAN_OPTS):log_path=$(CURDIR)/build-asan/logs/asan \
 		    UBSAN_OPTIONS=$(SAN_UBSAN_OPTS):log_path=$(CURDIR)/build-asan/logs/ubsan \
-		    FAULTLINE=$(CURDIR)/build-asan/faultline bash $$t || fail=1; \
+		    LSAN_OPTIONS=$(SAN_LSAN_OPTS) FAULTLINE=$(CURDIR)/build-asan/faultline bash $$t || fail=1; \
 	done; \
 	for l in build-asan/logs/*; do [ -e "$$l" ] || continue; \
 		echo "== sanitizer report $$l"; cat "$$l"; fail=1; done; \

@@ -17,7 +17,8 @@ fi
 # its libraries (which need the slow unwinder to show), nothing else.
 if [ -n "${ASAN_OPTIONS:-}" ]; then
 	export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-	export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	# After what check-asan set: of two suppressions= the later is read.
+	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan-mpi.supp:print_suppressions=0"
 fi
 # Three ranks on two CPUs: --oversubscribe; root needs --allow-run-as-root.
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -n 3)
