@@ -186,6 +186,59 @@ static void test_tie(void **state)
 	json_decref(y);
 }
 
+/* The comparison sentence agrees with the table (issue 30): crosswise
+ * rounds of mmap and the pool are a tie, said as one, not "slower". */
+static void test_compare_tie(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *b = load("uniform-bufpool");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_BUFPOOL, 0, b },
+				  { JW_UNIFORM, JE_MMAP_RANDOM, 1, b }, { JW_UNIFORM, JE_BUFPOOL, 1, m } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 4, &host, &r);
+	s = find(&r, "mmap_vs_pool", NULL);
+	assert_non_null(s);
+	assert_non_null(strstr(s->text, "a tie within noise"));
+	assert_null(strstr(s->text, "slower"));
+	assert_null(strstr(s->text, "faster"));
+	json_decref(m);
+	json_decref(b);
+}
+
+/* Not a tie, over rounds: the range follows the ratio's direction, so
+ * "1.3x slower" is followed by a range around 1.3, never its inverse. */
+static void test_compare_range_direction(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *b = load("uniform-bufpool");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_BUFPOOL, 0, b },
+				  { JW_UNIFORM, JE_MMAP_RANDOM, 1, m }, { JW_UNIFORM, JE_BUFPOOL, 1, b } };
+	double vm = num(m, "read", "iops"), vb = num(b, "read", "iops"), said, lo, hi;
+	const struct judge_sentence *s;
+	struct judge_result r;
+	const char *p;
+
+	(void)state;
+	assert_true(fmax(vm, vb) / fmin(vm, vb) > 1 + JUDGE_TIE_ROUNDS);	/* what was recorded */
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 4, &host, &r);
+	s = find(&r, "mmap_vs_pool", NULL);
+	assert_non_null(s);
+	p = strstr(s->text, " is ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " is %lfx", &said), 1);
+	assert_non_null(strstr(s->text, vm > vb ? "faster" : "slower"));
+	p = strstr(s->text, "x over 2 rounds)");
+	assert_non_null(p);
+	while (p > s->text && *p != '(')
+		p--;
+	assert_int_equal(sscanf(p, "(%lf-%lfx over 2 rounds)", &lo, &hi), 2);
+	assert_true(said >= 1 && lo >= 1 && hi >= 1);
+	assert_true(lo <= said + 0.005 && said <= hi + 0.005);
+	json_decref(m);
+	json_decref(b);
+}
+
 /* The same documents in one round are no tie (the ratio is past 10 %),
  * unless they are within it. */
 static void test_single_round_threshold(void **state)
@@ -486,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_kernel_write_share),
 		cmocka_unit_test(test_tie),
+		cmocka_unit_test(test_compare_tie),
+		cmocka_unit_test(test_compare_range_direction),
 		cmocka_unit_test(test_single_round_threshold),
 		cmocka_unit_test(test_source_unavailable),
 		cmocka_unit_test(test_background),

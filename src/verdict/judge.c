@@ -261,12 +261,15 @@ static const char *ename(const struct judge_result *r, enum judge_engine e, char
 }
 
 /* The ratio sentence between two engines of @r: "a is 2.1x faster than
- * b (1.9-2.3x over 3 rounds)", or of their p99 at a rate. */
+ * b (1.9-2.3x over 3 rounds)", or of their p99 at a rate; the range
+ * always in the direction of the figure it follows ("1.2x slower
+ * (1.1-1.3x ...)"), and a tie by the headline's rule (winner()) said as
+ * a tie, not as a win or a loss. */
 static void compare(struct judge_result *r, enum judge_engine a, enum judge_engine b,
 		    const char *key, const char *extra)
 {
 	const struct judge_engine_result *ea = &r->e[a], *eb = &r->e[b];
-	double lo = INFINITY, hi = 0, ratios[JUDGE_MAX_ROUNDS], ratio;
+	double lo = INFINITY, hi = 0, ratios[JUDGE_MAX_ROUNDS], ratio, fast, worst, best;
 	unsigned n = 0;
 	char spread[96] = "", na[160], nb[160];
 	bool lat = r->wl.by == JB_P99 && !r->none_held;
@@ -284,20 +287,28 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
 	if (!n)
 		return;
 	ratio = median_ratio(ratios, n);
+	/* Seen from the better side: its ratio, its worst and best rounds. */
+	fast = ratio >= 1 ? ratio : 1 / ratio;
+	worst = ratio >= 1 ? lo : 1 / hi;
+	best = ratio >= 1 ? hi : 1 / lo;
 	if (n > 1)
-		snprintf(spread, sizeof(spread), " (%.2f-%.2fx over %u rounds)", lo, hi, n);
+		snprintf(spread, sizeof(spread), " (%.2f-%.2fx over %u rounds)", worst, best, n);
 	ename(r, a, na, sizeof(na));
 	ename(r, b, nb, sizeof(nb));
-	if (lat)
+	if (n > 1 ? worst < 1 + JUDGE_TIE_ROUNDS : fast < 1 + JUDGE_TIE_SINGLE)
+		say(r, key, ratio, NAN, "measured",
+		    "%s: %s and %s are a tie within noise%s: %s is %.2fx the other%s%s (a tie is under %.0f%%).",
+		    r->wl.name, na, nb, extra, ratio >= 1 ? na : nb, fast, lat ? " in p99" : "", spread,
+		    100 * (n > 1 ? JUDGE_TIE_ROUNDS : JUDGE_TIE_SINGLE));
+	else if (lat)
 		say(r, key, ratio, NAN, "measured", "%s: %s's p99 is %.2fx %s than %s's%s%s.",
-		    r->wl.name, na, ratio >= 1 ? ratio : 1 / ratio, ratio >= 1 ? "lower" : "higher",
-		    nb, spread, extra);
+		    r->wl.name, na, fast, ratio >= 1 ? "lower" : "higher", nb, spread, extra);
 	else if (ratio >= 1)
 		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx faster than %s%s%s.",
 		    r->wl.name, na, ratio, nb, spread, extra);
 	else
 		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx slower than %s%s%s.",
-		    r->wl.name, na, 1 / ratio, nb, spread, extra);
+		    r->wl.name, na, fast, nb, spread, extra);
 }
 
 /* What the kernel did while an mmap job ran. */
