@@ -70,11 +70,44 @@ int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw)
 	return 0;
 }
 
+static int read_sched(const char *path, uint64_t *cpu_ns, uint64_t *wait_ns);
+
 int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+	return read_sched("/proc/thread-self/schedstat", cpu_ns, wait_ns);
+}
+
+int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, uint64_t *nvcsw)
+{
+	char path[64], buf[4096], *p;
+	ssize_t n;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	ret = read_sched(path, cpu_ns, wait_ns);
+	if (ret)
+		return ret;
+	/* The count getrusage's ru_nvcsw gives the thread itself. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	if (!p || sscanf(p + 25, "%" SCNu64, nvcsw) != 1)
+		return -EIO;
+	return 0;
+}
+
+static int read_sched(const char *path, uint64_t *cpu_ns, uint64_t *wait_ns)
 {
 	char buf[128];
 	ssize_t n;
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;

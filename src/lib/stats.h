@@ -188,6 +188,10 @@ int stats_thread_usage(uint64_t *majflt, uint64_t *minflt, uint64_t *nvcsw);
 /* The calling thread's time on a CPU and waiting for one, in ns
  * (/proc/thread-self/schedstat). 0 or -errno. */
 int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns);
+/* The same of another task, read by the run controller at a job's ramp
+ * end (/proc/PID/task/TID/schedstat), and its voluntary context switches
+ * (status). 0 or -errno. */
+int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, uint64_t *nvcsw);
 /* The calling thread's user and system CPU time in ns and its
  * involuntary context switches (getrusage RUSAGE_THREAD). 0 or -errno. */
 int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw);

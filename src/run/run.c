@@ -186,6 +186,19 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 			hist_snapshot(&b->slat, &s->slat);
 		}
 	}
+	/* Each running worker's CPU, wait and sleeps at this moment, read
+	 * from /proc, so the reader's shares (collect_concurrency) cover
+	 * the measured window, not the ramp before it (SPEC 8). */
+	for (unsigned i = 0; i < jr->crew.nworkers; i++) {
+		struct thread_stats *b = &r->base[r->stat_first[j] + i];
+		const struct thread_stats *s = &r->arena.ts[r->stat_first[j] + i];
+		pid_t pid = STAT_LOAD(&s->pid), tid = STAT_LOAD(&s->tid);
+
+		b->sched_ok = STAT_LOAD(&s->running) && pid > 0 && tid > 0 &&
+			      stats_task_sched(pid, tid, &b->start_cpu_ns, &b->start_wait_ns,
+					       &b->start_nvcsw) == 0;
+		b->start_ns = now;
+	}
 	loop_take_base(r->jrs[j].crew.wk.loop);
 	r->job_base_ns[j] = now;
 	r->base_taken[j] = true;
@@ -207,14 +220,22 @@ static void collect_concurrency(struct run *r, unsigned j)
 	res->sleeps_ok = res->sched_ok = c->nworkers > 0;
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];
-		uint64_t wall = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
-		uint64_t cpu = s->exit_cpu_ns - s->start_cpu_ns;
-		uint64_t wait = s->exit_wait_ns - s->start_wait_ns;
+		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
+		/* From the ramp's end when the worker was running then (its
+		 * readings taken by take_base), else from its own start. */
+		const bool from_base = b->sched_ok && b->start_ns > s->start_ns;
+		uint64_t from = from_base ? b->start_ns : s->start_ns;
+		uint64_t wall = s->end_ns > from ? s->end_ns - from : 0;
+		uint64_t cpu0 = from_base ? b->start_cpu_ns : s->start_cpu_ns;
+		uint64_t wait0 = from_base ? b->start_wait_ns : s->start_wait_ns;
+		uint64_t cpu = s->exit_cpu_ns > cpu0 ? s->exit_cpu_ns - cpu0 : 0;
+		uint64_t wait = s->exit_wait_ns > wait0 ? s->exit_wait_ns - wait0 : 0;
+		uint64_t nv0 = from_base ? b->start_nvcsw : s->start_nvcsw;
 
 		if (!s->done || !s->rusage_ok)
 			res->sleeps_ok = false;
 		else
-			res->reader_sleeps += s->exit_nvcsw - s->start_nvcsw;
+			res->reader_sleeps += s->exit_nvcsw > nv0 ? s->exit_nvcsw - nv0 : 0;
 		if (!s->done || !s->sched_ok) {
 			res->sched_ok = false;
 		} else {
@@ -549,6 +570,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			struct thread_stats *b = &r->base[r->stat_first[j] + i];
 
 			b->ops = b->bytes = b->probe_units = 0;
+			b->sched_ok = 0;	/* no ramp: the workers' own starts */
 			/* Fresh from calloc the histogram is already empty:
 			 * left untouched, its 38 KB stay unallocated pages
 			 * (2000 jobs: 76 MB; issue 27). hist_diff reads only

@@ -186,6 +186,28 @@ bad "prefetch without a window" "needs a window" --filename="$files" --ioengine=
 bad "prefetch window below a page" "at least 4k" --filename="$files" --ioengine=mmap \
 	--prefetch=touch:100
 
+# One window per figure (SPEC 8, issue 30): an event loop over warm
+# mappings with ramp_time and startdelay, threads and a worker process:
+# the reader's CPU and blocked time cover the measured window, not the
+# ramp before it, and the CSV's measured rows add up to the JSON's ios.
+for t in 1 0; do
+	expect_exit 0 "loop with ramp_time and startdelay, thread=$t" "$FAULTLINE" --quiet \
+		--output-format=json --output="$E2E_TMP/win$t.json" --csv="$E2E_TMP/win$t.csv" \
+		--name=win --filename="$files" --ioengine=mmap --loop=$n --thread=$t --touch=all \
+		--prewarm=1 --invalidate=0 --ramp_time=2 --startdelay=1 --runtime=3 --time_based
+	pycheck "thread=$t: reader_cpu_ns and reader_blocked_ns within the measured window; CSV rows add up to total_ios (1 %)" '
+import csv, json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+f, win = j["faultline"], j["read"]["runtime"] * 1e6
+assert f["reader_cpu_ns"] <= win * 1.01, ("reader_cpu_ns", f["reader_cpu_ns"], "window", win)
+assert f["reader_cpu_ns"] + f["reader_blocked_ns"] <= win * 1.01, (f["reader_cpu_ns"], f["reader_blocked_ns"], win)
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["ramp"] == "0"]
+ios = sum(float(r["iops"]) * float(r["dt_s"]) for r in rows)
+tot = j["read"]["total_ios"]
+assert abs(ios - tot) <= 0.01 * tot, ("csv", ios, "json", tot)
+' "$E2E_TMP/win$t.json" "$E2E_TMP/win$t.csv"
+done
+
 expect_exit 0 "parse-only shows the options" "$FAULTLINE" --parse-only --name=p \
 	--filename="$files" --ioengine=mmap --loop=$n --offload=2 --prefetch=populate:16m
 if grep -q "^prefetch=populate:16m" "$E2E_TMP/out" && grep -q "^loop=$n" "$E2E_TMP/out"; then
