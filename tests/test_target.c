@@ -570,6 +570,74 @@ static void test_close_unmaps(void **state)
 	unlink(p);
 }
 
+/* A thread's copy (issue 24): its own open file of the same file, with
+ * the same flags (read only, or read-write for a write job), and the
+ * job's descriptor untouched when the copy is closed. */
+#define IO_FLAGS (O_ACCMODE | O_DIRECT | O_DSYNC | O_SYNC | O_APPEND | O_NONBLOCK)
+
+static void test_reopen_own_files(void **state)
+{
+	const char *p = scratch("reopen");
+	struct target t, c;
+	struct err e = { 0 };
+	struct stat a, b;
+	char x[16], y[16];
+	off_t pos;
+
+	(void)state;
+	for (int write = 0; write < 2; write++) {
+		assert_int_equal(target_open_for(&t, p, 0, 1 * MIB, BLK, false,
+						 write ? TARGET_O_WRITE : 0, NULL, &e), 0);
+		assert_int_equal(target_reopen(&t, &c), 0);
+		assert_true(c.fd >= 0);
+		assert_int_not_equal(c.fd, t.fd);
+		assert_int_equal(c.fd_direct, -1);
+		assert_ptr_equal(c.path, t.path);
+		assert_int_equal(fstat(t.fd, &a), 0);
+		assert_int_equal(fstat(c.fd, &b), 0);
+		assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		assert_int_equal(fcntl(c.fd, F_GETFL) & O_ACCMODE, write ? O_RDWR : O_RDONLY);
+		/* The flags that govern I/O (F_GETFL also shows how the
+		 * name was opened: the magic link differs there). */
+		assert_int_equal(fcntl(c.fd, F_GETFL) & IO_FLAGS, fcntl(t.fd, F_GETFL) & IO_FLAGS);
+		/* Not a dup: a file position of its own. */
+		pos = lseek(t.fd, 0, SEEK_CUR);
+		assert_int_equal(lseek(c.fd, pos + 8192, SEEK_SET), pos + 8192);
+		assert_int_equal(lseek(t.fd, 0, SEEK_CUR), pos);
+		assert_int_equal(pread(c.fd, x, sizeof(x), 4096), sizeof(x));
+		assert_int_equal(pread(t.fd, y, sizeof(y), 4096), sizeof(y));
+		assert_memory_equal(x, y, sizeof(x));
+		target_reopen_close(&c);
+		assert_int_equal(c.fd, -1);
+		assert_true(fcntl(t.fd, F_GETFD) >= 0);
+		target_close(&t);
+	}
+	unlink(p);
+}
+
+/* A thread's table: its own targets reopened, the others the job's. */
+static void test_reopen_range(void **state)
+{
+	const char *p = scratch("range");
+	struct target ts[2], *c;
+	struct err e = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(target_open(&ts[i], p, 0, 1 * MIB, BLK, false, NULL, &e), 0);
+	c = targets_reopen(ts, 2, 1, 1);
+	assert_non_null(c);
+	assert_int_equal(c[0].fd, ts[0].fd);
+	assert_true(c[1].fd >= 0);
+	assert_int_not_equal(c[1].fd, ts[1].fd);
+	targets_reopen_free(c, 1, 1);
+	assert_null(targets_reopen(ts, 2, 1, 2));	/* past the table */
+	assert_true(fcntl(ts[0].fd, F_GETFD) >= 0 && fcntl(ts[1].fd, F_GETFD) >= 0);
+	for (int i = 0; i < 2; i++)
+		target_close(&ts[i]);
+	unlink(p);
+}
+
 static void test_probe_size_file(void **state)
 {
 	const char *p = scratch("probe");
@@ -709,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_direct_alignment),
 		cmocka_unit_test(test_invalidate_drops_pages),
 		cmocka_unit_test(test_close_unmaps),
+		cmocka_unit_test(test_reopen_own_files),
+		cmocka_unit_test(test_reopen_range),
 		cmocka_unit_test(test_probe_size_file),
 		cmocka_unit_test_setup_teardown(test_block_device, loop_setup,
 						loop_teardown),

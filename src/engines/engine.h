@@ -89,7 +89,19 @@ struct engine_thread {
 	void *priv;		/* init's state */
 	struct pool_counters *pool;	/* the thread's own pool counters (stats.h),
 					 * for ENGINE_F_POOL; written by it alone */
+	const struct target *targets;	/* ej->ntargets: the job's targets with
+					 * descriptors of this thread's own, or
+					 * NULL (engine_targets) */
 };
+
+/* The targets a thread reads through: when the job's threads share
+ * them, copies with open files of the thread's own (target_reopen; the
+ * worker makes them for an engine that reads through descriptors), else
+ * the job's. */
+static inline const struct target *engine_targets(const struct engine_thread *et)
+{
+	return et->targets ? et->targets : et->ej->targets;
+}
 
 /* queue() return values besides -errno. */
 #define ENGINE_QUEUED	0

@@ -95,7 +95,7 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 	if (!fds)
 		return -ENOMEM;
 	for (i = 0; i < jr->ntargets; i++)
-		fds[i] = u->direct ? jr->targets[i].fd_direct : jr->targets[i].fd;
+		fds[i] = u->direct ? engine_targets(et)[i].fd_direct : engine_targets(et)[i].fd;
 	u->fixed_files = jr->ntargets > 0 &&
 		io_uring_register_files(&u->ring, fds, jr->ntargets) == 0;
 	free(fds);
@@ -127,7 +127,7 @@ static int uring_init(struct engine_thread *et, struct err *e)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return err_set(e, ENOMEM, "io_uring: out of memory");
-	u->targets = et->ej->targets;
+	u->targets = engine_targets(et);
 	u->depth = et->ej->depth;
 	u->fsync_flags = engine_flush_datasync(job) ? IORING_FSYNC_DATASYNC : 0;
 	u->direct = job->direct;

@@ -90,7 +90,7 @@ static int aio_init(struct engine_thread *et, struct err *e)
 	if (!a)
 		return err_set(e, ENOMEM, "libaio: out of memory");
 	a->depth = depth;
-	a->targets = et->ej->targets;
+	a->targets = engine_targets(et);
 	a->direct = job->direct;
 	a->iocbs = calloc(depth, sizeof(*a->iocbs));
 	a->batch = calloc(depth, sizeof(*a->batch));

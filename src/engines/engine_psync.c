@@ -13,7 +13,7 @@
 
 static int psync_queue(struct engine_thread *et, struct io_req *r)
 {
-	const struct target *t = &et->ej->targets[r->target];
+	const struct target *t = &engine_targets(et)[r->target];
 	int fd = et->ej->job->direct ? t->fd_direct : t->fd;
 	ssize_t n;
 

@@ -731,6 +731,82 @@ void target_close(struct target *t)
 	t->path = NULL;
 }
 
+/* A new open file of @fd's file, with its flags; -1 for -1. */
+static int reopen_fd(int fd)
+{
+	char name[sizeof("/proc/self/fd/") + 12];
+	int fl, nfd;
+
+	if (fd < 0)
+		return -1;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -errno;
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	/* The magic link is a symlink: no O_NOFOLLOW here; and never
+	 * anything that would create or cut the file. */
+	nfd = open(name, (fl & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC);
+	return nfd < 0 ? -errno : nfd;
+}
+
+int target_reopen(const struct target *t, struct target *copy)
+{
+	*copy = *t;
+	copy->fd = reopen_fd(t->fd);
+	if (copy->fd < -1) {
+		int ret = copy->fd;
+
+		copy->fd = -1;
+		return ret;
+	}
+	copy->fd_direct = reopen_fd(t->fd_direct);
+	if (copy->fd_direct < -1) {
+		int ret = copy->fd_direct;
+
+		copy->fd_direct = -1;
+		target_reopen_close(copy);
+		return ret;
+	}
+	return 0;
+}
+
+void target_reopen_close(struct target *copy)
+{
+	if (copy->fd_direct >= 0)
+		close(copy->fd_direct);
+	if (copy->fd >= 0)
+		close(copy->fd);
+	copy->fd = copy->fd_direct = -1;
+}
+
+struct target *targets_reopen(const struct target *ts, unsigned n, unsigned first, unsigned count)
+{
+	struct target *c;
+
+	if (!n || first + count > n)
+		return NULL;
+	c = malloc(n * sizeof(*c));
+	if (!c)
+		return NULL;
+	memcpy(c, ts, n * sizeof(*c));
+	for (unsigned i = first; i < first + count; i++) {
+		if (target_reopen(&ts[i], &c[i])) {
+			targets_reopen_free(c, first, i - first);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+void targets_reopen_free(struct target *copies, unsigned first, unsigned count)
+{
+	if (!copies)
+		return;
+	for (unsigned i = first; i < first + count; i++)
+		target_reopen_close(&copies[i]);
+	free(copies);
+}
+
 int target_invalidate(struct target *t, struct err *e)
 {
 	int r;

@@ -88,6 +88,26 @@ int target_open_for(struct target *t, const char *path, uint64_t base, uint64_t 
 		    struct err *e);
 void target_close(struct target *t);
 
+/*
+ * @t for one thread of a job: a copy whose descriptors are open files of
+ * their own (reopened through /proc/self/fd with @t's flags). Every
+ * pread, and every buffered read through io_uring or libaio, writes the
+ * kernel's state of the open file (its reference count, its readahead's
+ * last position): threads that share one descriptor move that line
+ * between their CPUs on every request, where fio's jobs, processes that
+ * open the file each, do not (issue 24). Only the descriptors differ
+ * from @t; target_reopen_close closes them. 0 or -errno, with nothing
+ * left open.
+ */
+int target_reopen(const struct target *t, struct target *copy);
+void target_reopen_close(struct target *copy);
+/* One thread's copy of a job's @n targets, those in [@first, @first +
+ * @count) reopened (target_reopen), or NULL when anything failed (the
+ * thread then reads through the job's). Best effort, never an error. */
+struct target *targets_reopen(const struct target *ts, unsigned n, unsigned first, unsigned count);
+/* Undo targets_reopen (NULL: nothing). */
+void targets_reopen_free(struct target *copies, unsigned first, unsigned count);
+
 /* Drop the target's pages from the page cache: POSIX_FADV_DONTNEED on
  * the region, and BLKFLSBUF for a block device where permitted. Without
  * the privilege for BLKFLSBUF it still returns 0 and sets

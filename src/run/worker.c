@@ -847,6 +847,14 @@ static int setup_writes(struct worker *w, struct err *e)
 	return ret;
 }
 
+/* Workers that share their targets and read through descriptors (psync,
+ * io_uring, libaio) read through open files of their own (target.h). */
+static void own_files(struct worker *w)
+{
+	if (w->nshare > 1 && !(w->wk->ops->flags & (ENGINE_F_NO_TARGET | ENGINE_F_MAPPED | ENGINE_F_POOL)))
+		w->et.targets = targets_reopen(w->wk->ej.targets, w->wk->ej.ntargets, w->tfirst, w->tcount);
+}
+
 int worker_setup(struct worker *w, struct err *e)
 {
 	const struct work *wk = w->wk;
@@ -866,6 +874,7 @@ int worker_setup(struct worker *w, struct err *e)
 	if (w->pace.on)
 		prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
 	w->et.pool = &w->st->pool;
+	own_files(w);
 	if (wk->ops->flags & ENGINE_F_BUFFERS) {
 		size_t bytes = (size_t)depth * wk->bs_stride;
 
@@ -915,6 +924,8 @@ int worker_prefetch_start(struct worker *w, struct err *e)
 
 void worker_teardown(struct worker *w)
 {
+	targets_reopen_free((struct target *)w->et.targets, w->tfirst, w->tcount);
+	w->et.targets = NULL;
 	record_free(&w->rec);
 	writes_free(&w->wr);
 	free(w->vbuf);
