@@ -54,8 +54,12 @@ PY
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 
 # One example as a user runs it: its exit status, stderr in $E2E_TMP/err.
+# From the scratch directory, as fio's examples write their logs to the
+# current one (which need not be writable: e2e-unprivileged runs as nobody).
 try() {
-	FIO_BS=4k "$FAULTLINE" --quiet --output=/dev/null "$1" >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	local job
+	job=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+	(cd "$E2E_TMP" && FIO_BS=4k "$FAULTLINE" --quiet --output=/dev/null "$job" >"$E2E_TMP/out" 2>"$E2E_TMP/err")
 }
 
 # sweep DIR LABEL: every example EXPECTED lists, from DIR.
