@@ -28,6 +28,11 @@ if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_
 	child=$(child_of $parent)
 	sleep 1
 	cgname=$(ls /sys/fs/cgroup/memory*/ -R 2>/dev/null | grep -o "faultline-$parent-[0-9]*-0" | head -n1)
+	# The worker process is the one in the job's cgroup: the first child
+	# seen may be the short-lived one that measured what a worker is
+	# charged before the job was allowed to start (SPEC 5).
+	cgpath=$(find /sys/fs/cgroup/memory* /sys/fs/cgroup -maxdepth 6 -type d -name "$cgname" 2>/dev/null | head -n1)
+	[ -n "$cgname" ] && [ -r "$cgpath/cgroup.procs" ] && child=$(head -n1 "$cgpath/cgroup.procs")
 	kill -KILL $parent
 	wait $parent 2>/dev/null
 	# Gone, or dead and not yet reaped by init (a zombie runs nothing and
