@@ -42,6 +42,12 @@ assert set(got) == set(jobs), (len(got), len(jobs))
 for j, tot in jobs.items():
     assert abs(got[j] - tot) <= max(2, tot * 0.002), (j, got[j], tot)
 ' "$E2E_TMP/many.csv" "$E2E_TMP/many.out" "$njobs"
+# A timing bound: the root pass checks it; under AddressSanitizer every
+# request is several times slower and the 200 delayed rows' 20 ms each
+# weigh more, so that pass checks the counts above, not this share.
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	echo "# the 70 % bound: checked by the root pass, not under ASan (a timing bound)"
+else
 pycheck "no 100 ms of the run holds 70 % of its I/O; nor do the first rows (0.1 s of 1 s)" '
 import csv, math, sys
 iv = 0.1
@@ -73,6 +79,7 @@ for r in rows:
     first.setdefault(r["job"], float(r["iops"]) * float(r["dt_s"]))
 assert sum(first.values()) <= 0.7 * total, ("first rows hold", sum(first.values()) / total)
 ' "$E2E_TMP/many.csv"
+fi
 pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 20 ms" '
 import json, sys
 txt = open(sys.argv[1]).read()
