@@ -17,6 +17,7 @@
 #include "workload/blockdata.h"
 #include "engines/engine.h"
 #include "job/options.h"
+#include "job/optrun.h"
 #include "job/optshape.h"
 
 /* Where option @name of @j was set: its line, else the job's header. */
@@ -525,6 +526,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	if (ret)
 		return ret;
 	ret = optshape_check(j, eng, line, e);
+	if (!ret)
+		ret = optrun_check(j, eng, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

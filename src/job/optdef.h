@@ -39,6 +39,7 @@ enum opt_type {
 #define FIO_NOOP_DESCRIPTION		(1u << 5)
 #define FIO_NOOP_NAME			(1u << 6)	/* name= in [global] only */
 #define FIO_NOOP_THREADS		(1u << 7)
+#define FIO_NOOP_FLOW_WATERMARK		(1u << 8)
 
 /* Where a value comes from, for messages and warnings. */
 struct option_ctx {

@@ -22,6 +22,7 @@
 #include "engines/engine.h"
 #include "engines/vmcache.h"
 #include "job/optset.h"
+#include "job/optrun.h"
 #include "job/optshape.h"
 #include "job/optval.h"
 #include "lib/suggest.h"
@@ -34,6 +35,7 @@ _Static_assert(sizeof(enum prefetch_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum sync_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum verify_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum pool_io_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum exit_what_mode) == sizeof(int), "enum size");
 
 /* ------------------------------------------------------------------ */
 /* custom parsers */
@@ -711,6 +713,7 @@ const struct option_def option_table[] = {
 	  .noop = FIO_NOOP_DESCRIPTION, .help = "fio's; accepted, no effect: a comment" },
 	OPTSHAPE_TABLE
 	OPTPACE_TABLE
+	OPTRUN_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);
@@ -890,6 +893,9 @@ int option_format(const struct job *j, const struct option_def *o, char *buf, si
 	if (ret >= 0)
 		return ret;
 	ret = optshape_fmt(j, o, buf, len);
+	if (ret >= 0)
+		return ret;
+	ret = optrun_fmt(j, o, buf, len);
 	if (ret >= 0)
 		return ret;
 	switch (o->type) {

@@ -26,6 +26,10 @@ enum rw_seq_mode { RW_SEQ_SEQUENTIAL, RW_SEQ_IDENTICAL };
 enum rate_process_mode { RATE_LINEAR, RATE_POISSON };
 /* continue_on_error: which errors a worker counts and goes on after. */
 enum coe_mode { COE_NONE, COE_READ, COE_WRITE, COE_IO, COE_VERIFY, COE_ALL };
+/* exit_what: which jobs a job's end stops when exitall is set (fio's). */
+enum exit_what_mode { EXIT_WHAT_GROUP, EXIT_WHAT_STONEWALL, EXIT_WHAT_ALL };
+/* steadystate's measure (fio's iops, bw, lat; _slope and % are flags). */
+enum ss_metric { SS_IOPS, SS_BW, SS_LAT };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
 /* sync=: how write jobs open their targets (SPEC 10). */
 enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
@@ -160,8 +164,26 @@ struct job {
 	char *wait_for;			/* fio's: start once this earlier job ended (a stonewall here) */
 
 	/* Ends and errors. */
-	bool exitall;			/* this job ending ends every job */
-	bool exitall_on_error;		/* this job failing ends every job */
+	bool exitall;			/* fio's: a job's end stops others (exit_what) */
+	bool exitall_on_error;		/* a job's failure stops others (exit_what) */
+	enum exit_what_mode exit_what;	/* which others */
+
+	/* Run control (fio's; run/runctl.h): steady state, flow, latency target. */
+	char *ss;			/* steadystate as written ("iops_slope:0.01%") */
+	enum ss_metric ss_metric;
+	bool ss_slope;			/* least-squares slope, else max deviation from the mean */
+	bool ss_pct;			/* ss_limit is a percentage of the window's mean */
+	double ss_limit;		/* IOPS, bytes/s or ns (lat); or % */
+	uint64_t ss_dur_ns;		/* the window; 0: no steady-state detection */
+	uint64_t ss_ramp_ns;		/* before the first sample counts */
+	uint64_t ss_interval_ns;	/* between samples (1 s) */
+	unsigned flow;			/* weight among the jobs of flow_id; 0: none */
+	unsigned flow_id;
+	unsigned flow_sleep_us;		/* held back: sleep this long before trying again */
+	uint64_t latency_target_ns;	/* 0: none */
+	uint64_t latency_window_ns;
+	double latency_percentile;	/* % of requests within the target (100) */
+	bool latency_run;		/* keep adjusting the depth, do not end at the found one */
 	enum coe_mode continue_on_error;
 	bool latency;
 

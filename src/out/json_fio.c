@@ -493,6 +493,54 @@ static void put_cpu(json_t *o, const struct job_result *jr)
 	put(o, "ctx", ju64(jr->ctx));
 }
 
+/*
+ * fio's "steadystate" object, for a job with ss_dur (fio's stat.c): the
+ * criterion as fio prints it, the window in seconds, whether it was
+ * attained, the last judgement, and the window's samples, oldest first
+ * (bw in bytes/s; lat, for the lat criteria, in ns).
+ */
+static json_t *steadystate_object(const struct job_result *jr)
+{
+	const struct runctl_result *rc = &jr->rc;
+	const struct job *j = jr->job;
+	static const char *const m[] = { "iops", "bw", "lat" };
+	json_t *o = json_object(), *data = json_object(), *iops = json_array(), *bw = json_array();
+	uint64_t si = 0, sb = 0, sl = 0;
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%s%s:%f%s", m[j->ss_metric], j->ss_slope ? "_slope" : "",
+		 (float)j->ss_limit, j->ss_pct ? "%" : "");
+	put(o, "ss", json_string(buf));
+	put(o, "duration", ju64(j->ss_dur_ns / 1000000000ull));
+	put(o, "attained", json_integer(rc->ss_attained));
+	snprintf(buf, sizeof(buf), "%f%s", (float)rc->ss_criterion, j->ss_pct ? "%" : "");
+	put(o, "criterion", json_string(buf));
+	put(o, "max_deviation", jdbl(rc->ss_deviation));
+	put(o, "slope", jdbl(rc->ss_slope));
+	for (unsigned i = 0; i < rc->ss_n; i++) {
+		json_array_append_new(iops, ju64(rc->ss_iops[i]));
+		json_array_append_new(bw, ju64(rc->ss_bw[i]));
+		si += rc->ss_iops[i];
+		sb += rc->ss_bw[i];
+		sl += rc->ss_lat[i];
+	}
+	/* No sample taken: no mean (fio writes 0). */
+	put(data, "bw_mean", rc->ss_n ? ju64(sb / rc->ss_n) : json_null());
+	put(data, "iops_mean", rc->ss_n ? ju64(si / rc->ss_n) : json_null());
+	if (j->ss_metric == SS_LAT) {
+		json_t *lat = json_array();
+
+		for (unsigned i = 0; i < rc->ss_n; i++)
+			json_array_append_new(lat, ju64(rc->ss_lat[i]));
+		put(data, "lat_mean", rc->ss_n ? ju64(sl / rc->ss_n) : json_null());
+		put(data, "lat_ns", lat);
+	}
+	put(data, "iops", iops);
+	put(data, "bw", bw);
+	put(o, "data", data);
+	return o;
+}
+
 json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 {
 	const struct job_result *jr = &r->jobs[idx];
@@ -529,6 +577,8 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "latency_target", json_integer(0));
 	put(o, "latency_percentile", json_real(FIO_LATENCY_PERCENTILE));
 	put(o, "latency_window", json_integer(0));
+	if (jr->rc.ss)
+		put(o, "steadystate", steadystate_object(jr));
 	if (build_failures) {
 		json_decref(o);
 		return NULL;

@@ -386,6 +386,10 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "ops", ju64(jr->ops));
 	put(o, "bytes", ju64(jr->bytes));
 	put(o, "runtime_ns", ju64(jr->runtime_ns));
+	/* fio's run control: did the job run, and what ended it early. */
+	put(o, "ran", json_boolean(jr->rc.ran));
+	put(o, "stopped_by", jstr_or_null(jr->rc.stopped_by ? jr->rc.stopped_by : ""));
+	put(o, "stopped_by_job", jstr_or_null(jr->rc.stopped_by_job));
 	put(o, "error", json_integer(jr->error));
 	if (jr->errmsg[0])
 		put(o, "errmsg", json_string(jr->errmsg));

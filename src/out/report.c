@@ -498,6 +498,41 @@ static void print_writeback(FILE *f, const struct job_result *jr)
 		fprintf(f, "    age of the dirty data: n/a (%s)\n", wb->age_why);
 }
 
+/* fio's run control: a job that never ran, what ended one early, its
+ * steady state (as fio's "steadystate  :" line), the depth found. */
+static void print_runctl(FILE *f, const struct job_result *jr)
+{
+	static const char *const m[] = { "iops", "bw", "lat" };
+	const struct runctl_result *rc = &jr->rc;
+	const struct job *j = jr->job;
+	char b1[NUMBUF], b2[NUMBUF];
+
+	if (!rc->ran)
+		fprintf(f, "  not run: exit_what=all ended the run before this job's group\n");
+	if (rc->stopped_by && rc->stopped_by_job[0])
+		fprintf(f, "  stopped by %s: job '%s' ended\n", rc->stopped_by, rc->stopped_by_job);
+	else if (rc->stopped_by)
+		fprintf(f, "  stopped by %s\n", rc->stopped_by);
+	if (rc->ss && !rc->ss_n) {
+		fprintf(f, "  steadystate: attained=no, no sample taken (ss_ramp + ss_interval is longer than the job ran)\n");
+	} else if (rc->ss) {
+		uint64_t si = 0, sb = 0;
+
+		for (unsigned i = 0; i < rc->ss_n; i++) {
+			si += rc->ss_iops[i];
+			sb += rc->ss_bw[i];
+		}
+		fprintf(f, "  steadystate: attained=%s, bw=%s/s, iops=%s over the last %u samples, %s%s=%.3f%s\n",
+			rc->ss_attained ? "yes" : "no",
+			fmt_bytes(b1, rc->ss_n ? (double)sb / rc->ss_n : 0.0, 1024),
+			fmt_count(b2, rc->ss_n ? (double)si / rc->ss_n : 0.0), rc->ss_n,
+			m[j->ss_metric], j->ss_slope ? " slope" : " mean dev", rc->ss_criterion,
+			j->ss_pct ? "%" : "");
+	}
+	if (rc->lat_depth)
+		fprintf(f, "  latency_target: depth=%u\n", rc->lat_depth);
+}
+
 static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -525,6 +560,7 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	if (j->write_iolog)
 		fprintf(f, "  every request recorded in %s%s (fio iolog v3)\n", j->write_iolog,
 			j->numjobs > 1 ? ".N" : "");
+	print_runctl(f, jr);
 
 	for (unsigned i = 0; i < jr->ntargets && jr->targets; i++) {
 		const struct target_result *t = &jr->targets[i];

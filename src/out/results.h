@@ -91,8 +91,27 @@ struct wb_result {
 	char age_why[160];		/* TRACED without ages: why */
 };
 
+/*
+ * fio's run control (run/runctl.h, run.c): what ended a job early, its
+ * steady state, the queue depth latency_target found.
+ */
+struct runctl_result {
+	bool ran;			/* false: exit_what=all ended the run before its group */
+	const char *stopped_by;		/* NULL (it ended by itself), "exitall", "steadystate" */
+	char stopped_by_job[JOB_NAME_MAX];	/* exitall: the job whose end it was */
+	/* steadystate: with ss_dur */
+	bool ss;
+	bool ss_attained;
+	double ss_criterion, ss_slope, ss_deviation;	/* the last judgement */
+	unsigned ss_n;			/* samples in the window (fewer: never full) */
+	uint64_t *ss_iops, *ss_bw, *ss_lat;	/* ss_n each, in time order; bytes/s, ns */
+	/* latency_target: the depth the search ended at (0: none) */
+	unsigned lat_depth;
+};
+
 struct job_result {
 	const struct job *job;		/* resolved options */
+	struct runctl_result rc;
 	unsigned nthreads;
 	unsigned batch;			/* iodepth_batch_submit as resolved */
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job/optdef.h"
 #include "lib/latclock.h"
 #include "run/loop.h"
 #include "mpi/rankrows.h"
@@ -41,6 +42,29 @@ static void hooks_progress(void *arg, const char *path, uint64_t done, uint64_t 
 	fprintf(stderr, "\rfaultline: laying out %s: %llu/%llu MiB%s", path,
 		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
 		done >= total ? "\n" : "");
+}
+
+/*
+ * fio's groups, for exit_what=group: a job with stonewall or new_group
+ * after some job starts the next one (fio's init.c). And exitall: fio
+ * keeps one flag for the run, so set in any job it holds for every job.
+ */
+static void runctl_groups(struct run *r)
+{
+	unsigned g = 0, in_group = 0;
+
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job *j = r->jl->jobs[i];
+
+		if ((j->stonewall || (j->fio_noops & FIO_NOOP_NEW_GROUP)) && in_group) {
+			g++;
+			in_group = 0;
+		}
+		r->groupid[i] = g;
+		in_group++;
+		if (j->exitall)
+			r->exitall_any = true;
+	}
 }
 
 int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *o,
@@ -67,8 +91,13 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 	r->job_started = calloc(r->njobs, sizeof(bool));
 	r->job_ended = calloc(r->njobs, sizeof(bool));
 	r->job_base_ns = calloc(r->njobs, sizeof(uint64_t));
-	if (!r->jrs || !r->stat_first || !r->job_started || !r->job_ended || !r->job_base_ns)
+	r->groupid = calloc(r->njobs ? r->njobs : 1, sizeof(*r->groupid));
+	r->exit_fired = calloc(r->njobs ? r->njobs : 1, sizeof(*r->exit_fired));
+	r->ss = calloc(r->njobs ? r->njobs : 1, sizeof(*r->ss));
+	if (!r->jrs || !r->stat_first || !r->job_started || !r->job_ended || !r->job_base_ns ||
+	    !r->groupid || !r->exit_fired || !r->ss)
 		return err_set(e, ENOMEM, "out of memory");
+	runctl_groups(r);
 	for (unsigned i = 0; i < r->njobs; i++) {
 		r->stat_first[i] = nstats;
 		nstats += job_run_nstats(jl->jobs[i]);
@@ -390,6 +419,32 @@ static void collect_writes(struct run *r, unsigned j)
 	}
 }
 
+/* What run control did to job @j: ran at all, steady state's window. */
+static void collect_runctl(struct run *r, unsigned j)
+{
+	struct runctl_result *rc = &r->res.jobs[j].rc;
+	const struct ss_state *ss = &r->ss[j];
+
+	rc->ran = r->job_started[j];
+	if (!r->jrs[j].job->ss_dur_ns)
+		return;
+	rc->ss = true;
+	rc->ss_attained = ss->attained;
+	rc->ss_criterion = ss->criterion;
+	rc->ss_slope = ss->slope;
+	rc->ss_deviation = ss->deviation;
+	if (!ss->on || !ss->count)
+		return;
+	rc->ss_iops = calloc(ss->count, sizeof(uint64_t));
+	rc->ss_bw = calloc(ss->count, sizeof(uint64_t));
+	rc->ss_lat = calloc(ss->count, sizeof(uint64_t));
+	if (!rc->ss_iops || !rc->ss_bw || !rc->ss_lat)
+		return;
+	ss_window(ss, ss->iops, rc->ss_iops);
+	ss_window(ss, ss->bw, rc->ss_bw);
+	rc->ss_n = ss_window(ss, ss->lat, rc->ss_lat);
+}
+
 static void collect_job(struct run *r, unsigned j)
 {
 	const struct job_run *jr = &r->jrs[j];
@@ -472,6 +527,7 @@ static void collect_job(struct run *r, unsigned j)
 	}
 	collect_concurrency(r, j);
 	collect_fio(r, j);
+	collect_runctl(r, j);
 }
 
 static void sleep_until_ns(uint64_t t)
@@ -547,6 +603,86 @@ static int mpi_exchange(struct run *r, unsigned left, bool just_done, uint64_t c
 	return 0;
 }
 
+/*
+ * exitall, exitall_on_error (fio's backend.c, libfio.c): when a thread of
+ * job @by has ended (and, for exitall_on_error alone, failed), stop the
+ * jobs its exit_what names: those of its fio group, every job now
+ * running (stonewall: this stonewall group; the next one still runs), or
+ * the whole run (all: no later group starts). A job stopped so ends as
+ * its runtime would end it: what it did is counted, and it is no error.
+ */
+static void exit_stop(struct run *r, unsigned first, unsigned last, unsigned by)
+{
+	const struct job *jb = r->jrs[by].job;
+
+	for (unsigned k = first; k < last; k++) {
+		struct runctl_result *rc = &r->res.jobs[k].rc;
+		int *stop = r->jrs[k].crew.wk.job_stop;
+
+		if (r->job_ended[k] || !r->job_started[k])
+			continue;
+		if (jb->exit_what == EXIT_WHAT_GROUP && r->groupid[k] != r->groupid[by])
+			continue;
+		if (__atomic_load_n(stop, __ATOMIC_RELAXED))
+			continue;
+		__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+		if (k != by && !rc->stopped_by) {
+			rc->stopped_by = "exitall";
+			snprintf(rc->stopped_by_job, sizeof(rc->stopped_by_job), "%s", jb->name);
+		}
+	}
+	if (jb->exit_what == EXIT_WHAT_ALL)
+		r->exit_all = true;
+}
+
+/* Has a thread of job @j ended (fio acts at each thread's exit), and
+ * does that stop others? */
+static void exit_check(struct run *r, unsigned first, unsigned last, unsigned j)
+{
+	const struct crew *c = &r->jrs[j].crew;
+	bool ended = false, failed = false;
+
+	if (r->exit_fired[j] || (!r->exitall_any && !c->wk.job->exitall_on_error))
+		return;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		if (STAT_LOAD(&c->wk.stats[i].done)) {
+			ended = true;
+			failed = failed || STAT_LOAD(&c->wk.stats[i].failed);
+		}
+	}
+	if (!ended || (!r->exitall_any && !failed))
+		return;
+	r->exit_fired[j] = true;
+	exit_stop(r, first, last, j);
+}
+
+/* steadystate: a reading of job @j's totals when one is due; the job
+ * stops once its steady state is attained. */
+static void ss_check(struct run *r, unsigned j, uint64_t now)
+{
+	struct ss_state *ss = &r->ss[j];
+	const struct crew *c = &r->jrs[j].crew;
+	uint64_t ios = 0, bytes = 0, lat_n = 0, lat_sum = 0;
+
+	if (now < ss_due(ss))
+		return;
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		const struct thread_stats *s = &c->wk.stats[i];
+
+		ios += STAT_LOAD(&s->ops) + STAT_LOAD(&s->wops);
+		bytes += STAT_LOAD(&s->bytes) + STAT_LOAD(&s->wbytes);
+		lat_n += STAT_LOAD(&s->lat.n) + STAT_LOAD(&s->wlat.n);
+		lat_sum += STAT_LOAD(&s->lat.sum) + STAT_LOAD(&s->wlat.sum);
+	}
+	if (ss_reading(ss, c->wk.job, now, ios, bytes, lat_n, lat_sum)) {
+		struct runctl_result *rc = &r->res.jobs[j].rc;
+
+		__atomic_store_n(c->wk.job_stop, 1, __ATOMIC_RELAXED);
+		if (!rc->stopped_by)
+			rc->stopped_by = "steadystate";
+	}
+}
+
 /* Run jobs [first, last) together until all are done. Every job is made
  * ready first (its cache dropped, its memory reserved, its files
  * prewarmed), so no job's set-up falls inside another's measurement;
@@ -613,6 +749,9 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			continue;
 		}
 		r->job_started[j] = true;
+		if (ss_init(&r->ss[j], r->jrs[j].job, r->jrs[j].crew.wk.start_ns + r->jrs[j].job->startdelay_ns))
+			fprintf(stderr, "faultline: warning: job '%s': no memory for steadystate's window: "
+				"it runs without\n", r->jrs[j].job->name);
 		sampler_job_started(r->sampler, j, r->jrs[j].crew.wk.start_ns, r->jrs[j].crew.wk.ramp_end_ns,
 				    r->jrs[j].host.has_cg ? &r->jrs[j].host.cg : NULL);
 		if (!r->jrs[j].crew.wk.ramp_end_ns) {
@@ -645,6 +784,12 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		for (unsigned j = first; j < last; j++)
 			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)
 				take_base(r, j, now);
+		for (unsigned j = first; j < last; j++) {
+			if (r->job_ended[j])
+				continue;
+			ss_check(r, j, now);
+			exit_check(r, first, last, j);
+		}
 		for (unsigned j = first; j < last; j++) {
 			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
 				continue;
@@ -722,7 +867,7 @@ int run_execute(struct run *r, struct err *e)
 		 * seen by one rank alone stops them all at the same place. */
 		if (r->rows && ranks_max(&stop, 1, e) == 0 && stop)
 			run_request_stop(r);
-		if (stop)
+		if (stop || r->exit_all)
 			break;
 
 		while (last < r->njobs && !r->jl->jobs[last]->stonewall)
@@ -754,6 +899,9 @@ void run_destroy(struct run *r)
 		free(r->res.jobs[i].targets);
 		free(r->res.jobs[i].streams);
 		free(r->res.jobs[i].w);
+		free(r->res.jobs[i].rc.ss_iops);
+		free(r->res.jobs[i].rc.ss_bw);
+		free(r->res.jobs[i].rc.ss_lat);
 	}
 	free(r->res.jobs);
 	free(r->jrs);
@@ -762,6 +910,11 @@ void run_destroy(struct run *r)
 	free(r->job_started);
 	free(r->job_ended);
 	free(r->job_base_ns);
+	for (unsigned i = 0; r->ss && i < r->njobs; i++)
+		ss_free(&r->ss[i]);
+	free(r->ss);
+	free(r->groupid);
+	free(r->exit_fired);
 	free(r->base);
 	free(r->base_taken);
 	stats_arena_destroy(&r->arena);

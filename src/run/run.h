@@ -14,6 +14,7 @@
 #include "job/jobfile.h"
 #include "out/results.h"
 #include "run/jobrun.h"
+#include "run/runctl.h"
 #include "lib/stats.h"
 
 struct sampler;
@@ -45,6 +46,14 @@ struct run {
 	 * other ranks; NULL otherwise. */
 	struct rankrows *rows;
 	uint64_t t0;			/* the run's start, the sampler's time zero */
+	/* fio's run control (runctl.h): each job's fio group (new_group,
+	 * stonewall), whether its end was acted on, its steady state, and
+	 * whether exit_what=all ended the run. */
+	unsigned *groupid;
+	bool *exit_fired;
+	struct ss_state *ss;
+	bool exitall_any;		/* some job says exitall (fio: then it holds for all) */
+	bool exit_all;
 	struct run_result res;
 };
 

