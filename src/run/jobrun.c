@@ -689,7 +689,9 @@ static void set_clock(struct job_run *jr, uint64_t start_ns)
 	struct work *wk = &jr->crew.wk;
 
 	wk->start_ns = start_ns;
-	if (j->ramp_ns)
+	/* startdelay is no part of the measured window either: the
+	 * controller takes the job's base where both have passed. */
+	if (j->ramp_ns || j->startdelay_ns)
 		wk->ramp_end_ns = start_ns + j->startdelay_ns + j->ramp_ns;
 	if (j->runtime_ns)
 		wk->deadline_ns = start_ns + j->startdelay_ns + j->ramp_ns + j->runtime_ns;

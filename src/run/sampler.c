@@ -483,11 +483,27 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	}
 }
 
+static bool reading_back(const struct sampler *s, unsigned j);
+static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out);
+
 void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 {
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
+	/* One window per row (SPEC 8): the row that would straddle the
+	 * ramp's end ends here, a ramp row, and the measured rows start
+	 * here, so they add up to the job's totals, which start here too. */
+	if (js->active && now > js->last_t + 1000000ull && !reading_back(s, j)) {
+		struct sys_snap sys;
+
+		sampler_moment(s, now);
+		moment_sys(s, now, &sys);
+		sampler_job_snap(s, j);
+		sampler_job_row(s, j, now, &sys, NULL, NULL);
+	}
+	if (js->ramp_end_ns)
+		js->ramp_end_ns = now;
 	js->measure_ns = now;
 	if (js->wb == WB_TRACED) {
 		/* What came before is the ramp's: read it out first. */

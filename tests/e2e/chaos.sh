@@ -2,7 +2,7 @@
 # tests/e2e/chaos.sh - runs ended at random moments leave nothing behind
 # (SPEC 8, issue 11).
 #
-# CHAOS_RUNS runs (default 50; 16 under a sanitizer or as an unprivileged
+# CHAOS_RUNS runs (default 24; 12 under a sanitizer or as an unprivileged
 # user, whose passes repeat the same paths more slowly), two at a time,
 # of mixed engines and patterns, some under mem_limit (as root), some
 # with worker processes (thread=0, reading or writing), all with
@@ -22,9 +22,9 @@
 . "$(dirname "$0")/lib.sh"
 
 seed=${CHAOS_SEED:-$(( $(date +%s%N) % 2147483647 ))}
-runs=${CHAOS_RUNS:-50}
+runs=${CHAOS_RUNS:-24}
 if [ -z "${CHAOS_RUNS:-}" ] && { [ -n "${ASAN_OPTIONS:-}" ] || [ "$(id -u)" != 0 ]; }; then
-	runs=16
+	runs=12
 fi
 echo "chaos: seed $seed, $runs runs (replay: CHAOS_SEED=$seed bash $0)"
 RANDOM=$seed

@@ -3,7 +3,8 @@
 # is "N passed, N failed" and the exit status is non-zero on a failure.
 set -u
 
-FAULTLINE=${FAULTLINE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/faultline}
+E2E_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FAULTLINE=${FAULTLINE:-$E2E_TESTS/../faultline}
 PY=python3
 # Debian's python3 has the json module like any other; prefer PATH's.
 command -v "$PY" >/dev/null || PY=/usr/bin/python3
@@ -64,7 +65,19 @@ mkdata() { # path size_mib
 	head -c "$(( $2 * 1024 * 1024 ))" /dev/urandom >"$1"
 }
 
+# SPEC 8's one window per figure, over every JSON and CSV the suite left
+# in its scratch directory (tests/check-outputs says what it looks for).
+e2e_check_outputs() {
+	local out
+	if out=$("$PY" "$E2E_TESTS/check-outputs" "$E2E_TMP" 2>&1); then
+		pass "outputs: one window per figure in every JSON and CSV (${out#check-outputs: })"
+	else
+		fail "outputs: one window per figure in every JSON and CSV (tests/check-outputs)" "$out"
+	fi
+}
+
 e2e_done() {
+	e2e_check_outputs
 	echo "$E2E_PASS passed, $E2E_FAIL failed"
 	[ "$E2E_FAIL" -eq 0 ]
 }

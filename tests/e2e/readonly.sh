@@ -10,7 +10,7 @@
 
 ENGINES="psync mmap io_uring libaio"
 # How long each job reads, and how often the descriptors are looked at.
-RUN=2s
+RUN=1s
 POLL=0.2
 
 f=$E2E_TMP/data
