@@ -93,6 +93,7 @@ static void test_bssplit_shares(void **state)
 	assert_true(fabs(n16 / (double)N - 0.30) < 0.01);
 	assert_true(fabs(n64 / (double)N - 0.20) < 0.01);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* A size without a share takes what is left: 8k/40:16k -> 16k 60 %. The
@@ -126,6 +127,7 @@ static void test_bssplit_missing_and_dirs(void **state)
 	assert_true(fabs(n8 / (double)N - 0.40) < 0.01);
 	assert_int_equal(nw, N);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* fio's bsrange: min + max * u, down to a multiple of min, at most max:
@@ -154,6 +156,7 @@ static void test_bsrange(void **state)
 	for (unsigned k = 1; k <= 4; k++)
 		assert_true(fabs(n[k] / (double)N - 0.25) < 0.01);
 	gen_free(&g);
+	option_release(&j);
 }
 
 static void test_blockalign(void **state)
@@ -176,6 +179,7 @@ static void test_blockalign(void **state)
 		assert_int_equal(len, 4 * KB);
 	}
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* ---- distributions ---------------------------------------------------- */
@@ -204,6 +208,7 @@ static void test_zoned_shares(void **state)
 	assert_true(fabs(z[1] / (double)N - 0.30) < 0.01);
 	assert_true(fabs(z[2] / (double)N - 0.10) < 0.01);
 	gen_free(&g);
+	option_release(&j);
 }
 
 static void test_zoned_abs(void **state)
@@ -235,6 +240,7 @@ static void test_zoned_abs(void **state)
 	gen_free(&g);
 
 	/* Zones past the region: refused, as fio refuses them. */
+	option_release(&j);
 	job_of(&j, big);
 	{
 		struct gen_config c = { .rw = RW_RANDREAD, .scan = SCAN_PARTITIONED,
@@ -247,6 +253,7 @@ static void test_zoned_abs(void **state)
 		assert_non_null(strstr(e.msg, "zoned_abs"));
 	}
 	(void)b;
+	option_release(&j);
 }
 
 /* Share of the accesses that went to the hottest @frac of @n blocks. */
@@ -301,6 +308,7 @@ static void test_pareto_hot_share(void **state)
 	/* scattered: the hottest block is not simply block 0 */
 	free(cnt);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* normal: fio's mean of 12 uniform draws has a standard deviation of
@@ -330,6 +338,7 @@ static void test_normal_concentration(void **state)
 	assert_true(hot_share(cnt, n, 1.0 / 6, N) > 0.683 - 0.02);
 	free(cnt);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* ---- offsets: percentage_random, :N, rw_sequencer --------------------- */
@@ -359,6 +368,7 @@ static void test_percentage_random(void **state)
 	 * there by chance about never in 256k blocks). */
 	assert_true(fabs(seq / (double)N - 0.75) < 0.01);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* rw=read:4k with bs=4k: 0, 8k, 16k, ... (a 4k hole after each). */
@@ -383,6 +393,7 @@ static void test_seq_holes(void **state)
 	}
 	assert_int_equal(n, 16);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* rw=read:-8k with bs=4k (fio's backwards-read.fio): 0, then from
@@ -409,6 +420,7 @@ static void test_seq_backwards(void **state)
 	}
 	assert_int_equal(n, 16);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* rw=randread:8: runs of 8, each run starting at a random offset and
@@ -437,6 +449,7 @@ static void test_rand_every_n(void **state)
 	}
 	gen_free(&g);
 
+	option_release(&j);
 	job_of(&j, id);
 	gen_of(&g, &j, 1024 * MB);
 	for (unsigned i = 0; i < 8 * 1000; i++) {
@@ -447,6 +460,7 @@ static void test_rand_every_n(void **state)
 			assert_int_equal(off, start);
 	}
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* ---- amounts: loops, number_ios --------------------------------------- */
@@ -484,16 +498,19 @@ static void test_loops_number_ios(void **state)
 	gen_free(&g);
 
 	/* shaped: a pass ends at the region's bytes, as fio's */
+	option_release(&j);
 	job_of(&j, rnd);
 	gen_of(&g, &j, MB);
 	count_all(&g, &bytes);
 	assert_true(bytes >= 2 * MB && bytes < 2 * MB + 8 * KB);
 	gen_free(&g);
 
+	option_release(&j);
 	job_of(&j, nios);
 	gen_of(&g, &j, 64 * MB);
 	assert_int_equal(count_all(&g, &bytes), 1000);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* A plain job (no shape) keeps the plain generator. */
@@ -510,6 +527,7 @@ static void test_plain_not_shaped(void **state)
 	gen_of(&g, &j, MB);
 	assert_null(g.shape);
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* fio's "20/" (rand-zones.fio): a zone without a size splits what is
@@ -526,6 +544,7 @@ static void test_parse_empty_share(void **state)
 	assert_int_equal(j.dir[0].zones[2].size_pct, 80);
 	assert_int_equal(j.dir[0].split[0].perc, 40);	/* 16k: the rest, sorted first */
 	option_release(&j);
+	option_release(&j);
 }
 
 /* --parse-only prints the offset modifier as a job file says it. */
@@ -541,11 +560,13 @@ static void test_format_rw_postfix(void **state)
 	job_of(&j, o);
 	assert_int_equal(option_format(&j, option_find("rw"), buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "read:-8k");
+	option_release(&j);
 	job_of(&j, r);
 	option_format(&j, option_find("rw"), buf, sizeof(buf));
 	assert_string_equal(buf, "randread:8");
 	option_format(&j, option_find("random_distribution"), buf, sizeof(buf));
 	assert_string_equal(buf, "pareto:0.3");
+	option_release(&j);
 }
 
 static void test_parse_errors(void **state)

@@ -143,6 +143,7 @@ static void test_defaults_match_table(void **state)
 		assert_int_equal(option_format(&j, o, a, sizeof(a)), 1);
 		assert_int_equal(option_format(&k, o, b, sizeof(b)), 1);
 		assert_string_equal(a, b);
+		option_release(&k);
 	}
 	option_release(&j);
 }
