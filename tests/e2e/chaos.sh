@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (finds its runs' processes and the cgroups they leave, which any other run's start may remove)
 # tests/e2e/chaos.sh - runs ended at random moments leave nothing behind
 # (SPEC 8, issue 11).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (compares device bytes with the job's own reads)
 # Kernel evidence per job (SPEC 15): two concurrent jobs are told apart
 # (the mmap job in a small mem_limit sends the shootdown IPIs and adds
 # the pages, the psync job does not, while the system-wide column is

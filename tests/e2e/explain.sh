@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (page-cache residency and device traffic of the host)
 # What explains a run (issue 19), end to end on small files: the CSV's
 # residency, pressure and cost columns (found by name), cachestat against
 # an independent mincore count, the mincore fallback, the cache-full

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (a killed run's cgroup must be removed by its own next run, not another suite's)
 # tests/e2e/lifetime.sh - what a run killed or starved of disk leaves
 # behind (SPEC 8, issue 11): a mem_limit run killed by SIGKILL leaves no
 # process, and the next run removes its cgroup, saying so; reserve_mem

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (bounds where in time 200 jobs' I/O lands)
 # Many jobs at once (issue 27): each row's counts belong to its own
 # interval even when the sampler is slow. 200 psync jobs read one warm
 # file for 1 s at --interval=100ms while FAULTLINE_SAMPLER_DELAY_US makes
@@ -39,7 +40,7 @@ got, err = {}, {}
 for r in rows:
     iops, dt = float(r["iops"]), float(r["dt_s"])
     got[r["job"]] = got.get(r["job"], 0) + iops * dt
-    # The cells are rounded (iops to 0.1, dt_s to 1 ms): a row's count
+    # The cells are rounded (iops to 0.1, dt_s to 1 ms): the count of a row
     # is known to within half a unit of each.
     err[r["job"]] = err.get(r["job"], 0) + 0.05 * dt + iops * 0.0005
 assert set(got) == set(jobs), (len(got), len(jobs))

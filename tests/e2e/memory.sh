@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (drops the page cache of the whole host (drop_caches=1))
 # mem_limit, reserve_mem, prewarm, drop_caches, cpu_probe; cgroups are
 # removed on success, on failure and on Ctrl-C.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (compares the CSV with the host's TLB and device counters)
 # The per-interval CSV: exact header, one row per job per interval,
 # absolute-clock spacing, every column this host can fill filled, and
 # totals that agree with the kernel's own counters read around the run.
@@ -42,7 +43,7 @@ tlb1=$(tlb); sec1=$(sectors)
 pycheck "header starts with SPEC 7 then the write columns; issue 19 columns by name" '
 import sys
 want = "t_s,epoch_ms,dt_s,job,engine,rw,threads,ramp,iops,mib_s,lat_p50_us,lat_p99_us,lat_max_us,majflt_per_s,minflt_per_s,tlb_shootdowns_per_s,kswapd_cpu_pct,pgscan_per_s,pgsteal_per_s,page_cache_mib,dirty_mib,cgroup_mib,dev_read_mib_s,dev_read_iops,cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,cpu_probe_per_s,w_iops,w_mib_s,w_lat_p50_us,w_lat_p99_us,flush_per_s,flush_lat_p99_us,writeback_mib,dev_write_mib_s,dev_write_iops"
-# SPEC 15's columns close the row; SPEC 3's pool columns may sit between.
+# The columns of SPEC 15 close the row; the pool columns of SPEC 3 may sit between.
 jobcols = ",job_tlb_ipi_per_s,job_pgcache_add_per_s,job_direct_reclaim_per_s,job_csw_per_s,job_dtlb_miss_per_s"
 got = open(sys.argv[1]).readline().strip()
 assert got.startswith(want + ","), got

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone (the device's write counters and the kernel's write-back tracepoints are host-wide)
 # Who wrote a write job's data (issue 28): on a loop device of its own
 # (ext4 on a file, so no other program writes it), mmap stores in a
 # 32 MiB memory cgroup over a 256 MiB file with a flush a second: the
