@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "workload/gen.h"
+#include "workload/zipf.h"
 
 #define KB 1024ull
 #define MB (1024ull * 1024)

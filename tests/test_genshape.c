@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "job/jobcheck.h"
 #include "job/options.h"
 #include "workload/gen.h"
 
@@ -579,6 +580,10 @@ static void test_parse_errors(void **state)
 		{ "rw", "randread:0" },
 		{ "percentage_random", "101" },
 		{ "bsrange", "4k" },
+		{ "zonemode", "zbd" },			/* zoned block devices: refused */
+		{ "random_distribution", "sequence:" },
+		{ "random_distribution", "sequence:1,-2" },
+		{ "random_distribution", "sequence:1,,2" },
 	};
 	struct job j;
 
@@ -773,6 +778,146 @@ static void test_vs_fio_sizes(void **state)
 	free(b);
 }
 
+
+/* ---- zonemode=strided and random_distribution=sequence -------------- */
+
+/* Offsets (KiB) of the first @n requests. */
+static void offsets_kib(struct gen *g, uint64_t *out, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned t;
+		uint64_t off;
+		uint32_t len;
+
+		assert_int_equal(gen_next(g, &t, &off, &len), 1);
+		out[i] = off / KB;
+	}
+}
+
+/* fio 3.33's write_iolog for size=1m bs=4k rw=read zonemode=strided
+ * zonesize=16k zoneskip=48k starts 0 4 8 12 64 ...; with zonesize=32k
+ * zonerange=16k zoneskip=16k each zone is read twice before the skip. */
+static void test_strided_zones(void **state)
+{
+	static const char *const a[] = { "rw", "read", "zonemode", "strided", "zonesize", "16k",
+					 "zoneskip", "48k", NULL };
+	static const char *const b[] = { "rw", "read", "zonesize", "32k", "zonerange", "16k",
+					 "zoneskip", "16k", NULL };
+	static const uint64_t wa[] = { 0, 4, 8, 12, 64, 68, 72, 76, 128, 132 };
+	static const uint64_t wb[] = { 0, 4, 8, 12, 0, 4, 8, 12, 32, 36, 40, 44, 32, 36 };
+	uint64_t got[16];
+	unsigned t, n = 0;
+	uint64_t off;
+	uint32_t len;
+	struct job j;
+	struct gen g;
+
+	(void)state;
+	job_of(&j, a);
+	gen_of(&g, &j, 1 * MB);
+	offsets_kib(&g, got, 10);
+	assert_memory_equal(got, wa, sizeof(wa));
+	/* one pass is the region's bytes, as fio's io_size: 256 requests,
+	 * the zones wrapping to the start after 1 MiB */
+	while (gen_next(&g, &t, &off, &len))
+		n++;
+	assert_int_equal(n + 10, 256);
+	gen_free(&g);
+
+	job_of(&j, b);
+	gen_of(&g, &j, 1 * MB);
+	offsets_kib(&g, got, 14);
+	assert_memory_equal(got, wb, sizeof(wb));
+	gen_free(&g);
+}
+
+/* Random offsets stay in the zone: zonesize=8k zonerange=32k
+ * zoneskip=32k, each pair of requests in the zone [64k*i, 64k*i+32k). */
+static void test_strided_random(void **state)
+{
+	static const char *const o[] = { "rw", "randread", "zonesize", "8k", "zonerange", "32k",
+					 "zoneskip", "32k", NULL };
+	uint64_t got[32];
+	struct job j;
+	struct gen g;
+
+	(void)state;
+	job_of(&j, o);
+	gen_of(&g, &j, 1 * MB);
+	offsets_kib(&g, got, 32);
+	for (unsigned i = 0; i < 32; i++) {
+		uint64_t zone = (i / 2) * 64 % 1024;
+
+		assert_true(got[i] >= zone && got[i] < zone + 32);
+	}
+	gen_free(&g);
+}
+
+/* What zones and sequences refuse: zonemode=none with a zonesize (fio's
+ * own error), strided without one, non-uniform offsets in zones, a
+ * sequence on a sequential job. */
+static void test_zone_contradictions(void **state)
+{
+	static const char *const bad[][6] = {
+		{ "zonemode", "none", "zonesize", "16k", NULL, NULL },
+		{ "zonemode", "strided", NULL, NULL, NULL, NULL },
+		{ "rw", "randread", "zonesize", "16k", "random_distribution", "zipf:1.2" },
+		{ "rw", "read", "random_distribution", "sequence:1,0", NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *o[8] = { "size", "1m", bad[i][0], bad[i][1], bad[i][2], bad[i][3],
+				     bad[i][4], bad[i][5] };
+		struct err e = { 0 };
+		struct job j;
+
+		job_of(&j, o[6] ? (const char *const[]){ o[0], o[1], o[2], o[3], o[4], o[5], o[6],
+							  o[7], NULL }
+				: (const char *const[]){ o[0], o[1], o[2], o[3], o[4], o[5], NULL });
+		if (job_validate(&j, NULL, &e) != -EINVAL)
+			fail_msg("case %zu accepted", i);
+		if (!strstr(e.msg, i == 3 ? "sequence" : "zone"))
+			fail_msg("case %zu: refused for another reason: %s", i, e.msg);
+		option_release(&j);
+	}
+}
+
+/* fio's sequence distribution (examples/sequence-distribution.fio):
+ * 2,0,1 repeated, or moving on by 3 blocks each cycle with the stride;
+ * a block past the region ends the worker. */
+static void test_sequence(void **state)
+{
+	static const char *const a[] = { "rw", "randread", "random_distribution", "sequence:2,0,1",
+					 "io_size", "24k", NULL };
+	static const char *const b[] = { "rw", "randread", "random_distribution", "sequence:2,0,1",
+					 "random_sequence_stride", "1", NULL };
+	static const uint64_t wa[] = { 8, 0, 4, 8, 0, 4 };
+	static const uint64_t wb[] = { 8, 0, 4, 20, 12, 16, 32, 24, 28, 44, 36, 40 };
+	uint64_t got[12];
+	unsigned t;
+	uint64_t off;
+	uint32_t len;
+	struct job j;
+	struct gen g;
+
+	(void)state;
+	job_of(&j, a);
+	gen_of(&g, &j, 48 * KB);
+	offsets_kib(&g, got, 6);
+	assert_memory_equal(got, wa, sizeof(wa));
+	assert_int_equal(gen_next(&g, &t, &off, &len), 0);	/* io_size reached */
+	gen_free(&g);
+
+	job_of(&j, b);
+	j.time_based = true;	/* only the region's end stops it */
+	gen_of(&g, &j, 48 * KB);
+	offsets_kib(&g, got, 12);
+	assert_memory_equal(got, wb, sizeof(wb));
+	assert_int_equal(gen_next(&g, &t, &off, &len), 0);	/* block 14 is past 12 */
+	gen_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +941,10 @@ int main(void)
 		cmocka_unit_test(test_vs_fio_zoned),
 		cmocka_unit_test(test_vs_fio_pareto_normal),
 		cmocka_unit_test(test_vs_fio_sizes),
+		cmocka_unit_test(test_strided_zones),
+		cmocka_unit_test(test_strided_random),
+		cmocka_unit_test(test_sequence),
+		cmocka_unit_test(test_zone_contradictions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "engines/engine.h"
 #include "job/options.h"
 #include "job/optrun.h"
+#include "job/optio.h"
 #include "job/optshape.h"
 
 /* Where option @name of @j was set: its line, else the job's header. */
@@ -528,6 +529,9 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	ret = optshape_check(j, eng, line, e);
 	if (!ret)
 		ret = optrun_check(j, eng, e);
+	if (ret)
+		return ret;
+	ret = optio_check(j, eng, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

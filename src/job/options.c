@@ -21,6 +21,7 @@
 
 #include "engines/engine.h"
 #include "engines/vmcache.h"
+#include "job/optio.h"
 #include "job/optset.h"
 #include "job/optrun.h"
 #include "job/optshape.h"
@@ -49,7 +50,7 @@ static const char *const fadv_names[] = { "normal", "random", "sequential", NULL
 static const char *const touch_names[] = { "copy", "page", "stride:N", "all", NULL };
 static const char *const scan_names[] = { "shared", "partitioned", NULL };
 static const char *const dist_names[] = { "random", "zipf:THETA", "pareto:H", "normal:P",
-					  "zoned:...", "zoned_abs:...", NULL };
+					  "zoned:...", "zoned_abs:...", "sequence:...", NULL };
 static const char *const prefetch_names[] = { "none", "willneed:W", "populate:W", "touch:W",
 					      "readahead:W", NULL };
 static const char *const pool_io_names[] = { "io_uring", "psync", NULL };
@@ -305,7 +306,7 @@ static int parse_dist(struct job *j, const struct option_def *o, const char *val
 	if (ret <= 0)
 		return ret;
 	return opt_fail(c, val, e, "expected random, zipf:THETA, pareto:H, normal:P (gauss:P), "
-			"zoned:ACC/PCT:... or zoned_abs:ACC/SIZE:...");
+			"zoned:ACC/PCT:..., zoned_abs:ACC/SIZE:... or sequence:I,J,...");
 }
 
 static int parse_randseed(struct job *j, const struct option_def *o, const char *val,
@@ -577,9 +578,10 @@ const struct option_def option_table[] = {
 	  .help = "seed: runs with the same seed issue the same offsets (default: a fresh one)" },
 	{ .name = "random_distribution", .type = OPT_ENUM, .off = OFF(random_distribution),
 	  .def = "random", .values = dist_names, .parse = parse_dist,
-	  .syntax = "random|zipf[:THETA]|pareto[:H]|normal[:P]|gauss[:P]|zoned:A/P:...|zoned_abs:A/SIZE:...",
+	  .syntax = "random|zipf[:THETA]|pareto[:H]|normal[:P]|gauss[:P]|zoned:A/P:...|zoned_abs:A/SIZE:...|sequence:I,J,...",
 	  .help = "random offsets: uniform, zipf (theta > 0; 1.1 alone), pareto (0 < H < 1; 0.2), "
-		  "normal (deviation P% of the region), or zones taking a share of accesses each, as fio" },
+		  "normal (deviation P% of the region), zones taking a share of accesses each, "
+		  "or a fixed sequence of block indices repeated, as fio" },
 	{ .name = "latency", .type = OPT_BOOL, .off = OFF(latency), .def = "1",
 	  .help = "per-request latency histogram (log-linear, 1 % precision)" },
 	{ .name = "gtod_reduce", .type = OPT_CUSTOM, .parse = parse_gtod, .syntax = "bool",
@@ -714,6 +716,7 @@ const struct option_def option_table[] = {
 	OPTSHAPE_TABLE
 	OPTPACE_TABLE
 	OPTRUN_TABLE
+	OPTIO_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);
@@ -896,6 +899,9 @@ int option_format(const struct job *j, const struct option_def *o, char *buf, si
 	if (ret >= 0)
 		return ret;
 	ret = optrun_fmt(j, o, buf, len);
+	if (ret >= 0)
+		return ret;
+	ret = optio_fmt(j, o, buf, len);
 	if (ret >= 0)
 		return ret;
 	switch (o->type) {

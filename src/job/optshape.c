@@ -442,6 +442,36 @@ static int dist_arg(const char *val, size_t n, double def, double *out,
 	return 0;
 }
 
+/* sequence:I,J,...: fio's fixed block indices, at most JOB_SEQ_MAX. */
+static int parse_sequence(struct job *j, const char *val, const struct option_ctx *c,
+			  struct err *e)
+{
+	const char *p = val + 8;
+	unsigned n = 0;
+
+	if (*p++ != ':' || !*p)
+		return opt_fail(c, val, e, "expected block indices, e.g. sequence:2,0,1");
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		if (*p < '0' || *p > '9')
+			return opt_fail(c, val, e, "'%s': a block index is a number >= 0", p);
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || v > UINT32_MAX || (*end && *end != ','))
+			return opt_fail(c, val, e, "'%s': a block index is a number >= 0", p);
+		if (n == JOB_SEQ_MAX)
+			return opt_fail(c, val, e, "more than %d block indices (fio's limit)",
+					JOB_SEQ_MAX);
+		j->seq[n++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	j->nseq = n;
+	j->random_distribution = DIST_SEQUENCE;
+	return 0;
+}
+
 int optshape_dist(struct job *j, const char *val, const struct option_ctx *c, struct err *e)
 {
 	double v;
@@ -455,6 +485,8 @@ int optshape_dist(struct job *j, const char *val, const struct option_ctx *c, st
 		return parse_zoned(j, val + 6, false, val, c, e);
 	if (!strcmp(val, "zoned") || !strcmp(val, "zoned_abs"))
 		return opt_fail(c, val, e, "expected zones, e.g. zoned:60/10:30/20:10/70");
+	if (!strncmp(val, "sequence", 8) && (!val[8] || val[8] == ':'))
+		return parse_sequence(j, val, c, e);
 	if (!strncmp(val, "pareto", 6)) {
 		ret = dist_arg(val, 6, PARETO_H_DEFAULT, &v, c, e);
 		if (ret)
@@ -545,6 +577,12 @@ int optshape_fmt_dist(const struct job *j, char *buf, size_t len)
 		return 1;
 	case DIST_GAUSS:
 		snprintf(buf, len, "normal:%g", j->gauss_dev);
+		return 1;
+	case DIST_SEQUENCE:
+		off = (size_t)snprintf(buf, len, "sequence:");
+		for (unsigned i = 0; i < j->nseq && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? "," : "",
+						j->seq[i]);
 		return 1;
 	case DIST_ZONED:
 	case DIST_ZONED_ABS:

@@ -20,7 +20,10 @@ enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
 enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
 /* random_distribution (fio's names; gauss is normal). */
-enum dist_mode { DIST_RANDOM, DIST_ZIPF, DIST_PARETO, DIST_GAUSS, DIST_ZONED, DIST_ZONED_ABS };
+enum dist_mode { DIST_RANDOM, DIST_ZIPF, DIST_PARETO, DIST_GAUSS, DIST_ZONED, DIST_ZONED_ABS,
+		 DIST_SEQUENCE };
+/* zonemode: fio's strided zones (zbd is refused); unset follows zonesize. */
+enum zone_mode { ZONE_UNSET, ZONE_NONE, ZONE_STRIDED };
 /* rw_sequencer: what the requests between rw=randread:N's random ones do. */
 enum rw_seq_mode { RW_SEQ_SEQUENTIAL, RW_SEQ_IDENTICAL };
 enum rate_process_mode { RATE_LINEAR, RATE_POISSON };
@@ -41,11 +44,33 @@ enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 /* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
 #define JOB_BSSPLIT_MAX	64
 #define JOB_ZONES_MAX	256
+/* fio's random_distribution=sequence: up to 64 block indices. */
+#define JOB_SEQ_MAX	64
 
 /* Directions of the per-direction options (fio's DDIR_READ, DDIR_WRITE;
  * fio's third value, for trims, is parsed and dropped). */
 #define JOB_DIR_READ	0
 #define JOB_DIR_WRITE	1
+
+/* cmdprio_bssplit: for requests of @bs, which share gets which ioprio
+ * (fio's cmdprio_bsprio). */
+#define JOB_CMDPRIO_BS_MAX	16
+#define JOB_CMDPRIO_PRIOS_MAX	8
+struct job_bsprio {
+	uint64_t bs;
+	unsigned n;
+	unsigned tot;				/* the shares added up (<= 100) */
+	uint8_t perc[JOB_CMDPRIO_PRIOS_MAX];
+	int32_t prio[JOB_CMDPRIO_PRIOS_MAX];	/* ioprio value, -1: cmdprio_class/cmdprio */
+};
+
+/* One direction's per-request priority (fio's cmdprio options). */
+struct job_cmdprio {
+	unsigned perc;			/* cmdprio_percentage (0: none) */
+	unsigned cls, level;		/* cmdprio_class (0: fio's default, 1 realtime), cmdprio */
+	unsigned nbs;			/* cmdprio_bssplit entries, by size */
+	struct job_bsprio bs[JOB_CMDPRIO_BS_MAX];
+};
 
 struct job_bssplit {
 	uint64_t bs;
@@ -151,7 +176,26 @@ struct job {
 	enum rw_seq_mode rw_seq;
 	int random_generator;		/* fio's generator names, accepted; faultline's own is said in the man page */
 	unsigned loops;			/* passes over the region (1) */
+	/* random_distribution=sequence:I,J,...: these block indices in turn
+	 * (random_sequence_stride: each cycle one sequence further). */
+	unsigned nseq;
+	uint32_t seq[JOB_SEQ_MAX];
+	bool seq_stride;
+	/* zonemode=strided: zonesize bytes in a zone of zonerange, then
+	 * zoneskip bytes skipped (fio's meaning; gen.c). */
+	enum zone_mode zonemode;
+	uint64_t zone_size, zone_range, zone_skip;
 	uint64_t number_ios;		/* stop a thread after this many requests; 0 = no limit */
+
+	/* I/O priority (fio's prioclass, prio, cmdprio*, log_prio; run/prio.h). */
+	bool prio_set;			/* prioclass or prio given: ioprio_set per thread */
+	unsigned prio_class, prio_level;	/* class 0: best effort, as fio */
+	struct job_cmdprio cmdprio[2];	/* per direction */
+	char *cmdprio_perc_text;	/* the cmdprio options as written */
+	char *cmdprio_class_text;
+	char *cmdprio_level_text;
+	char *cmdprio_bssplit_text;
+	bool log_prio;			/* fio logs' priority column holds the ioprio */
 
 	/* Pace (SPEC 2; run/pace.h). */
 	enum rate_process_mode rate_process;

@@ -26,6 +26,7 @@
  * same hot blocks.
  */
 #include "workload/gen.h"
+#include "workload/zipf.h"
 #include "lib/rng.h"
 
 #include <errno.h>
@@ -50,153 +51,6 @@ struct gen_target {
 
 	uint64_t visit;		/* randread, fst=sequential: requests this visit */
 };
-
-/* Rejection-inversion state for one target; names follow Commons RNG. */
-struct zipf {
-	double s;		/* exponent, zipf_theta */
-	double h_x1;		/* hIntegral(1.5) - 1 */
-	double h_n;		/* hIntegral(n + 0.5) */
-	double s_coef;		/* 2 - hIntegralInverse(hIntegral(2.5) - h(2)) */
-	double n;
-	struct gen_perm perm;
-};
-
-/* ---- random numbers ------------------------------------------------ */
-
-
-/* xoroshiro128+ (Blackman, Vigna 2018; rotations 24, 16, 37). Its low
- * bits are weak; every use below takes the high ones. */
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t s0 = s[0], s1 = s[1], r = s0 + s1;
-
-	s1 ^= s0;
-	s[0] = rotl64(s0, 24) ^ s1 ^ (s1 << 16);
-	s[1] = rotl64(s1, 37);
-	return r;
-}
-
-/* Uniform in [0, n): Lemire's multiply-shift, no division. */
-static inline uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
-/* Uniform in [0, 1) from the top 53 bits. */
-static inline double rng_double(uint64_t *s)
-{
-	return (double)(rng_next(s) >> 11) * 0x1p-53;
-}
-
-/* ---- zipf scatter: a keyed bijection of [0, n) ---------------------- */
-
-/*
- * Each round is a bijection of [0, 2^bits): multiply by an odd number and
- * add, both mod 2^bits, then xorshift right. Values that land in
- * [n, 2^bits) walk on through the permutation until they are back below
- * n (cycle walking), which keeps it a bijection of [0, n); since
- * 2^bits < 2n that takes under two rounds on average.
- */
-void gen_perm_init(struct gen_perm *p, uint64_t n, uint64_t key)
-{
-	unsigned bits = 1;
-
-	while (bits < 64 && (1ull << bits) < n)
-		bits++;
-	p->n = n;
-	p->mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
-	p->shift = bits / 2 ? bits / 2 : 1;
-	for (unsigned i = 0; i < 3; i++) {
-		p->mul[i] = (splitmix64(&key) | 1) & p->mask;
-		p->add[i] = splitmix64(&key) & p->mask;
-	}
-}
-
-static inline uint64_t perm_round(const struct gen_perm *p, uint64_t x)
-{
-	for (unsigned i = 0; i < 3; i++) {
-		x = (x * p->mul[i] + p->add[i]) & p->mask;
-		x ^= x >> p->shift;
-	}
-	return x;
-}
-
-uint64_t gen_perm_apply(const struct gen_perm *p, uint64_t x)
-{
-	do
-		x = perm_round(p, x);
-	while (x >= p->n);
-	return x;
-}
-
-/* ---- zipf ranks: rejection-inversion --------------------------------- */
-
-/* log1p(x)/x, and its series where that cancels. */
-static double helper1(double x)
-{
-	if (fabs(x) > 1e-8)
-		return log1p(x) / x;
-	return 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
-}
-
-/* expm1(x)/x, and its series where that cancels. */
-static double helper2(double x)
-{
-	if (fabs(x) > 1e-8)
-		return expm1(x) / x;
-	return 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
-}
-
-/* H(x) = ((x^(1-s)) - 1) / (1 - s), or log(x) when s = 1. */
-static double zipf_hint(const struct zipf *z, double x)
-{
-	double lx = log(x);
-
-	return helper2((1 - z->s) * lx) * lx;
-}
-
-/* h(x) = x^-s */
-static double zipf_h(const struct zipf *z, double x)
-{
-	return exp(-z->s * log(x));
-}
-
-static double zipf_hint_inv(const struct zipf *z, double x)
-{
-	double t = x * (1 - z->s);
-
-	if (t < -1)	/* rounding; keeps log1p defined */
-		t = -1;
-	return exp(helper1(t) * x);
-}
-
-static void zipf_init(struct zipf *z, uint64_t n, double theta, uint64_t key)
-{
-	z->s = theta;
-	z->n = (double)n;
-	z->h_x1 = zipf_hint(z, 1.5) - 1;
-	z->h_n = zipf_hint(z, z->n + 0.5);
-	z->s_coef = 2 - zipf_hint_inv(z, zipf_hint(z, 2.5) - zipf_h(z, 2));
-	gen_perm_init(&z->perm, n, key);
-}
-
-/* A rank in [1, n], P(k) proportional to k^-s. */
-static uint64_t zipf_rank(const struct zipf *z, uint64_t *rng)
-{
-	for (;;) {
-		/* u uniform in (h_x1, h_n] */
-		double u = z->h_n + rng_double(rng) * (z->h_x1 - z->h_n);
-		double x = zipf_hint_inv(z, u);
-		double k = floor(x + 0.5);
-
-		if (!(k >= 1))		/* also NaN */
-			k = 1;
-		else if (k > z->n)
-			k = z->n;
-		if (k - x <= z->s_coef || u >= zipf_hint(z, k + 0.5) - zipf_h(z, k))
-			return (uint64_t)k;
-	}
-}
 
 /* ---- setup ----------------------------------------------------------- */
 
@@ -356,6 +210,7 @@ struct gen_starget {
 	uint64_t visit;			/* file_service_type=sequential: bytes this visit */
 	uint64_t rot;			/* pareto, normal: the scatter's rotation */
 	uint64_t nranges;		/* pareto, normal, zipf: ranks */
+	uint64_t zone_off;		/* zonemode=strided: the zone's start in the slice */
 };
 
 struct gen_shape {
@@ -364,6 +219,8 @@ struct gen_shape {
 	double pareto_pow;		/* log(h) / log(1 - h) */
 	uint64_t stop_bytes;		/* one pass's bytes times passes; 0 = endless */
 	unsigned seq_left;		/* requests to the next random one (rw=randread:N) */
+	uint64_t dir_reqs[2];		/* sequence: requests per direction (fio's io_issues) */
+	uint64_t zone_bytes;		/* zonemode=strided: bytes issued in this zone */
 };
 
 void gen_config_shape(struct gen_config *c, const struct job *j)
@@ -377,11 +234,22 @@ void gen_config_shape(struct gen_config *c, const struct job *j)
 	c->seq_add = j->seq_add;
 	c->rw_seq = j->rw_seq;
 	c->number_ios = j->number_ios;
+	if (j->random_distribution == DIST_SEQUENCE) {
+		c->seq = j->seq;
+		c->nseq = j->nseq;
+		c->seq_stride = j->seq_stride;
+	}
+	if (j->zonemode == ZONE_STRIDED || (j->zonemode == ZONE_UNSET && j->zone_size)) {
+		c->zone_size = j->zone_size;
+		/* fio: zonerange unset is zonesize */
+		c->zone_range = j->zone_range ? j->zone_range : j->zone_size;
+		c->zone_skip = j->zone_skip;
+	}
 }
 
 bool gen_config_shaped(const struct gen_config *c)
 {
-	if (c->seq_nr > 1 || c->seq_add || c->number_ios ||
+	if (c->seq_nr > 1 || c->seq_add || c->number_ios || c->zone_size ||
 	    (c->dist != DIST_RANDOM && c->dist != DIST_ZIPF))
 		return true;
 	for (unsigned d = 0; c->dirs && d < 2; d++) {
@@ -710,6 +578,64 @@ static unsigned shape_target(struct gen *g)
 	return ti;
 }
 
+/*
+ * zonemode=strided, before a request (fio's setup_strided_zone_mode):
+ * once zone_size bytes went to this zone, the next zone starts
+ * zone_range + zone_skip further on (the region's start past its end)
+ * and the walk with it; a walk past the zone's range starts it again.
+ */
+static void zone_step(struct gen *g, struct gen_starget *st, unsigned dir)
+{
+	struct gen_shape *s = g->shape;
+
+	if (s->zone_bytes >= g->c.zone_size) {
+		s->zone_bytes = 0;
+		st->zone_off += g->c.zone_range + g->c.zone_skip;
+		if (st->zone_off >= st->len)
+			st->zone_off = 0;
+		st->last_pos[dir] = st->zone_off;
+	}
+	if (st->last_pos[dir] >= st->zone_off + g->c.zone_range)
+		st->last_pos[dir] = st->zone_off;
+}
+
+/* A random offset in the zone: fio's last_block over zone_range. */
+static uint64_t zone_block(struct gen *g, const struct gen_starget *st, const struct gen_sdir *sd,
+			   unsigned dir)
+{
+	uint64_t room = g->c.zone_range, n;
+
+	if (st->zone_off + room > st->len)
+		room = st->len - st->zone_off;
+	if (sd->min_bs > sd->ba)
+		room = room > sd->min_bs - sd->ba ? room - (sd->min_bs - sd->ba) : 0;
+	n = room / sd->ba;
+	(void)dir;
+	return st->zone_off + (n ? draw_block(g->rng, n) * sd->ba : 0);
+}
+
+/*
+ * random_distribution=sequence (fio's __get_next_rand_offset_sequence):
+ * the direction's k-th request goes to block seq[k % n] (of the smallest
+ * size), plus (k / n) * n with random_sequence_stride. False when the
+ * block lies past the region: the worker is done.
+ */
+static bool sequence_pos(struct gen *g, const struct gen_starget *st, const struct gen_sdir *sd,
+			 unsigned dir, uint64_t *pos)
+{
+	struct gen_shape *s = g->shape;
+	uint64_t k = s->dir_reqs[dir]++, b;
+	unsigned i = (unsigned)(k % g->c.nseq);
+
+	b = g->c.seq[i];
+	if (g->c.seq_stride)
+		b += (k / g->c.nseq) * g->c.nseq;
+	if (b >= st->len / sd->min_bs)
+		return false;
+	*pos = b * sd->min_bs;
+	return true;
+}
+
 static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *off,
 		       uint32_t *len)
 {
@@ -727,7 +653,16 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 	}
 	ti = shape_target(g);
 	st = &s->t[ti];
-	if (job_rw_random(g->c.rw)) {
+	if (g->c.zone_size)
+		zone_step(g, st, dir);
+	if (g->c.nseq && job_rw_random(g->c.rw)) {
+		if (!sequence_pos(g, st, sd, dir, &pos)) {
+			g->done = true;
+			return 0;
+		}
+	} else if (g->c.zone_size && job_rw_random(g->c.rw)) {
+		pos = zone_block(g, st, sd, dir);
+	} else if (job_rw_random(g->c.rw)) {
 		/* fio's get_next_offset: every seq_nr-th request is one a
 		 * random draw may take; the others follow rw_sequencer. */
 		bool hit = true;
@@ -753,6 +688,7 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 		return 0;
 	}
 	l = shape_len(g, sd, st->len - pos);
+	s->zone_bytes += l;
 	st->last_start[dir] = pos;
 	st->last_pos[dir] = pos + l;
 	st->started[dir] = true;

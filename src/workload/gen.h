@@ -67,6 +67,18 @@ struct gen_config {
 	int64_t seq_add;
 	enum rw_seq_mode rw_seq;
 	uint64_t number_ios;
+	/* random_distribution=sequence (fio's): block indices of min bs in
+	 * turn, each direction counting its own requests; with seq_stride
+	 * each cycle moves one sequence length on, and a block past the
+	 * region ends the worker. */
+	const uint32_t *seq;
+	unsigned nseq;
+	bool seq_stride;
+	/* zonemode=strided (fio's): zone_size bytes issued in a zone of
+	 * zone_range bytes at zone_off, then the zone moves on zone_range +
+	 * zone_skip (back to the region's start past its end); random
+	 * offsets are drawn uniformly within the zone. 0 = off. */
+	uint64_t zone_size, zone_range, zone_skip;
 };
 
 /* The shape fields of @c from @j (the rest is the caller's). */
@@ -76,20 +88,6 @@ bool gen_config_shaped(const struct gen_config *c);
 /* Whether job @j uses any of fio's shapes (or loops). */
 bool gen_job_shaped(const struct job *j);
 
-/*
- * The zipf scatter: a keyed bijection of [0, n), so rank r (0 = hottest)
- * lands on block gen_perm_apply(p, r) and the hot blocks are spread over
- * the region instead of packed at its start. Exposed for the tests.
- */
-struct gen_perm {
-	uint64_t n;
-	uint64_t mask;		/* 2^bits - 1, the smallest power-of-two domain >= n */
-	unsigned shift;		/* xorshift distance, about bits / 2 */
-	uint64_t mul[3], add[3];
-};
-
-void gen_perm_init(struct gen_perm *p, uint64_t n, uint64_t key);
-uint64_t gen_perm_apply(const struct gen_perm *p, uint64_t x);
 
 struct gen_target;
 struct gen_shape;

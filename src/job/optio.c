@@ -1,0 +1,267 @@
+/*
+ * optio.c - fio's strided zones and I/O priority options; see optio.h.
+ *
+ * The priority options follow fio's engines/cmdprio.c: an ioprio value
+ * is class << 13 | hint << 3 | level; cmdprio_percentage gives that
+ * share of a direction's requests the priority cmdprio_class/cmdprio,
+ * cmdprio_bssplit gives each request size its own shares and,
+ * optionally, priorities of their own.
+ */
+#include "job/optio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job/optset.h"
+
+/* fio's limits (os/os-linux.h). */
+#define IOPRIO_CLASS_MAX	3
+#define IOPRIO_LEVEL_MAX	7
+#define IOPRIO_HINT_MAX		1023
+
+int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
+		   const struct option_ctx *c, struct err *e)
+{
+	(void)o;
+	if (val && !strcmp(val, "none"))
+		j->zonemode = ZONE_NONE;
+	else if (val && !strcmp(val, "strided"))
+		j->zonemode = ZONE_STRIDED;
+	else if (val && !strcmp(val, "zbd"))
+		return opt_fail(c, val, e, "zoned block devices (zonemode=zbd) are an fio option "
+				"value faultline does not support: its targets are not zoned");
+	else
+		return opt_fail(c, val, e, "expected none or strided");
+	return 0;
+}
+
+/* A plain decimal number, all of @s. */
+static int plain(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+int optio_prio(struct job *j, const struct option_def *o, const char *val,
+	       const struct option_ctx *c, struct err *e)
+{
+	uint64_t v;
+
+	if (plain(val, &v) || v > (uint64_t)o->max)
+		return opt_fail(c, val, e, "expected 0..%lld", o->max);
+	*(unsigned *)((char *)j + o->off) = (unsigned)v;
+	j->prio_set = true;
+	return 0;
+}
+
+/* "a" or "a,b": each direction's number in [lo, hi]; a third (fio's
+ * trims) is read and dropped. */
+static int dir_numbers(const char *val, unsigned lo, unsigned hi, unsigned out[2],
+		       const struct option_ctx *c, struct err *e)
+{
+	const char *p = val;
+
+	for (unsigned d = 0; d < 3 && p; d++) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (end == p || errno || v < lo || v > hi || (*end && *end != ','))
+			return opt_fail(c, val, e, "expected %u..%u, or one per direction (reads,writes)",
+					lo, hi);
+		if (d < 2)
+			out[d] = (unsigned)v;
+		if (d == 0)
+			out[1] = (unsigned)v;
+		p = *end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int optio_cmdprio(struct job *j, const struct option_def *o, const char *val,
+		  const struct option_ctx *c, struct err *e)
+{
+	unsigned v[2], lo = 0, hi = 100;
+	char **text = (char **)((char *)j + o->off);
+	char *copy;
+
+	if (!val)
+		return opt_fail(c, val, e, "needs a value");
+	if (!strcmp(o->name, "cmdprio_class")) {
+		lo = 1;
+		hi = IOPRIO_CLASS_MAX;
+	} else if (!strcmp(o->name, "cmdprio")) {
+		hi = IOPRIO_LEVEL_MAX;
+	}
+	if (dir_numbers(val, lo, hi, v, c, e))
+		return -EINVAL;
+	copy = strdup(val);
+	if (!copy)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned d = 0; d < 2; d++) {
+		struct job_cmdprio *cp = &j->cmdprio[d];
+
+		if (!strcmp(o->name, "cmdprio_class"))
+			cp->cls = v[d];
+		else if (!strcmp(o->name, "cmdprio"))
+			cp->level = v[d];
+		else
+			cp->perc = v[d];
+	}
+	free(*text);
+	*text = copy;
+	return 0;
+}
+
+/* One entry "bs/pct[/class/level[/hint]]" into @cp, kept grouped by size. */
+static int bsprio_entry(struct job_cmdprio *cp, char *tok, const char *val,
+			const struct option_ctx *c, struct err *e)
+{
+	char *f[5] = { 0 }, *save = NULL;
+	unsigned n = 0;
+	uint64_t bs, x[4] = { 0 };
+	struct job_bsprio *b = NULL;
+
+	for (char *t = strtok_r(tok, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (n == 5)
+			return opt_fail(c, val, e, "'%s': at most bs/pct/class/level/hint", tok);
+		f[n++] = t;
+	}
+	if (n != 2 && n != 4 && n != 5)
+		return opt_fail(c, val, e, "an entry is bs/pct or bs/pct/class/level[/hint]");
+	if (num_parse(c, f[0], OPTVAL_SIZE, &bs, NULL, e))
+		return -EINVAL;
+	for (unsigned i = 1; i < n; i++)
+		if (plain(f[i], &x[i - 1]))
+			return opt_fail(c, val, e, "'%s' is not a number", f[i]);
+	if (x[0] > 100 || (n >= 4 && (x[1] < 1 || x[1] > IOPRIO_CLASS_MAX || x[2] > IOPRIO_LEVEL_MAX)) ||
+	    x[3] > IOPRIO_HINT_MAX)
+		return opt_fail(c, val, e, "a share is 0..100, a class 1..3, a level 0..7, a hint 0..%d",
+				IOPRIO_HINT_MAX);
+	if (!x[0])
+		return 0;	/* fio keeps no entry of a 0 share */
+	for (unsigned i = 0; i < cp->nbs; i++)
+		if (cp->bs[i].bs == bs)
+			b = &cp->bs[i];
+	if (!b) {
+		if (cp->nbs == JOB_CMDPRIO_BS_MAX)
+			return opt_fail(c, val, e, "more than %d sizes", JOB_CMDPRIO_BS_MAX);
+		b = &cp->bs[cp->nbs++];
+		b->bs = bs;
+	}
+	if (b->n == JOB_CMDPRIO_PRIOS_MAX)
+		return opt_fail(c, val, e, "more than %d priorities for one size", JOB_CMDPRIO_PRIOS_MAX);
+	b->tot += (unsigned)x[0];
+	if (b->tot > 100)
+		return opt_fail(c, val, e, "the shares of %llu-byte requests add up to more than 100%%",
+				(unsigned long long)bs);
+	b->perc[b->n] = (uint8_t)x[0];
+	b->prio[b->n] = n >= 4 ? (int32_t)(x[1] << 13 | x[3] << 3 | x[2]) : -1;
+	b->n++;
+	return 0;
+}
+
+int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char *val,
+			  const struct option_ctx *c, struct err *e)
+{
+	struct job_cmdprio nc[2];
+	char *copy, *dirs, *part, *dsave = NULL;
+	unsigned d = 0;
+
+	(void)o;
+	if (!val || !*val)
+		return opt_fail(c, val, e, "expected bs/pct:..., e.g. 64k/40:1m/10");
+	memcpy(nc, j->cmdprio, sizeof(nc));
+	nc[0].nbs = nc[1].nbs = 0;
+	memset(nc[0].bs, 0, sizeof(nc[0].bs));
+	memset(nc[1].bs, 0, sizeof(nc[1].bs));
+	dirs = strdup(val);
+	if (!dirs)
+		return err_set(e, ENOMEM, "out of memory");
+	/* "reads,writes[,trims]": one part is every direction. */
+	for (part = strtok_r(dirs, ",", &dsave); part && d < 3; part = strtok_r(NULL, ",", &dsave), d++) {
+		char *tsave = NULL;
+
+		if (d == 2)
+			break;
+		for (char *t = strtok_r(part, ":", &tsave); t; t = strtok_r(NULL, ":", &tsave))
+			if (bsprio_entry(&nc[d], t, val, c, e)) {
+				free(dirs);
+				return -EINVAL;
+			}
+	}
+	free(dirs);
+	if (d == 1)
+		memcpy(nc[1].bs, nc[0].bs, sizeof(nc[0].bs)), nc[1].nbs = nc[0].nbs;
+	copy = strdup(val);
+	if (!copy)
+		return err_set(e, ENOMEM, "out of memory");
+	memcpy(j->cmdprio, nc, sizeof(nc));
+	free(j->cmdprio_bssplit_text);
+	j->cmdprio_bssplit_text = copy;
+	return 0;
+}
+
+int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len)
+{
+	if (o->parse == optio_zonemode) {
+		snprintf(buf, len, "%s", job_zoned(j) ? "strided" : "none");
+		return 1;
+	}
+	return -1;
+}
+
+/* Any per-request priority asked for, in either direction. */
+static bool cmdprio_on(const struct job *j)
+{
+	for (unsigned d = 0; d < 2; d++)
+		if (j->cmdprio[d].perc || j->cmdprio[d].nbs)
+			return true;
+	return false;
+}
+
+int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e)
+{
+	if (j->zonemode == ZONE_NONE && j->zone_size)
+		return err_set(e, EINVAL, "job '%s': zonemode=none and zonesize=%llu contradict "
+			       "each other (as fio says)", j->name, (unsigned long long)j->zone_size);
+	if (j->zonemode == ZONE_STRIDED && !j->zone_size)
+		return err_set(e, EINVAL, "job '%s': zonemode=strided needs zonesize", j->name);
+	if (job_zoned(j)) {
+		if (job_rw_random(j->rw) && j->random_distribution != DIST_RANDOM)
+			return err_set(e, EINVAL, "job '%s': zonemode=strided draws random offsets "
+				       "uniformly within a zone; random_distribution is not "
+				       "supported with it", j->name);
+		if (j->read_iolog || j->loop)
+			return err_set(e, EINVAL, "job '%s': zonemode=strided with %s: the requests "
+				       "come from %s, not from zones", j->name,
+				       j->read_iolog ? "read_iolog" : "loop",
+				       j->read_iolog ? "the log" : "the loop's streams");
+	}
+	if (j->random_distribution == DIST_SEQUENCE && !job_rw_random(j->rw))
+		return err_set(e, EINVAL, "job '%s': random_distribution=sequence places random "
+			       "requests; rw is sequential", j->name);
+	if (cmdprio_on(j)) {
+		if (strcmp(eng->name, "io_uring") && strcmp(eng->name, "libaio"))
+			return err_set(e, EINVAL, "job '%s': cmdprio_percentage and cmdprio_bssplit "
+				       "set a priority per request, which io_uring and libaio carry "
+				       "(as fio's engine options); ioengine=%s: use prioclass and "
+				       "prio for the whole job", j->name, eng->name);
+		for (unsigned d = 0; d < 2; d++)
+			if (j->cmdprio[d].perc && j->cmdprio[d].nbs)
+				return err_set(e, EINVAL, "job '%s': cmdprio_percentage and "
+					       "cmdprio_bssplit both set (fio refuses both too)", j->name);
+		if (j->loop || j->offload)
+			return err_set(e, EINVAL, "job '%s': per-request priorities with loop=: the "
+				       "event loop's requests carry none", j->name);
+	}
+	return 0;
+}

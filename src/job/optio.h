@@ -1,0 +1,77 @@
+/*
+ * optio.h - the parsers and table entries of fio's options about where
+ * and how each request goes beyond its shape (optshape.h): strided zones
+ * (zonemode, zonesize, zonerange, zoneskip), the sequence distribution's
+ * stride, and I/O priorities (prioclass, prio, cmdprio_percentage,
+ * cmdprio_class, cmdprio, cmdprio_bssplit, log_prio).
+ *
+ * Separate from options.c only to keep files short: OPTIO_TABLE is
+ * expanded inside option_table, so there is still one table.
+ */
+#ifndef FAULTLINE_OPTIO_H
+#define FAULTLINE_OPTIO_H
+
+#include <stddef.h>
+
+#include "lib/err.h"
+#include "lib/job.h"
+#include "job/optdef.h"
+#include "engines/engine.h"
+
+int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
+		   const struct option_ctx *c, struct err *e);
+int optio_prio(struct job *j, const struct option_def *o, const char *val,
+	       const struct option_ctx *c, struct err *e);
+int optio_cmdprio(struct job *j, const struct option_def *o, const char *val,
+		  const struct option_ctx *c, struct err *e);
+int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char *val,
+			  const struct option_ctx *c, struct err *e);
+/* --parse-only's value of one of these options (1), or -1: not one. */
+int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);
+
+/* What these options need of each other and of the job (job_check). */
+int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e);
+
+/* zonemode=strided in effect (fio: zonesize alone means it). */
+static inline bool job_zoned(const struct job *j)
+{
+	return j->zonemode == ZONE_STRIDED || (j->zonemode == ZONE_UNSET && j->zone_size);
+}
+
+#define OPTIO_OFF(f) offsetof(struct job, f)
+
+/* Entries of option_table (options.c). */
+#define OPTIO_TABLE \
+	{ .name = "zonemode", .type = OPT_CUSTOM, .off = OPTIO_OFF(zonemode), \
+	  .parse = optio_zonemode, .syntax = "none|strided", \
+	  .help = "strided: zonesize bytes in a zone, then zoneskip bytes skipped, as fio (set by zonesize alone; zbd is not supported)" }, \
+	{ .name = "zonesize", .type = OPT_SIZE, .off = OPTIO_OFF(zone_size), .def = "0", \
+	  .help = "zonemode=strided: bytes issued in a zone before moving to the next (0: no zones)" }, \
+	{ .name = "zonerange", .type = OPT_SIZE, .off = OPTIO_OFF(zone_range), .def = "0", \
+	  .help = "zonemode=strided: the size of a zone, where its requests lie (0: zonesize)" }, \
+	{ .name = "zoneskip", .type = OPT_SIZE, .off = OPTIO_OFF(zone_skip), .def = "0", \
+	  .help = "zonemode=strided: bytes skipped after each zone" }, \
+	{ .name = "random_sequence_stride", .type = OPT_BOOL, .off = OPTIO_OFF(seq_stride), .def = "0", \
+	  .help = "random_distribution=sequence: each cycle of the sequence moves on by its length (0: the same blocks again)" },
+
+#define OPTIO_PRIO_TABLE \
+	{ .name = "prioclass", .type = OPT_INT, .off = OPTIO_OFF(prio_class), .parse = optio_prio, \
+	  .max = 3, .help = "the job's I/O priority class (ioprio_set per thread): 1 realtime, 2 best effort, 3 idle (0: best effort)" }, \
+	{ .name = "prio", .type = OPT_INT, .off = OPTIO_OFF(prio_level), .parse = optio_prio, \
+	  .max = 7, .help = "the job's I/O priority level within its class, 0 highest, 7 lowest (ioprio_set per thread)" }, \
+	{ .name = "cmdprio_percentage", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_perc_text), \
+	  .parse = optio_cmdprio, .syntax = "pct[,pct]", \
+	  .help = "io_uring, libaio: this % of requests carry the priority cmdprio_class/cmdprio (sqe ioprio, aio_reqprio), per direction" }, \
+	{ .name = "cmdprio_class", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_class_text), \
+	  .parse = optio_cmdprio, .syntax = "1-3[,1-3]", \
+	  .help = "io_uring, libaio: the class of cmdprio_percentage's and cmdprio_bssplit's requests (1 realtime, the default)" }, \
+	{ .name = "cmdprio", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_level_text), \
+	  .parse = optio_cmdprio, .syntax = "0-7[,0-7]", \
+	  .help = "io_uring, libaio: the level of cmdprio_percentage's and cmdprio_bssplit's requests (0)" }, \
+	{ .name = "cmdprio_bssplit", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_bssplit_text), \
+	  .parse = optio_cmdprio_bssplit, .syntax = "bs/pct[/class/level[/hint]]:...[,writes]", \
+	  .help = "io_uring, libaio: per request size, the share of requests given a priority (cmdprio_class/cmdprio, or their own), as fio" }, \
+	{ .name = "log_prio", .type = OPT_BOOL, .off = OPTIO_OFF(log_prio), .def = "0", \
+	  .help = "fio logs: the priority column holds the ioprio value, and latency entries are split by priority" },
+
+#endif
