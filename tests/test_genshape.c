@@ -823,12 +823,14 @@ static void test_strided_zones(void **state)
 		n++;
 	assert_int_equal(n + 10, 256);
 	gen_free(&g);
+	option_release(&j);
 
 	job_of(&j, b);
 	gen_of(&g, &j, 1 * MB);
 	offsets_kib(&g, got, 14);
 	assert_memory_equal(got, wb, sizeof(wb));
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* Random offsets stay in the zone: zonesize=8k zonerange=32k
@@ -851,6 +853,7 @@ static void test_strided_random(void **state)
 		assert_true(got[i] >= zone && got[i] < zone + 32);
 	}
 	gen_free(&g);
+	option_release(&j);
 }
 
 /* What zones and sequences refuse: zonemode=none with a zonesize (fio's
@@ -908,6 +911,7 @@ static void test_sequence(void **state)
 	assert_memory_equal(got, wa, sizeof(wa));
 	assert_int_equal(gen_next(&g, &t, &off, &len), 0);	/* io_size reached */
 	gen_free(&g);
+	option_release(&j);
 
 	job_of(&j, b);
 	j.time_based = true;	/* only the region's end stops it */
@@ -916,6 +920,7 @@ static void test_sequence(void **state)
 	assert_memory_equal(got, wb, sizeof(wb));
 	assert_int_equal(gen_next(&g, &t, &off, &len), 0);	/* block 14 is past 12 */
 	gen_free(&g);
+	option_release(&j);
 }
 
 int main(void)

@@ -59,6 +59,10 @@ struct io_req {
 	uint16_t target;	/* index into the job's targets */
 	uint16_t slot;		/* index in the thread's request array */
 	uint8_t op;		/* enum io_op */
+	uint8_t prio_idx;	/* the request's entry in the job's priorities
+				 * (workload/prio.h), set by the worker */
+	uint16_t ioprio;	/* its ioprio value (sqe->ioprio, aio_reqprio);
+				 * 0: the thread's own. Async engines only */
 	uint8_t *buf;		/* this slot's aligned buffer (ENGINE_F_BUFFERS) */
 	uint8_t *wbuf;		/* write jobs: this slot's block to write, aligned,
 				 * stamped by the worker before each write */

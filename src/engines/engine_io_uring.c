@@ -207,6 +207,8 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 	}
 	if (u->fixed_files)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	/* 0 unless cmdprio_* gave the request a priority: the thread's */
+	sqe->ioprio = r->ioprio;
 	io_uring_sqe_set_data(sqe, r);
 }
 

@@ -32,6 +32,11 @@
 
 #include <libaio.h>
 
+/* linux/aio_abi.h's, which libaio.h does not carry: aio_reqprio is read. */
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)
+#endif
+
 #include "engines/engine.h"
 
 /*
@@ -143,6 +148,11 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 		io_prep_pwrite(cb, a->direct ? t->fd_direct : t->fd, r->wbuf, r->len, r->off);
 	else
 		io_prep_pread(cb, a->direct ? t->fd_direct : t->fd, r->buf, r->len, r->off);
+	if (__builtin_expect(r->ioprio != 0, 0)) {
+		/* cmdprio_*: the kernel reads aio_reqprio only with this flag */
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+		cb->aio_reqprio = (short)r->ioprio;
+	}
 	cb->data = r;
 	a->batch[a->nbatch++] = cb;
 	return ENGINE_QUEUED;

@@ -717,6 +717,7 @@ const struct option_def option_table[] = {
 	OPTPACE_TABLE
 	OPTRUN_TABLE
 	OPTIO_TABLE
+	OPTIO_PRIO_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);

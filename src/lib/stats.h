@@ -63,6 +63,16 @@ struct verify_tally {
 	int first_code;
 };
 
+/* log_prio with cmdprio_*: a worker's requests per priority entry
+ * (workload/prio.h's table, PRIO_TABLE_MAX entries) and direction. */
+#define STATS_PRIO_MAX 8
+struct prio_counters {
+	uint64_t ops[2][STATS_PRIO_MAX];
+	uint64_t bytes[2][STATS_PRIO_MAX];
+	uint64_t lat_n[2][STATS_PRIO_MAX];	/* of them timed (latency=1) */
+	uint64_t lat_sum[2][STATS_PRIO_MAX];	/* their latencies, ns */
+};
+
 struct thread_stats {
 	/* Hot: written by the worker on every request. Reads (ops, bytes)
 	 * are the read counters of old; writes and flushes sit beside them
@@ -121,6 +131,10 @@ struct thread_stats {
 	 * stats_mark_complete): once per batch, not per request, on a line
 	 * of their own. */
 	struct fiostat_depth depth __attribute__((aligned(CACHELINE)));
+
+	/* log_prio with cmdprio_*, on lines of their own: a job without
+	 * them never touches these. */
+	struct prio_counters prio __attribute__((aligned(CACHELINE)));
 
 	struct hist lat __attribute__((aligned(CACHELINE)));
 	/* Write and flush latencies. Only a write job's slots are

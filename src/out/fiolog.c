@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/fiostat.h"
+#include "workload/prio.h"
 
 enum log_kind { LOG_BW, LOG_IOPS, LOG_LAT, LOG_CLAT, LOG_SLAT, LOG_KINDS };
 
@@ -39,6 +40,10 @@ struct job_logs {
 	/* The window being averaged: its length and each thread's sums. */
 	uint64_t window_ns;
 	struct fiolog_sample *acc;
+	/* log_prio: the priorities (the job's own first); split: an entry
+	 * per priority (cmdprio_*). */
+	struct prio_plan prio;
+	bool split;
 };
 
 struct fiolog {
@@ -172,6 +177,14 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 		jl->avg_ns = (uint64_t)j->log_avg_msec * 1000000ull;
 		if (!j->bw_log && !j->iops_log && !j->lat_log)
 			continue;
+		if (j->log_prio) {
+			ret = prio_plan_build(&jl->prio, j, e);
+			if (ret) {
+				fiolog_close(l);
+				return ret;
+			}
+			jl->split = jl->prio.on;
+		}
 		ret = job_setup(l, jl, e);
 		if (ret) {
 			fiolog_close(l);
@@ -189,9 +202,9 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 }
 
 /* One line, as fio's flush_samples() writes an averaged entry: block
- * size and offset 0, priority 0. */
+ * size and offset 0, priority 0 (log_prio: @prio). */
 static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint64_t v,
-		     unsigned dir)
+		     unsigned dir, unsigned prio)
 {
 	struct logfile *f;
 	int n;
@@ -202,11 +215,11 @@ static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint
 	if (f->broken)
 		return;
 	if (offset)
-		n = fprintf(f->f, "%llu, %llu, %u, 0, 0, 0\n", (unsigned long long)t_ms,
-			    (unsigned long long)v, dir);
+		n = fprintf(f->f, "%llu, %llu, %u, 0, 0, %u\n", (unsigned long long)t_ms,
+			    (unsigned long long)v, dir, prio);
 	else
-		n = fprintf(f->f, "%llu, %llu, %u, 0, 0\n", (unsigned long long)t_ms,
-			    (unsigned long long)v, dir);
+		n = fprintf(f->f, "%llu, %llu, %u, 0, %u\n", (unsigned long long)t_ms,
+			    (unsigned long long)v, dir, prio);
 	if (n < 0) {
 		f->broken = true;
 		say(l, "fio log %s: write failed: %s; no more entries", f->path, strerror(errno));
@@ -218,31 +231,45 @@ static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint
  * second); a mean latency rounds as fio's. A partial window (@whole
  * false, the job ended) has latency entries only: fio, too, averages the
  * latencies it has when a job exits, but takes no rate of a part window. */
-static void flush_window(struct fiolog *l, struct job_logs *jl, uint64_t t_ms, bool whole)
+/* Thread @t's entries of direction @d from @a, priority column @prio. */
+static void put_entries(struct fiolog *l, struct job_logs *jl, unsigned t, unsigned d,
+			const struct fiolog_dirsample *a, uint64_t t_ms, bool whole, unsigned prio)
 {
 	const bool off = jl->job->log_offset;
 	const double secs = (double)jl->window_ns / 1e9;
+	uint64_t ops = a->ops, n = a->lat_n;
+
+	if (!ops)
+		return;
+	if (whole) {
+		put_line(l, jl->file[LOG_BW * jl->nthreads + t], off, t_ms,
+			 (uint64_t)((double)a->bytes / 1024.0 / secs), d, prio);
+		put_line(l, jl->file[LOG_IOPS * jl->nthreads + t], off, t_ms,
+			 (uint64_t)((double)ops / secs), d, prio);
+	}
+	if (!n)
+		return;
+	put_line(l, jl->file[LOG_LAT * jl->nthreads + t], off, t_ms,
+		 (a->lat_sum_ns + n / 2) / n, d, prio);
+	put_line(l, jl->file[LOG_CLAT * jl->nthreads + t], off, t_ms,
+		 (a->lat_sum_ns + n / 2) / n, d, prio);
+}
+
+static void flush_window(struct fiolog *l, struct job_logs *jl, uint64_t t_ms, bool whole)
+{
+	/* log_prio without cmdprio_*: every request has the job's own */
+	const unsigned prio = jl->job->log_prio ? jl->prio.val[0] : 0;
 
 	for (unsigned t = 0; t < jl->nthreads; t++) {
 		const struct fiolog_sample *a = &jl->acc[t];
 
 		for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
-			uint64_t ops = a->dir[d].ops, n = a->dir[d].lat_n;
-
-			if (!ops)
+			if (!jl->split) {
+				put_entries(l, jl, t, d, &a->dir[d], t_ms, whole, prio);
 				continue;
-			if (whole) {
-				put_line(l, jl->file[LOG_BW * jl->nthreads + t], off, t_ms,
-					 (uint64_t)((double)a->dir[d].bytes / 1024.0 / secs), d);
-				put_line(l, jl->file[LOG_IOPS * jl->nthreads + t], off, t_ms,
-					 (uint64_t)((double)ops / secs), d);
 			}
-			if (!n)
-				continue;
-			put_line(l, jl->file[LOG_LAT * jl->nthreads + t], off, t_ms,
-				 (a->dir[d].lat_sum_ns + n / 2) / n, d);
-			put_line(l, jl->file[LOG_CLAT * jl->nthreads + t], off, t_ms,
-				 (a->dir[d].lat_sum_ns + n / 2) / n, d);
+			for (unsigned i = 0; i < jl->prio.n; i++)
+				put_entries(l, jl, t, d, &a->prio[d][i], t_ms, whole, jl->prio.val[i]);
 		}
 	}
 	memset(jl->acc, 0, jl->nthreads * sizeof(*jl->acc));
@@ -288,6 +315,15 @@ void fiolog_interval(struct fiolog *l, unsigned job, uint64_t t_ms, uint64_t dt_
 			jl->acc[t].dir[d].bytes += th[t].dir[d].bytes;
 			jl->acc[t].dir[d].lat_n += th[t].dir[d].lat_n;
 			jl->acc[t].dir[d].lat_sum_ns += th[t].dir[d].lat_sum_ns;
+			for (unsigned i = 0; jl->split && i < jl->prio.n; i++) {
+				struct fiolog_dirsample *a = &jl->acc[t].prio[d][i];
+				const struct fiolog_dirsample *b = &th[t].prio[d][i];
+
+				a->ops += b->ops;
+				a->bytes += b->bytes;
+				a->lat_n += b->lat_n;
+				a->lat_sum_ns += b->lat_sum_ns;
+			}
 		}
 	}
 	jl->window_ns += dt_ns;

@@ -16,7 +16,10 @@
  * and writes them as the run goes, so a killed run keeps its entries.
  * Like fio's windowed logs, an entry is an average, so its block size
  * and offset are 0, and a window in which a thread completed nothing
- * has no entry.
+ * has no entry. With log_prio=1 the priority column holds an ioprio
+ * value (fio's averaged entries hold 0): the job's own (prioclass/prio),
+ * and with cmdprio_* a thread's window has an entry per priority its
+ * requests carried, so each priority's share and latency show.
  */
 #ifndef FAULTLINE_FIOLOG_H
 #define FAULTLINE_FIOLOG_H
@@ -26,6 +29,7 @@
 
 #include "lib/err.h"
 #include "lib/job.h"
+#include "lib/stats.h"
 
 struct fiolog;
 
@@ -38,13 +42,17 @@ struct fiolog_job {
 /* fio's data directions, numbered as its logs number them. */
 enum fiolog_dir { FIOLOG_READ, FIOLOG_WRITE, FIOLOG_DIRS };
 
-/* One worker's share of one interval, per direction. */
+struct fiolog_dirsample {
+	uint64_t ops, bytes;
+	uint64_t lat_n;		/* requests timed (latency=1) */
+	uint64_t lat_sum_ns;	/* their latencies, summed */
+};
+
+/* One worker's share of one interval, per direction; with log_prio and
+ * cmdprio_*, also per priority (entries of workload/prio.h's table). */
 struct fiolog_sample {
-	struct {
-		uint64_t ops, bytes;
-		uint64_t lat_n;		/* requests timed (latency=1) */
-		uint64_t lat_sum_ns;	/* their latencies, summed */
-	} dir[FIOLOG_DIRS];
+	struct fiolog_dirsample dir[FIOLOG_DIRS];
+	struct fiolog_dirsample prio[FIOLOG_DIRS][STATS_PRIO_MAX];
 };
 
 /*

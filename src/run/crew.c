@@ -25,7 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* linux/ioprio.h's, which older headers lack. */
+#ifndef IOPRIO_WHO_PROCESS
+#define IOPRIO_WHO_PROCESS 1
+#endif
+
 #include "lib/latclock.h"
+#include "workload/prio.h"
 #include "run/loop.h"
 #include "run/placement.h"
 #include "run/prefetch.h"
@@ -92,6 +98,19 @@ static void dry_wait(struct dry_gate *g)
 		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 }
 
+/* prioclass/prio: the thread's own I/O priority, as fio's
+ * ioprio_set(IOPRIO_WHO_PROCESS, 0, ...) for each job's thread; every
+ * request it issues without one of its own carries it. */
+static int set_ioprio(const struct job *j, struct err *e)
+{
+	unsigned v = prio_job_value(j);
+
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, (int)v) < 0)
+		return err_set(e, errno, "ioprio_set(class %u, level %u): %s", v >> PRIO_CLASS_SHIFT,
+			       v & 7, strerror(errno));
+	return 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -105,6 +124,8 @@ static void *worker_main(void *arg)
 	STAT_STORE(&st->pid, getpid());
 	STAT_STORE(&st->tid, gettid());
 	ret = placement_apply(wk->job, &e);
+	if (!ret && wk->job->prio_set)
+		ret = set_ioprio(wk->job, &e);
 	if (!ret)
 		ret = worker_setup(w, &e);
 	if (!ret && wk->ops->init)

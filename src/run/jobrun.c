@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "telemetry/cgroup.h"
@@ -294,8 +296,27 @@ static int check_replay(struct job_run *jr, struct err *e)
 }
 
 /* Features that need permission are refused before anything runs. */
+/* Whether this process may use the realtime I/O class (the kernel's
+ * ioprio_check_cap: CAP_SYS_ADMIN or CAP_SYS_NICE). */
+static bool may_realtime_io(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) ||
+	       (d[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32)));
+}
+
 static int check_privileges(const struct job *j, struct err *e)
 {
+	if (prio_job_realtime(j) && !may_realtime_io())
+		return err_set(e, EPERM, "the realtime I/O priority class (prioclass=1, or "
+			       "cmdprio_class 1, fio's default for cmdprio_percentage and "
+			       "cmdprio_bssplit) needs CAP_SYS_ADMIN or CAP_SYS_NICE, which this "
+			       "process lacks; the kernel would refuse every such request "
+			       "(EPERM). Use class 2 (best effort) or 3 (idle)");
 	if (j->mem_limit) {
 		struct cgroup_info ci;
 
@@ -411,6 +432,10 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	ret = check_privileges(job, e);
 	if (ret)
 		return ret;
+	ret = prio_plan_build(&wk->prio, job, e);
+	if (ret)
+		return ret;
+	wk->prio_count = wk->prio.on && job->log_prio;
 	ret = prefetch_check(job, e);
 	if (ret)
 		return ret;

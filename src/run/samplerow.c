@@ -305,6 +305,13 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			ts->wbytes = STAT_LOAD(&st->wbytes);
 			ts->syncs = STAT_LOAD(&st->syncs);
 		}
+		if (sj->job->log_prio) {
+			const uint64_t *src = &st->prio.ops[0][0];
+			uint64_t *dst = &ts->prio.ops[0][0];
+
+			for (size_t k = 0; k < sizeof(ts->prio) / sizeof(uint64_t); k++)
+				dst[k] = STAT_LOAD(&src[k]);
+		}
 		if (sj->pool) {
 			ts->hits = STAT_LOAD(&st->pool.hits);
 			ts->misses = STAT_LOAD(&st->pool.misses);
@@ -313,6 +320,21 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
+}
+
+/* log_prio: a worker's requests per priority since the last row. */
+static void prio_share(struct fiolog_sample *sh, struct thread_samp *ts)
+{
+	for (unsigned d = 0; d < FIOLOG_DIRS; d++)
+		for (unsigned i = 0; i < STATS_PRIO_MAX; i++) {
+			struct fiolog_dirsample *p = &sh->prio[d][i];
+
+			p->ops = ts->prio.ops[d][i] - ts->prev_prio.ops[d][i];
+			p->bytes = ts->prio.bytes[d][i] - ts->prev_prio.bytes[d][i];
+			p->lat_n = ts->prio.lat_n[d][i] - ts->prev_prio.lat_n[d][i];
+			p->lat_sum_ns = ts->prio.lat_sum[d][i] - ts->prev_prio.lat_sum[d][i];
+		}
+	ts->prev_prio = ts->prio;
 }
 
 /* One CSV row for job @j covering [js->last_t, now). */
@@ -354,6 +376,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			memset(&js->share[i], 0, sizeof(js->share[i]));
 			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
 			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
+			if (job->log_prio)
+				prio_share(&js->share[i], ts);
 		}
 		ops += o - ts->prev_ops;
 		bytes += b - ts->prev_bytes;

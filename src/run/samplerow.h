@@ -72,6 +72,8 @@ struct thread_samp {
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
 	struct hist prev_lat;
+	/* log_prio: the per-priority counters now and at the previous row */
+	struct prio_counters prio, prev_prio;
 };
 
 struct job_samp {

@@ -26,6 +26,7 @@
 #include "lib/err.h"
 #include "workload/gen.h"
 #include "workload/iolog.h"
+#include "workload/prio.h"
 #include "run/pace.h"
 #include "run/record.h"
 #include "lib/job.h"
@@ -64,6 +65,10 @@ struct work {
 	 * worker i replays replay->r[i % replay->nr]. */
 	const struct replay_set *replay;
 	struct dry_gate *dry;		/* a dry start, else NULL */
+	/* cmdprio_*: each request's priority (prio.on), counted per
+	 * priority for log_prio (prio_count). */
+	struct prio_plan prio;
+	bool prio_count;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
@@ -106,6 +111,7 @@ struct worker {
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */
 	struct record rec;		/* read_iolog, write_iolog (record.h) */
 	struct pace pace;		/* rate, rate_min, thinktime (pace.h) */
+	uint64_t prio_rng[2];		/* cmdprio_*: the draws (xoroshiro128+) */
 	pthread_t thread;
 	pid_t pid;			/* thread=0: the worker's process */
 	bool started;

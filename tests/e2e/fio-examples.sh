@@ -74,7 +74,14 @@ sweep() {
 		rc=$?
 		case $want in
 		run | host)
-			if [ "$want" = host ] && [ "$nodes" -lt 2 ]; then
+			if [ "$want" = run ] && [ -n "$opt" ] && [ "$(id -u)" != 0 ]; then
+				# needs a capability this (unprivileged) run lacks: refused, naming it
+				if [ $rc = 2 ] && grep -qF -- "$opt" "$E2E_TMP/err"; then
+					pass "$label $name is refused without $opt (not root)"
+				else
+					fail "$label $name is refused without $opt (not root)" "exit $rc" "$(head -c 400 "$E2E_TMP/err")"
+				fi
+			elif [ "$want" = host ] && [ "$nodes" -lt 2 ]; then
 				echo "skip - $label $name needs a second NUMA node ($nodes here)"
 			elif [ $rc = 0 ]; then
 				pass "$label $name runs"

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# fio's per-request options (issue 29), each checked where doing nothing
+# would show: cmdprio_percentage's share in log_prio's column and its
+# requests' latencies apart, prioclass in that column for a sync engine,
+# the realtime class refused without the capability, zonemode=strided's
+# offsets in write_iolog.
+. "$(dirname "$0")/lib.sh"
+
+data=$E2E_TMP/data
+mkdata "$data" 16
+cd "$E2E_TMP" || exit 1
+
+# cmdprio_percentage=20 with best effort 0 against the job's idle class:
+# a fifth of the requests (iops log, by priority column) carry
+# 2<<13|0 = 16384, the rest 3<<13|0 = 24576. No realtime class, so it
+# runs unprivileged too.
+for eng in io_uring libaio; do
+	rm -f prio_*.log
+	expect_exit 0 "$eng: cmdprio_percentage runs" "$FAULTLINE" --quiet --output=/dev/null \
+		--name=p --filename="$data" --size=16m --rw=randread --bs=4k --direct=1 \
+		--ioengine=$eng --iodepth=8 --time_based --runtime=2 --prioclass=3 \
+		--cmdprio_percentage=20 --cmdprio_class=2 --cmdprio=0 --log_prio=1 \
+		--write_iops_log=prio --write_lat_log=prio --randseed=7
+	pycheck "$eng: a fifth of the requests carry cmdprio's value in log_prio's column" '
+import sys
+n = {}
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    n[int(f[4])] = n.get(int(f[4]), 0) + int(f[1])
+assert set(n) == {16384, 24576}, n
+share = n[16384] / (n[16384] + n[24576])
+assert 0.17 < share < 0.23, (share, n)
+' "$E2E_TMP/prio_iops.1.log"
+	pycheck "$eng: each priority has its own latency entries" '
+import sys
+p = {int(l.split(",")[4]) for l in open(sys.argv[1]) if l.strip()}
+assert p == {16384, 24576}, p
+' "$E2E_TMP/prio_clat.1.log"
+done
+
+# prioclass/prio for a sync engine: ioprio_set on the thread; log_prio's
+# column holds its value (2<<13|5 = 16389), and without log_prio fio's 0.
+rm -f sp_*.log
+expect_exit 0 "psync: prioclass=2 prio=5 runs" "$FAULTLINE" --quiet --output=/dev/null \
+	--name=s --filename="$data" --size=16m --rw=randread --bs=4k --ioengine=psync \
+	--time_based --runtime=1 --prioclass=2 --prio=5 --log_prio=1 --write_iops_log=sp
+pycheck "psync: log_prio's column is the job's ioprio" '
+import sys
+p = {int(l.split(",")[4]) for l in open(sys.argv[1]) if l.strip()}
+assert p == {16389}, p
+' "$E2E_TMP/sp_iops.1.log"
+
+# cmdprio on a sync engine is fio's engine option of io_uring and libaio.
+expect_exit 2 "cmdprio_percentage with psync is refused" "$FAULTLINE" --parse-only \
+	--name=s --filename="$data" --size=16m --rw=randread --ioengine=psync --cmdprio_percentage=10
+# The realtime class needs CAP_SYS_ADMIN or CAP_SYS_NICE: refused before
+# anything runs without it (the kernel would fail every request).
+if [ "$(id -u)" != 0 ]; then
+	expect_exit 2 "realtime cmdprio_class without the capability is refused" "$FAULTLINE" \
+		--quiet --output=/dev/null --name=r --filename="$data" --size=16m --rw=randread \
+		--direct=1 --ioengine=io_uring --runtime=1 --cmdprio_percentage=10 --cmdprio_class=1
+	grep -q CAP_SYS_NICE "$E2E_TMP/err" && pass "the refusal names the capability" ||
+		fail "the refusal names the capability" "$(head -c 300 "$E2E_TMP/err")"
+else
+	expect_exit 0 "realtime cmdprio_class runs as root" "$FAULTLINE" --quiet --output=/dev/null \
+		--name=r --filename="$data" --size=16m --rw=randread --direct=1 --ioengine=io_uring \
+		--time_based --runtime=1 --cmdprio_percentage=10 --cmdprio_class=1
+fi
+
+# zonemode=strided: 16k in a zone, then 48k skipped (fio 3.33's own
+# write_iolog of this job starts 0 4 8 12 64 68 ...).
+rm -f zones.log
+expect_exit 0 "zonemode=strided runs" "$FAULTLINE" --quiet --output=/dev/null --name=z \
+	--filename="$data" --size=1m --bs=4k --rw=read --zonemode=strided --zonesize=16k \
+	--zoneskip=48k --ioengine=psync --write_iolog=zones.log
+pycheck "zonemode=strided: write_iolog's offsets follow zonesize and zoneskip" '
+import sys
+offs = [int(l.split()[3]) // 1024 for l in open(sys.argv[1]) if " read " in l]
+assert offs[:10] == [0, 4, 8, 12, 64, 68, 72, 76, 128, 132], offs[:10]
+assert len(offs) == 256, len(offs)
+assert all(o % 64 < 16 for o in offs), offs
+' "$E2E_TMP/zones.log"
+
+e2e_done
