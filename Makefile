@@ -11,7 +11,7 @@
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
-PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent
+PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash
 CFLAGS  ?= -O2 -g
 # snprintf into fixed buffers truncates on purpose (messages, names), so
 # -Wformat-truncation would flag every bounded snprintf.
@@ -47,7 +47,8 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # (openmpi-bin); the binary loads libmpi only when started by mpirun.
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
-	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev
+	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
+	   nettle-dev libxxhash-dev
 # What only the tests need: a browser to open verdict.html in (issue 16).
 CHECK_DEB_PKGS = chromium
 

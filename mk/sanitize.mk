@@ -177,11 +177,12 @@ FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracef
 FUZZ_LIBS_perfev_decode_group      = $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
 				     src/job/optshape.c src/job/optrun.c src/job/optio.c src/workload/gen.c src/workload/zipf.c \
+				     src/workload/checksum.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
 				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c \
 				     src/telemetry/procfs.c src/lib/err.c
-FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz
+FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz -lisal -lnettle -lxxhash
 
 # A harness whose parser is not in the tree yet is left out, not failed.
 fuzz_ready   = $(if $(filter-out $(wildcard $(FUZZ_SRCS_$1)),$(FUZZ_SRCS_$1)),,$1)

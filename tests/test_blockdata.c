@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "workload/blockdata.h"
+#include "workload/checksum.h"
 
 #define MAXLEN	65536u
 
@@ -298,6 +299,73 @@ static void test_body_incompressible(void **state)
 	free(b);
 }
 
+
+/* Known answers of the checksums from their libraries (the CRCs' check
+ * value over "123456789": crc32 0xCBF43926, crc64 ECMA-182 reflected
+ * (XZ) 0x995DC9BBDF1939FA, crc16 T10-DIF 0xD0DB, crc7 0x75, md5
+ * 25f9e794323b453885f5181f1b624d0b). */
+static void test_checksum_known(void **state)
+{
+	static const uint8_t md5[] = { 0x25, 0xf9, 0xe7, 0x94, 0x32, 0x3b, 0x45, 0x38,
+				       0x85, 0xf5, 0x18, 0x1f, 0x1b, 0x62, 0x4d, 0x0b };
+	uint8_t out[CHECKSUM_MAX];
+	uint32_t v32;
+	uint64_t v64;
+	uint16_t v16;
+
+	(void)state;
+	checksum(VERIFY_CRC32, "123456789", 9, out);
+	memcpy(&v32, out, 4);
+	assert_int_equal(v32, 0xCBF43926u);
+	checksum(VERIFY_CRC32C, "123456789", 9, out);
+	memcpy(&v32, out, 4);
+	assert_int_equal(v32, 0xE3069283u);
+	checksum(VERIFY_CRC64, "123456789", 9, out);
+	memcpy(&v64, out, 8);
+	assert_true(v64 == 0x995DC9BBDF1939FAull);
+	checksum(VERIFY_CRC16, "123456789", 9, out);
+	memcpy(&v16, out, 2);
+	assert_int_equal(v16, 0xD0DB);
+	checksum(VERIFY_CRC7, "123456789", 9, out);
+	assert_int_equal(out[0], 0x75);
+	checksum(VERIFY_MD5, "123456789", 9, out);
+	assert_memory_equal(out, md5, sizeof(md5));
+	assert_int_equal(checksum_by_name("crc32c-intel"), VERIFY_CRC32C);
+	assert_int_equal(checksum_by_name("sha3-512"), VERIFY_SHA3_512);
+	assert_int_equal(checksum_by_name("pattern"), -1);
+}
+
+/* Every checksum: a stamped block checks, and a flipped bit anywhere
+ * past the magic (body, header, digest) is caught; a block written for
+ * another offset says so. */
+static void test_checksums_catch_flips(void **state)
+{
+	(void)state;
+	for (int m = VERIFY_CRC64; m < VERIFY_MODES; m++) {
+		uint32_t len = 4096;
+		uint8_t *b = block(len, (uint64_t)m);
+		uint64_t g = 0;
+
+		blockdata_stamp_sum(b, len, 8192, 7, m);
+		assert_int_equal(blockdata_check(b, len, 8192, &g), 0);
+		assert_true(g == 7);
+		assert_int_equal(blockdata_check(b, len, 4096, NULL), -EFAULT);
+		/* crc7 and crc16 miss some multi-bit errors by design; a
+		 * single flip each catches (a sample of bits, all modes) */
+		for (uint32_t bit = 64; bit < len * 8; bit += 61) {
+			int r;
+
+			b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			r = blockdata_check(b, len, 8192, NULL);
+			b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			if (r == 0)
+				fail_msg("%s: flip of bit %u not caught", checksum_name(m), bit);
+		}
+		assert_int_equal(blockdata_check(b, len, 8192, NULL), 0);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +382,8 @@ int main(void)
 		cmocka_unit_test(test_length),
 		cmocka_unit_test(test_each_write_differs),
 		cmocka_unit_test(test_body_incompressible),
+		cmocka_unit_test(test_checksum_known),
+		cmocka_unit_test(test_checksums_catch_flips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

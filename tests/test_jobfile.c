@@ -374,8 +374,14 @@ static void test_write_options(void **state)
 	assert_int_equal(j->verify, VERIFY_NONE);
 	joblist_free(&jl);
 
-	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\n", "verify=md5 at job.fio:4",
-		   "md5 is an fio option value faultline does not support", "crc32c", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=pattern\n", "verify=pattern at job.fio:4",
+		   "pattern is an fio option value faultline does not support", NULL);
+	j = one_job(&jl, "rw=write\nverify=md5\n");
+	assert_int_equal(j->verify, VERIFY_MD5);
+	joblist_free(&jl);
+	j = one_job(&jl, "rw=write\nverify=meta\n");
+	assert_int_equal(j->verify, VERIFY_CRC32C);
+	joblist_free(&jl);
 	expect_bad("[j]\nsize=1m\nrw=write\nsync=maybe\n", "sync=maybe", "dsync", NULL);
 	expect_bad("[j]\nsize=1m\nrwmixread=101\n", "rwmixread=101", NULL);
 	expect_bad("[j]\nsize=1m\nrwmixwrite=101\n", "rwmixwrite=101", NULL);

@@ -49,6 +49,7 @@
 
 #include <liburing.h>
 
+#include "engines/atomicw.h"
 #include "engines/engine.h"
 #include "engines/uncached.h"
 
@@ -193,6 +194,8 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 			io_uring_prep_write_fixed(sqe, fd, r->wbuf, r->len, r->off, u->depth + r->slot);
 		else
 			io_uring_prep_write(sqe, fd, r->wbuf, r->len, r->off);
+		if (t->atomic)
+			sqe->rw_flags = RWF_ATOMIC;
 	} else if (__builtin_expect(r->op == IO_FLUSH, 0)) {
 		/* A flush is about the file: the registered descriptor
 		 * serves, O_DIRECT or not. */

@@ -37,6 +37,7 @@
 #define IOCB_FLAG_IOPRIO (1 << 1)
 #endif
 
+#include "engines/atomicw.h"
 #include "engines/engine.h"
 
 /*
@@ -144,8 +145,11 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 		r->data = NULL;
 		return ENGINE_DONE;
 	}
-	if (__builtin_expect(r->op == IO_WRITE, 0))
+	if (__builtin_expect(r->op == IO_WRITE, 0)) {
 		io_prep_pwrite(cb, a->direct ? t->fd_direct : t->fd, r->wbuf, r->len, r->off);
+		if (t->atomic)
+			cb->aio_rw_flags = RWF_ATOMIC;
+	}
 	else
 		io_prep_pread(cb, a->direct ? t->fd_direct : t->fd, r->buf, r->len, r->off);
 	if (__builtin_expect(r->ioprio != 0, 0)) {

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "engines/atomicw.h"
 #include "engines/engine.h"
 #include "engines/uncached.h"
 
@@ -33,6 +34,15 @@ static int psync_queue(struct engine_thread *et, struct io_req *r)
 		r->data = r->buf;
 		break;
 	case IO_WRITE:
+		if (t->atomic) {
+			struct iovec iov = { .iov_base = r->wbuf, .iov_len = r->len };
+
+			do
+				n = pwritev2(fd, &iov, 1, (off_t)r->off, RWF_ATOMIC);
+			while (n < 0 && errno == EINTR);
+			r->data = NULL;
+			break;
+		}
 		do
 			n = pwrite(fd, r->wbuf, r->len, (off_t)r->off);
 		while (n < 0 && errno == EINTR);

@@ -36,6 +36,8 @@ struct target {
 	uint64_t laid_out;	/* bytes target_open wrote to create/extend the file */
 	bool flush_denied;	/* last target_invalidate could not BLKFLSBUF
 				 * (no CAP_SYS_ADMIN): only fadvise was used */
+	bool atomic;		/* atomic=1 and it takes them: writes carry
+				 * RWF_ATOMIC (atomicw.h) */
 };
 
 /* Hooks for progress and warnings while targets are prepared; both may

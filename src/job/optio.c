@@ -249,6 +249,12 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 	if (j->random_distribution == DIST_SEQUENCE && !job_rw_random(j->rw))
 		return err_set(e, EINVAL, "job '%s': random_distribution=sequence places random "
 			       "requests; rw is sequential", j->name);
+	if (j->atomic && (eng->flags & (ENGINE_F_MAPPED | ENGINE_F_POOL | ENGINE_F_NO_TARGET)))
+		return err_set(e, EINVAL, "job '%s': atomic=1 asks for RWF_ATOMIC writes, and "
+			       "ioengine=%s issues none (%s)", j->name, eng->name,
+			       (eng->flags & ENGINE_F_MAPPED) ? "stores into a mapping" :
+			       (eng->flags & ENGINE_F_POOL) ? "its pool writes frames back on its own" :
+							      "no I/O at all");
 	if (cmdprio_on(j)) {
 		if (strcmp(eng->name, "io_uring") && strcmp(eng->name, "libaio"))
 			return err_set(e, EINVAL, "job '%s': cmdprio_percentage and cmdprio_bssplit "

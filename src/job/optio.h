@@ -74,4 +74,11 @@ static inline bool job_zoned(const struct job *j)
 	{ .name = "log_prio", .type = OPT_BOOL, .off = OPTIO_OFF(log_prio), .def = "0", \
 	  .help = "fio logs: the priority column holds the ioprio value, and latency entries are split by priority" },
 
+/* Entries of option_table (options.c): fio's verify and atomic writes. */
+#define OPTIO_VERIFY_TABLE \
+	{ .name = "atomic", .type = OPT_BOOL, .off = OPTIO_OFF(atomic), .def = "0", \
+	  .help = "writes carry RWF_ATOMIC (whole or not at all) where the target takes them (direct=1, statx's atomic unit sizes); elsewhere a warning and plain writes" }, \
+	{ .name = "verify_write_sequence", .type = OPT_BOOL, .off = OPTIO_OFF(verify_write_sequence), \
+	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" },
+
 #endif

@@ -22,6 +22,7 @@
 #include "engines/engine.h"
 #include "engines/vmcache.h"
 #include "job/optio.h"
+#include "workload/checksum.h"
 #include "job/optset.h"
 #include "job/optrun.h"
 #include "job/optshape.h"
@@ -140,32 +141,32 @@ static int parse_sync(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* verify=: crc32c only; fio's other modes are refused as fio's unknown
- * options are, naming them as fio's. */
+/* verify=: fio's checksums (workload/checksum.h), crc32c-intel being
+ * crc32c; meta, fio's header check, is what every verify here does (the
+ * header's offset, generation and length are always checked), with
+ * crc32c. fio's pattern and null modes are refused as fio's unknown
+ * options are. */
 static int parse_verify(struct job *j, const struct option_def *o, const char *val,
 			const struct option_ctx *c, struct err *e)
 {
-	static const char *const fio_modes[] = { "md5", "crc64", "crc32", "crc16", "crc7", "sha1",
-						 "sha256", "sha512", "sha3-224", "sha3-256",
-						 "sha3-384", "sha3-512", "xxhash", "meta", "pattern",
-						 "null", NULL };
+	int m;
 
 	(void)o;
-	if (val && (!strcmp(val, "0") || !strcmp(val, "none"))) {
-		j->verify = VERIFY_NONE;
-		return 0;
-	}
-	/* fio's crc32c-intel is crc32c computed with the CPU's instruction,
-	 * as faultline always does where the CPU has one. */
-	if (val && (!strcmp(val, "crc32c") || !strcmp(val, "crc32c-intel"))) {
+	if (val && !strcmp(val, "meta")) {
 		j->verify = VERIFY_CRC32C;
 		return 0;
 	}
-	for (int i = 0; val && fio_modes[i]; i++)
-		if (!strcmp(val, fio_modes[i]))
-			return opt_fail(c, val, e, "%s is an fio option value faultline does not "
-					"support; faultline verifies with crc32c (verify=crc32c)", val);
-	return opt_fail(c, val, e, "expected 0 or crc32c");
+	m = val ? checksum_by_name(val) : -1;
+	if (m >= 0) {
+		j->verify = (enum verify_mode)m;
+		return 0;
+	}
+	if (val && (!strcmp(val, "pattern") || !strcmp(val, "null")))
+		return opt_fail(c, val, e, "%s is an fio option value faultline does not "
+				"support: faultline's blocks carry their own header and checksum", val);
+	return opt_fail(c, val, e, "expected 0, crc32c (crc32c-intel), crc64, crc32, crc16, crc7, "
+			"md5, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, "
+			"xxhash or meta");
 }
 
 static int parse_ioengine(struct job *j, const struct option_def *o, const char *val,
@@ -657,8 +658,8 @@ const struct option_def option_table[] = {
 	  .syntax = "0|1|none|dsync|sync",
 	  .help = "write jobs open targets O_DSYNC (1, dsync) or O_SYNC (sync); refused with mmap" },
 	{ .name = "verify", .type = OPT_CUSTOM, .off = OFF(verify), .def = "0", .parse = parse_verify,
-	  .syntax = "0|crc32c",
-	  .help = "crc32c: read back every block the job wrote at its end, count mismatches" },
+	  .syntax = "0|crc32c|crc64|crc32|crc16|crc7|md5|sha1|sha256|sha512|sha3-*|xxhash|meta",
+	  .help = "read back every block the job wrote at its end, checked with this checksum (fio's names), count mismatches" },
 	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
 	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
 	{ .name = "write_bw_log", .type = OPT_STR, .off = OFF(bw_log), .parse = parse_log_prefix,
@@ -718,6 +719,7 @@ const struct option_def option_table[] = {
 	OPTRUN_TABLE
 	OPTIO_TABLE
 	OPTIO_PRIO_TABLE
+	OPTIO_VERIFY_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);
@@ -883,7 +885,7 @@ static int fmt_special(const struct job *j, const struct option_def *o, char *bu
 	else if (o->parse == parse_sync)
 		snprintf(buf, len, "%s", j->sync == SYNC_NONE ? "0" : j->sync == SYNC_DSYNC ? "dsync" : "sync");
 	else if (o->parse == parse_verify)
-		snprintf(buf, len, "%s", j->verify == VERIFY_CRC32C ? "crc32c" : "0");
+		snprintf(buf, len, "%s", j->verify == VERIFY_NONE ? "0" : checksum_name(j->verify));
 	else
 		return -1;
 	return 1;

@@ -36,7 +36,12 @@ enum ss_metric { SS_IOPS, SS_BW, SS_LAT };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
 /* sync=: how write jobs open their targets (SPEC 10). */
 enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
-enum verify_mode { VERIFY_NONE, VERIFY_CRC32C };
+/* verify=: fio's checksums (workload/checksum.h); the value is also the
+ * type byte of a written block's header (blockdata.h), so never reorder. */
+enum verify_mode { VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC64, VERIFY_CRC32, VERIFY_CRC16,
+		   VERIFY_CRC7, VERIFY_MD5, VERIFY_SHA1, VERIFY_SHA256, VERIFY_SHA512,
+		   VERIFY_SHA3_224, VERIFY_SHA3_256, VERIFY_SHA3_384, VERIFY_SHA3_512,
+		   VERIFY_XXHASH, VERIFY_MODES };
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
@@ -273,6 +278,8 @@ struct job {
 	bool end_fsync;			/* one timed flush per written target at the end */
 	enum sync_mode sync;		/* O_DSYNC / O_SYNC opens */
 	enum verify_mode verify;	/* read every written block back at the end */
+	bool atomic;			/* writes with RWF_ATOMIC where the target takes them */
+	bool verify_write_sequence;	/* fio's; accepted (job/optio.h says what it means here) */
 	bool allow_destructive;		/* write a block device that carries data */
 
 	/* ioengine=bufpool and vmcache (SPEC 3; engine_bufpool.c,

@@ -38,6 +38,7 @@
 #include "job/options.h"
 #include "out/json_fio.h"
 #include "out/outfile.h"
+#include "workload/checksum.h"
 
 /* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
@@ -283,7 +284,7 @@ static void put_writes(json_t *o, const struct job_result *jr)
 		return;
 	}
 	v = json_object();
-	put(v, "mode", json_string("crc32c"));
+	put(v, "mode", json_string(checksum_name(j->verify)));
 	put(v, "complete", json_boolean(w->verify_complete));
 	put(v, "blocks_checked", ju64(w->verify_blocks));
 	put(v, "mismatches", ju64(w->verify_bad));

@@ -14,7 +14,7 @@
  *     write: IOPS=..., BW=..., ops=...
  *       lat (usec): ...
  *     sync: 312 flushes (fsync), lat (usec): min=..., p50=..., p99=..., max=...
- *     verify: 1895 blocks read back (crc32c), 0 mismatches
+ *     verify: 1895 blocks read back (crc32c), 0 mismatches   (verify=crc64: "(crc64)")
  * and its device lines say what was written too.
  *
  * then the system-wide block and, with several jobs, a comparison table.
@@ -30,6 +30,7 @@
 
 #include "engines/engine.h"
 #include "out/explain_out.h"
+#include "workload/checksum.h"
 #include "workload/verify.h"
 
 static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
@@ -434,8 +435,8 @@ static void print_writes(FILE *f, const struct job_result *jr)
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
 	if (w->verify) {
-		fprintf(f, "  verify: %" PRIu64 " blocks read back (crc32c), %" PRIu64 " mismatches%s\n",
-			w->verify_blocks, w->verify_bad,
+		fprintf(f, "  verify: %" PRIu64 " blocks read back (%s), %" PRIu64 " mismatches%s\n",
+			w->verify_blocks, checksum_name(j->verify), w->verify_bad,
 			w->verify_complete ? "" : " (not complete: the job stopped first)");
 		if (w->verify_bad)
 			fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",

@@ -23,6 +23,7 @@
 #include "telemetry/cgroup.h"
 #include "telemetry/devinfo.h"
 #include "telemetry/procfs.h"
+#include "engines/atomicw.h"
 #include "engines/devsafety.h"
 #include "engines/engine.h"
 #include "lib/latclock.h"
@@ -462,6 +463,27 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		ret = uncached_probe(jr->targets[i].fd, jr->targets[i].base, jr->targets[i].path, e);
 		if (ret)
 			goto fail;
+	}
+
+	/* atomic=1: RWF_ATOMIC where the target takes it, else a warning
+	 * and plain writes (the man page says so). */
+	for (unsigned i = 0; job->atomic && job_writes(job) && i < jr->ntargets; i++) {
+		struct target *t = &jr->targets[i];
+		char why[200];
+
+		if (!job->direct || t->fd_direct < 0)
+			snprintf(why, sizeof(why), "RWF_ATOMIC needs direct=1");
+		else
+			t->atomic = atomicw_probe(t->fd_direct, job_bs_max(job, JOB_DIR_WRITE), why,
+						  sizeof(why));
+		if (!t->atomic && jr->hooks && jr->hooks->warn) {
+			char line[600];
+
+			snprintf(line, sizeof(line), "job '%s': atomic=1: %s: %s; its writes go without "
+				 "RWF_ATOMIC, untorn only as far as the device makes them", job->name,
+				 t->path, why);
+			jr->hooks->warn(jr->hooks->arg, line);
+		}
 	}
 
 	if (jr->replaying) {

@@ -422,7 +422,10 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 	off = writes_place(&w->wr, tgt, off);
 	r->op = IO_WRITE;
 	r->off = off;
-	blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
+	if (__builtin_expect(w->wr.sum != 0, 0))
+		blockdata_stamp_sum(r->wbuf, r->len, off, ++w->wr.gen, w->wr.sum);
+	else
+		blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
 }
 
 /*

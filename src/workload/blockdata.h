@@ -12,6 +12,15 @@
  *   byte 28  u32  crc32c      CRC32C of all @length bytes of the block,
  *                             computed with these 4 bytes taken as zero
  *
+ * With another of fio's checksums (verify=crc64, md5, sha256, ...;
+ * checksum.h) the header is the second form, magic "FAULTLN2": the same
+ * offset, generation and length, then
+ *
+ *   byte 28  u8   checksum    enum verify_mode of the digest
+ *   byte 29  3 bytes 0
+ *   byte 32  the digest       checksum_len bytes, of all @length bytes of
+ *                             the block computed with these bytes zero
+ *
  * The check needs nothing but the block and where it was read from:
  * no record of what was written, so a crash can be checked afterwards.
  */
@@ -25,6 +34,8 @@
 /* "FAULTLN1" read as a little-endian u64: a hex dump of a written block
  * starts with the name of the tool that wrote it. */
 #define BLOCKDATA_MAGIC		0x314e4c544c554146ull
+/* "FAULTLN2": the header of a block with another checksum. */
+#define BLOCKDATA_MAGIC2	0x324e4c544c554146ull
 /* The granularity of the per-write change: a sector, the smallest unit a
  * device may deduplicate or tear a write at. */
 #define BLOCKDATA_SECTOR	512u
@@ -44,8 +55,13 @@ void blockdata_init(uint8_t *buf, uint32_t len, uint64_t seed);
  */
 void blockdata_stamp(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen);
 
+/* blockdata_stamp with checksum @m (enum verify_mode) in the second
+ * header form; crc32c (or none) is blockdata_stamp's. */
+void blockdata_stamp_sum(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m);
+
 /*
- * Check a block of @len bytes read back from byte offset @off.
+ * Check a block of @len bytes read back from byte offset @off, in
+ * either header form (the block says which checksum it carries).
  *   0        a valid block written at @off (its generation in *@gen)
  *   -ENOENT  no header: never written by faultline
  *   -EBADMSG header magic present but the CRC does not match: torn or

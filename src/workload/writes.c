@@ -40,6 +40,7 @@ int writes_setup(struct writes *ws, const struct writes_config *c,
 		ws->own_w = c->worker;
 	}
 	ws->verify = j->verify != VERIFY_NONE;
+	ws->sum = j->verify > VERIFY_CRC32C ? (int)j->verify : 0;
 	writes_flush_init(&ws->fl, j->fsync_every ? j->fsync_every : j->fdatasync_every,
 			  c->interval, 0);
 

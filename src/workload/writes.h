@@ -75,6 +75,8 @@ struct writes {
 
 	struct writes_flush fl;
 	bool verify;
+	int sum;			/* verify=crc64, md5...: the header's checksum
+					 * (blockdata_stamp_sum); 0: crc32c */
 };
 
 struct writes_config {

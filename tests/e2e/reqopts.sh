@@ -3,7 +3,8 @@
 # would show: cmdprio_percentage's share in log_prio's column and its
 # requests' latencies apart, prioclass in that column for a sync engine,
 # the realtime class refused without the capability, zonemode=strided's
-# offsets in write_iolog.
+# offsets in write_iolog, verify=crc64 (and md5) catching a corrupted
+# block, atomic=1's fallback said.
 . "$(dirname "$0")/lib.sh"
 
 data=$E2E_TMP/data
@@ -80,5 +81,40 @@ assert offs[:10] == [0, 4, 8, 12, 64, 68, 72, 76, 128, 132], offs[:10]
 assert len(offs) == 256, len(offs)
 assert all(o % 64 < 16 for o in offs), offs
 ' "$E2E_TMP/zones.log"
+
+# verify=crc64: a write job's blocks check at its end; a byte changed
+# afterwards in one block is the one mismatch faultline --verify finds.
+for sum in crc64 md5; do
+	rm -f "$E2E_TMP/vd"
+	printf '[w]\nfilename=%s\nsize=2m\nbs=4k\nrw=write\nioengine=psync\nverify=%s\n' \
+		"$E2E_TMP/vd" "$sum" >"$E2E_TMP/v.fio"
+	expect_exit 0 "verify=$sum: the job's read-back finds nothing wrong" "$FAULTLINE" --quiet \
+		--output-format=json --output="$E2E_TMP/v.json" "$E2E_TMP/v.fio"
+	pycheck "verify=$sum: every block checked with $sum" '
+import json, sys
+v = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["verify"]
+assert v["mode"] == sys.argv[2] and v["blocks_checked"] == 512 and v["mismatches"] == 0, v
+' "$E2E_TMP/v.json" "$sum"
+	printf 'X' | dd of="$E2E_TMP/vd" bs=1 seek=$((4096 * 7 + 1000)) conv=notrunc status=none
+	expect_exit 1 "verify=$sum: a corrupted block fails faultline --verify" "$FAULTLINE" --verify "$E2E_TMP/v.fio"
+	grep -q "1 mismatches" "$E2E_TMP/out" && grep -q "offset 28672" "$E2E_TMP/out" &&
+		pass "verify=$sum: the mismatch is the corrupted block" ||
+		fail "verify=$sum: the mismatch is the corrupted block" "$(head -c 400 "$E2E_TMP/out")"
+done
+
+# atomic=1: RWF_ATOMIC where statx says the target takes it; elsewhere
+# (this host's disks) one warning naming what statx said, and the job
+# runs with plain writes.
+expect_exit 0 "atomic=1 runs" "$FAULTLINE" --quiet --output=/dev/null --name=a --filename="$data" \
+	--size=4m --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --atomic=1 \
+	--verify=crc64 --verify_write_sequence=0 --numjobs=2
+if grep -q "atomic=1" "$E2E_TMP/err"; then
+	grep -q "without RWF_ATOMIC" "$E2E_TMP/err" && pass "atomic=1: the fallback is said" ||
+		fail "atomic=1: the fallback is said" "$(head -c 300 "$E2E_TMP/err")"
+else
+	pass "atomic=1: the target takes RWF_ATOMIC writes (no warning)"
+fi
+expect_exit 2 "atomic=1 with mmap is refused" "$FAULTLINE" --parse-only --name=a \
+	--filename="$data" --size=4m --rw=write --ioengine=mmap --atomic=1
 
 e2e_done
