@@ -60,7 +60,7 @@ asan ubsan tsan:
 # reports also go to files and any file at all fails the check. Which
 # suites run under ASan: E2E_ASAN (the top Makefile says why, at e2e).
 E2E_ASAN = async badinput bufpool chaos engines fio-examples fio-json memory reliability reqopts \
-	   replay shapes telemetry verdict vmcache writeback writes
+	   replay runctl shapes telemetry verdict vmcache writeback writes
 check-asan: deps
 	$(call san_build,asan)
 	@fail=0; \

@@ -17,6 +17,7 @@
 
 #include "job/jobcheck.h"
 #include "job/options.h"
+#include "run/pace.h"
 #include "run/runctl.h"
 
 #define SEC 1000000000ull
@@ -104,6 +105,74 @@ static void other_values(void **state)
 	assert_int_equal(j.exit_what, EXIT_WHAT_GROUP);
 	option_release(&j);
 	assert_int_not_equal(set_fails("exit_what", "some"), 0);
+
+	job_of(&j, (const char *const[]){ "flow", "8", "flow_id", "3", "flow_sleep", "1000",
+					   "flow_watermark", "5", NULL });
+	assert_int_equal(j.flow, 8);
+	assert_int_equal(j.flow_id, 3);
+	assert_int_equal(j.flow_sleep_us, 1000);
+	option_release(&j);
+	assert_int_not_equal(set_fails("flow", "1001"), 0);	/* fio's FLOW_MAX_WEIGHT */
+}
+
+/*
+ * fio's flow: threads offered turns in any order issue in the ratio of
+ * their weights; one that leaves takes its requests and weight along,
+ * and the one left alone is never held back.
+ */
+static void flow(void **state)
+{
+	struct pace_flow f = { .count = 1 };
+	struct job ja, jb;
+	struct pace a, b;
+	unsigned na = 2, nb = 3, x = 12345;
+
+	(void)state;
+	job_of(&ja, (const char *const[]){ "flow", "1", NULL });
+	job_of(&jb, (const char *const[]){ "flow", "3", NULL });
+	pace_init(&a, &ja, 0, 1);
+	pace_init(&b, &jb, 0, 1);
+	assert_false(a.on);
+	/* the controller counts both weights before either starts */
+	pace_flow_join(&f, 1, 1, false);
+	pace_flow_join(&f, 3, 1, false);
+	assert_int_equal(f.weight, 4);
+	pace_flow_init(&a, &ja, &f);
+	pace_flow_init(&b, &jb, &f);
+	assert_true(a.on && b.on);
+	/* a, first: one request, then it waits for b's three */
+	assert_false(pace_flow_ahead(&a));
+	assert_true(pace_flow_ahead(&a));
+	for (unsigned i = 0; i < 3; i++)
+		assert_false(pace_flow_ahead(&b));
+	assert_false(pace_flow_ahead(&a));
+	pace_begin(&a);
+	pace_begin(&b);
+	/* turns at random, a offered three times as often as b */
+	for (unsigned i = 0; i < 40000; i++) {
+		x = x * 1103515245u + 12345u;
+		if ((x >> 16) % 4)
+			na += !pace_flow_ahead(&a);
+		else
+			nb += !pace_flow_ahead(&b);
+	}
+	assert_int_equal(na, a.flow_count);
+	assert_int_equal(nb, b.flow_count);
+	assert_int_equal(f.count, 1 + na + nb);
+	/* within a request of 1:3 */
+	assert_true(nb >= 3 * na - 3 && nb <= 3 * na + 3);
+	assert_true(na > 1000);
+	pace_end(&b);
+	assert_int_equal(f.weight, 1);
+	assert_int_equal(f.count, 1 + na);
+	for (unsigned i = 0; i < 100; i++)
+		assert_false(pace_flow_ahead(&a));
+	pace_end(&a);
+	pace_end(&a);	/* once only */
+	assert_int_equal(f.weight, 0);
+	assert_int_equal(f.count, 1);
+	option_release(&ja);
+	option_release(&jb);
 }
 
 /* fio's rules: ss_interval >= 1s, ss_dur a multiple, longer. */
@@ -242,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ss_parse),
 		cmocka_unit_test(other_values),
+		cmocka_unit_test(flow),
 		cmocka_unit_test(checks),
 		cmocka_unit_test(judge),
 		cmocka_unit_test(readings),

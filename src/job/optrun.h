@@ -58,6 +58,16 @@ extern const char *const optrun_exit_what_names[];
 	  .help = "run this long before the first steady-state sample" }, \
 	{ .name = "steadystate_check_interval", .aliases = "ss_interval", .type = OPT_TIME, \
 	  .off = OPTRUN_OFF(ss_interval_ns), .def = "1", \
-	  .help = "time between steady-state samples (at least 1s; ss_dur a multiple of it)" },
+	  .help = "time between steady-state samples (at least 1s; ss_dur a multiple of it)" }, \
+	{ .name = "flow", .type = OPT_INT, .off = OPTRUN_OFF(flow), .def = "0", .max = OPTRUN_FLOW_MAX, \
+	  .help = "weight in fio's token flow control: the threads of jobs sharing a flow_id issue requests in the ratio of their weights (0: none)" }, \
+	{ .name = "flow_id", .type = OPT_INT, .off = OPTRUN_OFF(flow_id), .def = "0", \
+	  .help = "the flow this job's weight counts in" }, \
+	{ .name = "flow_sleep", .type = OPT_INT, .off = OPTRUN_OFF(flow_sleep_us), .def = "0", \
+	  .syntax = "usec", \
+	  .help = "microseconds a thread held back by flow sleeps before trying again (0: it tries at once)" }, \
+	{ .name = "flow_watermark", .type = OPT_CUSTOM, .parse = optrun_noop, .syntax = "int", \
+	  .noop = FIO_NOOP_FLOW_WATERMARK, \
+	  .help = "fio's; accepted, no effect: deprecated in fio, where it has none either" },
 
 #endif

@@ -174,6 +174,8 @@ static void *worker_main(void *arg)
 	sigbus_arm(NULL);
 out_stop:
 	STAT_STORE(&st->end_ns, now_ns());
+	/* flow: its requests and weight leave the flow (pace.h). */
+	pace_end(&w->pace);
 	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)
@@ -199,6 +201,8 @@ out_exit:
 	if (wk->ops->exit)
 		wk->ops->exit(&w->et);
 out_free:
+	/* flow: a worker that ended before its loop leaves too. */
+	pace_end(&w->pace);
 	STAT_STORE(&st->done, 1);
 	worker_teardown(w);
 	return NULL;
@@ -368,9 +372,12 @@ int crew_spawn(struct crew *c, struct err *e)
 		}
 		if (ret) {
 			__atomic_store_n(c->wk.job_stop, 1, __ATOMIC_RELAXED);
-			/* The ones that never started count as done. */
+			/* The ones that never started count as done, and
+			 * their flow weight (counted by the controller)
+			 * goes. */
 			for (unsigned k = i; k < c->nworkers; k++)
 				STAT_STORE(&c->wk.stats[k].done, 1);
+			pace_flow_join(c->wk.flow, c->wk.job->flow, c->nworkers - i, true);
 			break;
 		}
 		w->started = true;

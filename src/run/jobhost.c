@@ -189,6 +189,7 @@ static int measure_child(struct crew *c, struct cgroup *cg, struct stats_arena *
 	wk->job_stop = &a->ts[0].job_stop;
 	wk->stop = &g->stop;
 	wk->dry = g;
+	wk->flow = NULL;	/* no request: no flow (the run's is shared) */
 	for (unsigned i = 0; i < c->nworkers; i++)
 		c->workers[i].st = &a->ts[i];
 	/* Threads share the engine's job state, made here as job_run_ready

@@ -4,6 +4,7 @@
  */
 #include "run/pace.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -79,6 +80,35 @@ int pace_min_check(struct pace *p, const struct thread_stats *st, char *why, siz
 	return bad;
 }
 
+/*
+ * flow, one request at a time: hold until this thread is within its
+ * share; false when a stop or the deadline came meanwhile. The wait is
+ * no request's latency: the clock restarts after it.
+ */
+static bool flow_sync(struct pace *p, const struct record *rc, struct req_clock *clk)
+{
+	bool waited = false;
+
+	while (pace_flow_ahead(p)) {
+		waited = true;
+		if (__atomic_load_n(rc->stop, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(rc->job_stop, __ATOMIC_RELAXED))
+			return false;
+		if (p->flow_sleep_ns) {
+			if (!record_wait(rc, now_ns() + p->flow_sleep_ns))
+				return false;
+		} else if (now_ns() >= rc->deadline_ns) {
+			return false;
+		} else {
+			/* fio spins; the thread it waits for may need this CPU */
+			sched_yield();
+		}
+	}
+	if (waited && clk->lat)
+		clk->t0 = latclock_ticks();
+	return true;
+}
+
 int pace_sync(struct pace *p, const struct record *rc, const struct thread_stats *st, unsigned d,
 	      struct req_clock *clk, char *why, size_t n)
 {
@@ -86,6 +116,8 @@ int pace_sync(struct pace *p, const struct record *rc, const struct thread_stats
 
 	if (pace_min_check(p, st, why, n))
 		return PACE_MIN_FAILED;
+	if (p->flow && !flow_sync(p, rc, clk))
+		return 0;
 	due = pace_due(p, d);
 	if (!due)
 		return 1;
@@ -118,6 +150,21 @@ int pace_async(struct pace *p, const struct record *rc, const struct thread_stat
 
 	if (pace_min_check(p, st, why, n))
 		return PACE_MIN_FAILED;
+	/* flow: ahead of its share, the thread first completes what it has
+	 * in flight when it is to sleep (fio quiesces so), else reaps one;
+	 * with nothing in flight it sleeps flow_sleep, then the loop asks
+	 * again (and sees a stop or its deadline). */
+	if (p->flow && pace_flow_ahead(p)) {
+		if (inflight) {
+			p->drain = p->flow_sleep_ns != 0;
+			return 0;
+		}
+		if (p->flow_sleep_ns && !record_wait(rc, now_ns() + p->flow_sleep_ns))
+			return -1;
+		if (!p->flow_sleep_ns)
+			sched_yield();
+		return 0;
+	}
 	if (p->think_due) {
 		if (inflight) {
 			p->drain = true;

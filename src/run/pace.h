@@ -15,6 +15,19 @@
  * so. Thinktime stalls after every thinktime_blocks completions; it is
  * no request's latency.
  *
+ * fio's flow (flow, flow_id, flow_sleep; fio's flow.c) rides on the same
+ * branch: the threads of the jobs sharing a flow_id share a counter of
+ * requests (struct pace_flow, in memory shared with worker processes)
+ * and the sum of their weights; a thread whose share of the requests
+ * exceeds its share of the weights is held back (it sleeps flow_sleep
+ * microseconds, or tries again at once) until the others catch up, so
+ * the jobs' requests go in the ratio of their weights. The weights of a
+ * stonewall group's threads are counted by the controller before any of
+ * them starts (as fio counts every job's at set-up), so a thread that
+ * starts first cannot run ahead alone; each thread leaves with its
+ * requests and weight when it ends, as fio's do. The wait is no
+ * request's latency.
+ *
  * A plain job's loops pay one predictable branch per request (pace.on).
  */
 #ifndef FAULTLINE_PACE_H
@@ -28,8 +41,14 @@
 #include "lib/latclock.h"
 #include "lib/rng.h"
 
+/* One flow_id's shared state, on a line of its own. */
+struct pace_flow {
+	uint64_t count;			/* requests of its threads, plus 1 (fio's start) */
+	uint64_t weight;		/* the weights of the threads now in it */
+} __attribute__((aligned(64)));
+
 struct pace {
-	bool on;			/* any rate, rate_min or thinktime */
+	bool on;			/* any rate, rate_min, thinktime or flow */
 	bool rated[2];			/* a schedule for reads, writes */
 	bool offload;			/* io_submit_mode=offload: no drain before a wait */
 	bool poisson;
@@ -50,6 +69,12 @@ struct pace {
 	uint64_t min_bps[2], min_iops[2];
 	uint64_t cycle_ns, next_check_ns;
 	uint64_t last_bytes[2], last_ios[2], last_check_ns;
+
+	/* flow */
+	struct pace_flow *flow;		/* NULL: no flow */
+	uint64_t flow_weight, flow_count;	/* this thread's weight and requests */
+	uint64_t flow_sleep_ns;
+	bool flow_joined;
 };
 
 /* For worker @worker of @j with @seed (the job's). */
@@ -81,6 +106,42 @@ static inline void pace_init(struct pace *p, const struct job *j, unsigned worke
 	p->cycle_ns = (uint64_t)(j->rate_cycle_ms ? j->rate_cycle_ms : 1000) * 1000000ull;
 	p->on = p->rated[0] || p->rated[1] || p->think_ns || p->min_bps[0] || p->min_bps[1] ||
 		p->min_iops[0] || p->min_iops[1];
+}
+
+/* flow: the job's flow_id's shared state (NULL: the job has no flow). */
+static inline void pace_flow_init(struct pace *p, const struct job *j, struct pace_flow *f)
+{
+	if (!f || !j->flow)
+		return;
+	p->flow = f;
+	p->flow_weight = j->flow;
+	p->flow_sleep_ns = (uint64_t)j->flow_sleep_us * 1000;
+	/* Its weight is in already (pace_flow_join, by the controller). */
+	p->flow_joined = true;
+	p->on = true;
+}
+
+/* The controller: @n threads of weight @w join (or, negative, leave)
+ * flow @f before they start (or when they never will). */
+static inline void pace_flow_join(struct pace_flow *f, unsigned w, unsigned n, bool leave)
+{
+	if (!f || !w || !n)
+		return;
+	if (leave)
+		__atomic_sub_fetch(&f->weight, (uint64_t)w * n, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&f->weight, (uint64_t)w * n, __ATOMIC_RELAXED);
+}
+
+/* flow: the thread has ended (its loop, or its set-up); its requests and
+ * weight leave the flow (fio's flow_exit_job). Once. */
+static inline void pace_end(struct pace *p)
+{
+	if (!p->flow_joined)
+		return;
+	__atomic_sub_fetch(&p->flow->count, p->flow_count, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&p->flow->weight, p->flow_weight, __ATOMIC_RELAXED);
+	p->flow_joined = false;
 }
 
 /* The loop begins: the schedule counts from here (fio: 2 s settle
@@ -136,6 +197,23 @@ static inline bool pace_completed(struct pace *p)
 struct record;
 struct req_clock;
 struct thread_stats;
+
+/*
+ * flow: is this thread ahead of its share (fio's flow_threshold_exceeded:
+ * its requests over the flow's exceed its weight over the flow's)? When
+ * not, the request it is about to issue is counted.
+ */
+static inline bool pace_flow_ahead(struct pace *p)
+{
+	uint64_t count = __atomic_load_n(&p->flow->count, __ATOMIC_RELAXED);
+	uint64_t weight = __atomic_load_n(&p->flow->weight, __ATOMIC_RELAXED);
+
+	if ((unsigned __int128)p->flow_count * weight > (unsigned __int128)p->flow_weight * count)
+		return true;
+	__atomic_add_fetch(&p->flow->count, 1, __ATOMIC_RELAXED);
+	p->flow_count++;
+	return false;
+}
 
 /* pace_sync, pace_async: rate_min was not met (the reason in @why). */
 #define PACE_MIN_FAILED (-2)

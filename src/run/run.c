@@ -67,6 +67,47 @@ static void runctl_groups(struct run *r)
 	}
 }
 
+/*
+ * flow (pace.h): one shared slot per flow_id that some job uses, in
+ * memory worker processes share (thread=0, mem_limit), each job's
+ * workers pointed at theirs. Its count starts at 1, as fio's.
+ */
+static int flow_setup(struct run *r, struct err *e)
+{
+	unsigned n = 0, *ids;
+
+	for (unsigned i = 0; i < r->njobs; i++)
+		n += r->jl->jobs[i]->flow != 0;
+	if (!n)
+		return 0;
+	r->flow_len = n * sizeof(struct pace_flow);
+	r->flows = mmap(NULL, r->flow_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ids = calloc(n, sizeof(*ids));
+	if (r->flows == MAP_FAILED || !ids) {
+		if (r->flows == MAP_FAILED)
+			r->flows = NULL;
+		free(ids);
+		return err_set(e, ENOMEM, "flow: out of memory");
+	}
+	n = 0;
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job *j = r->jl->jobs[i];
+		unsigned k = 0;
+
+		if (!j->flow)
+			continue;
+		while (k < n && ids[k] != j->flow_id)
+			k++;
+		if (k == n) {
+			ids[n++] = j->flow_id;
+			r->flows[k].count = 1;
+		}
+		r->jrs[i].crew.wk.flow = &r->flows[k];
+	}
+	free(ids);
+	return 0;
+}
+
 int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *o,
 		struct err *e)
 {
@@ -120,6 +161,9 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		if (ret)
 			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
 	}
+	ret = flow_setup(r, e);
+	if (ret)
+		return ret;
 	r->views = calloc(r->njobs ? r->njobs : 1, sizeof(*r->views));
 	if (!r->views)
 		return err_set(e, ENOMEM, "out of memory");
@@ -739,11 +783,16 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		if (ret)
 			return ret;
 	}
+	/* flow: every thread of the group is in its flow before any starts. */
+	for (unsigned j = first; j < last; j++)
+		if (!r->job_ended[j])
+			pace_flow_join(r->jrs[j].crew.wk.flow, r->jrs[j].job->flow, r->jrs[j].crew.nworkers, false);
 	for (unsigned j = first; j < last; j++) {
 		if (r->job_ended[j])
 			continue;
 		ret = job_run_go(&r->jrs[j], g0, e);
 		if (ret) {
+			pace_flow_join(r->jrs[j].crew.wk.flow, r->jrs[j].job->flow, r->jrs[j].crew.nworkers, true);
 			start_failed(r, j, e, ret);
 			left--;
 			continue;
@@ -918,6 +967,8 @@ void run_destroy(struct run *r)
 	free(r->base);
 	free(r->base_taken);
 	stats_arena_destroy(&r->arena);
+	if (r->flows)
+		munmap(r->flows, r->flow_len);
 	if (r->stop)
 		munmap(r->stop, sizeof(int));
 	memset(r, 0, sizeof(*r));

@@ -54,6 +54,8 @@ struct run {
 	struct ss_state *ss;
 	bool exitall_any;		/* some job says exitall (fio: then it holds for all) */
 	bool exit_all;
+	struct pace_flow *flows;	/* flow: one per flow_id used, shared mapping */
+	size_t flow_len;
 	struct run_result res;
 };
 

@@ -69,6 +69,9 @@ struct work {
 	 * priority for log_prio (prio_count). */
 	struct prio_plan prio;
 	bool prio_count;
+	/* flow: its flow_id's shared state (pace.h), set by the controller;
+	 * NULL without flow. */
+	struct pace_flow *flow;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */

@@ -92,6 +92,7 @@ int worker_setup(struct worker *w, struct err *e)
 	w->et.ej = &wk->ej;
 	w->et.reqs = reqs;
 	pace_init(&w->pace, j, w->id, wk->seed);
+	pace_flow_init(&w->pace, j, wk->flow);
 	if (wk->prio.on) {
 		uint64_t x = wk->seed ^ ((uint64_t)w->id << 32) ^ 0x70726f69ull;
 

@@ -135,6 +135,41 @@ ss_ramp=1" &&
 assert 2.9 <= secs("ss") < 10, secs("ss")
 assert J["ss"]["steadystate"]["attained"] == 1'
 
+# ---- flow ---------------------------------------------------------------
+
+f=$E2E_TMP/data
+mkdata "$f" 16
+run flow_sync "$null
+runtime=1
+[a]
+flow=1
+[b]
+flow=3" &&
+	jcheck "flow=1 and flow=3 (null engine): the jobs' requests go 1:3" flow_sync '
+r = F["b"]["ops"] / F["a"]["ops"]
+assert F["a"]["ops"] > 100 and 2.8 <= r <= 3.2, (F["a"]["ops"], F["b"]["ops"])'
+
+run flow_async "[global]
+ioengine=libaio
+iodepth=8
+filename=$f
+size=16m
+rw=randread
+time_based
+runtime=1
+flow_sleep=100
+[a]
+flow=1
+[b]
+flow=2
+[alone]
+flow_id=1
+flow=5" &&
+	jcheck "flow with libaio and flow_sleep: 1:2 within a flow_id; a job alone in another flow_id is not held" flow_async '
+r = F["b"]["ops"] / F["a"]["ops"]
+assert F["a"]["ops"] > 100 and 1.85 <= r <= 2.15, (F["a"]["ops"], F["b"]["ops"])
+assert F["alone"]["ops"] > F["b"]["ops"], (F["alone"]["ops"], F["b"]["ops"])'
+
 printf '%s\n' "$null
 exitall=1
 [long]
