@@ -15,11 +15,14 @@
 #include <string.h>
 
 #include "job/optset.h"
+#include "workload/content.h"
 
 /* fio's limits (os/os-linux.h). */
 #define IOPRIO_CLASS_MAX	3
 #define IOPRIO_LEVEL_MAX	7
 #define IOPRIO_HINT_MAX		1023
+
+const char *const optio_dedupe_names[] = { "repeat", "working_set", NULL };
 
 int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
 		   const struct option_ctx *c, struct err *e)
@@ -255,6 +258,17 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 			       (eng->flags & ENGINE_F_MAPPED) ? "stores into a mapping" :
 			       (eng->flags & ENGINE_F_POOL) ? "its pool writes frames back on its own" :
 							      "no I/O at all");
+	if (content_wanted(j) && j->verify != VERIFY_NONE)
+		return err_set(e, EINVAL, "job '%s': verify with dedupe_percentage or "
+			       "buffer_compress_percentage: such blocks carry no header of "
+			       "their own (a repeated block cannot name its offset)", j->name);
+	if (j->dedupe_global && j->dedupe_pct && j->dedupe_mode != DEDUPE_WORKING_SET)
+		return err_set(e, EINVAL, "job '%s': dedupe_global=1 shares a working set: it "
+			       "needs dedupe_mode=working_set (as fio)", j->name);
+	if (content_wanted(j) && (eng->flags & ENGINE_F_NO_TARGET))
+		return err_set(e, EINVAL, "job '%s': dedupe_percentage and "
+			       "buffer_compress_percentage shape written data; ioengine=%s "
+			       "writes none", j->name, eng->name);
 	if (cmdprio_on(j)) {
 		if (strcmp(eng->name, "io_uring") && strcmp(eng->name, "libaio"))
 			return err_set(e, EINVAL, "job '%s': cmdprio_percentage and cmdprio_bssplit "

@@ -26,6 +26,8 @@ int optio_cmdprio(struct job *j, const struct option_def *o, const char *val,
 		  const struct option_ctx *c, struct err *e);
 int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char *val,
 			  const struct option_ctx *c, struct err *e);
+extern const char *const optio_dedupe_names[];
+
 /* --parse-only's value of one of these options (1), or -1: not one. */
 int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);
 
@@ -79,6 +81,21 @@ static inline bool job_zoned(const struct job *j)
 	{ .name = "atomic", .type = OPT_BOOL, .off = OPTIO_OFF(atomic), .def = "0", \
 	  .help = "writes carry RWF_ATOMIC (whole or not at all) where the target takes them (direct=1, statx's atomic unit sizes); elsewhere a warning and plain writes" }, \
 	{ .name = "verify_write_sequence", .type = OPT_BOOL, .off = OPTIO_OFF(verify_write_sequence), \
-	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" },
+	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" }, \
+	{ .name = "dedupe_percentage", .type = OPT_INT, .off = OPTIO_OFF(dedupe_pct), .def = "0", \
+	  .max = 100, .help = "this % of writes repeat earlier content (dedupe_mode), as fio; their blocks carry no header" }, \
+	{ .name = "dedupe_mode", .type = OPT_ENUM, .off = OPTIO_OFF(dedupe_mode), .def = "repeat", \
+	  .values = optio_dedupe_names, \
+	  .help = "repeat: a deduplicated write repeats the last unique one; working_set: one of a fixed set of contents" }, \
+	{ .name = "dedupe_working_set_percentage", .type = OPT_INT, .off = OPTIO_OFF(dedupe_ws_pct), \
+	  .def = "5", .min = 1, .max = 100, \
+	  .help = "dedupe_mode=working_set: the set holds this % of the region's blocks" }, \
+	{ .name = "dedupe_global", .type = OPT_BOOL, .off = OPTIO_OFF(dedupe_global), .def = "0", \
+	  .help = "dedupe_mode=working_set: every job with it draws from one working set" }, \
+	{ .name = "buffer_compress_percentage", .type = OPT_INT, .off = OPTIO_OFF(compress_pct), \
+	  .def = "0", .max = 100, \
+	  .help = "written data compresses to about this %: each buffer_compress_chunk ends in this % of zeros, as fio" }, \
+	{ .name = "buffer_compress_chunk", .type = OPT_SIZE, .off = OPTIO_OFF(compress_chunk), \
+	  .def = "512", .min = 1, .help = "the unit of buffer_compress_percentage's random bytes and zeros" },
 
 #endif

@@ -45,6 +45,7 @@ enum verify_mode { VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC64, VERIFY_CRC32, VERIF
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
+enum dedupe_mode { DEDUPE_REPEAT, DEDUPE_WORKING_SET };
 
 /* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
 #define JOB_BSSPLIT_MAX	64
@@ -281,6 +282,14 @@ struct job {
 	bool atomic;			/* writes with RWF_ATOMIC where the target takes them */
 	bool verify_write_sequence;	/* fio's; accepted (job/optio.h says what it means here) */
 	bool allow_destructive;		/* write a block device that carries data */
+	/* fio's write buffer contents (workload/content.h); 0: faultline's
+	 * fresh stamped blocks. */
+	unsigned dedupe_pct;		/* dedupe_percentage */
+	enum dedupe_mode dedupe_mode;
+	unsigned dedupe_ws_pct;		/* dedupe_working_set_percentage */
+	bool dedupe_global;
+	unsigned compress_pct;		/* buffer_compress_percentage */
+	uint64_t compress_chunk;	/* buffer_compress_chunk */
 
 	/* ioengine=bufpool and vmcache (SPEC 3; engine_bufpool.c,
 	 * engine_vmcache.c). */

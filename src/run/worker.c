@@ -422,7 +422,9 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 	off = writes_place(&w->wr, tgt, off);
 	r->op = IO_WRITE;
 	r->off = off;
-	if (__builtin_expect(w->wr.sum != 0, 0))
+	if (__builtin_expect(w->content.on, 0))
+		content_fill(&w->content, r->wbuf, r->len);
+	else if (__builtin_expect(w->wr.sum != 0, 0))
 		blockdata_stamp_sum(r->wbuf, r->len, off, ++w->wr.gen, w->wr.sum);
 	else
 		blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);

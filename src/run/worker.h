@@ -27,6 +27,7 @@
 #include "workload/gen.h"
 #include "workload/iolog.h"
 #include "workload/prio.h"
+#include "workload/content.h"
 #include "run/pace.h"
 #include "run/record.h"
 #include "lib/job.h"
@@ -109,6 +110,7 @@ struct worker {
 	uint8_t *wbufs;			/* depth * bs_stride, aligned */
 	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
 	struct writes wr;
+	struct content content;		/* dedupe_percentage, buffer_compress_percentage */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */

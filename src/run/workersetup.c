@@ -65,6 +65,13 @@ static int setup_writes(struct worker *w, struct err *e)
 		regions[i].base = wk->ej.targets[w->tfirst + i].base;
 		regions[i].len = wk->ej.targets[w->tfirst + i].len;
 	}
+	if (content_wanted(j)) {
+		uint64_t blocks = 0;
+
+		for (unsigned i = 0; i < w->tcount; i++)
+			blocks += regions[i].len / job_bs_max(j, JOB_DIR_WRITE);
+		content_init(&w->content, j, w->id, wk->seed, blocks);
+	}
 	ret = writes_setup(&w->wr, &wc, regions, w->tcount, e);
 	free(regions);
 	return ret;

@@ -4,7 +4,8 @@
 # requests' latencies apart, prioclass in that column for a sync engine,
 # the realtime class refused without the capability, zonemode=strided's
 # offsets in write_iolog, verify=crc64 (and md5) catching a corrupted
-# block, atomic=1's fallback said.
+# block, atomic=1's fallback said, dedupe_percentage's copies and
+# buffer_compress_percentage's ratio in the written file.
 . "$(dirname "$0")/lib.sh"
 
 data=$E2E_TMP/data
@@ -116,5 +117,32 @@ else
 fi
 expect_exit 2 "atomic=1 with mmap is refused" "$FAULTLINE" --parse-only --name=a \
 	--filename="$data" --size=4m --rw=write --ioengine=mmap --atomic=1
+
+# dedupe_percentage=50 with buffer_compress_percentage=50: about half the
+# written 4k blocks are copies of others, and the data compresses to
+# about half (zlib over a file of unique blocks: compress alone).
+rm -f "$E2E_TMP/dd"
+expect_exit 0 "dedupe_percentage=50 runs" "$FAULTLINE" --quiet --output=/dev/null --name=d \
+	--filename="$E2E_TMP/dd" --size=8m --bs=4k --rw=write --ioengine=libaio --iodepth=8 \
+	--dedupe_percentage=50 --buffer_compress_percentage=50
+pycheck "dedupe_percentage=50: about half the blocks repeat others" '
+import hashlib, sys
+d = open(sys.argv[1], "rb").read()
+b = [hashlib.sha1(d[i:i + 4096]).digest() for i in range(0, len(d), 4096)]
+share = len(set(b)) / len(b)
+assert 0.45 < share < 0.55, share
+assert all(d[i + 256:i + 512] == bytes(256) for i in range(0, len(d), 512)), "no zeros"
+' "$E2E_TMP/dd"
+rm -f "$E2E_TMP/cc"
+expect_exit 0 "buffer_compress_percentage=70 runs" "$FAULTLINE" --quiet --output=/dev/null --name=c \
+	--filename="$E2E_TMP/cc" --size=4m --bs=4k --rw=write --ioengine=psync --buffer_compress_percentage=70
+pycheck "buffer_compress_percentage=70: the data compresses to about 30 %" '
+import sys, zlib
+d = open(sys.argv[1], "rb").read()
+r = len(zlib.compress(d, 6)) / len(d)
+assert 0.27 < r < 0.36, r
+' "$E2E_TMP/cc"
+expect_exit 2 "verify with dedupe_percentage is refused" "$FAULTLINE" --parse-only --name=v \
+	--filename="$E2E_TMP/cc" --size=4m --rw=write --verify=crc32c --dedupe_percentage=10
 
 e2e_done
