@@ -85,7 +85,7 @@ static void test_readback(void **state)
 	assert_int_equal(verify_map_init(&m, NBLK), 0);
 	verify_map_set(&m, 3);
 	verify_map_set(&m, 63);
-	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, NULL, &t, &complete, &e), 0);
+	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, NULL, &t, &complete, NULL, &e), 0);
 	assert_true(complete);
 	assert_int_equal(t.blocks, 2);
 	assert_int_equal(t.bad, 0);
@@ -96,26 +96,51 @@ static void test_readback(void **state)
 	verify_map_set(&m, 10);
 	verify_map_set(&m, 20);
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, NULL, &t, &complete, &e), 0);
+	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, NULL, &t, &complete, NULL, &e), 0);
 	assert_int_equal(t.blocks, 5);
 	assert_int_equal(t.bad, 3);
 	assert_int_equal(t.first_target, 5);
 	assert_int_equal(t.first_off, 10 * BS);
 	assert_int_equal(t.first_code, -EBADMSG);
 
+	/* verify_fatal: the first bad block ends it (blocks 3 and 10 read);
+	 * verify_dump: the bad block as read, in the current directory */
+	{
+		struct verify_opts o = { .fatal = true, .dump = "/some/dir/target.dat" };
+		char cwd[4096], name[64];
+		uint8_t *got = malloc(BS);
+		FILE *f;
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(dir), 0);
+		memset(&t, 0, sizeof(t));
+		assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, NULL, &t, &complete, &o, &e), 0);
+		assert_int_equal(t.blocks, 2);
+		assert_int_equal(t.bad, 1);
+		snprintf(name, sizeof(name), "target.dat.%d.received", 10 * BS);
+		f = fopen(name, "r");
+		assert_non_null(f);
+		assert_int_equal(fread(got, 1, BS, f), BS);
+		fclose(f);
+		unlink(name);
+		assert_int_equal(pread(fd, buf, BS, 10 * BS), BS);
+		assert_memory_equal(got, buf, BS);
+		assert_int_equal(chdir(cwd), 0);
+		free(got);
+	}
 	/* stopped: not complete */
 	{
 		int stop = 1;
 
 		memset(&t, 0, sizeof(t));
-		assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, &stop, &t, &complete, &e), 0);
+		assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 5, &stop, &t, &complete, NULL, &e), 0);
 		assert_false(complete);
 	}
 	/* a block past the end of the file: a read error, named */
 	verify_map_free(&m);
 	assert_int_equal(verify_map_init(&m, NBLK + 1), 0);
 	verify_map_set(&m, NBLK);
-	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 0, NULL, &t, &complete, &e), -EIO);
+	assert_int_equal(verify_readback(fd, &m, 0, BS, buf, 0, NULL, &t, &complete, NULL, &e), -EIO);
 	assert_non_null(strstr(e.msg, "offset 262144"));
 	verify_map_free(&m);
 	close(fd);

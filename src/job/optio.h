@@ -82,6 +82,10 @@ static inline bool job_zoned(const struct job *j)
 	  .help = "writes carry RWF_ATOMIC (whole or not at all) where the target takes them (direct=1, statx's atomic unit sizes); elsewhere a warning and plain writes" }, \
 	{ .name = "verify_write_sequence", .type = OPT_BOOL, .off = OPTIO_OFF(verify_write_sequence), \
 	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" }, \
+	{ .name = "verify_fatal", .type = OPT_BOOL, .off = OPTIO_OFF(verify_fatal), .def = "0", \
+	  .help = "the end-of-job read-back stops at a thread's first mismatch (the job fails either way)" }, \
+	{ .name = "verify_dump", .type = OPT_BOOL, .off = OPTIO_OFF(verify_dump), .def = "0", \
+	  .help = "each mismatching block as read goes to <target>.<offset>.received in the current directory (16 a thread at most)" }, \
 	{ .name = "dedupe_percentage", .type = OPT_INT, .off = OPTIO_OFF(dedupe_pct), .def = "0", \
 	  .max = 100, .help = "this % of writes repeat earlier content (dedupe_mode), as fio; their blocks carry no header" }, \
 	{ .name = "dedupe_mode", .type = OPT_ENUM, .off = OPTIO_OFF(dedupe_mode), .def = "repeat", \

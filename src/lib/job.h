@@ -281,6 +281,8 @@ struct job {
 	enum verify_mode verify;	/* read every written block back at the end */
 	bool atomic;			/* writes with RWF_ATOMIC where the target takes them */
 	bool verify_write_sequence;	/* fio's; accepted (job/optio.h says what it means here) */
+	bool verify_fatal;		/* the read-back stops at the first mismatch */
+	bool verify_dump;		/* each bad block read is written to a file */
 	bool allow_destructive;		/* write a block device that carries data */
 	/* fio's write buffer contents (workload/content.h); 0: faultline's
 	 * fresh stamped blocks. */

@@ -817,13 +817,15 @@ void worker_verify(struct worker *w)
 
 	if (!ws->verify || !w->vbuf || st->failed)
 		return;
-	for (unsigned i = 0; i < ws->ntargets && complete; i++) {
+	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
 		const struct target *tg = &ej->targets[w->tfirst + i];
+		const struct verify_opts o = { .fatal = w->wk->job->verify_fatal,
+					       .dump = w->wk->job->verify_dump ? tg->path : NULL };
 		struct err e = { 0 };
 		int ret;
 
 		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
-				      w->tfirst + i, w->wk->stop, &t, &complete, &e);
+				      w->tfirst + i, w->wk->stop, &t, &complete, &o, &e);
 		if (ret) {
 			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
 			return;

@@ -92,10 +92,30 @@ static void tally_bad(struct verify_tally *t, unsigned target, uint64_t off, int
 	t->bad++;
 }
 
+/* verify_dump: the bad block as read, for a look at what went wrong. A
+ * dump that cannot be written is skipped: the verdict stands without it. */
+static void dump_block(const char *path, uint64_t off, const uint8_t *buf, uint32_t bs)
+{
+	const char *slash = strrchr(path, '/');
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s.%llu.received", slash ? slash + 1 : path,
+		 (unsigned long long)off);
+	f = fopen(name, "w");
+	if (!f)
+		return;
+	/* a partial dump is left as it is: the verdict stands without it */
+	(void)!fwrite(buf, 1, bs, f);
+	fclose(f);
+}
+
 int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t bs,
 		    uint8_t *buf, unsigned target, const int *stop, struct verify_tally *t,
-		    bool *complete, struct err *e)
+		    bool *complete, const struct verify_opts *o, struct err *e)
 {
+	unsigned dumps = 0;
+
 	*complete = false;
 	for (uint64_t w = 0; w < (m->nblocks + 63) / 64; w++) {
 		uint64_t bits = m->bits[w];
@@ -114,8 +134,17 @@ int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t 
 					       (unsigned long long)off, strerror(-ret));
 			t->blocks++;
 			ret = blockdata_check(buf, bs, off, NULL);
-			if (ret)
-				tally_bad(t, target, off, ret);
+			if (!ret)
+				continue;
+			tally_bad(t, target, off, ret);
+			if (o && o->dump && dumps < VERIFY_DUMP_MAX) {
+				dump_block(o->dump, off, buf, bs);
+				dumps++;
+			}
+			if (o && o->fatal) {
+				*complete = true;	/* as far as verify_fatal reads */
+				return 0;
+			}
 		}
 	}
 	*complete = true;

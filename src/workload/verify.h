@@ -60,9 +60,19 @@ const char *verify_code_name(int code);
  * Stops early when *@stop becomes non-zero: *@complete then false.
  * 0, or -errno with @e filled when a read fails.
  */
+/* fio's verify_fatal and verify_dump for verify_readback (NULL: neither). */
+struct verify_opts {
+	bool fatal;		/* stop at the first mismatch */
+	const char *dump;	/* the target's path: each bad block read is written to
+				 * <its base name>.<offset>.received in the current
+				 * directory, at most VERIFY_DUMP_MAX a call; NULL: none */
+};
+
+#define VERIFY_DUMP_MAX 16
+
 int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t bs,
 		    uint8_t *buf, unsigned target, const int *stop, struct verify_tally *t,
-		    bool *complete, struct err *e);
+		    bool *complete, const struct verify_opts *o, struct err *e);
 
 /* faultline --verify: at most this many mismatches are kept per target
  * with their offsets (all are counted). */
