@@ -113,6 +113,16 @@ static void other_values(void **state)
 	assert_int_equal(j.flow_sleep_us, 1000);
 	option_release(&j);
 	assert_int_not_equal(set_fails("flow", "1001"), 0);	/* fio's FLOW_MAX_WEIGHT */
+
+	job_of(&j, (const char *const[]){ "latency_target", "500000", "latency_window", "5000000",
+					   "latency_percentile", "99.9", NULL });
+	assert_int_equal(j.latency_target_ns, 500 * 1000000ull);	/* 500000 us */
+	assert_int_equal(j.latency_window_ns, 5 * SEC);
+	assert_true(fabs(j.latency_percentile - 99.9) < 1e-9);
+	assert_false(j.latency_run);
+	option_release(&j);
+	assert_int_not_equal(set_fails("latency_percentile", "0"), 0);
+	assert_int_not_equal(set_fails("latency_percentile", "101"), 0);
 }
 
 /*
@@ -195,6 +205,11 @@ static void checks(void **state)
 	job_of(&j, (const char *const[]){ "ioengine", "null", "size", "1m", "ss_dur", "2",
 					   "ss_interval", "500ms", NULL });
 	assert_int_not_equal(job_validate(&j, NULL, &e), 0);
+	option_release(&j);
+	/* latency_target searches an asynchronous engine's depth */
+	job_of(&j, (const char *const[]){ "ioengine", "psync", "size", "1m", "latency_target", "1ms", NULL });
+	assert_int_not_equal(job_validate(&j, NULL, &e), 0);
+	assert_non_null(strstr(e.msg, "latency_target"));
 	option_release(&j);
 }
 
@@ -306,12 +321,108 @@ static void readings(void **state)
 	option_release(&j);
 }
 
+/* One window of @n completions of latency @ns, the last at its end,
+ * *@t + 100 ms (the others half-way). */
+static void lt_window(struct pace *p, unsigned n, uint64_t ns, uint64_t *t)
+{
+	for (unsigned i = 0; i + 1 < n; i++)
+		pace_lat(p, ns, (*t + 50) * 1000000ull);
+	*t += 100;
+	pace_lat(p, ns, *t * 1000000ull);
+}
+
+/*
+ * latency_target's search, as fio's io_u.c: doubling from 1 while every
+ * window is good, bisecting after a miss, one last window at the depth
+ * that stays, then the end; at depth 1 a miss with percentile 100 fails.
+ */
+static void latency_target(void **state)
+{
+	struct job j;
+	struct pace p;
+	uint64_t t = 0;
+	const unsigned want[] = { 2, 4, 8, 16, 16 };
+
+	(void)state;
+	job_of(&j, (const char *const[]){ "ioengine", "libaio", "iodepth", "16", "latency_target", "1ms",
+					   "latency_window", "100ms", NULL });
+	pace_init(&p, &j, 0, 1);
+	assert_true(p.on && p.lt);
+	assert_int_equal(p.qd, 1);
+	p.lt_cycle_ns = 0;
+	/* good windows: 1 2 4 8 16, then 16 again: the last window */
+	for (unsigned i = 0; i < 5; i++) {
+		lt_window(&p, 10, 500000, &t);
+		assert_int_equal(p.qd, want[i]);
+		assert_int_equal(p.lt_state, 0);
+	}
+	assert_true(p.lt_end_run && p.lt_quiesce);
+	lt_window(&p, 10, 500000, &t);
+	assert_int_equal(p.lt_state, 1);
+	assert_int_equal(p.qd, 16);
+	option_release(&j);
+
+	/* a miss at 8 (percentile 100): down to (8+4)/2 = 6 at once;
+	 * good at 6: up to (6+8)/2 = 7; good at 7 three times: 8 is tried
+	 * again (fio's stable count) */
+	job_of(&j, (const char *const[]){ "ioengine", "libaio", "iodepth", "16", "latency_target", "1ms",
+					   "latency_window", "100ms", NULL });
+	pace_init(&p, &j, 0, 1);
+	p.lt_cycle_ns = 0;
+	t = 0;
+	lt_window(&p, 10, 500000, &t);	/* 2 */
+	lt_window(&p, 10, 500000, &t);	/* 4 */
+	lt_window(&p, 10, 500000, &t);	/* 8 */
+	assert_int_equal(p.qd, 8);
+	pace_lat(&p, 2000000, t * 1000000ull);
+	assert_int_equal(p.qd, 6);
+	assert_int_equal(p.qd_high, 8);
+	assert_true(p.lt_quiesce);
+	lt_window(&p, 10, 500000, &t);
+	assert_int_equal(p.qd, 7);
+	lt_window(&p, 10, 500000, &t);	/* stable 1: 7 + 8 / 2 = 7 */
+	assert_int_equal(p.qd, 7);
+	assert_int_equal(p.lt_state, 0);
+	lt_window(&p, 10, 500000, &t);	/* stable 2, and the last window at 7 begins */
+	assert_int_equal(p.qd, 7);
+	option_release(&j);
+
+	/* percentile 99: a miss is counted, the window judges */
+	job_of(&j, (const char *const[]){ "ioengine", "libaio", "iodepth", "16", "latency_target", "1ms",
+					   "latency_window", "100ms", "latency_percentile", "90", NULL });
+	pace_init(&p, &j, 0, 1);
+	p.lt_cycle_ns = 0;
+	t = 0;
+	lt_window(&p, 10, 500000, &t);	/* 2 */
+	lt_window(&p, 10, 500000, &t);	/* 4 */
+	pace_lat(&p, 2000000, t * 1000000ull);	/* 1 miss: counted, no change */
+	assert_int_equal(p.qd, 4);
+	lt_window(&p, 9, 500000, &t);	/* 9 of 10 within: 90 % >= 90: up */
+	assert_int_equal(p.qd, 8);
+	for (unsigned i = 0; i < 2; i++)
+		pace_lat(&p, 2000000, t * 1000000ull);
+	lt_window(&p, 8, 500000, &t);	/* 8 of 10: down to (8+4)/2 */
+	assert_int_equal(p.qd, 6);
+	option_release(&j);
+
+	/* depth 1 and a miss at percentile 100: the job fails */
+	job_of(&j, (const char *const[]){ "ioengine", "libaio", "iodepth", "16", "latency_target", "1us",
+					   NULL });
+	pace_init(&p, &j, 0, 1);
+	p.lt_cycle_ns = 0;
+	pace_lat(&p, 5000, 1000);
+	assert_int_equal(p.lt_state, -1);
+	assert_int_equal(p.lt_miss_ns, 5000);
+	option_release(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ss_parse),
 		cmocka_unit_test(other_values),
 		cmocka_unit_test(flow),
+		cmocka_unit_test(latency_target),
 		cmocka_unit_test(checks),
 		cmocka_unit_test(judge),
 		cmocka_unit_test(readings),

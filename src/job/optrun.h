@@ -68,6 +68,17 @@ extern const char *const optrun_exit_what_names[];
 	  .help = "microseconds a thread held back by flow sleeps before trying again (0: it tries at once)" }, \
 	{ .name = "flow_watermark", .type = OPT_CUSTOM, .parse = optrun_noop, .syntax = "int", \
 	  .noop = FIO_NOOP_FLOW_WATERMARK, \
-	  .help = "fio's; accepted, no effect: deprecated in fio, where it has none either" },
+	  .help = "fio's; accepted, no effect: deprecated in fio, where it has none either" }, \
+	{ .name = "latency_target", .type = OPT_U64, .off = OPTRUN_OFF(latency_target_ns), .def = "0", \
+	  .parse = optshape_usec, .syntax = "time (bare: microseconds)", \
+	  .help = "io_uring, libaio: search for the deepest queue (up to iodepth) whose latency meets this target, as fio (0: off)" }, \
+	{ .name = "latency_window", .type = OPT_U64, .off = OPTRUN_OFF(latency_window_ns), .def = "0", \
+	  .parse = optshape_usec, .syntax = "time (bare: microseconds)", \
+	  .help = "with latency_target: how long each queue depth is tried" }, \
+	{ .name = "latency_percentile", .type = OPT_CUSTOM, .off = OPTRUN_OFF(latency_percentile), \
+	  .def = "100", .parse = optrun_pct, .syntax = "float", \
+	  .help = "with latency_target: the % of requests that must meet it (100: one miss lowers the depth at once)" }, \
+	{ .name = "latency_run", .type = OPT_BOOL, .off = OPTRUN_OFF(latency_run), .def = "0", \
+	  .help = "with latency_target: keep adjusting the depth for the whole run, instead of ending after one window at the depth found" },
 
 #endif

@@ -116,6 +116,10 @@ struct thread_stats {
 	/* prefetch= (prefetch.c): ranges requested ahead of the reader,
 	 * their bytes, and ranges skipped because the helper was behind. */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
+	/* latency_target: the queue depth the worker's search ended at,
+	 * and whether it ended the worker (the depth found, latency_run=0). */
+	unsigned lat_depth;
+	int lat_done;
 	/* verify=crc32c: set once the worker has read its blocks back. */
 	int verify_done;
 	struct verify_tally verify;

@@ -571,12 +571,21 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "iodepth_submit", depth_object(jr->depth.submit, batch_keys));
 	put(o, "iodepth_complete", depth_object(jr->depth.complete, batch_keys));
 	put_lat_bins(o, jr);
-	/* faultline has no latency_target: fio's figures for a job without
-	 * one (its depth is the job's iodepth). */
-	put(o, "latency_depth", json_integer(jr->job->iodepth));
-	put(o, "latency_target", json_integer(0));
-	put(o, "latency_percentile", json_real(FIO_LATENCY_PERCENTILE));
-	put(o, "latency_window", json_integer(0));
+	/* latency_target: the depth the search ended at (the shallowest of
+	 * the job's threads), the target in ns and the window in us, as
+	 * fio writes them; without one, fio's figures for a job without
+	 * (its depth is the job's iodepth). */
+	if (jr->job->latency_target_ns) {
+		put(o, "latency_depth", json_integer(jr->rc.lat_depth ? jr->rc.lat_depth : jr->job->iodepth));
+		put(o, "latency_target", ju64(jr->job->latency_target_ns));
+		put(o, "latency_percentile", jdbl(jr->job->latency_percentile));
+		put(o, "latency_window", ju64(jr->job->latency_window_ns / 1000));
+	} else {
+		put(o, "latency_depth", json_integer(jr->job->iodepth));
+		put(o, "latency_target", json_integer(0));
+		put(o, "latency_percentile", json_real(FIO_LATENCY_PERCENTILE));
+		put(o, "latency_window", json_integer(0));
+	}
 	if (jr->rc.ss)
 		put(o, "steadystate", steadystate_object(jr));
 	if (build_failures) {

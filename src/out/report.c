@@ -530,8 +530,10 @@ static void print_runctl(FILE *f, const struct job_result *jr)
 			m[j->ss_metric], j->ss_slope ? " slope" : " mean dev", rc->ss_criterion,
 			j->ss_pct ? "%" : "");
 	}
-	if (rc->lat_depth)
-		fprintf(f, "  latency_target: depth=%u\n", rc->lat_depth);
+	if (j->latency_target_ns && rc->lat_depth)
+		fprintf(f, "  latency_target: depth=%u of iodepth=%u (target %.1f us for %g%% of requests, "
+			"window %.0f ms)\n", rc->lat_depth, j->iodepth, (double)j->latency_target_ns / 1e3,
+			j->latency_percentile, (double)j->latency_window_ns / 1e6);
 }
 
 static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)

@@ -176,6 +176,11 @@ out_stop:
 	STAT_STORE(&st->end_ns, now_ns());
 	/* flow: its requests and weight leave the flow (pace.h). */
 	pace_end(&w->pace);
+	/* latency_target: the depth its search ended at (pace.h). */
+	if (w->pace.lt) {
+		STAT_STORE(&st->lat_depth, w->pace.qd);
+		STAT_STORE(&st->lat_done, w->pace.lt_state > 0);
+	}
 	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)

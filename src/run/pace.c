@@ -143,6 +143,83 @@ bool pace_sync_done(struct pace *p, const struct record *rc, struct req_clock *c
 	return true;
 }
 
+/* ---- latency_target (fio's io_u.c lat_target_*, read, not copied) --- */
+
+static void lt_cycle(struct pace *p, uint64_t now)
+{
+	p->lt_cycle_ns = now;
+	p->lt_ios = 0;
+	p->lt_failed = 0;
+}
+
+/* A miss: lower the depth (false), or at depth 1 give up (true). */
+static bool lt_down(struct pace *p, uint64_t now)
+{
+	if (p->qd == 1)
+		return true;
+	p->qd_high = p->qd;
+	if (p->qd == p->qd_low)
+		p->qd_low--;
+	p->qd = (p->qd + p->qd_low) / 2;
+	p->lt_stable = 0;
+	/* what is in flight at the higher depth completes first */
+	p->lt_quiesce = true;
+	lt_cycle(p, now);
+	return false;
+}
+
+/* A window within the target: deeper, or, where it would stay, one
+ * last window at this depth and then the end (unless latency_run). */
+static void lt_up(struct pace *p, uint64_t now)
+{
+	unsigned qd = p->qd;
+
+	p->qd_low = p->qd;
+	/* stuck one below a bad depth three windows running: try it again */
+	if (p->qd + 1 == p->qd_high && ++p->lt_stable >= 3) {
+		p->qd_high++;
+		p->lt_stable = 0;
+	}
+	if (p->qd_high != p->qd_max)
+		p->qd = (p->qd + p->qd_high) / 2;
+	else
+		p->qd *= 2;
+	if (p->qd > p->qd_max)
+		p->qd = p->qd_max;
+	if (!p->lt_run && p->qd == qd) {
+		if (p->lt_end_run) {
+			p->lt_state = 1;
+		} else {
+			p->lt_quiesce = true;
+			p->lt_end_run = true;
+		}
+	}
+	lt_cycle(p, now);
+}
+
+void pace_lat(struct pace *p, uint64_t ns, uint64_t now)
+{
+	if (p->lt_state)
+		return;
+	p->lt_ios++;
+	if (ns > p->lt_target) {
+		if (p->lt_pct >= 100.0) {
+			if (lt_down(p, now)) {
+				p->lt_state = -1;
+				p->lt_miss_ns = ns;
+			}
+			return;
+		}
+		p->lt_failed++;
+	}
+	if (now - p->lt_cycle_ns < p->lt_window || !p->lt_ios)
+		return;
+	if ((double)(p->lt_ios - p->lt_failed) * 100.0 / (double)p->lt_ios >= p->lt_pct)
+		lt_up(p, now);
+	else
+		lt_down(p, now);
+}
+
 int pace_async(struct pace *p, const struct record *rc, const struct thread_stats *st, unsigned d,
 	       unsigned inflight, bool lat, uint64_t *t, char *why, size_t n)
 {
@@ -150,6 +227,27 @@ int pace_async(struct pace *p, const struct record *rc, const struct thread_stat
 
 	if (pace_min_check(p, st, why, n))
 		return PACE_MIN_FAILED;
+	/* latency_target: ended, draining after a lower depth, or full */
+	if (p->lt) {
+		if (p->lt_state < 0) {
+			snprintf(why, n, "latency_target: a request took %llu us at queue depth 1, "
+				 "over the target of %llu us (latency_percentile=100)",
+				 (unsigned long long)(p->lt_miss_ns / 1000),
+				 (unsigned long long)(p->lt_target / 1000));
+			return PACE_MIN_FAILED;
+		}
+		if (p->lt_state > 0)
+			return -1;
+		if (p->lt_quiesce) {
+			if (inflight) {
+				p->drain = true;
+				return 0;
+			}
+			p->lt_quiesce = false;
+		}
+		if (inflight >= p->qd)
+			return 0;
+	}
 	/* flow: ahead of its share, the thread first completes what it has
 	 * in flight when it is to sleep (fio quiesces so), else reaps one;
 	 * with nothing in flight it sleeps flow_sleep, then the loop asks

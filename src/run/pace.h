@@ -28,6 +28,19 @@
  * requests and weight when it ends, as fio's do. The wait is no
  * request's latency.
  *
+ * fio's latency_target (latency_window, latency_percentile,
+ * latency_run; fio's io_u.c lat_target_*) too, for the asynchronous
+ * loops: the thread keeps at most qd requests in flight, starting at 1;
+ * a request over the target counts as a miss (with latency_percentile
+ * 100 it lowers the depth at once, and at depth 1 fails the job with
+ * ETIMEDOUT, as fio); after each latency_window the depth goes up when
+ * the share of requests within the target reached latency_percentile
+ * (doubling until the first miss, then bisecting between the last good
+ * and the first bad depth), else down; when it would stay where it is,
+ * one more window runs at that depth and the thread ends (unless
+ * latency_run). Whenever the depth goes down, what is in flight
+ * completes first.
+ *
  * A plain job's loops pay one predictable branch per request (pace.on).
  */
 #ifndef FAULTLINE_PACE_H
@@ -70,6 +83,14 @@ struct pace {
 	uint64_t cycle_ns, next_check_ns;
 	uint64_t last_bytes[2], last_ios[2], last_check_ns;
 
+	/* latency_target */
+	bool lt;			/* on */
+	bool lt_run, lt_end_run, lt_quiesce;
+	int lt_state;			/* 0 searching, 1 found (the thread ends), -1 failed */
+	unsigned qd, qd_low, qd_high, qd_max, lt_stable;
+	uint64_t lt_target, lt_window, lt_cycle_ns, lt_ios, lt_failed, lt_miss_ns;
+	double lt_pct;
+
 	/* flow */
 	struct pace_flow *flow;		/* NULL: no flow */
 	uint64_t flow_weight, flow_count;	/* this thread's weight and requests */
@@ -104,8 +125,17 @@ static inline void pace_init(struct pace *p, const struct job *j, unsigned worke
 	p->spin_ns = j->thinktime_spin_ns;
 	p->think_blocks = j->thinktime_blocks ? j->thinktime_blocks : 1;
 	p->cycle_ns = (uint64_t)(j->rate_cycle_ms ? j->rate_cycle_ms : 1000) * 1000000ull;
+	if (j->latency_target_ns) {
+		p->lt = true;
+		p->lt_target = j->latency_target_ns;
+		p->lt_window = j->latency_window_ns;
+		p->lt_pct = j->latency_percentile;
+		p->lt_run = j->latency_run;
+		p->qd = p->qd_low = 1;
+		p->qd_high = p->qd_max = j->iodepth ? j->iodepth : 1;
+	}
 	p->on = p->rated[0] || p->rated[1] || p->think_ns || p->min_bps[0] || p->min_bps[1] ||
-		p->min_iops[0] || p->min_iops[1];
+		p->min_iops[0] || p->min_iops[1] || p->lt;
 }
 
 /* flow: the job's flow_id's shared state (NULL: the job has no flow). */
@@ -151,6 +181,7 @@ static inline void pace_end(struct pace *p)
 static inline void pace_begin(struct pace *p)
 {
 	p->start_ns = now_ns();
+	p->lt_cycle_ns = p->start_ns;
 	p->last_check_ns = p->start_ns;
 	p->next_check_ns = p->start_ns + PACE_MIN_SETTLE_NS;
 }
@@ -192,6 +223,19 @@ static inline void pace_issued(struct pace *p, unsigned d, uint32_t len)
 static inline bool pace_completed(struct pace *p)
 {
 	return p->think_ns && ++p->think_count >= p->think_blocks;
+}
+
+/* latency_target: a completion of latency @ns at @now (pace.c). */
+void pace_lat(struct pace *p, uint64_t ns, uint64_t now);
+
+/* An asynchronous loop's completion of latency @ns at @now (a paced
+ * loop's, pace.on): latency_target's sample, thinktime's count. */
+static inline void pace_done_async(struct pace *p, uint64_t ns, uint64_t now)
+{
+	if (p->lt)
+		pace_lat(p, ns, now);
+	if (pace_completed(p))
+		p->think_due = true;
 }
 
 struct record;

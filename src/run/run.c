@@ -470,6 +470,15 @@ static void collect_runctl(struct run *r, unsigned j)
 	const struct ss_state *ss = &r->ss[j];
 
 	rc->ran = r->job_started[j];
+	/* latency_target: each thread searched alone; the shallowest depth */
+	for (unsigned i = 0; i < r->jrs[j].crew.nworkers; i++) {
+		const struct thread_stats *s = &r->jrs[j].crew.wk.stats[i];
+
+		if (s->lat_depth && (!rc->lat_depth || s->lat_depth < rc->lat_depth))
+			rc->lat_depth = s->lat_depth;
+		if (s->lat_done && !rc->stopped_by)
+			rc->stopped_by = "latency_target";
+	}
 	if (!r->jrs[j].job->ss_dur_ns)
 		return;
 	rc->ss = true;

@@ -303,8 +303,11 @@ void worker_run_async(struct worker *w)
 						hist_add(&st->lat, now_ns() - t);
 					if (__builtin_expect(wk->prio_count, 0))
 						prio_count(w, r, JOB_DIR_READ, lat, lat ? now_ns() - t : 0);
-					if (__builtin_expect(w->pace.on, 0) && pace_completed(&w->pace))
-						w->pace.think_due = true;
+					if (__builtin_expect(w->pace.on, 0)) {
+						uint64_t nw = now_ns();
+
+						pace_done_async(&w->pace, nw - t, nw);
+					}
 					freeslots[nfree++] = r->slot;
 					continue;
 				}
@@ -361,8 +364,8 @@ void worker_run_async(struct worker *w)
 				hist_add(&st->lat, t - r->t_issue);
 			if (__builtin_expect(wk->prio_count, 0))
 				prio_count(w, r, JOB_DIR_READ, lat, t - r->t_issue);
-			if (__builtin_expect(w->pace.on, 0) && pace_completed(&w->pace))
-				w->pace.think_due = true;
+			if (__builtin_expect(w->pace.on, 0))
+				pace_done_async(&w->pace, t - r->t_issue, t);
 		}
 	}
 out:
@@ -715,9 +718,11 @@ void worker_run_async_rw(struct worker *w)
 						break;
 					}
 					count_done(w, r, lat, lat ? now_ns() - t : 0);
-					if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH &&
-					    pace_completed(&w->pace))
-						w->pace.think_due = true;
+					if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH) {
+						uint64_t nw = now_ns();
+
+						pace_done_async(&w->pace, nw - t, nw);
+					}
 					freeslots[nfree++] = r->slot;
 				} else {
 					inflight++;
@@ -782,9 +787,8 @@ void worker_run_async_rw(struct worker *w)
 				continue;
 			}
 			count_done(w, r, lat, t - r->t_issue);
-			if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH &&
-			    pace_completed(&w->pace))
-				w->pace.think_due = true;
+			if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH)
+				pace_done_async(&w->pace, t - r->t_issue, t);
 		}
 	}
 	if (!st->failed)

@@ -170,6 +170,49 @@ r = F["b"]["ops"] / F["a"]["ops"]
 assert F["a"]["ops"] > 100 and 1.85 <= r <= 2.15, (F["a"]["ops"], F["b"]["ops"])
 assert F["alone"]["ops"] > F["b"]["ops"], (F["alone"]["ops"], F["b"]["ops"])'
 
+# ---- latency_target -----------------------------------------------------
+
+lt="[global]
+ioengine=libaio
+iodepth=32
+filename=$f
+size=16m
+rw=randread
+time_based
+latency_window=100ms
+direct=1"
+run lt_easy "$lt
+[lt]
+runtime=20
+latency_target=10s" &&
+	jcheck "latency_target met at every depth: the search doubles to iodepth=32, one window there, and the job ends" lt_easy '
+assert J["lt"]["latency_depth"] == 32 and J["lt"]["latency_target"] == 10 * 10**9, J["lt"]["latency_depth"]
+assert F["lt"]["stopped_by"] == "latency_target" and secs("lt") < 10, (F["lt"]["stopped_by"], secs("lt"))
+lv = J["lt"]["iodepth_level"]
+assert lv["32"] + lv[">=64"] > 0, lv'
+
+run lt_hard "$lt
+[lt]
+runtime=1
+latency_target=1us
+latency_percentile=50" &&
+	jcheck "latency_target missed at every depth (percentile 50): the depth stays 1 for the whole runtime" lt_hard '
+assert J["lt"]["latency_depth"] == 1, J["lt"]["latency_depth"]
+assert F["lt"]["stopped_by"] is None and secs("lt") >= 0.9, secs("lt")
+lv = J["lt"]["iodepth_level"]
+assert lv["1"] >= 99.0, lv'
+
+run lt_fatal "$lt
+[lt]
+runtime=20
+latency_target=1us" 1 &&
+	jcheck "latency_target missed at depth 1 with percentile 100: the job fails (ETIMEDOUT), as fio" lt_fatal '
+assert J["lt"]["error"] == 110 and "latency_target" in F["lt"]["errmsg"], (J["lt"]["error"], F["lt"]["errmsg"])'
+
+expect_exit 2 "latency_target with a synchronous engine is refused" \
+	"$FAULTLINE" --quiet --name=x --ioengine=psync --filename="$f" --size=16m --latency_target=1ms
+expect_err_has "latency_target" "the refusal names latency_target"
+
 printf '%s\n' "$null
 exitall=1
 [long]
