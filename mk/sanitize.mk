@@ -59,13 +59,17 @@ asan ubsan tsan:
 # The e2e scripts keep the binary's stderr to themselves, so there the
 # reports also go to files and any file at all fails the check. Which
 # suites run under ASan: E2E_ASAN (the top Makefile says why, at e2e).
+# Beside the root pass (make check), every run of a binary holds the e2e
+# lock shared, as each suite does: a suite that runs alone (it counts
+# cgroups a run's start may clean, or the host's counters) runs alone.
+SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
 E2E_ASAN = async badinput bufpool chaos engines fio-examples fio-json memory reliability reqopts \
 	   replay runctl shapes telemetry verdict vmcache writeback writes
 check-asan: deps
 	$(call san_build,asan)
 	@fail=0; \
 	for t in $(call san_tests,asan); do echo "== $$t (asan)"; \
-		env $(SAN_ASAN_ENV) $$t || fail=1; done; \
+		$(SAN_LOCK) env $(SAN_ASAN_ENV) $$t || fail=1; done; \
 	rm -rf build-asan/logs && mkdir -p build-asan/logs; \
 	$(E2E_RUN) --label=asan $(E2E_ASAN) -- \
 		env ASAN_OPTIONS=$(SAN_ASAN_OPTS):log_path=$(CURDIR)/build-asan/logs/asan \
@@ -126,7 +130,7 @@ check-tsan: deps
 	$(call san_build,tsan)
 	@fail=0; \
 	run() { want=$$1; shift; echo "== $$*" | sed 's|$(CURDIR)/||'; \
-		env $(SAN_TSAN_ENV) "$$@"; rc=$$?; \
+		$(SAN_LOCK) env $(SAN_TSAN_ENV) "$$@"; rc=$$?; \
 		[ $$rc = $$want ] || { echo "exit $$rc, wanted $$want (66: a TSan report)"; fail=1; }; }; \
 	for t in $(TSAN_TESTS); do run 0 $$t; done; \
 	mkdir -p build-tsan/scratch; \

@@ -1,15 +1,30 @@
 /* test_worker.c - a job's workers share no cache line (issue 24): each
  * starts on a line and the array of them is laid out whole lines apart,
- * for any count, zeroed. */
+ * for any count, zeroed. And the arena's bell, which a worker thread or
+ * process rings as its timed part ends, wakes the controller waiting on
+ * it (SPEC 8: the job's last row ends there). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "lib/stats.h"
 #include "run/worker.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* The line of a byte's address. */
 static uintptr_t line_of(const void *p)
@@ -56,11 +71,71 @@ static void test_array_apart(void **state)
 	}
 }
 
+static void *ring_later(void *arg)
+{
+	struct timespec d = { 0, 20000000 };
+
+	nanosleep(&d, NULL);
+	stats_bell_ring(arg);
+	return NULL;
+}
+
+/* A wait with a deadline a minute away ends when the bell rings: from a
+ * thread, from a forked process (the bell is in the shared arena), or
+ * at once when it rang after the look (seen) and before the wait. The
+ * bounds are the minute, not a latency: this host may be loaded. */
+static void test_bell(void **state)
+{
+	struct stats_arena a = { 0 };
+	pthread_t th;
+	uint32_t seen;
+	uint64_t t0;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(stats_arena_create(&a, 3), 0);
+	assert_non_null(a.bell);
+	assert_true((char *)a.bell >= (char *)&a.ts[3]);
+
+	seen = stats_bell_seen(a.bell);
+	t0 = mono_ns();
+	assert_int_equal(pthread_create(&th, NULL, ring_later, a.bell), 0);
+	while (stats_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
+		stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	assert_int_not_equal(stats_bell_seen(a.bell), seen);
+	assert_true(mono_ns() - t0 < 30000000000ull);
+	pthread_join(th, NULL);
+
+	seen = stats_bell_seen(a.bell);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		ring_later(a.bell);
+		_exit(0);
+	}
+	t0 = mono_ns();
+	while (stats_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
+		stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	assert_int_not_equal(stats_bell_seen(a.bell), seen);
+	assert_true(mono_ns() - t0 < 30000000000ull);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+
+	seen = stats_bell_seen(a.bell);
+	stats_bell_ring(a.bell);
+	t0 = mono_ns();
+	stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	assert_true(mono_ns() - t0 < 30000000000ull);
+	stats_arena_destroy(&a);
+	assert_null(a.bell);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_array_apart),
+		cmocka_unit_test(test_bell),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

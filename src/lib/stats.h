@@ -194,7 +194,22 @@ struct stats_arena {
 	unsigned n;
 	size_t bytes;
 	struct thread_stats *ts;	/* n entries, MAP_SHARED|MAP_ANONYMOUS */
+	uint32_t *bell;			/* after them, on a line of its own */
 };
+
+/*
+ * The arena's bell, a futex word in the shared mapping: a worker thread
+ * or process rings it when its timed part ends, and the run controller,
+ * waiting on it between samples, sees the end at once rather than at its
+ * next poll. So a job's last row, and the host-wide readings it divides
+ * by its dt_s, end where its work did (SPEC 8: one window per figure).
+ * stats_bell_seen before looking at what the workers did; then
+ * stats_bell_wait returns at @until_ns (CLOCK_MONOTONIC) or as soon as a
+ * ring came after that look, whichever is first.
+ */
+void stats_bell_ring(uint32_t *bell);
+uint32_t stats_bell_seen(const uint32_t *bell);
+void stats_bell_wait(uint32_t *bell, uint32_t seen, uint64_t until_ns);
 
 int stats_arena_create(struct stats_arena *a, unsigned n);
 /* Make @st ready to count writes and flushes: their histograms emptied.

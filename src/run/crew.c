@@ -181,6 +181,7 @@ out_stop:
 		STAT_STORE(&st->lat_depth, w->pace.qd);
 		STAT_STORE(&st->lat_done, w->pace.lt_state > 0);
 	}
+	stats_bell_ring(wk->bell);
 	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)
@@ -519,6 +520,14 @@ void crew_fail(struct crew *c, const struct err *e)
 	st->error.offset = 0;
 	snprintf(st->error.what, sizeof(st->error.what), "%s", e->msg);
 	STAT_STORE(&st->failed, 1);
+}
+
+bool crew_timed_part_ended(const struct crew *c)
+{
+	for (unsigned i = 0; i < c->nworkers; i++)
+		if (!STAT_LOAD(&c->wk.stats[i].end_ns))
+			return false;
+	return c->nworkers > 0;
 }
 
 bool crew_done(const struct crew *c)

@@ -77,6 +77,9 @@ void crew_probe_stop(struct crew *c);
 void crew_fail(struct crew *c, const struct err *e);
 /* True once every worker has published done (the sampler's view). */
 bool crew_done(const struct crew *c);
+/* Every worker has ended its timed part (a verify read-back or a final
+ * write-back may still run). */
+bool crew_timed_part_ended(const struct crew *c);
 /* Mark every slot of the job done: its worker process has gone. */
 void crew_mark_done(struct crew *c);
 

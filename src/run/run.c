@@ -148,7 +148,8 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		return err_set(e, -ret, "allocating counters for %u threads: %s", nstats, strerror(-ret));
 	r->base = calloc(nstats, sizeof(*r->base));
 	r->base_taken = calloc(r->njobs, sizeof(bool));
-	if (!r->base || !r->base_taken)
+	r->rows_ended = calloc(r->njobs, sizeof(bool));
+	if (!r->base || !r->base_taken || !r->rows_ended)
 		return err_set(e, ENOMEM, "out of memory");
 
 	/* Every target of every job is opened (and laid out) before anything
@@ -160,6 +161,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 				      r->stop, &r->hooks, e);
 		if (ret)
 			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
+		r->jrs[i].crew.wk.bell = r->arena.bell;
 	}
 	ret = flow_setup(r, e);
 	if (ret)
@@ -583,15 +585,6 @@ static void collect_job(struct run *r, unsigned j)
 	collect_runctl(r, j);
 }
 
-static void sleep_until_ns(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull),
-			       .tv_nsec = (long)(t % 1000000000ull) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /* A job that could not start fails; the others of its group still run. */
 static void start_failed(struct run *r, unsigned j, const struct err *e, int ret)
 {
@@ -746,6 +739,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	const uint64_t iv = r->opts.interval_ns;
 	unsigned left = last - first;
 	uint64_t g0, tick = 0;
+	uint32_t bell;
 	bool all_done = false;
 	int ret;
 
@@ -818,6 +812,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		}
 	}
 
+	bell = stats_bell_seen(r->arena.bell);
 	while (r->rows ? !all_done : left > 0) {
 		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
 		unsigned left_before = left;
@@ -827,12 +822,13 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		for (unsigned j = first; j < last; j++)
 			if (!r->job_ended[j] && !r->base_taken[j] && r->jrs[j].crew.wk.ramp_end_ns < next)
 				next = r->jrs[j].crew.wk.ramp_end_ns;
-		/* Check for finished jobs every 10 ms so a short job does not
-		 * wait a whole interval for its end to be noticed. */
+		/* A worker's end rings the bell; a finished job is looked
+		 * for every 10 ms too (a worker process that died rings none). */
 		now = now_ns();
 		if (next > now + 10000000ull)
 			next = now + 10000000ull;
-		sleep_until_ns(next);
+		stats_bell_wait(r->arena.bell, bell, next);
+		bell = stats_bell_seen(r->arena.bell);
 		now = now_ns();
 		/* At a boundary, every job's counters before anything slower
 		 * (2000 jobs ending take a while): its rows end at @now. */
@@ -848,13 +844,25 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			ss_check(r, j, now);
 			exit_check(r, first, last, j);
 		}
+		/* A job's rows end with its workers' timed part, while the
+		 * readings of the host are of that moment: before a verify
+		 * read-back or a pool's final write-back. */
+		for (unsigned j = first; j < last; j++) {
+			if (r->job_ended[j] || r->rows_ended[j] || !crew_timed_part_ended(&r->jrs[j].crew))
+				continue;
+			if (!r->base_taken[j])
+				take_base(r, j, now);	/* ended inside its ramp */
+			sampler_job_ended(r->sampler, j, now);
+			r->rows_ended[j] = true;
+		}
 		for (unsigned j = first; j < last; j++) {
 			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
 				continue;
 			if (!r->base_taken[j])
 				take_base(r, j, now);	/* ended inside its ramp */
 			/* The last row first: joining removes the job's cgroup. */
-			sampler_job_ended(r->sampler, j, now);
+			if (!r->rows_ended[j])
+				sampler_job_ended(r->sampler, j, now);
 			job_run_join(&r->jrs[j]);
 			r->job_ended[j] = true;
 			left--;
@@ -975,6 +983,7 @@ void run_destroy(struct run *r)
 	free(r->exit_fired);
 	free(r->base);
 	free(r->base_taken);
+	free(r->rows_ended);
 	stats_arena_destroy(&r->arena);
 	if (r->flows)
 		munmap(r->flows, r->flow_len);

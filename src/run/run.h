@@ -40,6 +40,7 @@ struct run {
 	uint64_t *job_base_ns;		/* start of the measured part */
 	struct thread_stats *base;	/* per slot: counters at the start of the measured part */
 	bool *base_taken;
+	bool *rows_ended;		/* the sampler ended the job's rows */
 	struct sampler_job *views;	/* what the sampler sees of each job */
 	struct sampler *sampler;
 	/* Under MPI (SPEC 14): the exchange of rows and flags with the

@@ -99,6 +99,10 @@ for x in rows:
            (k == "cpu_probe_per_s" and x["job"] == "ps"):
             assert v == "", (k, v)
             continue
+        # /proc/stat counts in ticks of 10 ms: a row of a few ms (a
+        # job ends just after a boundary) may have none, hence no split.
+        if k.startswith("cpu_") and k.endswith("_pct") and float(x["dt_s"]) < 0.02 and v == "":
+            continue
         if k.startswith("psi_") and not os.path.exists("/proc/pressure"):
             assert v == "", (k, v)
             continue
@@ -124,14 +128,20 @@ real = int(sys.argv[3]) - int(sys.argv[2])
 assert abs(csv_total - real) <= 0.05 * real + 20, (csv_total, real)
 ' "$E2E_TMP/t.csv" "$tlb0" "$tlb1"
 
-pycheck "device bytes in the CSV match /sys/block/DEV/stat around the run (5 %)" '
+# The rows end where the job's work did: the read-ahead its sequential
+# reader started last (one window, read_ahead_kb) may reach the device
+# after that, outside its rows but inside the readings around the run.
+ra_mib=$(( $(cat "/sys/block/$dev/queue/read_ahead_kb" 2>/dev/null || echo 0) / 1024 ))
+pycheck "device bytes in the CSV match /sys/block/DEV/stat around the run (5 %, and the last read-ahead)" '
 import csv, sys
 rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["job"] == "ps"]
 csv_mib = sum(float(x["dev_read_mib_s"]) * float(x["dt_s"]) for x in rows)
 real_mib = (int(sys.argv[3]) - int(sys.argv[2])) * 512 / 1048576
+ra = float(sys.argv[4])
 assert real_mib > 1, real_mib
-assert abs(csv_mib - real_mib) <= 0.05 * real_mib + 0.5, (csv_mib, real_mib)
-' "$E2E_TMP/t.csv" "$sec0" "$sec1"
+assert csv_mib <= real_mib * 1.05 + 0.5, (csv_mib, real_mib)
+assert csv_mib >= real_mib * 0.95 - 0.5 - ra, (csv_mib, real_mib, ra)
+' "$E2E_TMP/t.csv" "$sec0" "$sec1" "$ra_mib"
 
 pycheck "per-job faults in the CSV add up to the job's own counters (5 %)" '
 import csv, json, sys
