@@ -173,27 +173,30 @@ check-modules:
 
 # Every suite runs even when an earlier one fails; the status says if any
 # did, and each one's time is printed, to keep CI under its 15 minutes.
-# Two lanes: in front, the modules check, the unit tests, every
+# Three lanes: in front, the modules check, the unit tests, every
 # end-to-end suite as root and the plot tests; beside them, at the lowest
-# CPU priority, the sanitizer and fuzzer builds, the fuzzing smoke run,
-# the ASan and TSan passes and the unprivileged pass, printed when done.
-# The end-to-end suites of both lanes share E2E_LOCK: one marked alone
-# runs by itself (tests/run-e2e).
-CHECK_FRONT  = check-modules unit e2e plot-tests
-CHECK_BESIDE = asan tsan check-fuzz check-asan check-tsan e2e-unprivileged
+# CPU priority, the ASan build and pass and the unprivileged pass, and
+# the TSan build and pass and the fuzzing smoke run; the lanes beside are
+# printed when done. The end-to-end suites of all lanes share E2E_LOCK:
+# one marked alone runs by itself (tests/run-e2e).
+CHECK_FRONT = check-modules unit e2e plot-tests
+CHECK_ASAN  = asan check-asan e2e-unprivileged
+CHECK_TSAN  = tsan check-tsan check-fuzz
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
 	@fail=0; t0=$$(date +%s); lock=$(CURDIR)/$(BUILD)/e2e.lock; : >$$lock; rm -f build-beside.rc; \
-	( for s in $(CHECK_BESIDE); do t=$$(date +%s); \
+	lane() { for s in "$$@"; do t=$$(date +%s); \
 		nice -n 19 $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
-		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside)"; done >build-beside.log 2>&1 ) & beside=$$!; \
+		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside)"; done; }; \
+	lane $(CHECK_ASAN) >build-beside-asan.log 2>&1 & asan=$$!; \
+	lane $(CHECK_TSAN) >build-beside-tsan.log 2>&1 & tsan=$$!; \
 	for s in $(CHECK_FRONT); do t=$$(date +%s); \
 		$(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { fail=1; echo "== check: $$s FAILED"; }; \
 		echo "== check: $$s took $$(($$(date +%s) - t)) s"; done; \
-	t=$$(date +%s); wait $$beside; \
-	echo "== check: waited $$(($$(date +%s) - t)) s for the lane beside: $(CHECK_BESIDE)"; \
-	cat build-beside.log; [ ! -e build-beside.rc ] || fail=1; \
-	rm -f build-beside.log build-beside.rc $$lock; \
+	t=$$(date +%s); wait $$asan $$tsan; \
+	echo "== check: waited $$(($$(date +%s) - t)) s for the lanes beside: $(CHECK_ASAN); $(CHECK_TSAN)"; \
+	cat build-beside-asan.log build-beside-tsan.log; [ ! -e build-beside.rc ] || fail=1; \
+	rm -f build-beside-asan.log build-beside-tsan.log build-beside.rc $$lock; \
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
 
