@@ -858,6 +858,8 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		for (unsigned j = first; j < last; j++) {
 			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
 				continue;
+			/* Its workers may have finished since the look above. */
+			exit_check(r, first, last, j);
 			if (!r->base_taken[j])
 				take_base(r, j, now);	/* ended inside its ramp */
 			/* The last row first: joining removes the job's cgroup. */
