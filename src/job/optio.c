@@ -269,6 +269,11 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 		return err_set(e, EINVAL, "job '%s': dedupe_percentage and "
 			       "buffer_compress_percentage shape written data; ioengine=%s "
 			       "writes none", j->name, eng->name);
+	if (j->continue_on_error != COE_NONE && j->continue_on_error != COE_VERIFY &&
+	    ((eng->flags & ENGINE_F_POOL) || j->loop || j->offload))
+		return err_set(e, EINVAL, "job '%s': continue_on_error with %s: its requests "
+			       "fail the job at the first error", j->name,
+			       (eng->flags & ENGINE_F_POOL) ? "a pool engine" : "loop=");
 	if (cmdprio_on(j)) {
 		if (strcmp(eng->name, "io_uring") && strcmp(eng->name, "libaio"))
 			return err_set(e, EINVAL, "job '%s': cmdprio_percentage and cmdprio_bssplit "

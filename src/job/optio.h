@@ -17,6 +17,7 @@
 #include "lib/job.h"
 #include "job/optdef.h"
 #include "engines/engine.h"
+#include "job/optshape.h"
 
 int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
 		   const struct option_ctx *c, struct err *e);
@@ -82,6 +83,9 @@ static inline bool job_zoned(const struct job *j)
 	  .help = "writes carry RWF_ATOMIC (whole or not at all) where the target takes them (direct=1, statx's atomic unit sizes); elsewhere a warning and plain writes" }, \
 	{ .name = "verify_write_sequence", .type = OPT_BOOL, .off = OPTIO_OFF(verify_write_sequence), \
 	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" }, \
+	{ .name = "continue_on_error", .type = OPT_CUSTOM, .off = OPTIO_OFF(continue_on_error), \
+	  .def = "none", .parse = optshape_coe, .syntax = "none|read|write|io|verify|all|0|1", \
+	  .help = "errors of these requests are counted (fio's total_err, first_error) and the thread goes on; verify: read-back mismatches do not fail the job" }, \
 	{ .name = "verify_fatal", .type = OPT_BOOL, .off = OPTIO_OFF(verify_fatal), .def = "0", \
 	  .help = "the end-of-job read-back stops at a thread's first mismatch (the job fails either way)" }, \
 	{ .name = "verify_dump", .type = OPT_BOOL, .off = OPTIO_OFF(verify_dump), .def = "0", \

@@ -98,6 +98,12 @@ struct thread_stats {
 	int job_stop;
 	int failed;
 	struct worker_error error;
+	/* continue_on_error: the errors the worker counted and went on
+	 * after, and the first of them (positive errno, target, offset). */
+	uint64_t io_errors;
+	int first_error;
+	unsigned first_error_target;
+	uint64_t first_error_off;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
 	pid_t pid;			/* process the worker runs in */
 	/* The thread's own fault counters (getrusage RUSAGE_THREAD) when its

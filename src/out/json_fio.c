@@ -551,6 +551,11 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "jobname", json_string(jr->job->name));
 	put(o, "groupid", json_integer(json_fio_group(r, idx)));
 	put(o, "error", json_integer(jr->error));
+	/* fio writes these two only with continue_on_error */
+	if (jr->job->continue_on_error != COE_NONE) {
+		put(o, "total_err", ju64(jr->io_errors));
+		put(o, "first_error", json_integer(jr->first_error));
+	}
 	/* Written when the run is over: nothing remains. elapsed is whole
 	 * seconds since the run began, rounded up, as fio's. */
 	put(o, "eta", json_integer(0));

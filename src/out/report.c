@@ -603,6 +603,11 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 		explain_report(f, jr);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
+	if (j->continue_on_error != COE_NONE)
+		fprintf(f, "  errors gone on after (continue_on_error): %" PRIu64 "%s%s%s%s\n",
+			jr->io_errors, jr->io_errors ? "; the first: " : "",
+			jr->io_errors ? strerror(jr->first_error) : "", jr->io_errors ? " at " : "",
+			jr->io_errors ? jr->first_error_at : "");
 	if (jr->error || jr->errmsg[0])
 		fprintf(f, "  error: %s (%s)\n",
 			jr->errmsg[0] ? jr->errmsg : strerror(jr->error),

@@ -124,6 +124,11 @@ struct job_result {
 
 	int error;			/* 0, or a positive errno */
 	char errmsg[512];		/* "target /x offset 123: SIGBUS ...", "" */
+	/* continue_on_error: errors counted and gone on after (fio's
+	 * total_err), the first one's errno (first_error) and place. */
+	uint64_t io_errors;
+	int first_error;
+	char first_error_at[300];	/* "/x offset 123", "" */
 
 	bool faults_ok;
 	uint64_t majflt, minflt;	/* the job's own threads */

@@ -455,7 +455,8 @@ static void collect_writes(struct run *r, unsigned j)
 	exact_extremes(&w->sync_lat, c, offsetof(struct thread_stats, slat));
 	/* A block that did not read back as written fails the job (as fio's
 	 * verify does, with its errno EILSEQ), unless it failed already. */
-	if (w->verify_bad && !res->error) {
+	if (w->verify_bad && !res->error && jr->job->continue_on_error != COE_VERIFY &&
+	    jr->job->continue_on_error != COE_ALL) {
 		res->error = EILSEQ;
 		snprintf(res->errmsg, sizeof(res->errmsg),
 			 "verify: %llu of %llu blocks read back bad; the first: %s offset %llu: %s",
@@ -535,6 +536,16 @@ static void collect_job(struct run *r, unsigned j)
 		hist_merge(&res->lat, &tmp);
 		if (s->end_ns > end)
 			end = s->end_ns;
+		if (s->io_errors) {
+			if (!res->io_errors) {
+				res->first_error = s->first_error;
+				snprintf(res->first_error_at, sizeof(res->first_error_at), "%s offset %llu",
+					 s->first_error_target < jr->ntargets ?
+						jr->targets[s->first_error_target].path : "?",
+					 (unsigned long long)s->first_error_off);
+			}
+			res->io_errors += s->io_errors;
+		}
 		if (s->failed && !res->error) {
 			res->error = s->error.code;
 			if (s->error.target == WORKER_ERROR_SETUP || s->error.target >= jr->ntargets)

@@ -96,10 +96,33 @@ static __attribute__((noinline)) int pace_async_w(struct worker *w, unsigned d, 
 
 /* ---- the loops ------------------------------------------------------- */
 
+/*
+ * continue_on_error: a failed request of a kind the job goes on after
+ * (w->coe: ENGINE_OP bits) is counted, the first one kept, and skipped;
+ * the caller sees false with the worker not failed. False here: the
+ * worker fails as without the option.
+ */
+static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io_req *r)
+{
+	struct thread_stats *st = w->st;
+
+	if (!(w->coe & ENGINE_OP(r->op)))
+		return false;
+	if (!st->io_errors) {
+		st->first_error = r->res < 0 ? (int)-r->res : EIO;
+		st->first_error_target = r->target;
+		st->first_error_off = r->off;
+	}
+	STAT_STORE(&st->io_errors, st->io_errors + 1);
+	return true;
+}
+
 static inline bool complete_ok(struct worker *w, struct io_req *r)
 {
 	if (r->res == (int64_t)r->len)
 		return true;
+	if (__builtin_expect(w->coe != 0, 0) && coe_take(w, r))
+		return false;
 	if (r->res < 0)
 		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
 	else
@@ -186,8 +209,11 @@ run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_r
 			worker_fail(w, ret, r->target, off, ops->name);
 			break;
 		}
-		if (!complete_ok(w, r))
-			break;
+		if (!complete_ok(w, r)) {
+			if (st->failed)
+				break;
+			continue;	/* continue_on_error: counted, skipped */
+		}
 		consume(w, r);
 		release(w, rel, r);
 		stat_add(&st->ops, 1);
@@ -291,8 +317,10 @@ void worker_run_async(struct worker *w)
 					stats_mark_submit(st, 1, inflight + 1);
 					stats_mark_complete(st, 1);
 					if (!complete_ok(w, r)) {
-						stopping = true;
 						freeslots[nfree++] = r->slot;
+						if (!st->failed)
+							continue;	/* continue_on_error */
+						stopping = true;
 						break;
 					}
 					consume(w, r);
@@ -353,7 +381,7 @@ void worker_run_async(struct worker *w)
 				continue;
 			}
 			if (!complete_ok(w, r)) {
-				stopping = true;
+				stopping = stopping || st->failed;
 				continue;
 			}
 			consume(w, r);
@@ -381,6 +409,8 @@ static bool complete_w(struct worker *w, const struct io_req *r)
 {
 	if (r->res == (int64_t)r->len)
 		return true;
+	if (__builtin_expect(w->coe != 0, 0) && coe_take(w, r))
+		return false;
 	if (r->res < 0)
 		worker_fail(w, (int)-r->res, r->target, r->off, r->op == IO_FLUSH ? "flush" : "write");
 	else
@@ -465,7 +495,7 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat
 		return false;
 	}
 	if (!complete_w(w, r))
-		return false;
+		return w->st->failed ? false : true;	/* continue_on_error: counted */
 	stat_add(&w->st->syncs, 1);
 	/* fio's iodepth counts, kept by the asynchronous loops (a
 	 * synchronous one's are made up at the end): the flush went alone,
@@ -561,8 +591,11 @@ void worker_run_sync_rw(struct worker *w)
 				worker_fail(w, ret, r->target, off, ops->name);
 				break;
 			}
-			if (!complete_ok(w, r))
-				break;
+			if (!complete_ok(w, r)) {
+				if (st->failed)
+					break;
+				continue;	/* continue_on_error */
+			}
 			consume(w, r);
 			release(w, ops->release, r);
 			stat_add(&st->ops, 1);
@@ -580,8 +613,11 @@ void worker_run_sync_rw(struct worker *w)
 			worker_fail(w, ret, r->target, r->off, "write");
 			break;
 		}
-		if (!complete_w(w, r))
-			break;
+		if (!complete_w(w, r)) {
+			if (st->failed)
+				break;
+			continue;	/* continue_on_error */
+		}
 		stat_add(&st->wops, 1);
 		stat_add(&st->wbytes, len);
 		late = req_clock_done(&clk, &st->wlat);
@@ -712,9 +748,11 @@ void worker_run_async_rw(struct worker *w)
 					stats_mark_submit(st, 1, inflight + 1);
 					stats_mark_complete(st, 1);
 					if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
+						freeslots[nfree++] = r->slot;
+						if (!st->failed)
+							continue;	/* continue_on_error */
 						stopping = true;
 						nfq = 0;
-						freeslots[nfree++] = r->slot;
 						break;
 					}
 					count_done(w, r, lat, lat ? now_ns() - t : 0);
@@ -781,9 +819,11 @@ void worker_run_async_rw(struct worker *w)
 			if (stopping && st->failed)
 				continue;
 			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
-				stopping = true;
-				nfq = 0;
-				drain = false;
+				if (st->failed) {
+					stopping = true;
+					nfq = 0;
+					drain = false;
+				}
 				continue;
 			}
 			count_done(w, r, lat, t - r->t_issue);

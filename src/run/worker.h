@@ -113,6 +113,8 @@ struct worker {
 	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
 	struct writes wr;
 	struct content content;		/* dedupe_percentage, buffer_compress_percentage */
+	unsigned coe;			/* continue_on_error: ENGINE_OP bits of the
+					 * requests whose errors are counted and skipped */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
 	struct prefetch *prefetch;	/* prefetch=, or NULL */
 	struct loop_rt *loop;		/* loop=: the running loop's state (loop.c) */

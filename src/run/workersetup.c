@@ -99,6 +99,23 @@ int worker_setup(struct worker *w, struct err *e)
 	w->et.ej = &wk->ej;
 	w->et.reqs = reqs;
 	pace_init(&w->pace, j, w->id, wk->seed);
+	switch (j->continue_on_error) {
+	case COE_READ:
+		w->coe = ENGINE_OP(IO_READ);
+		break;
+	case COE_WRITE:
+		w->coe = ENGINE_OP(IO_WRITE);
+		break;
+	case COE_IO:
+		w->coe = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE);
+		break;
+	case COE_ALL:
+		w->coe = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH);
+		break;
+	default:
+		w->coe = 0;	/* none, or verify (the job's result: run.c) */
+		break;
+	}
 	pace_flow_init(&w->pace, j, wk->flow);
 	if (wk->prio.on) {
 		uint64_t x = wk->seed ^ ((uint64_t)w->id << 32) ^ 0x70726f69ull;

@@ -5,7 +5,8 @@
 # the realtime class refused without the capability, zonemode=strided's
 # offsets in write_iolog, verify=crc64 (and md5) catching a corrupted
 # block, atomic=1's fallback said, dedupe_percentage's copies and
-# buffer_compress_percentage's ratio in the written file.
+# buffer_compress_percentage's ratio in the written file,
+# continue_on_error's counted errors.
 . "$(dirname "$0")/lib.sh"
 
 data=$E2E_TMP/data
@@ -144,5 +145,35 @@ assert 0.27 < r < 0.36, r
 ' "$E2E_TMP/cc"
 expect_exit 2 "verify with dedupe_percentage is refused" "$FAULTLINE" --parse-only --name=v \
 	--filename="$E2E_TMP/cc" --size=4m --rw=write --verify=crc32c --dedupe_percentage=10
+
+# continue_on_error=read: a target cut short under a running job gives
+# short reads; they are counted (fio's total_err, first_error) and the
+# job goes on and ends well; without it the first one fails the job.
+for coe in read none; do
+	head -c $((4 << 20)) /dev/urandom >"$E2E_TMP/tr"
+	"$FAULTLINE" --quiet --output-format=json --output="$E2E_TMP/tr.json" --name=t \
+		--filename="$E2E_TMP/tr" --size=4m --rw=randread --bs=4k --ioengine=psync \
+		--time_based --runtime=3 --continue_on_error=$coe 2>"$E2E_TMP/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		ls -l /proc/$pid/task/*/fd 2>/dev/null | grep -q "$E2E_TMP/tr" && break
+		sleep 0.05
+	done
+	truncate -s 64k "$E2E_TMP/tr"
+	wait $pid
+	rc=$?
+	if [ $coe = read ]; then
+		[ $rc = 0 ] && pass "continue_on_error=read: the job ends well" ||
+			fail "continue_on_error=read: the job ends well" "exit $rc" "$(head -c 300 "$E2E_TMP/err")"
+		pycheck "continue_on_error=read: the short reads are counted" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["error"] == 0 and j["total_err"] > 0 and j["first_error"] == 5, (j["error"], j.get("total_err"))
+' "$E2E_TMP/tr.json"
+	else
+		[ $rc = 1 ] && pass "without continue_on_error the first short read fails the job" ||
+			fail "without continue_on_error the first short read fails the job" "exit $rc"
+	fi
+done
 
 e2e_done
