@@ -25,6 +25,7 @@
 #include "run/loop.h"
 #include "mpi/rankrows.h"
 #include "mpi/ranks.h"
+#include "run/runwrites.h"
 #include "run/sampler.h"
 #include "workload/verify.h"
 
@@ -393,80 +394,6 @@ static void collect_fio(struct run *r, unsigned j)
 	}
 }
 
-/* The exact extremes the workers saw, not bucket bounds, into @h. */
-static void exact_extremes(struct hist *h, const struct crew *c, size_t off)
-{
-	h->min = UINT64_MAX;
-	h->max = 0;
-	for (unsigned i = 0; i < c->nworkers && h->n; i++) {
-		const struct hist *s = (const struct hist *)((const char *)&c->wk.stats[i] + off);
-
-		if (s->n && s->min < h->min)
-			h->min = s->min;
-		if (s->max > h->max)
-			h->max = s->max;
-	}
-	if (!h->n)
-		h->min = 0;
-}
-
-/* Writes, flushes and the read-back of a job that writes. */
-static void collect_writes(struct run *r, unsigned j)
-{
-	const struct job_run *jr = &r->jrs[j];
-	const struct crew *c = &jr->crew;
-	struct job_result *res = &r->res.jobs[j];
-	struct write_result *w;
-	struct hist tmp;
-
-	w = res->w = calloc(1, sizeof(*res->w));
-	if (!w)
-		return;
-	hist_init(&w->lat);
-	hist_init(&w->sync_lat);
-	w->verify = jr->job->verify != VERIFY_NONE;
-	w->verify_complete = w->verify;
-	for (unsigned i = 0; i < c->nworkers; i++) {
-		const struct thread_stats *s = &c->wk.stats[i];
-		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
-
-		w->ops += s->wops - b->wops;
-		w->bytes += s->wbytes - b->wbytes;
-		w->syncs += s->syncs - b->syncs;
-		hist_diff(&tmp, &s->wlat, &b->wlat);
-		hist_merge(&w->lat, &tmp);
-		hist_diff(&tmp, &s->slat, &b->slat);
-		hist_merge(&w->sync_lat, &tmp);
-		if (!w->verify)
-			continue;
-		if (!STAT_LOAD(&s->verify_done))
-			w->verify_complete = false;
-		w->verify_blocks += s->verify.blocks;
-		if (s->verify.bad && (!w->verify_bad || s->verify.first_target < w->verify_first_target ||
-				      (s->verify.first_target == w->verify_first_target &&
-				       s->verify.first_off < w->verify_first_off))) {
-			w->verify_first_target = s->verify.first_target;
-			w->verify_first_off = s->verify.first_off;
-			w->verify_first_code = s->verify.first_code;
-		}
-		w->verify_bad += s->verify.bad;
-	}
-	exact_extremes(&w->lat, c, offsetof(struct thread_stats, wlat));
-	exact_extremes(&w->sync_lat, c, offsetof(struct thread_stats, slat));
-	/* A block that did not read back as written fails the job (as fio's
-	 * verify does, with its errno EILSEQ), unless it failed already. */
-	if (w->verify_bad && !res->error && jr->job->continue_on_error != COE_VERIFY &&
-	    jr->job->continue_on_error != COE_ALL) {
-		res->error = EILSEQ;
-		snprintf(res->errmsg, sizeof(res->errmsg),
-			 "verify: %llu of %llu blocks read back bad; the first: %s offset %llu: %s",
-			 (unsigned long long)w->verify_bad, (unsigned long long)w->verify_blocks,
-			 w->verify_first_target < jr->ntargets ? jr->targets[w->verify_first_target].path : "?",
-			 (unsigned long long)w->verify_first_off, verify_code_name(w->verify_first_code));
-	}
-}
-
-/* What run control did to job @j: ran at all, steady state's window. */
 static void collect_runctl(struct run *r, unsigned j)
 {
 	struct runctl_result *rc = &r->res.jobs[j].rc;
@@ -578,7 +505,7 @@ static void collect_job(struct run *r, unsigned j)
 		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
 	}
 	if (job_writes(job))
-		collect_writes(r, j);
+		run_collect_writes(&r->jrs[j], &r->base[r->stat_first[j]], &r->res.jobs[j]);
 	res->ntargets = jr->ntargets;
 	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));
 	for (unsigned i = 0; res->targets && i < jr->ntargets; i++) {
