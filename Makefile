@@ -175,13 +175,13 @@ check-modules:
 # did, and each one's time is printed, to keep CI under its 15 minutes.
 # Three lanes: in front, the modules check, the unit tests, every
 # end-to-end suite as root and the plot tests; beside them, at the lowest
-# CPU priority, the ASan build and pass and the unprivileged pass, and
-# the TSan build and pass and the fuzzing smoke run; the lanes beside are
+# CPU priority, the ASan build and pass, and the TSan build and pass, the
+# fuzzing smoke run and the unprivileged pass; the lanes beside are
 # printed when done. The end-to-end suites of all lanes share E2E_LOCK:
 # one marked alone runs by itself (tests/run-e2e).
 CHECK_FRONT = check-modules unit e2e plot-tests
-CHECK_ASAN  = asan check-asan e2e-unprivileged
-CHECK_TSAN  = tsan check-tsan check-fuzz
+CHECK_ASAN  = asan check-asan
+CHECK_TSAN  = tsan check-tsan check-fuzz e2e-unprivileged
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
 	@fail=0; t0=$$(date +%s); lock=$(CURDIR)/$(BUILD)/e2e.lock; : >$$lock; rm -f build-beside.rc; \
