@@ -132,9 +132,10 @@ unit: $(TESTS)
 #   check-asan        under AddressSanitizer (mk/sanitize.mk), the suites
 #                     that reach code the unit tests do not: every engine
 #                     and pool, writes and verify, shapes and replay,
-#                     fio's job files and outputs, event loops, errors and
-#                     signals, the sampler's columns, write-back tracing,
-#                     memory limits and the verdict.
+#                     fio's job files and outputs, run control, event
+#                     loops, errors, the sampler's columns, write-back
+#                     tracing and the verdict (mk/sanitize.mk says which
+#                     it leaves to the root pass, and why).
 # E2E_LOCK (a file) lets passes run side by side: a suite marked
 # "# e2e: alone" (it reads what any process on the host changes) runs
 # while no other does (tests/run-e2e).

@@ -63,7 +63,12 @@ asan ubsan tsan:
 # lock shared, as each suite does: a suite that runs alone (it counts
 # cgroups a run's start may clean, or the host's counters) runs alone.
 SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
-E2E_ASAN = async badinput bufpool chaos engines fio-examples fio-json memory reliability reqopts \
+# Not chaos nor memory: what they add is the kernel's view of runs ended
+# at random moments and of memory limits (processes, cgroups, the OOM
+# killer); the code they run is the engines', the sampler's and the
+# cgroup module's, which the suites here and test_cgroup, test_memneed
+# run under ASan, and both run alone, holding every other lane.
+E2E_ASAN = async badinput bufpool engines fio-examples fio-json reliability reqopts \
 	   replay runctl shapes telemetry verdict vmcache writeback writes
 check-asan: deps
 	$(call san_build,asan)
