@@ -303,6 +303,29 @@ static void test_cmdhelp_one(void **state)
 	free(out);
 }
 
+/* ignore_error: fio's per-kind lists, symbols or numbers. */
+static void test_ignore_error(void **state)
+{
+	struct job j;
+	struct err e = { 0 };
+
+	(void)state;
+	option_defaults(&j);
+	assert_int_equal(option_set(&j, "ignore_error", "EAGAIN,ENOSPC:122", &e), 0);
+	assert_int_equal(j.ignore_nr[0], 1);
+	assert_int_equal(j.ignore_err[0][0], EAGAIN);
+	assert_int_equal(j.ignore_nr[1], 2);
+	assert_int_equal(j.ignore_err[1][0], ENOSPC);
+	assert_int_equal(j.ignore_err[1][1], 122);
+	assert_int_equal(j.ignore_nr[2], 0);
+	assert_int_equal(option_set(&j, "ignore_error", ",,EILSEQ", &e), 0);
+	assert_int_equal(j.ignore_nr[0], 0);
+	assert_int_equal(j.ignore_err[2][0], EILSEQ);
+	assert_int_equal(option_set(&j, "ignore_error", "ENOTANERRNO", &e), -EINVAL);
+	assert_int_equal(option_set(&j, "ignore_error", "EIO,EIO,EIO,EIO", &e), -EINVAL);
+	option_release(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_cmdhelp_all),
 		cmocka_unit_test(test_cmdhelp_one),
+		cmocka_unit_test(test_ignore_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,6 +213,79 @@ int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char 
 	return 0;
 }
 
+/* An errno by fio's symbol (ENOSPC) or number, or -1. */
+static int errno_of(const char *s)
+{
+	char *end;
+	long v;
+
+	if (*s >= '0' && *s <= '9') {
+		v = strtol(s, &end, 10);
+		return *end || v < 1 || v > 4095 ? -1 : (int)v;
+	}
+	for (int i = 1; i < 4096; i++) {
+		const char *n = strerrorname_np(i);
+
+		if (n && !strcmp(n, s))
+			return i;
+	}
+	return -1;
+}
+
+/* ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST, each ':'-separated
+ * (fio's); an empty list keeps the kind's default. */
+int optio_ignore_error(struct job *j, const struct option_def *o, const char *val,
+		       const struct option_ctx *c, struct err *e)
+{
+	unsigned nr[3] = { 0 };
+	int errs[3][JOB_IGNORE_MAX];
+	char *copy, *p, *part;
+	unsigned k = 0;
+
+	(void)o;
+	if (!val)
+		return opt_fail(c, val, e, "expected errno lists, e.g. EAGAIN,ENOSPC:122");
+	copy = strdup(val);
+	if (!copy)
+		return err_set(e, ENOMEM, "out of memory");
+	for (p = copy; (part = strsep(&p, ",")) != NULL; k++) {
+		char *tok;
+
+		if (k == 3) {
+			free(copy);
+			return opt_fail(c, val, e, "at most three lists: read, write, verify");
+		}
+		while ((tok = strsep(&part, ":")) != NULL) {
+			int v;
+
+			if (!*tok)
+				continue;
+			v = errno_of(tok);
+			if (v < 0) {
+				int ret = opt_fail(c, val, e, "'%s' is no errno name or number", tok);
+
+				free(copy);
+				return ret;
+			}
+			if (nr[k] == JOB_IGNORE_MAX) {
+				free(copy);
+				return opt_fail(c, val, e, "more than %d errnos in one list",
+						JOB_IGNORE_MAX);
+			}
+			errs[k][nr[k]++] = v;
+		}
+	}
+	free(copy);
+	copy = strdup(val);
+	if (!copy)
+		return err_set(e, ENOMEM, "out of memory");
+	memcpy(j->ignore_err, errs, sizeof(errs));
+	memcpy(j->ignore_nr, nr, sizeof(nr));
+	free(j->ignore_error);
+	j->ignore_error = copy;
+	return 0;
+}
+
 int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len)
 {
 	if (o->parse == optio_zonemode) {

@@ -29,6 +29,9 @@ int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char 
 			  const struct option_ctx *c, struct err *e);
 extern const char *const optio_dedupe_names[];
 
+int optio_ignore_error(struct job *j, const struct option_def *o, const char *val,
+		       const struct option_ctx *c, struct err *e);
+
 /* --parse-only's value of one of these options (1), or -1: not one. */
 int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);
 
@@ -85,7 +88,10 @@ static inline bool job_zoned(const struct job *j)
 	  .def = "1", .help = "fio's: check the header's write sequence; faultline checks each block's offset, length and checksum, never the order of writes (0 or 1 alike)" }, \
 	{ .name = "continue_on_error", .type = OPT_CUSTOM, .off = OPTIO_OFF(continue_on_error), \
 	  .def = "none", .parse = optshape_coe, .syntax = "none|read|write|io|verify|all|0|1", \
-	  .help = "errors of these requests are counted (fio's total_err, first_error) and the thread goes on; verify: read-back mismatches do not fail the job" }, \
+	  .help = "errors of these requests (EIO and EILSEQ, or ignore_error's) are counted (fio's total_err, first_error) and the thread goes on; verify: read-back mismatches do not fail the job" }, \
+	{ .name = "ignore_error", .type = OPT_STR, .off = OPTIO_OFF(ignore_error), \
+	  .parse = optio_ignore_error, .syntax = "READ_LIST,WRITE_LIST,VERIFY_LIST (errnos, ':'-separated)", \
+	  .help = "the errnos continue_on_error goes on after, per kind (fio's; EIO and EILSEQ for a kind without a list)" }, \
 	{ .name = "verify_fatal", .type = OPT_BOOL, .off = OPTIO_OFF(verify_fatal), .def = "0", \
 	  .help = "the end-of-job read-back stops at a thread's first mismatch (the job fails either way)" }, \
 	{ .name = "verify_dump", .type = OPT_BOOL, .off = OPTIO_OFF(verify_dump), .def = "0", \

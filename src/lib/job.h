@@ -52,6 +52,8 @@ enum dedupe_mode { DEDUPE_REPEAT, DEDUPE_WORKING_SET };
 #define JOB_ZONES_MAX	256
 /* fio's random_distribution=sequence: up to 64 block indices. */
 #define JOB_SEQ_MAX	64
+/* ignore_error: errnos per kind. */
+#define JOB_IGNORE_MAX	16
 
 /* Directions of the per-direction options (fio's DDIR_READ, DDIR_WRITE;
  * fio's third value, for trims, is parsed and dropped). */
@@ -235,6 +237,11 @@ struct job {
 	double latency_percentile;	/* % of requests within the target (100) */
 	bool latency_run;		/* keep adjusting the depth, do not end at the found one */
 	enum coe_mode continue_on_error;
+	/* ignore_error: per kind (read, write, verify) the errnos that
+	 * continue_on_error goes on after; none listed: fio's EIO and EILSEQ. */
+	unsigned ignore_nr[3];
+	int ignore_err[3][JOB_IGNORE_MAX];
+	char *ignore_error;		/* as written */
 	bool latency;
 
 	/* Placement. NULL = not set. */

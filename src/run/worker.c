@@ -104,12 +104,25 @@ static __attribute__((noinline)) int pace_async_w(struct worker *w, unsigned d, 
  */
 static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io_req *r)
 {
+	const struct job *j = w->wk->job;
 	struct thread_stats *st = w->st;
+	/* fio's kinds: a flush's error is a write's */
+	const unsigned kind = r->op == IO_READ ? 0 : 1;
+	const int err = r->res < 0 ? (int)-r->res : EIO;	/* a short transfer is EIO */
+	bool listed = false;
 
 	if (!(w->coe & ENGINE_OP(r->op)))
 		return false;
+	/* fio's td_non_fatal_error: the kind's ignore_error list, else
+	 * EIO and EILSEQ */
+	if (!j->ignore_nr[kind])
+		listed = err == EIO || err == EILSEQ;
+	for (unsigned i = 0; i < j->ignore_nr[kind] && !listed; i++)
+		listed = j->ignore_err[kind][i] == err;
+	if (!listed)
+		return false;
 	if (!st->io_errors) {
-		st->first_error = r->res < 0 ? (int)-r->res : EIO;
+		st->first_error = err;
 		st->first_error_target = r->target;
 		st->first_error_off = r->off;
 	}
