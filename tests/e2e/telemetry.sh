@@ -121,6 +121,12 @@ for x in rows:
     assert float(x["w_iops"]) == 0 and float(x["w_mib_s"]) == 0 and float(x["flush_per_s"]) == 0, x
 ' "$E2E_TMP/t.csv"
 
+# The host-wide totals around the run: TLB shootdowns and device bytes.
+# As nobody the run is 3 s and these totals a few dozen, of which the
+# run's own start-up and exit, outside its rows, are a share the 5 %
+# cannot hold (21 of 92 in one run); the root pass checks the same
+# counters, read the same way, over 6 s.
+if [ "$(id -u)" = 0 ]; then
 pycheck "TLB shootdowns in the CSV match /proc/interrupts around the run (5 %)" '
 import csv, sys
 rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["job"] == "mm"]
@@ -145,6 +151,9 @@ assert real_mib > 1, real_mib
 assert csv_mib <= real_mib * 1.05 + 0.5, (csv_mib, real_mib)
 assert csv_mib >= real_mib * 0.95 - 0.5 - ra, (csv_mib, real_mib, ra)
 ' "$E2E_TMP/t.csv" "$sec0" "$sec1" "$ra_mib"
+else
+	echo "# TLB and device totals around the run: checked by the root pass"
+fi
 
 pycheck "per-job faults in the CSV add up to the job's own counters (5 %)" '
 import csv, json, sys
