@@ -239,6 +239,31 @@ static void test_dirty_targets(void **state)
 	writes_free(&ws);
 }
 
+/* A replayed write (writes_mark): its target dirty and written, listed
+ * once, and no offset moved: owned placement is the generator's. */
+static void test_mark(void **state)
+{
+	struct gen_region r[2] = { { 0, 1 * MB }, { 0, 1 * MB } };
+	struct writes ws;
+
+	(void)state;
+	ws_setup(&ws, 1, 4, r, 2);	/* worker 1 of 4: placement would move offsets */
+	writes_mark(&ws, 1);
+	writes_mark(&ws, 1);
+	assert_int_equal(ws.ndirty, 1);
+	assert_int_equal(ws.dirty[0], 1);
+	assert_true(ws.t[1].state & WRITES_DIRTY);
+	assert_true(ws.t[1].state & WRITES_WRITTEN);
+	assert_false(ws.t[0].state & WRITES_WRITTEN);
+	writes_clean(&ws);
+	writes_mark(&ws, 0);
+	assert_int_equal(ws.ndirty, 1);
+	assert_int_equal(ws.dirty[0], 0);
+	assert_true(ws.t[1].state & WRITES_WRITTEN);
+	assert_false(ws.t[1].state & WRITES_DIRTY);
+	writes_free(&ws);
+}
+
 /* verify=crc32c: the map holds exactly the blocks written. */
 static void test_verify_map(void **state)
 {
@@ -300,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_flush_every, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flush_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dirty_targets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_odd_block_size, setup, teardown),
 	};

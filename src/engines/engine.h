@@ -46,7 +46,7 @@ enum io_op {
 	IO_READ,	/* bring len bytes at off into buf (or name them: data) */
 	IO_WRITE,	/* store len bytes from wbuf at off */
 	IO_FLUSH,	/* make the target's written data durable (len 0, off unused):
-			 * fsync, or fdatasync when the job asks (engine_flush_datasync) */
+			 * fdatasync when the request's datasync says, else fsync */
 	IO_NOPS
 };
 
@@ -63,6 +63,8 @@ struct io_req {
 				 * (workload/prio.h), set by the worker */
 	uint16_t ioprio;	/* its ioprio value (sqe->ioprio, aio_reqprio);
 				 * 0: the thread's own. Async engines only */
+	uint8_t datasync;	/* IO_FLUSH: fdatasync rather than fsync (the
+				 * job's fdatasync=N, or a replayed datasync) */
 	uint8_t *buf;		/* this slot's aligned buffer (ENGINE_F_BUFFERS) */
 	uint8_t *wbuf;		/* write jobs: this slot's block to write, aligned,
 				 * stamped by the worker before each write */

@@ -9,7 +9,8 @@
  * pinned, r->data points into its frame (no copy, as with mmap), the
  * worker's touch consumes it and release() unpins it (a replayed log's
  * request may span pages: each is pinned in turn and copied out,
- * bp_read_span). A page missing
+ * bp_read_span, or latched in turn and copied in, bp_write_span). A page
+ * missing
  * from the pool is read by the thread that misses it, with O_DIRECT,
  * through its own I/O: pool_io=io_uring, a ring of its own with the
  * targets and the frames registered (one read in flight, waited for at
@@ -376,16 +377,16 @@ static void pf_issue(struct bp_thread *bt, uint32_t key)
 /* ---- requests ---------------------------------------------------------- */
 
 /* A flush of target @ti: its dirty frames written back, whoever wrote
- * them, then the target made durable (fdatasync with fdatasync=N, fsync
- * otherwise, as psync does). */
-static int bp_flush(struct bp_thread *bt, unsigned ti)
+ * them, then the target made durable (fdatasync or fsync, as the request
+ * says, as psync does). */
+static int bp_flush(struct bp_thread *bt, unsigned ti, bool datasync)
 {
 	const int fd = bt->ej->targets[ti].fd_direct;
 	int ret = bufpool_flush_keys(bt->pool, bt->first[ti], bt->first[ti + 1], &bt->io, bt->ctr);
 
 	if (ret < 0)
 		return ret;
-	ret = engine_flush_datasync(bt->ej->job) ? fdatasync(fd) : fsync(fd);
+	ret = datasync ? fdatasync(fd) : fsync(fd);
 	return ret < 0 ? -errno : 0;
 }
 
@@ -431,6 +432,38 @@ static int bp_read_span(struct bp_thread *bt, struct io_req *r, uint32_t key, ui
 	return ENGINE_DONE;
 }
 
+/*
+ * A write across pool pages (a replayed log's, as bp_read_span's read):
+ * each page latched exclusively in turn, its part copied in, and the
+ * frame marked dirty; a page the write covers whole is not read first.
+ */
+static int bp_write_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_t in_page)
+{
+	struct bufpool *bp = bt->pool;
+	uint32_t done = 0;
+
+	while (done < r->len) {
+		uint32_t n = bp->page - in_page < r->len - done ? bp->page - in_page : r->len - done;
+		uint32_t ref;
+		uint8_t *page;
+		int ret = bufpool_get(bp, key, n == bp->page ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL, &bt->io,
+				      bt->ctr, &ref, &page);
+
+		if (ret < 0) {
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		memcpy(page + in_page, r->wbuf + done, n);
+		bufpool_unlock(bp, ref, true);
+		done += n;
+		key++;
+		in_page = 0;
+	}
+	r->data = NULL;
+	r->res = r->len;
+	return ENGINE_DONE;
+}
+
 static int bp_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct bp_thread *bt = et->priv;
@@ -463,6 +496,9 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	if (r->op == IO_WRITE) {
 		enum bufpool_mode mode = r->len == bp->page ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL;
 
+		if (__builtin_expect(in_page + r->len > bp->page, 0))
+			return bp_write_span(bt, r, key, in_page);
+
 		ret = bufpool_get(bp, key, mode, &bt->io, bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
@@ -474,7 +510,7 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 		r->res = r->len;
 		return ENGINE_DONE;
 	}
-	ret = bp_flush(bt, r->target);
+	ret = bp_flush(bt, r->target, r->datasync);
 	r->data = NULL;
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;

@@ -34,7 +34,7 @@
  * Writes are IORING_OP_WRITE_FIXED from the slot's stamped block (a
  * write job registers its read and write buffers, slot i's write buffer
  * at index depth + i). A flush is IORING_OP_FSYNC (with
- * IORING_FSYNC_DATASYNC for fdatasync=N) marked IOSQE_IO_DRAIN: the
+ * IORING_FSYNC_DATASYNC for a request that says datasync) marked IOSQE_IO_DRAIN: the
  * kernel starts it only once every request queued before it has
  * completed, and starts none queued after it until it has, so it makes
  * durable exactly the writes before it without the worker waiting for
@@ -60,7 +60,6 @@ struct uring {
 	struct io_uring ring;
 	const struct target *targets;
 	unsigned depth;		/* slots; a slot's write buffer is index depth + slot */
-	unsigned fsync_flags;	/* IORING_FSYNC_DATASYNC for fdatasync=N */
 	bool direct;
 	unsigned read_flags;	/* RWF_DONTCACHE for uncached=1 */
 	bool fixed_files;	/* fd = index into the job's targets */
@@ -130,7 +129,6 @@ static int uring_init(struct engine_thread *et, struct err *e)
 		return err_set(e, ENOMEM, "io_uring: out of memory");
 	u->targets = engine_targets(et);
 	u->depth = et->ej->depth;
-	u->fsync_flags = engine_flush_datasync(job) ? IORING_FSYNC_DATASYNC : 0;
 	u->direct = job->direct;
 	u->read_flags = job->uncached ? UNCACHED_RWF_DONTCACHE : 0;
 
@@ -199,7 +197,7 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 	} else if (__builtin_expect(r->op == IO_FLUSH, 0)) {
 		/* A flush is about the file: the registered descriptor
 		 * serves, O_DIRECT or not. */
-		io_uring_prep_fsync(sqe, fd, u->fsync_flags);
+		io_uring_prep_fsync(sqe, fd, r->datasync ? IORING_FSYNC_DATASYNC : 0);
 		sqe->flags |= IOSQE_IO_DRAIN;
 	} else {
 		if (u->fixed_bufs)

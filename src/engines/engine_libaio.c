@@ -139,7 +139,7 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 	const struct target *t = &a->targets[r->target];
 
 	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
-		int n = engine_flush_datasync(et->ej->job) ? fdatasync(t->fd) : fsync(t->fd);
+		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
 
 		r->res = n < 0 ? -errno : 0;
 		r->data = NULL;

@@ -51,7 +51,7 @@ static int psync_queue(struct engine_thread *et, struct io_req *r)
 	default:
 		/* The buffered descriptor: O_DIRECT is about the data path,
 		 * a flush is about the file. */
-		n = engine_flush_datasync(et->ej->job) ? fdatasync(t->fd) : fsync(t->fd);
+		n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
 		r->data = NULL;
 		break;
 	}

@@ -10,8 +10,9 @@
  * bs that does not divide pool_page), so a read is served in place, as
  * with mmap: the page is latched shared, r->data points at its fixed
  * address, the worker's touch consumes it and release() gives the latch
- * back (a replayed log's request across pages latches each of its pages,
- * one run of the region: vm_read_span). A page not resident is read into its own address by the thread
+ * back (a replayed log's read across pages latches each of its pages,
+ * one run of the region: vm_read_span; its write across pages writes
+ * them one after another: vm_write_span). A page not resident is read into its own address by the thread
  * that needs it, with O_DIRECT, through its own I/O (pool_io, as
  * bufpool: a ring of its own with the targets registered, but not the
  * region, which is mostly not there; or pread(2)); a thread that finds it
@@ -123,6 +124,36 @@ static int vm_read_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, ui
 	return ENGINE_DONE;
 }
 
+/*
+ * A write across pages (a replayed log's): each page latched
+ * exclusively in turn (not read first when the write covers it whole),
+ * its part copied in, and unlatched dirty.
+ */
+static int vm_write_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, uint32_t in_page)
+{
+	struct vmcache *vc = vt->pool;
+	uint32_t done = 0;
+
+	while (done < r->len) {
+		uint32_t n = vc->page - in_page < r->len - done ? vc->page - in_page : r->len - done;
+		uint8_t *page;
+		int ret = vmcache_get(vc, pid, n == vc->page ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL, &vt->io,
+				      vt->ctr, &page);
+
+		if (ret < 0) {
+			r->res = ret;
+			return ENGINE_DONE;
+		}
+		memcpy(page + in_page, r->wbuf + done, n);
+		vmcache_unlock(vc, pid, true);
+		done += n;
+		pid++;
+		in_page = 0;
+	}
+	r->res = r->len;
+	return ENGINE_DONE;
+}
+
 static int vm_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct vm_thread *vt = et->priv;
@@ -151,6 +182,8 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 	}
 	r->data = NULL;
 	if (r->op == IO_WRITE) {
+		if (__builtin_expect(in_page + r->len > vc->page, 0))
+			return vm_write_span(vt, r, pid, in_page);
 		ret = vmcache_get(vc, pid, r->len == vc->page ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL,
 				  &vt->io, vt->ctr, &page);
 		if (ret < 0) {
@@ -166,7 +199,7 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 	ret = (int)vmcache_flush_range(vc, vt->first[r->target], vt->first[r->target + 1], &vt->io,
 				       vt->ctr);
 	if (ret >= 0)
-		ret = pagedev_sync(et->ej, r->target);
+		ret = pagedev_sync(et->ej, r->target, r->datasync);
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
 }

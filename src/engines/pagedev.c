@@ -220,10 +220,10 @@ int pagedev_write(struct pagedev *pd, uint64_t key, const uint8_t *buf)
 	return 0;
 }
 
-int pagedev_sync(const struct engine_job *ej, unsigned ti)
+int pagedev_sync(const struct engine_job *ej, unsigned ti, bool datasync)
 {
 	const int fd = ej->targets[ti].fd_direct;
-	int ret = engine_flush_datasync(ej->job) ? fdatasync(fd) : fsync(fd);
+	int ret = datasync ? fdatasync(fd) : fsync(fd);
 
 	return ret < 0 ? -errno : 0;
 }

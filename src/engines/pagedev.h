@@ -75,9 +75,9 @@ uint64_t pagedev_offset(const struct engine_job *ej, const uint64_t *first, unsi
 int pagedev_read(struct pagedev *pd, uint64_t key, uint8_t *buf);
 int pagedev_write(struct pagedev *pd, uint64_t key, const uint8_t *buf);
 
-/* Make target @ti durable once its pages are written: fdatasync with
- * fdatasync=N, fsync otherwise (as psync does). */
-int pagedev_sync(const struct engine_job *ej, unsigned ti);
+/* Make target @ti durable once its pages are written: fdatasync when
+ * @datasync (the request's), fsync otherwise (as psync does). */
+int pagedev_sync(const struct engine_job *ej, unsigned ti, bool datasync);
 
 /* prewarm: reads of PAGEDEV_PREWARM_CHUNK bytes at a time, each page
  * copied from there. */

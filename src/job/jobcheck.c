@@ -123,9 +123,9 @@ static unsigned filename_count(const char *f)
 
 /*
  * read_iolog and write_iolog: a replay issues each logged request once,
- * on the files the log names, and only reads (a read job never writes);
- * a loop's streams have generators of their own, neither replayed nor
- * recorded.
+ * on the files the log names: its reads, and its writes and syncs only
+ * when rw= says the job writes (a read job never writes); a loop's
+ * streams have generators of their own, neither replayed nor recorded.
  */
 static int check_replay(const struct job *j, const int *line, void (*warn)(const char *msg),
 			struct err *e)
@@ -139,12 +139,11 @@ static int check_replay(const struct job *j, const int *line, void (*warn)(const
 			       j->loop, jobcheck_where(j, line, "loop", w2, sizeof(w2)));
 	if (!j->read_iolog)
 		return 0;
-	if (job_writes(j))
-		return err_set(e, EINVAL, "read_iolog at %s with rw=%s at %s: faultline replays a log's "
-			       "reads (its writes, syncs and trims are left out, counted); use a read rw=",
+	if (j->verify != VERIFY_NONE)
+		return err_set(e, EINVAL, "read_iolog at %s contradicts verify at %s: verify reads back the "
+			       "blocks faultline's own offsets wrote, and a replay's are the log's",
 			       jobcheck_where(j, line, "read_iolog", w, sizeof(w)),
-			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
-			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+			       jobcheck_where(j, line, "verify", w2, sizeof(w2)));
 	if (j->time_based)
 		return err_set(e, EINVAL, "read_iolog at %s contradicts time_based at %s: a replay issues "
 			       "each logged request once (runtime= may cut it short)",

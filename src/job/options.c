@@ -682,7 +682,7 @@ const struct option_def option_table[] = {
 	  .help = "record every request in fio's iolog version 3 (timestamps): FILE, or FILE.N per thread when numjobs > 1" },
 	{ .name = "read_iolog", .type = OPT_STR, .off = OFF(read_iolog), .syntax = "file[:file...]",
 	  .help = "replay fio iolog version 2 or 3 (or a blktrace file) once: its files are the targets; "
-		  "several logs go to the threads in turn" },
+		  "several logs go to the threads in turn; its writes and syncs only with a writing rw=" },
 	{ .name = "replay_no_stall", .type = OPT_BOOL, .off = OFF(replay_no_stall), .def = "0",
 	  .help = "replay as fast as possible, in the log's order, ignoring its timestamps" },
 	{ .name = "replay_time_scale", .type = OPT_INT, .off = OFF(replay_time_scale), .def = "100",

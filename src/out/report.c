@@ -550,8 +550,9 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	fprintf(f, ")\n");
 	/* A replay's requests are the log's: rw= and bs= did not make them. */
 	if (j->read_iolog) {
-		fprintf(f, "  replay of %s%s%s: each logged read once, ", j->read_iolog,
-			j->replay_redirect ? " onto " : "", j->replay_redirect ? j->replay_redirect : "");
+		fprintf(f, "  replay of %s%s%s: each logged %s once, ", j->read_iolog,
+			j->replay_redirect ? " onto " : "", j->replay_redirect ? j->replay_redirect : "",
+			job_writes(j) ? "read, write and sync" : "read");
 		if (j->replay_no_stall)
 			fprintf(f, "as fast as possible");
 		else if (j->replay_time_scale && j->replay_time_scale != 100)

@@ -65,23 +65,15 @@ static int region_len(const struct job *j, const char *path, uint64_t *len, stru
 }
 
 /*
- * A write job's target: a block device only when devsafety clears it
- * (not mounted or in use; no filesystem, partition table or RAID
- * signature unless allow_destructive), then opened O_RDWR with sync='s
- * O_DSYNC or O_SYNC. A read job's: read-only, always.
+ * Target @path's region [@base, @base + @len). A write job's: a block
+ * device only when devsafety clears it (not mounted or in use; no
+ * filesystem, partition table or RAID signature unless
+ * allow_destructive), then opened O_RDWR with sync='s O_DSYNC or O_SYNC.
+ * A read job's: read-only, always, with its consents (overwrite,
+ * allow_file_create).
  */
-/* A read job's consents (overwrite, allow_file_create) as target_open_for's @how. */
-static unsigned open_how(const struct job *j)
-{
-	unsigned how = j->overwrite ? TARGET_O_EXTEND : 0;
-
-	if (!j->allow_file_create)
-		how |= TARGET_O_NOCREATE;
-	return how;
-}
-
-static int open_target(const struct job *j, struct target *t, const char *path, uint64_t len,
-		       const struct target_hooks *hooks, struct err *e)
+static int open_target(const struct job *j, struct target *t, const char *path, uint64_t base,
+		       uint64_t len, const struct target_hooks *hooks, struct err *e)
 {
 	unsigned how = 0;
 	int ret;
@@ -101,7 +93,7 @@ static int open_target(const struct job *j, struct target *t, const char *path, 
 	}
 	if (!j->allow_file_create)
 		how |= TARGET_O_NOCREATE;
-	return target_open_for(t, path, j->offset, len, job_bs_smallest(j), j->direct, how, hooks, e);
+	return target_open_for(t, path, base, len, job_bs_smallest(j), j->direct, how, hooks, e);
 }
 
 /* The host's MemAvailable, for an engine that sizes memory of its own
@@ -154,8 +146,8 @@ static int open_targets(struct job_run *jr, struct err *e)
 		if (!jr->targets)
 			return err_set(e, ENOMEM, "out of memory");
 		for (unsigned i = 0; i < jr->replay.npaths; i++) {
-			ret = target_open_for(&jr->targets[i], jr->replay.paths[i], 0, jr->replay.end[i],
-					      j->bs, j->direct, open_how(j), jr->hooks, e);
+			ret = open_target(j, &jr->targets[i], jr->replay.paths[i], 0, jr->replay.end[i],
+					  jr->hooks, e);
 			if (ret)
 				return err_wrap(e, "read_iolog");
 			jr->ntargets = i + 1;
@@ -183,7 +175,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 			path[l] = '\0';
 			ret = region_len(j, path, &len, e);
 			if (!ret)
-				ret = open_target(j, &jr->targets[i], path, len, jr->hooks, e);
+				ret = open_target(j, &jr->targets[i], path, j->offset, len, jr->hooks, e);
 			if (ret)
 				return ret;
 			jr->ntargets = i + 1;
@@ -202,7 +194,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 
 		snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
 			 j->name, i / j->nrfiles, i % j->nrfiles);
-		ret = open_target(j, &jr->targets[i], path, fsize, jr->hooks, e);
+		ret = open_target(j, &jr->targets[i], path, j->offset, fsize, jr->hooks, e);
 		if (ret)
 			return ret;
 		jr->ntargets = i + 1;
@@ -223,9 +215,11 @@ static uint64_t pick_seed(const struct job *j)
 
 /*
  * read_iolog: the logs, read and turned into requests before the targets
- * are opened (they are the files the logs name). Writes, syncs and
- * trims are left out of a read job's replay, with a warning that counts
- * them, as fio's read-only mode leaves writes out.
+ * are opened (they are the files the logs name). Writes and syncs are
+ * left out of a read job's replay, and trims out of every replay, with a
+ * warning that counts them, as fio's read-only mode leaves writes out; a
+ * job whose rw= writes replays the log's writes and syncs (fio's replay
+ * takes its directions from the log; faultline asks for the consent).
  */
 static int load_replay(struct job_run *jr, struct err *e)
 {
@@ -239,7 +233,9 @@ static int load_replay(struct job_run *jr, struct err *e)
 		.scale = j->replay_scale,
 		.time_scale = j->replay_time_scale,
 		.no_stall = j->replay_no_stall,
-		.writes = false,
+		/* A job that writes (its rw= says so) replays the log's
+		 * writes and syncs too; a read job never writes. */
+		.writes = job_writes(j),
 	};
 	char msg[300];
 	size_t out[IOLOG_NOPS] = { 0 };
@@ -260,7 +256,9 @@ static int load_replay(struct job_run *jr, struct err *e)
 		char line[600];
 
 		snprintf(line, sizeof(line), "job '%s': read_iolog: left out of the replay: %s (%s)", j->name,
-			 msg, "a read job replays the log's reads; replay_skip leaves out what it names");
+			 msg, job_writes(j) ? "no engine here trims; replay_skip leaves out what it names"
+					    : "a read job replays the log's reads (a writing rw= replays its writes and "
+					      "syncs); replay_skip leaves out what it names");
 		jr->hooks->warn(jr->hooks->arg, line);
 	}
 	return 0;

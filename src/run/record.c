@@ -49,7 +49,6 @@ int record_setup(struct record *rc, const struct job *job, unsigned id, const st
 	rc->job_stop = job_stop;
 	rc->deadline_ns = UINT64_MAX;
 	rc->tfirst = tfirst;
-	rc->datasync = engine_flush_datasync(job);
 	if (set && set->nr)
 		rc->rp = &set->r[id % set->nr];
 	if (!job->write_iolog)

@@ -38,7 +38,6 @@ struct record {
 	uint64_t t0_ticks;	/* the loop's start on the latency clock */
 	const char **paths;
 	unsigned tfirst;
-	bool datasync;		/* a flush is logged as datasync (fdatasync=N) */
 };
 
 /* record_next's value when it waited for a replayed request's due time:
@@ -51,18 +50,18 @@ struct record {
 bool record_wait(const struct record *rc, uint64_t due);
 
 /*
- * The next request in *@tgt (from 0, as the generator counts), *@off,
- * *@len: 0 when there is none (or a stop came while waiting), 1, or
- * NEXT_WAITED when it slept first.
+ * The replayed log's next request (rc->rp set), what the log says it is
+ * in *@op (IOLOG_READ, IOLOG_WRITE, IOLOG_SYNC or IOLOG_DATASYNC: the
+ * loops of a job that writes replay all four), its target in *@tgt
+ * (from 0), *@off, *@len: 0 when there is none (or a stop came while
+ * waiting for its due time), 1, or NEXT_WAITED when it slept first.
  */
-static inline int record_next(struct record *rc, struct gen *g, unsigned *tgt, uint64_t *off,
-			      uint32_t *len)
+static inline int record_next_op(struct record *rc, unsigned *op, unsigned *tgt, uint64_t *off,
+				 uint32_t *len)
 {
 	const struct replay_req *q;
 	int got = 1;
 
-	if (__builtin_expect(!rc->rp, 1))
-		return gen_next(g, tgt, off, len);
 	if (rc->next == rc->rp->n)
 		return 0;
 	q = &rc->rp->req[rc->next++];
@@ -71,10 +70,23 @@ static inline int record_next(struct record *rc, struct gen *g, unsigned *tgt, u
 			return 0;
 		got = NEXT_WAITED;
 	}
+	*op = q->op;
 	*tgt = q->target;
 	*off = q->off;
 	*len = q->len;
 	return got;
+}
+
+/* The next request of a read loop: the generator's, or the replay's
+ * (record_next_op, which a read job's replay_set holds only reads for). */
+static inline int record_next(struct record *rc, struct gen *g, unsigned *tgt, uint64_t *off,
+			      uint32_t *len)
+{
+	unsigned op;
+
+	if (__builtin_expect(!rc->rp, 1))
+		return gen_next(g, tgt, off, len);
+	return record_next_op(rc, &op, tgt, off, len);
 }
 
 /* A replay whose next request is not due yet: an asynchronous loop
@@ -112,7 +124,7 @@ static inline void record_req(struct record *rc, const struct io_req *r)
 	if (r->op == IO_WRITE)
 		op = IOLOG_WRITE;
 	else if (r->op == IO_FLUSH)
-		op = rc->datasync ? IOLOG_DATASYNC : IOLOG_SYNC;
+		op = r->datasync ? IOLOG_DATASYNC : IOLOG_SYNC;
 	/* The latency clock (the TSC where it is usable): a clock_gettime
 	 * per request was a sixth of a logging worker's time. */
 	iolog_add(rc->log, latclock_ns(latclock_ticks() - rc->t0_ticks) / 1000, r->target - rc->tfirst, op,

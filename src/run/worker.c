@@ -465,7 +465,10 @@ static inline void count_done(struct worker *w, struct io_req *r, bool lat, uint
 /* A write request in @r: placed, stamped, recorded. */
 static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
 {
-	off = writes_place(&w->wr, tgt, off);
+	if (__builtin_expect(w->rec.rp != NULL, 0))
+		writes_mark(&w->wr, tgt);	/* a replay writes where its log says */
+	else
+		off = writes_place(&w->wr, tgt, off);
 	r->op = IO_WRITE;
 	r->off = off;
 	if (__builtin_expect(w->content.on, 0))
@@ -477,19 +480,21 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 }
 
 /*
- * One flush of target @tgt issued and completed by this thread, timed
+ * One flush of target @tgt (fdatasync when @ds, else fsync) issued and
+ * completed by this thread, timed
  * from *@t (latency-clock ticks: when the thread was ready to issue it)
  * to its end, which goes back in *@t. An asynchronous engine's flush is
  * reaped here; the caller has nothing else in flight. False when it
  * failed (the worker is failed).
  */
-static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool lat, uint64_t *t)
+static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds, bool lat, uint64_t *t)
 {
 	const struct engine_ops *ops = w->wk->ops;
 	struct io_req *d[1];
 	int ret;
 
 	r->op = IO_FLUSH;
+	r->datasync = ds;
 	r->ioprio = 0;
 	r->target = (uint16_t)tgt;
 	r->off = 0;
@@ -532,7 +537,7 @@ static bool flush_dirty(struct worker *w, struct io_req *r, bool lat, uint64_t *
 	struct writes *ws = &w->wr;
 
 	for (unsigned i = 0; i < ws->ndirty; i++)
-		if (!flush_one(w, r, w->tfirst + ws->dirty[i], lat, t))
+		if (!flush_one(w, r, w->tfirst + ws->dirty[i], engine_flush_datasync(w->wk->job), lat, t))
 			return false;
 	writes_clean(ws);
 	return true;
@@ -547,7 +552,8 @@ static void flush_end(struct worker *w, struct io_req *r, bool lat)
 	if (!w->wk->job->end_fsync || w->st->failed)
 		return;
 	for (unsigned i = 0; i < ws->ntargets; i++)
-		if ((ws->t[i].state & WRITES_WRITTEN) && !flush_one(w, r, w->tfirst + i, lat, &t))
+		if ((ws->t[i].state & WRITES_WRITTEN) &&
+		    !flush_one(w, r, w->tfirst + i, engine_flush_datasync(w->wk->job), lat, &t))
 			return;
 	writes_clean(ws);
 }
@@ -583,11 +589,28 @@ void worker_run_sync_rw(struct worker *w)
 
 		if (should_stop(w))
 			break;
-		/* The direction first: a shaped job's sizes and zones are
-		 * the direction's. */
-		wr = writes_pick(ws);
-		if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
-			break;
+		if (__builtin_expect(w->rec.rp != NULL, 0)) {
+			/* A replay: what the log says, in its order. */
+			unsigned op;
+			int got = record_next_op(&w->rec, &op, &tgt, &off, &len);
+
+			if (!got)
+				break;
+			if (got == NEXT_WAITED && lat)
+				clk.t0 = latclock_ticks();
+			if (op >= IOLOG_SYNC) {
+				if (!flush_one(w, r, w->tfirst + tgt, op == IOLOG_DATASYNC, lat, &clk.t0))
+					break;
+				continue;
+			}
+			wr = op == IOLOG_WRITE;
+		} else {
+			/* The direction first: a shaped job's sizes and zones
+			 * are the direction's. */
+			wr = writes_pick(ws);
+			if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
+				break;
+		}
 		if (__builtin_expect(w->pace.on, 0)) {
 			if (!pace_sync_w(w, wr, &clk))
 				break;
@@ -662,6 +685,9 @@ void worker_run_async_rw(struct worker *w)
 	unsigned nfree = depth, inflight = 0, pending = 0, nfq = 0, fqh = 0;
 	bool drain = false;		/* not ordered: flush once nothing is in flight */
 	int held = -1;			/* pace: the direction drawn before a wait */
+	int lsync = -1;			/* a replay: the target of a logged sync, flushed
+					 * once nothing is in flight (lsync_ds: datasync) */
+	bool lsync_ds = false;
 	bool more = true, stopping = false;
 	uint64_t t;
 	int ret;
@@ -691,9 +717,20 @@ void worker_run_async_rw(struct worker *w)
 			if (!st->failed && !flush_dirty(w, &w->et.reqs[freeslots[nfree - 1]], lat, &tf))
 				stopping = true;
 		}
+		if (lsync >= 0 && !inflight) {
+			/* The log's sync comes after the requests before it
+			 * have completed, so it covers them whatever the
+			 * engine's order. */
+			uint64_t tf = lat ? latclock_ticks() : 0;
+			unsigned ti = w->tfirst + (unsigned)lsync;
+
+			lsync = -1;
+			if (!st->failed && !flush_one(w, &w->et.reqs[freeslots[nfree - 1]], ti, lsync_ds, lat, &tf))
+				stopping = true;
+		}
 		/* Flushes already decided are queued even when stopping:
 		 * they belong to writes already issued. */
-		if (nfree && (nfq || (!stopping && more && !drain))) {
+		if (nfree && (nfq || (!stopping && more && !drain && lsync < 0))) {
 			t = lat ? now_ns() : 0;
 			while (nfree) {
 				struct io_req *r;
@@ -705,6 +742,7 @@ void worker_run_async_rw(struct worker *w)
 				if (nfq) {
 					r = &w->et.reqs[freeslots[--nfree]];
 					r->op = IO_FLUSH;
+					r->datasync = engine_flush_datasync(wk->job);
 					r->ioprio = 0;
 					r->target = (uint16_t)(w->tfirst + fq[fqh++]);
 					r->off = 0;
@@ -713,24 +751,46 @@ void worker_run_async_rw(struct worker *w)
 					nfq--;
 					wr = false;
 				} else {
-					if (stopping || !more || drain)
+					if (stopping || !more || drain || lsync >= 0)
 						break;
-					/* A direction drawn before a wait is kept for
-					 * after it, so the mix stays rwmixread's. */
-					wr = held >= 0 ? held : writes_pick(ws);
-					held = -1;
-					if (__builtin_expect(w->pace.on, 0)) {
-						int pw = pace_async_w(w, wr, inflight, lat, &t);
+					if (__builtin_expect(w->rec.rp != NULL, 0)) {
+						/* A replay: what the log says, in its order. */
+						unsigned op;
+						int got;
 
-						if (pw <= 0) {
-							held = wr;
-							stopping = stopping || pw < 0;
+						if (inflight && record_due_later(&w->rec))
+							break;
+						got = record_next_op(&w->rec, &op, &tgt, &off, &len);
+						if (!got) {
+							more = false;
 							break;
 						}
-					}
-					if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len)) {
-						more = false;
-						break;
+						if (got == NEXT_WAITED && lat)
+							t = now_ns();
+						if (op >= IOLOG_SYNC) {
+							lsync = (int)tgt;
+							lsync_ds = op == IOLOG_DATASYNC;
+							break;
+						}
+						wr = op == IOLOG_WRITE;
+					} else {
+						/* A direction drawn before a wait is kept
+						 * for after it, so the mix stays rwmixread's. */
+						wr = held >= 0 ? held : writes_pick(ws);
+						held = -1;
+						if (__builtin_expect(w->pace.on, 0)) {
+							int pw = pace_async_w(w, wr, inflight, lat, &t);
+
+							if (pw <= 0) {
+								held = wr;
+								stopping = stopping || pw < 0;
+								break;
+							}
+						}
+						if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len)) {
+							more = false;
+							break;
+						}
 					}
 					if (__builtin_expect(w->pace.on, 0))
 						pace_issued(&w->pace, wr, len);
@@ -809,7 +869,7 @@ void worker_run_async_rw(struct worker *w)
 		/* Keep the queue full while there is work; drain when
 		 * stopping or before an unordered flush. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || drain || w->pace.drain) ? inflight : 1,
+		ret = ops->reap(&w->et, (stopping || !more || drain || lsync >= 0 || w->pace.drain) ? inflight : 1,
 				depth, done);
 		w->pace.drain = false;
 		pending = 0;

@@ -42,6 +42,9 @@ static int setup_writes(struct worker *w, struct err *e)
 		.seed = wk->seed,
 		.interval = latclock_ticks_of(j->sync_interval_ns),
 	};
+	/* A replay's writes are as long as its log says (req_max). */
+	uint64_t fill = job_bs_max(j, JOB_DIR_WRITE) > wk->ej.req_max ? job_bs_max(j, JOB_DIR_WRITE)
+								      : wk->ej.req_max;
 	int ret;
 
 	w->wbufs = aligned_alloc(BUF_ALIGN, bytes);
@@ -51,7 +54,7 @@ static int setup_writes(struct worker *w, struct err *e)
 		uint64_t seed = wk->seed ^ ((uint64_t)w->id << 32) ^ ((uint64_t)i << 16) ^ 0x5772697465ull;
 
 		w->et.reqs[i].wbuf = w->wbufs + (size_t)i * wk->bs_stride;
-		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)job_bs_max(j, JOB_DIR_WRITE), seed);
+		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)fill, seed);
 	}
 	if (j->verify != VERIFY_NONE) {
 		w->vbuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);

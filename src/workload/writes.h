@@ -147,6 +147,17 @@ static inline uint64_t writes_block(const struct writes *ws, const struct writes
  * where it goes (moved to a block of this worker's when threads share
  * the target), recorded as dirty and, for verify, as written.
  */
+/* Target @t is written: dirty until its next flush, and written at all. */
+static inline void writes_mark(struct writes *ws, unsigned t)
+{
+	struct writes_target *wt = &ws->t[t];
+
+	if (!(wt->state & WRITES_DIRTY)) {
+		wt->state |= WRITES_DIRTY | WRITES_WRITTEN;
+		ws->dirty[ws->ndirty++] = t;
+	}
+}
+
 static inline uint64_t writes_place(struct writes *ws, unsigned t, uint64_t off)
 {
 	struct writes_target *wt = &ws->t[t];
@@ -158,10 +169,7 @@ static inline uint64_t writes_place(struct writes *ws, unsigned t, uint64_t off)
 			blk -= ws->own_n;
 		off = wt->base + blk * ws->bs;
 	}
-	if (!(wt->state & WRITES_DIRTY)) {
-		wt->state |= WRITES_DIRTY | WRITES_WRITTEN;
-		ws->dirty[ws->ndirty++] = t;
-	}
+	writes_mark(ws, t);
 	if (ws->verify)
 		verify_map_set(&wt->vmap, blk);
 	return off;

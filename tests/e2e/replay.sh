@@ -2,8 +2,10 @@
 # tests/e2e/replay.sh - write_iolog and read_iolog (fio's iolog), issue 29:
 # a job recorded and replayed gives the same requests and bytes through
 # every engine; fio 3.33's replay of the same logs (faultline's, fio's own,
-# version 2, blktrace, two files in one log) counts the same; timed replay
-# takes the log's time, replay_no_stall none, replay_time_scale scales it;
+# version 2, blktrace, two files in one log) counts the same; a job whose
+# rw= writes replays a log's writes and syncs where fio's replay puts
+# them; timed replay takes the log's time, replay_no_stall none,
+# replay_time_scale scales it;
 # bad logs and contradictions are refused with the file and line.
 . "$(dirname "$0")/lib.sh"
 
@@ -171,6 +173,100 @@ run wrep --name=w --read_iolog="$T/w.log" --replay_no_stall=1
 	pass "a read job replays the log's reads and counts what it leaves out" ||
 	fail "a read job replays the reads, leaves out the writes" "$(ios_bytes "$T/wrep.json")" "$(head -c 300 "$T/wrep.err")"
 
+# ---- a log's writes and syncs replayed by a job whose rw= writes ----------------------
+# fio's own log of a mixed job on two files: requests of 512 B to 16 KiB at
+# 512-byte alignment (across the pools' pages), a datasync every 4 writes.
+mkdata "$T/wa0.dat" 4
+mkdata "$T/wb0.dat" 4
+cp "$T/wa0.dat" "$T/wa.dat"
+cp "$T/wb0.dat" "$T/wb.dat"
+rm -f "$T/fw.log"
+fio --name=w --filename="$T/wa.dat:$T/wb.dat" --rw=randrw --bsrange=512-16k --blockalign=512 --size=8m \
+	--number_ios=300 --fdatasync=4 --ioengine=psync --write_iolog="$T/fw.log" >/dev/null 2>&1
+# counts FILE.json: "reads writes syncs read-bytes write-bytes" (fio counts its
+# syncs in lat_ns's N, faultline in total_ios)
+counts() {
+	"$PY" -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; r, w, s = j["read"], j["write"], j["sync"]
+print(r["total_ios"], w["total_ios"], s["total_ios"] or s.get("lat_ns", {}).get("N", 0), r["io_bytes"], w["io_bytes"])' "$1"
+}
+# written: every logged write changed its bytes, and no other byte of either file changed
+written() {
+	"$PY" - "$T/fw.log" "$T/wa0.dat" "$T/wa.dat" "$T/wb0.dat" "$T/wb.dat" <<'PYEOF'
+import sys
+log, pairs = sys.argv[1], {sys.argv[3]: sys.argv[2], sys.argv[5]: sys.argv[4]}
+writes = {f: [] for f in pairs}
+for line in open(log):
+    f = line.split()
+    if len(f) == 5 and f[2] == "write":
+        writes[f[1]].append((int(f[3]), int(f[4])))
+for f, orig in pairs.items():
+    a, b = open(orig, "rb").read(), open(f, "rb").read()
+    if len(a) != len(b):
+        sys.exit("%s: %d bytes, was %d" % (f, len(b), len(a)))
+    for o, l in writes[f]:
+        if a[o:o + l] == b[o:o + l]:
+            sys.exit("%s: the write of %d at %d did not reach the file" % (f, l, o))
+    at = 0
+    for o, l in sorted(writes[f]) + [(len(a), 0)]:
+        if o > at and a[at:o] != b[at:o]:
+            sys.exit("%s: bytes in [%d, %d) changed, no logged write covers them" % (f, at, o))
+        at = max(at, o + l)
+print(sum(len(w) for w in writes.values()))
+PYEOF
+}
+restore() { cp "$T/wa0.dat" "$T/wa.dat" && cp "$T/wb0.dat" "$T/wb.dat"; }
+restore
+fio --name=fr --ioengine=psync --read_iolog="$T/fw.log" --replay_no_stall=1 --output-format=json \
+	--output="$T/fiow.json" >/dev/null 2>"$T/fiow.err"
+want=$(counts "$T/fiow.json" 2>/dev/null)
+fio_written=$(written 2>&1)
+nsync=$(grep -c ' datasync ' "$T/fw.log")
+[ -n "$want" ] && [ "$(echo "$want" | cut -d' ' -f3)" = "$nsync" ] && [ "$fio_written" -gt 0 ] 2>/dev/null &&
+	pass "fio replays its mixed log: reads, writes and $nsync datasyncs ($want), its $fio_written writes in the files" ||
+	fail "fio replays its mixed log" "fio '$want', $nsync datasync lines, $fio_written" "$(head -c 300 "$T/fiow.err")"
+for eng in $ENGINES; do
+	restore
+	run fw-$eng --name=fw --read_iolog="$T/fw.log" --rw=randrw --replay_no_stall=1 --ioengine=$eng \
+		--iodepth=4 $(pool $eng | sed 's/8m/1m/')
+	got=$(counts "$T/fw-$eng.json" 2>/dev/null)
+	ok=""
+	if [ $eng = null ]; then
+		why="a file changed"
+		cmp -s "$T/wa0.dat" "$T/wa.dat" && cmp -s "$T/wb0.dat" "$T/wb.dat" && ok="the files untouched"
+	else
+		why=$(written 2>&1) && ok="its $why writes in the files, nothing else changed"
+	fi
+	[ -n "$want" ] && [ "$got" = "$want" ] && [ -n "$ok" ] &&
+		pass "$eng, rw=randrw: fio's mixed log replayed as fio does ($got), $ok" ||
+		fail "$eng, rw=randrw: fio's mixed log replayed as fio does" "fio '$want', faultline '$got'" "$why" \
+			"$(head -c 300 "$T/fw-$eng.err")"
+done
+# A logged datasync is an fdatasync, and no fsync reaches the targets.
+if command -v strace >/dev/null; then
+	restore
+	ASAN_OPTIONS=$NOLEAK strace -f -y -e trace=fsync,fdatasync -o "$T/fw.st" "$FAULTLINE" --quiet --name=fw \
+		--read_iolog="$T/fw.log" --rw=randrw --replay_no_stall=1 --output-format=json --output="$T/fws.json" 2>/dev/null
+	nfd=$(grep -c "fdatasync([0-9]*<$T/w[ab].dat>" "$T/fw.st")
+	nfs=$(grep -c "[^a]fsync([0-9]*<$T/w[ab].dat>" "$T/fw.st")
+	[ "$nfd" -ge "$nsync" ] && [ "$nfs" = 0 ] && pass "psync: the log's $nsync datasyncs are fdatasync calls ($nfd in all), no fsync" ||
+		fail "psync: the log's datasyncs are fdatasync calls" "$nfd fdatasync, $nfs fsync on the targets"
+fi
+# The same log, a read job: its writes and syncs left out, both files unchanged.
+restore
+run fwr --name=fwr --read_iolog="$T/fw.log" --replay_no_stall=1 --ioengine=io_uring
+nw=$(grep -c ' write ' "$T/fw.log")
+[ "$(counts "$T/fwr.json" | cut -d' ' -f1-3)" = "$(echo "$want" | cut -d' ' -f1) 0 0" ] &&
+	grep -q "left out of the replay: $nw write, $nsync datasync" "$T/fwr.err" &&
+	cmp -s "$T/wa0.dat" "$T/wa.dat" && cmp -s "$T/wb0.dat" "$T/wb.dat" &&
+	pass "a read job replays the mixed log's reads only, counts what it leaves out, and writes nothing" ||
+	fail "a read job replays the mixed log's reads only" "$(counts "$T/fwr.json")" "$(head -c 300 "$T/fwr.err")"
+"$FAULTLINE" --name=s --read_iolog="$T/fw.log" --rw=rw --replay_no_stall=1 >"$T/sumw.out" 2>&1
+grep -q "replay of $T/fw.log: each logged read, write and sync once, as fast as possible" "$T/sumw.out" &&
+	pass "the summary says a writing job replays the log's writes and syncs" ||
+	fail "the summary says a writing job replays the log's writes and syncs" "$(grep replay "$T/sumw.out")"
+expect_exit 2 "read_iolog with verify: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/fw.log" --rw=randrw --verify=crc32c
+expect_err_has "contradicts verify" "read_iolog with verify says why"
+
 # ---- numjobs: a log per thread; two logs to two threads ---------------------------
 rm -f "$T/nj.log"*
 run nj --name=nj --filename="$T/a.dat" --rw=randread --bs=4k --size=4m --io_size=256k --numjobs=2 \
@@ -235,7 +331,6 @@ expect_exit 2 "a malformed line: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/
 expect_err_has "bad.log:4: expected 'TIME FILE ACTION'" "a malformed line is named by file and line"
 expect_exit 2 "read_iolog with time_based: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/psync.log" --time_based --runtime=1
 expect_err_has "contradicts time_based" "read_iolog with time_based says why"
-expect_exit 2 "read_iolog with a writing rw=: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/psync.log" --rw=randwrite
 expect_exit 2 "read_iolog of a missing file: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/nope.log"
 expect_err_has "nope.log: No such file" "a missing log is named"
 expect_exit 2 "direct=1 with an unaligned request: exit 2" "$FAULTLINE" --name=b --read_iolog="$T/v2.log" \
