@@ -111,6 +111,27 @@ static void test_loss(void **state)
 	json_decref(p);
 }
 
+/* The pool's sentence names the file its run read: the targets in its
+ * JSON (a job file's own files, a replayed trace's), else the plan's. */
+static void test_pool_file_size(void **state)
+{
+	json_t *b = load("write-bufpool"), *m = load("write-mmap-msync");
+	json_t *t = json_array_get(json_object_get(json_object_get(json_array_get(json_object_get(b, "jobs"), 0),
+								   "faultline"), "targets"), 0);
+	struct judge_cell c[] = { { JW_WRITE, JE_BUFPOOL, 0, b }, { JW_WRITE, JE_MMAP_MSYNC, 0, m } };
+	struct judge_result r;
+
+	(void)state;
+	json_object_set_new(t, "len", json_integer(6u << 20));
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 2, &host, &r);
+	assert_non_null(find(&r, "pool_hit_ratio", "over 6 MiB of file"));
+	json_object_del(json_object_get(json_array_get(json_object_get(b, "jobs"), 0), "faultline"), "targets");
+	judge_workload(WL(JW_WRITE), JW_WRITE, c, 2, &host, &r);
+	assert_non_null(find(&r, "pool_hit_ratio", "over 128 MiB of file"));
+	json_decref(b);
+	json_decref(m);
+}
+
 /* The kernel's share of what reached the device (issue 28): a sentence
  * for mmap at or above the threshold, with the reasons, none below it
  * or where the source was not read. The figures are the mmap-cgroup job
@@ -538,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_win),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_kernel_write_share),
+		cmocka_unit_test(test_pool_file_size),
 		cmocka_unit_test(test_tie),
 		cmocka_unit_test(test_compare_tie),
 		cmocka_unit_test(test_compare_range_direction),

@@ -397,6 +397,23 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 		    "the page fault.", name, mf.v);
 }
 
+/* The bytes a run's targets span (its JSON's targets[].len), or 0 when it
+ * names none: a job file's own files, or a replayed trace's. */
+static uint64_t doc_target_bytes(json_t *doc)
+{
+	uint64_t sum = 0;
+	char key[64];
+	double len;
+
+	for (unsigned i = 0; i < 65536; i++) {
+		snprintf(key, sizeof(key), "jobs.0.faultline.targets.%u.len", i);
+		if (!judge_jnum(doc, key, &len))
+			break;
+		sum += (uint64_t)len;
+	}
+	return sum;
+}
+
 static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
 			  const struct judge_host *h)
 {
@@ -406,7 +423,7 @@ static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 
 	if (!judge_jnum(doc, "jobs.0.faultline.pool.hit_ratio", &hit))
 		return;
-	mib(f, sizeof(f), h->file_size);
+	mib(f, sizeof(f), doc_target_bytes(doc) ? doc_target_bytes(doc) : h->file_size);
 	if (!judge_jnum(doc, "jobs.0.faultline.pool.size", &ps))
 		ps = (double)h->mem_budget;
 	mib(m, sizeof(m), (uint64_t)ps);
