@@ -12,21 +12,13 @@
 
 #include <cmocka.h>
 
+#include "testjob.h"
+
 #include "job/options.h"
 #include "workload/content.h"
 
 #define N 4000
 #define BS 4096
-
-static void job_of(struct job *j, const char *const *opts)
-{
-	struct err e = { 0 };
-
-	option_defaults(j);
-	for (unsigned i = 0; opts[i]; i += 2)
-		if (option_set(j, opts[i], opts[i + 1], &e))
-			fail_msg("%s=%s: %s", opts[i], opts[i + 1], e.msg);
-}
 
 /* Distinct contents among N writes (first 8 bytes stand for a block:
  * 64 random bits). */

@@ -20,23 +20,14 @@
 
 #include <cmocka.h>
 
+#include "testjob.h"
+
 #include "job/jobcheck.h"
 #include "job/options.h"
 #include "workload/gen.h"
 
 #define KB 1024ull
 #define MB (1024ull * 1024)
-
-/* A job from option lines, defaults first, as a job file gives it. */
-static void job_of(struct job *j, const char *const *opts)
-{
-	struct err e = { 0 };
-
-	option_defaults(j);
-	for (unsigned i = 0; opts[i]; i += 2)
-		if (option_set(j, opts[i], opts[i + 1], &e))
-			fail_msg("%s=%s: %s", opts[i], opts[i + 1], e.msg);
-}
 
 static void gen_of(struct gen *g, const struct job *j, uint64_t len)
 {

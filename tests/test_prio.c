@@ -12,18 +12,10 @@
 
 #include <cmocka.h>
 
+#include "testjob.h"
+
 #include "job/options.h"
 #include "workload/prio.h"
-
-static void job_of(struct job *j, const char *const *opts)
-{
-	struct err e = { 0 };
-
-	option_defaults(j);
-	for (unsigned i = 0; opts[i]; i += 2)
-		if (option_set(j, opts[i], opts[i + 1], &e))
-			fail_msg("%s=%s: %s", opts[i], opts[i + 1], e.msg);
-}
 
 /* prioclass/prio as fio's ioprio_value: class 0 is best effort. */
 static void test_job_value(void **state)
