@@ -297,6 +297,24 @@ elif command -v strace >/dev/null; then
 	[ -n "$got" ] && [ "$got" = "$(ios_bytes "$T/st.json")" ] && [ "$got" = "$(fio_replay "$T/st.log")" ] &&
 		pass "strace2iolog: a captured run's preads replay to its counts, in faultline and fio ($got)" ||
 		fail "strace2iolog: a captured run's preads replay to its counts" "replayed '$got', captured run '$(ios_bytes "$T/st.json")'" "$(cat "$T/st.err")"
+	# A run that writes, its preads, pwrites and fdatasyncs captured (invalidate=0: no
+	# fdatasync of its own before the run), then replayed by a writing job and by fio.
+	cp "$T/wa0.dat" "$T/cap.dat"
+	ASAN_OPTIONS=$NOLEAK strace -f -ttt -y -s 0 -e trace=pread64,pwrite64,fsync,fdatasync -e signal=none \
+		-o "$T/stw.txt" "$FAULTLINE" --quiet --name=stw --filename="$T/cap.dat" --rw=randrw --bs=4k \
+		--size=4m --io_size=400k --fdatasync=8 --invalidate=0 --output-format=json --output="$T/stw.json" 2>/dev/null
+	"$top/jobs/strace2iolog" --only "$T/cap.dat" "$T/stw.txt" >"$T/stw.log" 2>"$T/stw.err"
+	cp "$T/wa0.dat" "$T/cap.dat"
+	run strw --name=strw --read_iolog="$T/stw.log" --rw=randrw --replay_no_stall=1
+	cp "$T/wa0.dat" "$T/cap.dat"
+	fio --name=fr --ioengine=psync --read_iolog="$T/stw.log" --replay_no_stall=1 --output-format=json \
+		--output="$T/fiostw.json" >/dev/null 2>&1
+	got=$(counts "$T/strw.json" 2>/dev/null)
+	[ -n "$got" ] && [ "$(echo "$got" | cut -d' ' -f2)" -gt 0 ] && [ "$(echo "$got" | cut -d' ' -f3)" -gt 0 ] &&
+		[ "$got" = "$(counts "$T/stw.json")" ] && [ "$got" = "$(counts "$T/fiostw.json")" ] &&
+		pass "strace2iolog: a captured run's preads, pwrites and fdatasyncs replay to its counts, in faultline and fio ($got)" ||
+		fail "strace2iolog: a captured run that writes replays to its counts" "replayed '$got'," \
+			"captured run '$(counts "$T/stw.json")', fio '$(counts "$T/fiostw.json")'" "$(cat "$T/stw.err")"
 else
 	fail "strace2iolog: strace is missing (Makefile DEB_PKGS has it)"
 fi
