@@ -251,6 +251,26 @@ if command -v strace >/dev/null; then
 	[ "$nfd" -ge "$nsync" ] && [ "$nfs" = 0 ] && pass "psync: the log's $nsync datasyncs are fdatasync calls ($nfd in all), no fsync" ||
 		fail "psync: the log's datasyncs are fdatasync calls" "$nfd fdatasync, $nfs fsync on the targets"
 fi
+# A log that names a block device with a filesystem: a writing replay is refused
+# before anything runs, as any write job's target (devsafety), and writes nothing.
+if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
+	echo "skip - a writing replay of a device with a filesystem: needs root, losetup and mkfs.ext4"
+else
+	head -c $((16 << 20)) /dev/zero >"$T/fs.img"
+	mkfs.ext4 -q -F "$T/fs.img" >/dev/null 2>&1
+	if loop=$(losetup -f --show "$T/fs.img" 2>/dev/null); then
+		printf 'fio version 2 iolog\n%s add\n%s open\n%s write 4096 4096\n%s close\n' $loop $loop $loop $loop >"$T/dev.log"
+		sum0=$(md5sum <"$T/fs.img")
+		expect_exit 2 "a writing replay of a device with a filesystem: exit 2" "$FAULTLINE" --name=d \
+			--read_iolog="$T/dev.log" --rw=randrw --replay_no_stall=1
+		expect_err_has "carries an ext4 filesystem" "a writing replay names the filesystem it will not write"
+		losetup -d "$loop"
+		[ "$(md5sum <"$T/fs.img")" = "$sum0" ] && pass "the device is unchanged, byte for byte" ||
+			fail "the device is unchanged, byte for byte"
+	else
+		echo "skip - a writing replay of a device with a filesystem: no free loop device"
+	fi
+fi
 # The same log, a read job: its writes and syncs left out, both files unchanged.
 restore
 run fwr --name=fwr --read_iolog="$T/fw.log" --replay_no_stall=1 --ioengine=io_uring
