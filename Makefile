@@ -179,13 +179,18 @@ check-modules:
 # CPU priority, the ASan build and pass, and the TSan build and pass, the
 # fuzzing smoke run and the unprivileged pass; the lanes beside are
 # printed when done. The end-to-end suites of all lanes share E2E_LOCK:
-# one marked alone runs by itself (tests/run-e2e).
+# one marked alone runs by itself (tests/run-e2e). The lock is the host's
+# (CHECK_LOCK), not the clone's: two make checks at once, or a suite run
+# by hand with tests/run-e2e --lock=$(CHECK_LOCK), keep out of each
+# other's alone suites too. It is never removed (a holder would keep an
+# unlinked file while the next run locked a new one).
+CHECK_LOCK ?= $(firstword $(wildcard /run/lock) /tmp)/faultline-e2e.lock
 CHECK_FRONT = check-modules unit e2e plot-tests
 CHECK_ASAN  = asan check-asan
 CHECK_TSAN  = tsan check-tsan check-fuzz e2e-unprivileged
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
-	@fail=0; t0=$$(date +%s); lock=$(CURDIR)/$(BUILD)/e2e.lock; : >$$lock; rm -f build-beside.rc; \
+	@fail=0; t0=$$(date +%s); lock=$(CHECK_LOCK); touch $$lock; rm -f build-beside.rc; \
 	lane() { for s in "$$@"; do t=$$(date +%s); \
 		nice -n 19 $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
 		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside)"; done; }; \
@@ -197,7 +202,7 @@ check: check-deps
 	t=$$(date +%s); wait $$asan $$tsan; \
 	echo "== check: waited $$(($$(date +%s) - t)) s for the lanes beside: $(CHECK_ASAN); $(CHECK_TSAN)"; \
 	cat build-beside-asan.log build-beside-tsan.log; [ ! -e build-beside.rc ] || fail=1; \
-	rm -f build-beside-asan.log build-beside-tsan.log build-beside.rc $$lock; \
+	rm -f build-beside-asan.log build-beside-tsan.log build-beside.rc; \
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
 
