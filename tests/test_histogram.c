@@ -316,6 +316,58 @@ static void test_overflow(void **state)
 	free(h);
 }
 
+/* hist_take + hist_commit (the sampler takes at the sampling moment,
+ * adds up in the row): what was taken, not what the writer added after;
+ * a second take replaces the first; a commit without a take adds nothing
+ * and leaves @prev alone; the next interval starts where the take was. */
+static void test_stage(void **state)
+{
+	struct hist *w = hnew(), *prev = hnew(), *acc = hnew(), *want = hnew(), *at = hnew(), *d = hnew();
+	struct hist_stage sg = { 0 };
+	uint64_t sum;
+
+	(void)state;
+	for (int k = 0; k < 300; k++)
+		hist_add(w, 100 + (uint64_t)k * 997);
+	hist_snapshot(at, w);
+	assert_int_equal(hist_take(&sg, prev, w), 0);
+	/* Written after the take: the next interval's. */
+	for (int k = 0; k < 50; k++)
+		hist_add(w, 5000000 + (uint64_t)k);
+	assert_int_equal(hist_commit(acc, prev, &sg, &sum), 300);
+	assert_int_equal(acc->n, 300);
+	assert_int_equal(sum, at->sum);
+	assert_memory_equal(acc->count, at->count, sizeof(acc->count));
+	assert_true(acc->max < 5000000);
+	/* Committed once: a second commit adds nothing. */
+	assert_int_equal(hist_commit(acc, prev, &sg, &sum), 0);
+	assert_int_equal(sum, 0);
+	/* The next interval: the 50, and a take repeated before its commit. */
+	hist_clear(acc);
+	assert_int_equal(hist_take(&sg, prev, w), 0);
+	hist_add(w, 7);
+	assert_int_equal(hist_take(&sg, prev, w), 0);
+	assert_int_equal(hist_commit(acc, prev, &sg, &sum), 51);
+	hist_diff(d, w, at);
+	assert_memory_equal(acc->count, d->count, sizeof(acc->count));
+	assert_int_equal(acc->min, d->min);
+	assert_int_equal(acc->max, d->max);
+	/* Nothing new: taken empty, adds nothing, prev unchanged. */
+	hist_clear(acc);
+	hist_snapshot(want, prev);
+	assert_int_equal(hist_take(&sg, prev, w), 0);
+	assert_int_equal(hist_commit(acc, prev, &sg, &sum), 0);
+	assert_int_equal(acc->n, 0);
+	assert_memory_equal(prev->count, want->count, sizeof(want->count));
+	hist_stage_free(&sg);
+	free(w);
+	free(prev);
+	free(acc);
+	free(want);
+	free(at);
+	free(d);
+}
+
 /* hist_advance (the sampler's one pass, issue 27) agrees with the
  * snapshot, diff and merge it replaces: the same interval histograms,
  * counts, sums and bounds, interval after interval, for two writers
@@ -393,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_advance),
+		cmocka_unit_test(test_stage),
 		cmocka_unit_test(test_overflow),
 	};
 

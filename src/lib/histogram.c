@@ -13,6 +13,8 @@
  */
 #include "lib/histogram.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hist_init(struct hist *h)
@@ -228,34 +230,65 @@ size_t hist_unpack(struct hist *h, const void *buf, size_t len)
 	return off;
 }
 
-uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum)
+int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src)
 {
-	uint64_t min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max), n = 0, s;
-	unsigned lo = HIST_BUCKETS, hi = 0, b0, b1;
+	uint64_t min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max);
 
-	*sum = 0;
+	sg->n = 0;
+	sg->taken = false;
 	if (min == UINT64_MAX || max < min)
 		return 0;		/* nothing recorded yet */
-	b0 = hist_bucket(min);
-	b1 = hist_bucket(max);
-	for (unsigned b = b0; b <= b1; b++) {
-		uint64_t c = HIST_LOAD(&src->count[b]), p = prev->count[b];
+	for (unsigned b = hist_bucket(min), b1 = hist_bucket(max); b <= b1; b++) {
+		uint64_t c = HIST_LOAD(&src->count[b]);
 
-		if (c <= p)
+		if (c <= prev->count[b])
 			continue;
-		acc->count[b] += c - p;
-		prev->count[b] = c;
-		n += c - p;
-		if (lo == HIST_BUCKETS)
-			lo = b;
-		hi = b;
+		if (sg->n == sg->cap) {
+			unsigned cap = sg->cap ? 2 * sg->cap : 32;
+			uint32_t *nb = realloc(sg->bucket, cap * sizeof(*nb));
+			uint64_t *nc;
+
+			if (nb)
+				sg->bucket = nb;
+			nc = nb ? realloc(sg->count, cap * sizeof(*nc)) : NULL;
+			if (!nc) {
+				sg->n = 0;
+				return -ENOMEM;
+			}
+			sg->count = nc;
+			sg->cap = cap;
+		}
+		sg->bucket[sg->n] = b;
+		sg->count[sg->n++] = c;
 	}
-	s = HIST_LOAD(&src->sum);
-	*sum = s > prev->sum ? s - prev->sum : 0;
-	prev->sum = s;
+	sg->sum = HIST_LOAD(&src->sum);
+	sg->min = min;
+	sg->max = max;
+	sg->taken = true;
+	return 0;
+}
+
+uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum)
+{
+	uint64_t n = 0;
+
+	*sum = 0;
+	if (!sg->taken)
+		return 0;
+	sg->taken = false;
+	for (unsigned i = 0; i < sg->n; i++) {
+		const unsigned b = sg->bucket[i];
+		const uint64_t d = sg->count[i] - prev->count[b];
+
+		acc->count[b] += d;
+		prev->count[b] = sg->count[i];
+		n += d;
+	}
+	*sum = sg->sum > prev->sum ? sg->sum - prev->sum : 0;
+	prev->sum = sg->sum;
 	prev->n += n;
-	prev->min = min;
-	prev->max = max;
+	prev->min = sg->min;
+	prev->max = sg->max;
 	if (!n)
 		return 0;
 	acc->n += n;
@@ -263,17 +296,37 @@ uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *sr
 	/* As hist_diff: the bucket bounds, made exact where the run's own
 	 * extreme lies in the interval's extreme bucket. */
 	{
+		const unsigned lo = sg->bucket[0], hi = sg->bucket[sg->n - 1];
 		uint64_t lo_v = hist_bucket_low(lo), hi_v = hist_bucket_high(hi);
 
-		if (min > lo_v && min <= hist_bucket_high(lo))
-			lo_v = min;
-		if (max < hi_v && max >= hist_bucket_low(hi))
-			hi_v = max;
+		if (sg->min > lo_v && sg->min <= hist_bucket_high(lo))
+			lo_v = sg->min;
+		if (sg->max < hi_v && sg->max >= hist_bucket_low(hi))
+			hi_v = sg->max;
 		if (lo_v < acc->min)
 			acc->min = lo_v;
 		if (hi_v > acc->max)
 			acc->max = hi_v;
 	}
+	return n;
+}
+
+void hist_stage_free(struct hist_stage *sg)
+{
+	free(sg->bucket);
+	free(sg->count);
+	memset(sg, 0, sizeof(*sg));
+}
+
+uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum)
+{
+	struct hist_stage sg = { 0 };
+	uint64_t n = 0;
+
+	*sum = 0;
+	if (hist_take(&sg, prev, src) == 0)
+		n = hist_commit(acc, prev, &sg, sum);
+	hist_stage_free(&sg);
 	return n;
 }
 

@@ -13,6 +13,7 @@
 #ifndef FAULTLINE_HISTOGRAM_H
 #define FAULTLINE_HISTOGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +95,30 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
  * of values in *@sum.
  */
 uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum);
+
+/*
+ * hist_advance in two steps, for a reader that must take a histogram at
+ * one moment and add it up later (the sampler reads every job's counters
+ * and histograms at the sampling moment, then the slower sources, then
+ * writes the rows: a request is in a row's counts exactly when its
+ * latency is in the row's histogram). hist_take reads the buckets of
+ * @src that gained counts since @prev into @sg, changing nothing else;
+ * hist_commit adds them into @acc and brings @prev up to them, as
+ * hist_advance does, and returns the same. A stage taken again before
+ * its commit replaces the first take. hist_take is 0, or -ENOMEM when
+ * @sg could not grow (it is then empty: the interval adds nothing).
+ */
+struct hist_stage {
+	uint32_t *bucket;	/* buckets whose count grew, ascending */
+	uint64_t *count;	/* their counts as read */
+	unsigned n, cap;
+	uint64_t sum, min, max;	/* @src's, as read */
+	bool taken;
+};
+int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src);
+uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum);
+void hist_stage_free(struct hist_stage *sg);
+
 /* Empty @h as hist_init does, writing only the buckets between its min
  * and max (where hist_advance put its counts). */
 void hist_clear(struct hist *h);

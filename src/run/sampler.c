@@ -465,11 +465,13 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 
-		/* Only the buckets hist_advance used, and none of a
+		/* Only the buckets hist_commit used, and none of a
 		 * fresh one: its untouched pages cost no memory. */
 		hist_clear(&ts->prev_lat);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
+		for (unsigned k = 0; k < 3; k++)
+			ts->stage[k].taken = false;
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
@@ -941,8 +943,11 @@ void sampler_destroy(struct sampler *s)
 			if (js->th[i].sched.buf)
 				procfs_src_close(&js->th[i].sched);
 		}
-		for (unsigned i = 0; js->th && i < js->nthreads; i++)
+		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
 			free(js->th[i].prev_w);
+			for (unsigned k = 0; k < 3; k++)
+				hist_stage_free(&js->th[i].stage[k]);
+		}
 		free(js->th);
 		explain_job_free(&js->x);
 		free(js->share);

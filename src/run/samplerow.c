@@ -297,13 +297,33 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
 
-		ts->ops = STAT_LOAD(&st->ops);
-		ts->bytes = STAT_LOAD(&st->bytes);
-		ts->probe = STAT_LOAD(&st->probe_units);
-		if (ts->prev_w) {
-			ts->wops = STAT_LOAD(&st->wops);
-			ts->wbytes = STAT_LOAD(&st->wbytes);
-			ts->syncs = STAT_LOAD(&st->syncs);
+		/* The counts, then the latencies, then the counts again: a
+		 * worker counts a request before it records its latency, so
+		 * when no count moved in between, every request counted has
+		 * its latency in the histograms taken, and no other request
+		 * has. A count that moved is read again (three tries: a worker
+		 * is never held up, and its next request is microseconds off). */
+		for (unsigned tries = 0;; tries++) {
+			ts->ops = STAT_LOAD(&st->ops);
+			ts->bytes = STAT_LOAD(&st->bytes);
+			ts->probe = STAT_LOAD(&st->probe_units);
+			if (ts->prev_w) {
+				ts->wops = STAT_LOAD(&st->wops);
+				ts->wbytes = STAT_LOAD(&st->wbytes);
+				ts->syncs = STAT_LOAD(&st->syncs);
+			}
+			if (!sj->job->latency)
+				break;
+			if (i < sj->nworkers)
+				hist_take(&ts->stage[0], &ts->prev_lat, &st->lat);
+			if (ts->prev_w) {
+				hist_take(&ts->stage[1], &ts->prev_w[0], &st->wlat);
+				hist_take(&ts->stage[2], &ts->prev_w[1], &st->slat);
+			}
+			if (tries == 2 || (STAT_LOAD(&st->ops) == ts->ops &&
+					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
+							    STAT_LOAD(&st->syncs) == ts->syncs))))
+				break;
 		}
 		if (sj->job->log_prio) {
 			const uint64_t *src = &st->prio.ops[0][0];
@@ -404,7 +424,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		/* One pass over the buckets the thread has used, not
 		 * copies of its whole histogram (issue 27). */
 		if (job->latency && i < sj->nworkers) {
-			uint64_t sum, n = hist_advance(&s->interval, &ts->prev_lat, &st->lat, &sum);
+			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
 
 			js->share[i].dir[FIOLOG_READ].lat_n = n;
 			js->share[i].dir[FIOLOG_READ].lat_sum_ns = sum;
@@ -423,13 +443,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			ts->prev_wbytes = wb;
 			ts->prev_syncs = sy;
 			if (job->latency) {
-				uint64_t sum, n = hist_advance(&s->winterval, &ts->prev_w[0], &st->wlat, &sum);
+				uint64_t sum, n = hist_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1], &sum);
 
 				if (i < sj->nworkers) {
 					js->share[i].dir[FIOLOG_WRITE].lat_n = n;
 					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = sum;
 				}
-				hist_advance(&s->sinterval, &ts->prev_w[1], &st->slat, &sum);
+				hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
 			}
 		}
 		if (i >= sj->nworkers)

@@ -72,6 +72,10 @@ struct thread_samp {
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
 	struct hist prev_lat;
+	/* The latencies recorded since the previous row, read with the
+	 * counters at the sampling moment (hist_take) and added into the
+	 * row (hist_commit): reads, writes, flushes. */
+	struct hist_stage stage[3];
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
 };
