@@ -262,6 +262,9 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 			hist_snapshot(&b->slat, &s->slat);
 		}
 	}
+	/* The loop's streams with the job's counters, before the slower
+	 * reads below: the two totals then start at one moment. */
+	loop_take_base(r->jrs[j].crew.wk.loop);
 	/* Each running worker's CPU, wait and sleeps at this moment, read
 	 * from /proc, so the reader's shares (collect_concurrency) cover
 	 * the measured window, not the ramp before it (SPEC 8). */
@@ -275,7 +278,6 @@ static void take_base(struct run *r, unsigned j, uint64_t now)
 					       &b->start_nvcsw) == 0;
 		b->start_ns = now;
 	}
-	loop_take_base(r->jrs[j].crew.wk.loop);
 	r->job_base_ns[j] = now;
 	r->base_taken[j] = true;
 	sampler_job_measure_start(r->sampler, j, now);
