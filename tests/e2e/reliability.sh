@@ -129,12 +129,19 @@ for e in psync mmap io_uring libaio; do
 done
 [ "$(md5sum <"$b")" = "$sum0" ] && pass "targets are never modified" || fail "targets are never modified"
 
-# Ctrl-C at random moments: exit 1, whole CSV rows, JSON that parses.
+# Ctrl-C at random moments of the run: exit 1, whole CSV rows, JSON that
+# parses. The moment counts from the CSV's header, which the run writes
+# once it handles signals: a command started with & by a script has
+# SIGINT ignored until it sets its own handler (bash, POSIX), and an
+# ASan build on a loaded host can take most of a second to get there
+# (a fresh clone's run once lost its Ctrl-C so and ran its 30 s).
 for i in 1 2 3; do
+	rm -f "$E2E_TMP/int.csv"
 	"$FAULTLINE" --quiet --csv="$E2E_TMP/int.csv" --interval=100ms --output-format=json \
 		--output="$E2E_TMP/int.json" --name=i --filename="$b" --rw=randread --numjobs=2 \
 		--runtime=30s --time_based >/dev/null 2>&1 &
 	pid=$!
+	for _ in $(seq 300); do [ -s "$E2E_TMP/int.csv" ] && break; sleep 0.1; done
 	sleep "0.$((RANDOM % 9 + 1))"
 	kill -INT $pid
 	wait $pid
@@ -149,12 +156,13 @@ assert json.load(open(sys.argv[2]))["faultline"]["interrupted"] is True
 done
 
 # timeout(1) sends its signal to the command and then to its process
-# group: one request, arriving twice. It stops the run as one Ctrl-C
+# group: one request, arriving twice (after 2 s: a second is near what an
+# ASan build on a loaded host takes before it handles signals). It stops the run as one Ctrl-C
 # does, with its outputs, not as a second one (before: 5 runs in 6 here
 # ended at once, without the JSON).
 for i in 1 2 3; do
 	rm -f "$E2E_TMP/to.json" "$E2E_TMP/to.csv"
-	timeout --preserve-status -s INT 1 "$FAULTLINE" --quiet --csv="$E2E_TMP/to.csv" --interval=100ms \
+	timeout --preserve-status -s INT 2 "$FAULTLINE" --quiet --csv="$E2E_TMP/to.csv" --interval=100ms \
 		--output-format=json --output="$E2E_TMP/to.json" --name=t --filename="$b" --rw=randread \
 		--numjobs=2 --runtime=30s --time_based >/dev/null 2>&1
 	rc=$?
