@@ -62,7 +62,7 @@ asan ubsan tsan:
 # Beside the root pass (make check), every run of a binary holds the e2e
 # lock shared, as each suite does: a suite that runs alone (it counts
 # cgroups a run's start may clean, or the host's counters) runs alone.
-SAN_LOCK = $(if $(E2E_LOCK),$(CURDIR)/tests/e2e-lock -s $(E2E_LOCK))
+SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
 # Not chaos nor memory: what they add is the kernel's view of runs ended
 # at random moments and of memory limits (processes, cgroups, the OOM
 # killer); the code they run is the engines', the sampler's and the
