@@ -62,8 +62,9 @@ void explain_host_open(struct explain_host *h, const char *proc_root)
 void explain_host_read(struct explain_host *h, struct explain_sys *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->t_ns = mono_ns();
+	out->mem_ns = mono_ns();
 	out->mem_ok = h->mem.fd >= 0 && psi_read(&h->mem, &out->mem) == 0;
+	out->io_ns = mono_ns();
 	out->io_ok = h->io.fd >= 0 && psi_read(&h->io, &out->io) == 0;
 	if ((!out->mem_ok && h->mem.fd >= 0) || (!out->io_ok && h->io.fd >= 0)) {
 		if (!h->warned)
@@ -206,7 +207,8 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	struct psi_totals cg = { 0 };
 	uint64_t cg_ns = mono_ns();
 	bool cg_ok = x->cg_psi_open && x->cg_last_ok && psi_read(&x->cg_psi, &cg) == 0;
-	uint64_t sys_ns = s && ps && s->t_ns > ps->t_ns ? s->t_ns - ps->t_ns : 0;
+	uint64_t mem_ns = s && ps && s->mem_ns > ps->mem_ns ? s->mem_ns - ps->mem_ns : 0;
+	uint64_t io_ns = s && ps && s->io_ns > ps->io_ns ? s->io_ns - ps->io_ns : 0;
 	struct phase_row pr = {
 		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
 		.ops = in->ops, .bytes = in->bytes,
@@ -221,12 +223,12 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	cell(p, end, full, (double)r.evicted * pg / MIB, 1);
 	cell(p, end, full, (double)r.recently_evicted * pg / MIB, 1);
 	cell(p, end, in->refault_ok, (double)in->refaults / in->dt_s, 1);
-	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, sys_ns) : 0, 2);
-	cell(p, end, sys_ns && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
-	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, sys_ns) : 0, 2);
-	cell(p, end, sys_ns && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, sys_ns) : 0, 2);
-	cell(p, end, sys_ns && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
-	     s ? psi_pct(ps->io.full_us, s->io.full_us, sys_ns) : 0, 2);
+	cell(p, end, mem_ns && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, mem_ns) : 0, 2);
+	cell(p, end, mem_ns && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
+	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, mem_ns) : 0, 2);
+	cell(p, end, io_ns && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, io_ns) : 0, 2);
+	cell(p, end, io_ns && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
+	     s ? psi_pct(ps->io.full_us, s->io.full_us, io_ns) : 0, 2);
 	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, cg_ns - x->cg_last_ns), 2);
 	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, cg_ns - x->cg_last_ns), 2);
 	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */

@@ -47,9 +47,11 @@ struct explain_result {
 
 /* Host-wide pressure at one sample (the sampler's snapshot holds one). */
 struct explain_sys {
-	uint64_t t_ns;			/* CLOCK_MONOTONIC when read: a stall percent is
-					 * over the time between two readings, which for a
-					 * job's last, short row is longer than its dt_s */
+	uint64_t mem_ns, io_ns;		/* CLOCK_MONOTONIC as each file was read: a stall
+					 * percent is over the time between two readings of
+					 * its file (for a job's last, short row longer than
+					 * its dt_s; and a reader held up between the two
+					 * files would otherwise lend one's time to the other) */
 	bool mem_ok, io_ok;
 	struct psi_totals mem, io;
 };
