@@ -97,7 +97,12 @@ import json, sys
 v = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["verify"]
 assert v["mode"] == sys.argv[2] and v["blocks_checked"] == 512 and v["mismatches"] == 0, v
 ' "$E2E_TMP/v.json" "$sum"
-	printf 'X' | dd of="$E2E_TMP/vd" bs=1 seek=$((4096 * 7 + 1000)) conv=notrunc status=none
+	# Every bit of one byte flipped: writing a fixed 'X' left the block
+	# intact once, where the block's random byte was an 'X' (1 in 256).
+	"$PY" -c 'import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xff]))' \
+		"$E2E_TMP/vd" $((4096 * 7 + 1000))
 	expect_exit 1 "verify=$sum: a corrupted block fails faultline --verify" "$FAULTLINE" --verify "$E2E_TMP/v.fio"
 	grep -q "1 mismatches" "$E2E_TMP/out" && grep -q "offset 28672" "$E2E_TMP/out" &&
 		pass "verify=$sum: the mismatch is the corrupted block" ||
