@@ -102,11 +102,24 @@ static void test_malformed(void **state)
 
 static void test_pct(void **state)
 {
+	const struct psi_span t0 = { 0, 0 }, t1 = { 1000000000ull, 1000000000ull };
+	const struct psi_span held0 = { 0, 20000000ull }, held1 = { 1000000000ull, 1020000000ull };
+
 	(void)state;
 	/* 250 ms stalled in a 1 s interval: 25 %. */
-	assert_true(psi_pct(1000000, 1250000, 1000000000ull) > 24.999);
-	assert_true(psi_pct(1000000, 1250000, 1000000000ull) < 25.001);
-	assert_true(psi_pct(5, 5, 0) == 0);
+	assert_true(psi_pct(1000000, 1250000, &t0, &t1) > 24.999);
+	assert_true(psi_pct(1000000, 1250000, &t0, &t1) < 25.001);
+	assert_true(psi_pct(5, 5, &t0, &t0) == 0);
+	/* Stalled the whole time, the second read held up 20 ms after its
+	 * clock reading: the kernel's total may cover 1.02 s, and the share
+	 * is over the longest span the two readings can have, never 102 %. */
+	assert_true(psi_pct(0, 1020000, &t0, &held1) <= 100.0);
+	assert_true(psi_pct(0, 1020000, &t0, &held1) > 99.999);
+	/* The first read held up: its total may be of 20 ms in, so the span
+	 * runs from its start. */
+	assert_true(psi_pct(0, 1000000, &held0, &t1) <= 100.0);
+	/* A total that went backwards (a reset cgroup) is no stall. */
+	assert_true(psi_pct(7, 5, &t0, &t1) == 0);
 }
 
 /* arm64 fixture has no pressure directory: the reason says so. */

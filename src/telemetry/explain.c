@@ -62,10 +62,11 @@ void explain_host_open(struct explain_host *h, const char *proc_root)
 void explain_host_read(struct explain_host *h, struct explain_sys *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->mem_ns = mono_ns();
+	out->mem_at.start_ns = mono_ns();
 	out->mem_ok = h->mem.fd >= 0 && psi_read(&h->mem, &out->mem) == 0;
-	out->io_ns = mono_ns();
+	out->mem_at.end_ns = out->io_at.start_ns = mono_ns();
 	out->io_ok = h->io.fd >= 0 && psi_read(&h->io, &out->io) == 0;
+	out->io_at.end_ns = mono_ns();
 	if ((!out->mem_ok && h->mem.fd >= 0) || (!out->io_ok && h->io.fd >= 0)) {
 		if (!h->warned)
 			fprintf(stderr, "faultline: warning: a pressure file could not be read; "
@@ -142,8 +143,9 @@ void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg)
 		return;
 	}
 	x->cg_psi_open = true;
-	x->cg_last_ns = mono_ns();
+	x->cg_last_at.start_ns = mono_ns();
 	x->cg_last_ok = psi_read(&x->cg_psi, &x->cg_last) == 0;
+	x->cg_last_at.end_ns = mono_ns();
 }
 
 static bool read_residency(struct explain_job *x, struct residency *sum)
@@ -205,10 +207,9 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	bool res = read_residency(x, &r);
 	bool full = res && r.full;
 	struct psi_totals cg = { 0 };
-	uint64_t cg_ns = mono_ns();
+	struct psi_span cg_at = { .start_ns = mono_ns() };
 	bool cg_ok = x->cg_psi_open && x->cg_last_ok && psi_read(&x->cg_psi, &cg) == 0;
-	uint64_t mem_ns = s && ps && s->mem_ns > ps->mem_ns ? s->mem_ns - ps->mem_ns : 0;
-	uint64_t io_ns = s && ps && s->io_ns > ps->io_ns ? s->io_ns - ps->io_ns : 0;
+	bool sys = s && ps;
 	struct phase_row pr = {
 		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
 		.ops = in->ops, .bytes = in->bytes,
@@ -219,18 +220,21 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 		.cpu_ok = in->cpu_ok, .cpu_ns = in->cpu_ns,
 	};
 
+	cg_at.end_ns = mono_ns();
 	cell(p, end, res, (double)r.cached * pg / MIB, 1);
 	cell(p, end, full, (double)r.evicted * pg / MIB, 1);
 	cell(p, end, full, (double)r.recently_evicted * pg / MIB, 1);
 	cell(p, end, in->refault_ok, (double)in->refaults / in->dt_s, 1);
-	cell(p, end, mem_ns && s->mem_ok && ps->mem_ok, s ? psi_pct(ps->mem.some_us, s->mem.some_us, mem_ns) : 0, 2);
-	cell(p, end, mem_ns && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
-	     s ? psi_pct(ps->mem.full_us, s->mem.full_us, mem_ns) : 0, 2);
-	cell(p, end, io_ns && s->io_ok && ps->io_ok, s ? psi_pct(ps->io.some_us, s->io.some_us, io_ns) : 0, 2);
-	cell(p, end, io_ns && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
-	     s ? psi_pct(ps->io.full_us, s->io.full_us, io_ns) : 0, 2);
-	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, cg_ns - x->cg_last_ns), 2);
-	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, cg_ns - x->cg_last_ns), 2);
+	cell(p, end, sys && s->mem_ok && ps->mem_ok,
+	     sys ? psi_pct(ps->mem.some_us, s->mem.some_us, &ps->mem_at, &s->mem_at) : 0, 2);
+	cell(p, end, sys && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
+	     sys ? psi_pct(ps->mem.full_us, s->mem.full_us, &ps->mem_at, &s->mem_at) : 0, 2);
+	cell(p, end, sys && s->io_ok && ps->io_ok,
+	     sys ? psi_pct(ps->io.some_us, s->io.some_us, &ps->io_at, &s->io_at) : 0, 2);
+	cell(p, end, sys && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
+	     sys ? psi_pct(ps->io.full_us, s->io.full_us, &ps->io_at, &s->io_at) : 0, 2);
+	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, &x->cg_last_at, &cg_at), 2);
+	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, &x->cg_last_at, &cg_at), 2);
 	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */
 	cell(p, end, in->dev_ok && in->bytes, in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0, 3);
 	cell(p, end, in->cpu_ok && in->bytes,
@@ -261,7 +265,7 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	x->last_ok = res;
 	if (cg_ok) {
 		x->cg_last = cg;
-		x->cg_last_ns = cg_ns;
+		x->cg_last_at = cg_at;
 	}
 	x->cg_last_ok = cg_ok;
 }

@@ -47,11 +47,13 @@ struct explain_result {
 
 /* Host-wide pressure at one sample (the sampler's snapshot holds one). */
 struct explain_sys {
-	uint64_t mem_ns, io_ns;		/* CLOCK_MONOTONIC as each file was read: a stall
-					 * percent is over the time between two readings of
-					 * its file (for a job's last, short row longer than
-					 * its dt_s; and a reader held up between the two
-					 * files would otherwise lend one's time to the other) */
+	/* CLOCK_MONOTONIC just before and just after each file's read: a
+	 * stall percent is over the longest time two readings of one file
+	 * can span (the first's start to the second's end), so a reader
+	 * held up around a read cannot make a share over 100 %; and each
+	 * file has its own stamps, so one file's delay is not lent to the
+	 * other. */
+	struct psi_span mem_at, io_at;
 	bool mem_ok, io_ok;
 	struct psi_totals mem, io;
 };
@@ -106,7 +108,7 @@ struct explain_job {
 	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
 	bool cg_psi_open, cg_last_ok;
 	struct psi_totals cg_last;
-	uint64_t cg_last_ns;
+	struct psi_span cg_last_at;
 	char cg_why[160];		/* why its cells are empty */
 	struct phase_row *rows;
 	size_t nrows, cap;

@@ -36,9 +36,20 @@ struct psi_totals {
 int psi_parse(const char *buf, size_t len, struct psi_totals *out);
 
 /* Stall percent of wall time between two readings @dt_ns apart. */
-static inline double psi_pct(uint64_t before_us, uint64_t after_us, uint64_t dt_ns)
+/* When a reading was taken: CLOCK_MONOTONIC just before and just after
+ * the read; the kernel's total is of some instant between the two. */
+struct psi_span {
+	uint64_t start_ns, end_ns;
+};
+
+/* The share of wall time, in %, stalled between two readings: over the
+ * longest time they can span, so never above what the kernel counted. */
+static inline double psi_pct(uint64_t before_us, uint64_t after_us,
+			     const struct psi_span *before, const struct psi_span *after)
 {
-	return dt_ns ? (double)(after_us - before_us) * 1e5 / (double)dt_ns : 0;
+	uint64_t dt_ns = after->end_ns > before->start_ns ? after->end_ns - before->start_ns : 0;
+
+	return dt_ns && after_us >= before_us ? (double)(after_us - before_us) * 1e5 / (double)dt_ns : 0;
 }
 
 /* Open <root>/<rel> ("pressure/memory" under /proc, or a cgroup's
