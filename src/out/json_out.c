@@ -568,6 +568,7 @@ static json_t *sampler_object(const struct sampler_result *c)
 	put(o, "time_mean_ms", jdbl_ok(ok, c->mean_ms));
 	put(o, "read_skew_max_ms", jdbl_ok(ok, c->skew_max_ms));
 	put(o, "over_quarter_interval", ju64(c->over_quarter));
+	put(o, "reads_retaken", ju64(c->retaken));
 	if (!ok)
 		put(o, "why", json_string("no interval boundary fell inside the run"));
 	return o;

@@ -223,6 +223,7 @@ struct sampler_result {
 	double p50_ms, p99_ms, max_ms, mean_ms;
 	double skew_max_ms;
 	unsigned over_quarter;		/* samples longer than a quarter interval */
+	unsigned retaken;		/* counter passes held up and taken again */
 };
 
 struct host_result {

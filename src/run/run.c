@@ -773,7 +773,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		/* At a boundary, every job's counters before anything slower
 		 * (2000 jobs ending take a while): its rows end at @now. */
 		if (now >= g0 + (tick + 1) * iv)
-			sampler_tick_begin(r->sampler, now);
+			now = sampler_tick_begin(r->sampler, now);
 
 		for (unsigned j = first; j < last; j++)
 			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)

@@ -272,6 +272,8 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		const char *d = getenv("FAULTLINE_SAMPLER_DELAY_US");
 
 		s->test_delay_ns = d ? strtoull(d, NULL, 10) * 1000ull : 0;
+		d = getenv("FAULTLINE_SAMPLER_STALL_US");
+		s->test_stall_ns = d ? strtoull(d, NULL, 10) * 1000ull : 0;
 	}
 	hist_init(&s->tick_cost);
 	hist_init(&s->snap_skew);
@@ -590,20 +592,45 @@ static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
  * slower sources (the host's files, each device and target region once,
  * each thread's task files, each job's kernel counters and histograms)
  * and the rows. Its own time is kept for the summary and JSON.
+ *
+ * The rows end where the first pass began, so that pass must be quick:
+ * one held up (the controller preempted among 200 busy workers, on a
+ * loaded host for a second) would put the I/O its later jobs did
+ * meanwhile into rows that end before it. A pass that took over a
+ * tenth of the interval is taken again from a new moment, at most
+ * three times; the rows end where the pass kept began.
  */
-void sampler_tick_begin(struct sampler *s, uint64_t now)
+uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 {
-	sampler_moment(s, now);
-	s->snap_any = false;
-	for (unsigned j = 0; j < s->cfg.njobs; j++) {
-		s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
-		if (s->tick_row[j]) {
-			sampler_job_snap(s, j);
-			s->snap_any = true;
+	uint64_t tol = s->cfg.interval_ns / 10;
+
+	if (tol < 1000000ull)
+		tol = 1000000ull;
+	for (unsigned tries = 0;; tries++) {
+		sampler_moment(s, now);
+		s->snap_any = false;
+		for (unsigned j = 0; j < s->cfg.njobs; j++) {
+			s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
+			if (s->tick_row[j]) {
+				sampler_job_snap(s, j);
+				s->snap_any = true;
+			}
+			if (s->test_stall_ns && s->snap_any && j == s->cfg.njobs / 2) {
+				struct timespec d = { .tv_sec = (time_t)(s->test_stall_ns / 1000000000ull),
+						      .tv_nsec = (long)(s->test_stall_ns % 1000000000ull) };
+
+				nanosleep(&d, NULL);
+				s->test_stall_ns = 0;
+			}
 		}
+		s->snap_t = now_ns();
+		if (tries == 2 || s->snap_t - now <= tol)
+			break;
+		s->snap_retaken++;
+		now = now_ns();
 	}
 	s->snap_now = now;
-	s->snap_t = now_ns();
+	return now;
 }
 
 void sampler_tick(struct sampler *s, uint64_t now)
@@ -614,7 +641,7 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	uint64_t t_in = now_ns(), t_out;
 
 	if (s->snap_now != now || !s->snap_t)
-		sampler_tick_begin(s, now);
+		now = sampler_tick_begin(s, now);
 	else
 		t_in = s->snap_t;	/* its cost counts from the snapshot */
 	moment_sys(s, now, &sys);
@@ -759,6 +786,7 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->mean_ms = hist_mean(h) / 1e6;
 	c->skew_max_ms = (double)s->snap_skew.max / 1e6;
 	c->over_quarter = s->over_quarter;
+	c->retaken = s->snap_retaken;
 	if (s->over_quarter)
 		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
 			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "

@@ -50,8 +50,10 @@ void sampler_job_measure_start(struct sampler *s, unsigned job, uint64_t now);
 /* An interval boundary at @now, first part: every running job's
  * counters, read together (a few loads per thread) before the
  * controller does anything slower in its pass, such as ending jobs.
- * Optional: sampler_tick takes them itself when not done at @now. */
-void sampler_tick_begin(struct sampler *s, uint64_t now);
+ * Returns the moment the rows end: @now, or later when a held-up pass
+ * was taken again. Optional: sampler_tick takes them itself when not
+ * done at the moment it is given. */
+uint64_t sampler_tick_begin(struct sampler *s, uint64_t now);
 /* An interval boundary: a row for every job that ran in it, from the
  * counters read at sampler_tick_begin; the slower sources now. */
 void sampler_tick(struct sampler *s, uint64_t now);

@@ -162,9 +162,11 @@ struct sampler {
 	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
 	bool snap_any;			/* some job was running at it */
 	unsigned over_quarter;		/* ticks longer than a quarter interval */
+	unsigned snap_retaken;		/* first passes held up and taken again */
 	/* A tick's per-job scratch, allocated with the sampler: nothing is
 	 * allocated, nor the stack grown, while jobs run (procfs.h says why). */
 	uint64_t test_delay_ns;		/* FAULTLINE_SAMPLER_DELAY_US, per row */
+	uint64_t test_stall_ns;		/* FAULTLINE_SAMPLER_STALL_US, one pass, once */
 	double *tick_mib, *tick_iops;
 	bool *tick_row;
 	uint64_t status_total_ns;	/* estimated run length for the status line */

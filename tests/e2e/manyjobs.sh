@@ -47,17 +47,14 @@ assert set(got) == set(jobs), (len(got), len(jobs))
 for j, tot in jobs.items():
     assert abs(got[j] - tot) <= max(2, tot * 0.002) + err[j], (j, got[j], tot, err[j])
 ' "$E2E_TMP/many.csv" "$E2E_TMP/many.out" "$njobs"
-# A timing bound: the root pass checks it; under AddressSanitizer every
-# request is several times slower and the 200 delayed rows' 20 ms each
-# weigh more, so that pass checks the counts above, not this share.
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-	echo "# the 70 % bound: checked by the root pass, not under ASan (a timing bound)"
-else
-pycheck "no 100 ms of the run holds 70 % of its I/O; nor do the first rows (0.1 s of 1 s)" '
+# Where a run's I/O lands in time: the share of all I/O in the busiest
+# 100 ms, spreading each row's I/O evenly over its span; argv: the CSV,
+# the bound, and 1 to also bound the first rows (each 0.1 s of 1 s).
+bins_py='
 import csv, math, sys
-iv = 0.1
+iv, bound, first_too = 0.1, float(sys.argv[2]), sys.argv[3] == "1"
 rows = list(csv.DictReader(open(sys.argv[1])))
-bins, total, t0, t1 = {}, 0.0, 1e99, 0.0
+bins, total = {}, 0.0
 for r in rows:
     t, dt = float(r["t_s"]), float(r["dt_s"])
     ios = float(r["iops"]) * dt
@@ -65,7 +62,6 @@ for r in rows:
         continue
     total += ios
     a = t - dt
-    t0, t1 = min(t0, a), max(t1, t)
     k = math.floor(a / iv)
     while k * iv < t:
         lo, hi = max(a, k * iv), min(t, (k + 1) * iv)
@@ -73,17 +69,24 @@ for r in rows:
             bins[k] = bins.get(k, 0.0) + ios * (hi - lo) / dt
         k += 1
 assert total > 0
-mean = total / (t1 - t0)
 worst = max(bins, key=bins.get)
 share = bins[worst] / total
-assert share <= 0.7, ("one interval holds", share, "of all I/O", worst * iv)
+assert share <= bound, ("one interval holds", share, "of all I/O", worst * iv)
 # Each job'"'"'s first row spans its first 100 ms of a 1 s run: read late,
 # it would hold nearly all of the job'"'"'s I/O.
 first = {}
 for r in rows:
     first.setdefault(r["job"], float(r["iops"]) * float(r["dt_s"]))
-assert sum(first.values()) <= 0.7 * total, ("first rows hold", sum(first.values()) / total)
-' "$E2E_TMP/many.csv"
+assert not first_too or sum(first.values()) <= bound * total, ("first rows hold", sum(first.values()) / total)
+'
+# A timing bound: the root pass checks it; under AddressSanitizer every
+# request is several times slower and the 200 delayed rows' 20 ms each
+# weigh more, so that pass checks the counts above, not this share.
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	echo "# the 70 % bound: checked by the root pass, not under ASan (a timing bound)"
+else
+pycheck "no 100 ms of the run holds 70 % of its I/O; nor do the first rows (0.1 s of 1 s)" \
+	"$bins_py" "$E2E_TMP/many.csv" 0.7 1
 fi
 pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 20 ms" '
 import json, sys
@@ -103,6 +106,39 @@ if grep -q "the sampler took more than a quarter of the 100 ms interval" "$E2E_T
 	pass "a warning says the sampler is the bottleneck"
 else
 	fail "a warning says the sampler is the bottleneck" "$(head -c 600 "$E2E_TMP/many.err")"
+fi
+
+# A pass over the jobs' counters held up: the controller preempted for
+# 800 ms halfway through the first one (FAULTLINE_SAMPLER_STALL_US, as on
+# a loaded host among 200 busy workers; seen once in a fresh clone's CI,
+# where the first rows held 98 % of the run's I/O). Kept, the rows would
+# end at the pass's start while the later half of the jobs were read
+# 800 ms on: about half the run's I/O in one 100 ms. Taken again, the
+# rows end where the pass kept began, and no 100 ms holds much more than
+# its tenth.
+expect_exit 0 "$njobs jobs, the sampler stalled 800 ms in its first pass" \
+	env FAULTLINE_SAMPLER_STALL_US=800000 "$FAULTLINE" --quiet \
+	--interval=100ms --csv="$E2E_TMP/stall.csv" --output-format=json --output="$E2E_TMP/stall.json" \
+	"$E2E_TMP/many.job"
+pycheck "the held-up pass was taken again, and said so; every job's rows add up to its total" '
+import csv, json, sys
+s = json.load(open(sys.argv[2]))
+assert s["faultline"]["sampler"]["reads_retaken"] >= 1, s["faultline"]["sampler"]
+jobs = {j["jobname"]: j["read"]["total_ios"] for j in s["jobs"]}
+got, err = {}, {}
+for r in csv.DictReader(open(sys.argv[1])):
+    iops, dt = float(r["iops"]), float(r["dt_s"])
+    got[r["job"]] = got.get(r["job"], 0) + iops * dt
+    err[r["job"]] = err.get(r["job"], 0) + 0.05 * dt + iops * 0.0005
+assert set(got) == set(jobs), (len(got), len(jobs))
+for j, tot in jobs.items():
+    assert abs(got[j] - tot) <= max(2, tot * 0.002) + err[j], (j, got[j], tot, err[j])
+' "$E2E_TMP/stall.csv" "$E2E_TMP/stall.json"
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+	echo "# the stalled pass's 35 % bound: checked by the root pass, not under ASan (a timing bound)"
+else
+pycheck "after the stalled pass, no 100 ms of the run holds 35 % of its I/O" \
+	"$bins_py" "$E2E_TMP/stall.csv" 0.35 0
 fi
 
 e2e_done
