@@ -311,6 +311,27 @@ uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg,
 	return n;
 }
 
+int hist_stage_reserve(struct hist_stage *sg, unsigned cap)
+{
+	uint32_t *nb;
+	uint64_t *nc;
+
+	if (cap <= sg->cap)
+		return 0;
+	nb = realloc(sg->bucket, cap * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	sg->bucket = nb;
+	nc = realloc(sg->count, cap * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	sg->count = nc;
+	sg->cap = cap;
+	memset(sg->bucket, 0, cap * sizeof(*nb));
+	memset(sg->count, 0, cap * sizeof(*nc));
+	return 0;
+}
+
 void hist_stage_free(struct hist_stage *sg)
 {
 	free(sg->bucket);

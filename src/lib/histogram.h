@@ -117,6 +117,11 @@ struct hist_stage {
 };
 int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src);
 uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum);
+/* Room for @cap buckets, written once so that its pages are the
+ * process's now: a reader that must not allocate nor fault once a run is
+ * under way (the sampler) reserves HIST_BUCKETS, and hist_take then never
+ * grows it. 0 or -ENOMEM. */
+int hist_stage_reserve(struct hist_stage *sg, unsigned cap);
 void hist_stage_free(struct hist_stage *sg);
 
 /* Empty @h as hist_init does, writing only the buckets between its min
