@@ -1,7 +1,8 @@
 /*
  * samplerow.h - the sampler's state and one CSV row per job per
- * interval (samplerow.c), for sampler.c (sources, lifecycle, totals).
- * Only sampler.c includes it; everyone else sees sampler.h.
+ * interval (samplerow.c), for sampler.c (sources, lifecycle) and
+ * samplerend.c (totals). Only the sampler's files include it; everyone
+ * else sees sampler.h.
  */
 #ifndef FAULTLINE_SAMPLEROW_H
 #define FAULTLINE_SAMPLEROW_H
@@ -202,6 +203,8 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
 	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
 }
 
+/* Every system-wide source now, stamped @now (sampler.c). */
+void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */
 void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One CSV line, whole or not at all (csvout.c). */
