@@ -303,6 +303,20 @@ run gz --name=gz --read_iolog="$T/psync.log.gz" --replay_no_stall=1
 [ "$(ios_bytes "$T/gz.json")" = "$(ios_bytes "$T/rec-psync.json")" ] && pass "a gzip'd log replays like the plain one" ||
 	fail "a gzip'd log replays like the plain one" "$(head -c 300 "$T/gz.err")"
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# A recorded two-thread trace (tests/fixtures/strace/README): strace -f splits
+# calls into halves, a pwrite64's offset in the first, its result in the second.
+fx=$top/tests/fixtures/strace/two-threads.txt
+if [ -x "$top/jobs/strace2iolog" ] && [ -e "$fx" ]; then
+	"$top/jobs/strace2iolog" --only db.dat "$fx" >"$T/fx.log" 2>"$T/fx.err"
+	want_w=$(seq 0 79 | awk '{print $1 * 4096, 4096}' | sort)
+	want_r=$(seq 0 39 | awk '{print $1 * 4096, 4096; print $1 * 4096, 4096}' | sort)
+	[ "$(awk '$3 == "write" {print $4, $5}' "$T/fx.log" | sort)" = "$want_w" ] &&
+		[ "$(awk '$3 == "read" {print $4, $5}' "$T/fx.log" | sort)" = "$want_r" ] &&
+		[ "$(grep -c ' datasync ' "$T/fx.log")" = 8 ] && ! grep -q libc "$T/fx.log" &&
+		grep -q '0 calls dropped' "$T/fx.err" &&
+		pass "strace2iolog: a two-thread trace's split calls joined: 80 writes, 80 reads, 8 datasyncs where they were" ||
+		fail "strace2iolog: a two-thread trace's split calls joined" "$(cat "$T/fx.err")"
+fi
 if [ ! -x "$top/jobs/strace2iolog" ]; then
 	# make e2e-unprivileged copies tests/ and man/ only.
 	echo "skip - strace2iolog: no jobs/ beside tests/ here"
