@@ -118,10 +118,16 @@ assert abs(ops - total) <= 0.03 * total, (ops, total)
 
 # ---- a rank that dies ---------------------------------------------------
 
+# This suite's launches and ranks writing CSV $1: their command lines name
+# its scratch files, so another clone's mpi.sh beside it is never matched
+# (a host-wide pattern once matched it and killed its mpirun).
+ours() { # csv
+	pgrep -f -- "--csv=$1 .*--filename=$E2E_TMP/f\\." || true
+}
 # The rank's pid, by its launcher's environment.
-rank_pid() { # rank
+rank_pid() { # rank csv
 	local p
-	for p in $(pgrep -f "faultline.*--csv=$2"); do
+	for p in $(ours "$2"); do
 		tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo $p; return; }
 	done
 }
@@ -146,7 +152,7 @@ else
 	fi
 fi
 wait $mpid 2>/dev/null
-left=$(pgrep -f "faultline.*--csv=k.csv")
+left=$(ours k.csv)
 [ -z "$left" ] && pass "a rank killed: no rank keeps running" || { fail "a rank killed: no rank keeps running" "$left"; kill -9 $left; }
 pycheck "a rank killed: the CSV has whole rows only, and the rows before the kill" '
 import sys
@@ -184,7 +190,7 @@ import sys
 lines = open(sys.argv[1]).read().split("\n")
 assert lines[-1] == "" and all(l.count(",") == lines[0].count(",") for l in lines[1:-1])
 ' c.csv
-[ -z "$(pgrep -f 'faultline.*--csv=c.csv')" ] && pass "Ctrl-C: no rank keeps running" \
+[ -z "$(ours c.csv)" ] && pass "Ctrl-C: no rank keeps running" \
 	|| fail "Ctrl-C: no rank keeps running"
 
 # ---- errors -------------------------------------------------------------
