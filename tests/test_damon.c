@@ -70,12 +70,18 @@ static void test_this_host(void **state)
 	assert_true(s->stats_ok);
 	assert_int_equal(s->nr_applied, 213779);
 	assert_int_equal(s->sz_applied, 110867705856ull);
-	assert_true(damon_reclaims(&d));
+	assert_true(d.k[0].state_ok);
+	assert_int_equal(damon_reclaims(&d), 1);
 	/* 6 aggregations of 5 s. */
 	assert_true(damon_pageout_idle_s(&d) == 30.0);
 	/* The same scheme on a kdamond that is off takes nothing. */
 	d.k[0].on = false;
-	assert_false(damon_reclaims(&d));
+	assert_int_equal(damon_reclaims(&d), 0);
+	assert_true(isnan(damon_pageout_idle_s(&d)));
+	/* A kdamond whose state stayed busy: whether it pages out is
+	 * unknown, neither yes nor no. */
+	d.k[0].state_ok = false;
+	assert_int_equal(damon_reclaims(&d), -1);
 	assert_true(isnan(damon_pageout_idle_s(&d)));
 	/* Not asked to refresh: the recorded tree is not written. */
 	assert_int_equal(mtime(st), before);
@@ -91,6 +97,7 @@ static void test_modules_and_other_schemes(void **state)
 	assert_true(d.reclaim_module);
 	assert_false(d.lru_sort_module);
 	assert_int_equal(d.nkdamonds, 2);
+	assert_true(d.k[0].state_ok);
 	assert_false(d.k[0].on);
 	assert_int_equal(d.k[0].pid, -1);
 	assert_int_equal(d.k[0].ncontexts, 0);	/* no contexts/ at all: none */
@@ -104,10 +111,13 @@ static void test_modules_and_other_schemes(void **state)
 	/* One stats file is not a number: neither count is given. */
 	assert_false(s->stats_ok);
 	/* The module reclaims, though no kdamond's scheme pages out... */
-	assert_true(damon_reclaims(&d));
+	assert_int_equal(damon_reclaims(&d), 1);
 	/* ...and without it, "cold" alone does not. */
 	d.reclaim_module = false;
-	assert_false(damon_reclaims(&d));
+	assert_int_equal(damon_reclaims(&d), 0);
+	/* A busy kdamond with only a cold scheme would not page out. */
+	d.k[1].state_ok = d.k[1].on = false;
+	assert_int_equal(damon_reclaims(&d), 0);
 	assert_true(isnan(damon_pageout_idle_s(&d)));	/* a cold scheme */
 }
 
@@ -119,7 +129,7 @@ static void test_no_damon(void **state)
 	assert_int_equal(damon_probe(OLD_SYS, false, &d), -ENOENT);
 	assert_false(d.sysfs);
 	assert_int_equal(d.nkdamonds, 0);
-	assert_false(damon_reclaims(&d));
+	assert_int_equal(damon_reclaims(&d), 0);
 	assert_int_equal(damon_probe(FIXTURES "/no-such-tree", false, &d), -ENOENT);
 }
 

@@ -156,7 +156,7 @@ static json_t *damon_json(void)
 	const char *sys = devinfo_sysroot();
 	struct damon_info *d = calloc(1, sizeof(*d));
 	json_t *o = json_object(), *ks;
-	int ret;
+	int ret, reclaims;
 
 	if (!d) {
 		json_object_set_new(o, "why", json_string("out of memory"));
@@ -183,7 +183,12 @@ static json_t *damon_json(void)
 		return o;
 	}
 	json_object_set_new(o, "present", json_true());
-	json_object_set_new(o, "reclaims", json_boolean(damon_reclaims(d)));
+	reclaims = damon_reclaims(d);
+	json_object_set_new(o, "reclaims", reclaims < 0 ? json_null() : json_boolean(reclaims));
+	if (reclaims < 0)
+		json_object_set_new(o, "why", json_string("a kdamond with a pageout scheme did not say whether it "
+							  "runs: its state file stayed busy for 3 s (another process "
+							  "held DAMON's sysfs lock)"));
 	json_object_set_new(o, "sysfs", json_boolean(d->sysfs));
 	json_object_set_new(o, "stats_refreshed", json_boolean(d->stats_refreshed));
 	json_object_set_new(o, "reclaim_module", json_boolean(d->reclaim_module));
@@ -194,7 +199,7 @@ static json_t *damon_json(void)
 		json_t *t = json_object(), *cs = json_array();
 
 		json_object_set_new(t, "index", json_integer(kd->index));
-		json_object_set_new(t, "on", json_boolean(kd->on));
+		json_object_set_new(t, "on", kd->state_ok ? json_boolean(kd->on) : json_null());
 		json_object_set_new(t, "pid", kd->pid > 0 ? json_integer(kd->pid) : json_null());
 		json_object_set_new(t, "cpu_s", kd->on ? kthread_cpu_s(kd->pid) : json_null());
 		for (unsigned c = 0; c < kd->ncontexts; c++) {
@@ -310,7 +315,8 @@ static void damon_text(FILE *f, json_t *o)
 		json_t *pid = json_object_get(k, "pid"), *cpu = json_object_get(k, "cpu_s");
 
 		fprintf(f, "    kdamond %lld: %s", json_integer_value(json_object_get(k, "index")),
-			json_is_true(json_object_get(k, "on")) ? "on" : "off");
+			json_is_null(json_object_get(k, "on")) ? "state unknown (busy)"
+			: json_is_true(json_object_get(k, "on")) ? "on" : "off");
 		if (json_is_integer(pid))
 			fprintf(f, ", pid %lld", json_integer_value(pid));
 		if (json_is_real(cpu))

@@ -13,7 +13,10 @@
  * Read from <sysroot>/kernel/mm/damon/admin (the sysfs interface, 5.18+)
  * and the two modules' <sysroot>/module/damon_{reclaim,lru_sort}
  * parameters. Every count is what the files say; a file that cannot be
- * read leaves its field unset (the *_ok flags), never 0.
+ * read leaves its field unset (the *_ok flags), never 0. A file that
+ * answers EBUSY (another process holds DAMON's sysfs lock, as a write
+ * to a state file does until its kdamond has handled it) is asked again
+ * for up to 3 s over the probe.
  */
 #ifndef FAULTLINE_DAMON_H
 #define FAULTLINE_DAMON_H
@@ -44,7 +47,8 @@ struct damon_context {
 
 struct damon_kdamond {
 	unsigned index;			/* kdamonds/<index> */
-	bool on;
+	bool state_ok;			/* its state file was read */
+	bool on;			/* it said "on" */
 	long pid;			/* -1 when off or unreadable */
 	unsigned ncontexts;
 	struct damon_context c[DAMON_MAX_CONTEXTS];
@@ -69,10 +73,11 @@ struct damon_info {
  */
 int damon_probe(const char *sysroot, bool refresh, struct damon_info *d);
 
-/* True when a running kdamond pages out physical memory, or the
+/* 1 when a running kdamond pages out physical memory, or the
  * damon_reclaim module is enabled: page cache can leave without
- * memory pressure. */
-bool damon_reclaims(const struct damon_info *d);
+ * memory pressure. -1 when none does but a kdamond whose state could
+ * not be read (busy past the probe's wait) has such a scheme; else 0. */
+int damon_reclaims(const struct damon_info *d);
 
 /* How long memory must stay idle before a running kdamond's paddr
  * pageout scheme takes it (its age, in seconds), the shortest of them;

@@ -99,18 +99,41 @@ assert d["present"] is False and d["reclaims"] is False and "no DAMON" in d["why
 ' "$E2E_TMP/cs.json"
 # The live host: the kdamonds sysfs lists, each one found; as root, a
 # running one is asked to refresh its stats first.
+K0=/sys/kernel/mm/damon/admin/kdamonds/0
 if [ -r /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds ]; then
+	# Another process's update_schemes_stats (a second faultline, damo)
+	# holds DAMON's sysfs lock until the kdamond handles it, up to a
+	# sampling interval, and the state and pid files answer EBUSY
+	# meanwhile (fresh clone 32 was told kdamond 0 was off). As root,
+	# with kdamond 0 on, three such requests run beside the probe.
+	busy=
+	if [ "$(id -u)" = 0 ] && [ "$(cat $K0/state 2>/dev/null)" = on ]; then
+		(for _ in 1 2 3; do echo update_schemes_stats >$K0/state; done) 2>/dev/null &
+		busy=$!
+		sleep 0.1
+	fi
 	"$FAULTLINE" --check-system --output-format=json >"$E2E_TMP/live.json" 2>/dev/null
-	pycheck "DAMON, this host live: every kdamond, and fresh stats as root" '
-import json, os, sys
+	[ -n "$busy" ] && wait $busy
+	pycheck "DAMON, this host live: every kdamond, and fresh stats as root${busy:+, with the DAMON lock held by another process}" '
+import errno, json, os, sys, time
 d = json.load(open(sys.argv[1]))["damon"]
 base = "/sys/kernel/mm/damon/admin/kdamonds"
-n = int(open(base + "/nr_kdamonds").read())
+def read(path):
+    for _ in range(600):        # EBUSY while another process holds the lock
+        try:
+            return open(path).read().strip()
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            time.sleep(0.005)
+    raise TimeoutError(path)
+n = int(read(base + "/nr_kdamonds"))
 assert d["present"] and len(d["kdamonds"]) == min(n, 4), d
-on = [k for k in range(min(n, 4)) if open("%s/%d/state" % (base, k)).read().strip() == "on"]
+on = [k for k in range(min(n, 4)) if read("%s/%d/state" % (base, k)) == "on"]
 assert [k["index"] for k in d["kdamonds"] if k["on"]] == on, d
 if on and os.geteuid() == 0:
     assert d["stats_refreshed"], d
+    assert all(isinstance(k["pid"], int) for k in d["kdamonds"] if k["on"]), d
     assert all(isinstance(k["cpu_s"], float) for k in d["kdamonds"] if k["on"]), d
 ' "$E2E_TMP/live.json"
 elif [ -d /sys/kernel/mm/damon/admin/kdamonds ]; then

@@ -92,8 +92,8 @@ PY
 damon_applied() {
 	local k s n=0
 	for k in /sys/kernel/mm/damon/admin/kdamonds/[0-9]*; do
-		[ -w "$k/state" ] && [ "$(cat "$k/state" 2>/dev/null)" = on ] || continue
-		echo update_schemes_stats >"$k/state" 2>/dev/null || continue
+		[ -w "$k/state" ] && [ "$(damon_cat "$k/state")" = on ] || continue
+		damon_write "$k/state" update_schemes_stats || continue
 		for s in "$k"/contexts/[0-9]*/schemes/[0-9]*/stats/sz_applied; do
 			[ -r "$s" ] && n=$((n + $(cat "$s") / 4096))
 		done

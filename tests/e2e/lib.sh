@@ -60,6 +60,26 @@ pycheck() {
 	fi
 }
 
+# A DAMON admin file's text, asked again while it answers EBUSY (another
+# process, such as a second clone's faultline, holds DAMON's sysfs lock
+# until its kdamond handles a write to a state file), for up to 3 s.
+damon_cat() { # path
+	local v
+	for _ in $(seq 600); do
+		v=$(cat "$1" 2>/dev/null) && { echo "$v"; return 0; }
+		sleep 0.005
+	done
+	return 1
+}
+# The same for a write of $2 to a state file.
+damon_write() { # path text
+	for _ in $(seq 600); do
+		echo "$2" 2>/dev/null >"$1" && return 0
+		sleep 0.005
+	done
+	return 1
+}
+
 # A data file of real bytes, read back through the page cache.
 mkdata() { # path size_mib
 	head -c "$(( $2 * 1024 * 1024 ))" /dev/urandom >"$1"

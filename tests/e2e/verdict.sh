@@ -116,10 +116,19 @@ grep -q "^probe: io_uring O_DIRECT at depth [0-9]* (probed in" "$E2E_TMP/v.out" 
 # DAMON's pageout is a host fact exactly when the live host runs one
 # (this VM does: a paddr pageout scheme, memory idle 30 s).
 pycheck "host facts: DAMON's pageout, with its idle time, exactly when a kdamond runs one" '
-import glob, json, os, sys
+import errno, glob, json, os, sys, time
+def state(k):                   # EBUSY while another process holds the lock
+    for _ in range(600):
+        try:
+            return open(k + "/state").read().strip()
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            time.sleep(0.005)
+    raise TimeoutError(k)
 want = None
 for k in sorted(glob.glob("/sys/kernel/mm/damon/admin/kdamonds/[0-9]*")):
-    if open(k + "/state").read().strip() != "on":
+    if state(k) != "on":
         continue
     for c in sorted(glob.glob(k + "/contexts/[0-9]*")):
         if open(c + "/operations").read().strip() != "paddr":
