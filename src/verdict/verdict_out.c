@@ -338,7 +338,8 @@ static json_t *workload_object(const struct verdict_data *d, const struct verdic
 		if (wl->by == JB_P99 && er->ok && er->behind) {
 			char b[96];
 
-			snprintf(b, sizeof(b), "behind the rate: %.0f of %.0f IOPS, %.0f%% short",
+			snprintf(b, sizeof(b), "%s: %.0f of %.0f IOPS, %.0f%% short",
+				 wl->paced ? "did not keep up with the trace" : "behind the rate",
 				 er->iops_median, r->rate, er->short_pct);
 			json_object_set_new(x, "behind", json_string(b));
 		} else {

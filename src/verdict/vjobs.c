@@ -560,8 +560,8 @@ static void join_streams(struct verdict_data *d, unsigned i, const char *path)
 		d->nwl--;
 	}
 	a->jw.streams = a->threads;
-	if (a->threads < 2)
-		return;
+	if (a->threads == a->job->numjobs)
+		return;		/* no other stream joined it: keyed by its job */
 	snprintf(want, sizeof(want), "%s", base_name(path));
 	if (strlen(want) > 4 && !strcmp(want + strlen(want) - 4, ".job"))
 		want[strlen(want) - 4] = '\0';
@@ -572,7 +572,7 @@ static void join_streams(struct verdict_data *d, unsigned i, const char *path)
 
 static void replay_name(struct verdict_wl *w, const char *path, const char *how)
 {
-	if (w->threads > 1 && w->jw.streams > 1)
+	if (w->threads != w->job->numjobs)
 		snprintf(w->jw.name, sizeof(w->jw.name), "the %u streams of %s (replayed together, %s)",
 			 w->threads, path, how);
 	else
