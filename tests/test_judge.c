@@ -5,8 +5,10 @@
  * never written down: a win, a loss, a tie within noise (the same two
  * recorded runs used crosswise in two rounds), a source unavailable (a
  * null in the document gives no sentence, never a zero), a job's own
- * counters preferred to the system-wide ones when present, and a job
- * error reported as such.
+ * counters preferred to the system-wide ones when present, a job
+ * error reported as such; and a replayed trace judged by the time to
+ * replay all of it (untimed) or at its own pace (timed), its depth cell
+ * beside the answer.
  */
 #include <setjmp.h>
 #include <stdarg.h>

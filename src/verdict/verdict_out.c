@@ -97,7 +97,8 @@ void verdict_out_plan(FILE *f, const struct verdict_data *d)
 		fprintf(f, "plan: reserve_mem=%.0f MiB instead of a cgroup: %s\n", p->reserve / MIB,
 			p->memory_why);
 	if (p->jobfile) {
-		fprintf(f, "plan: the jobs of %s, each a workload with its options as written; %u cells "
+		fprintf(f, "plan: the jobs of %s, each a workload with its options as written (a file's "
+			"trace streams one, replayed together); %u cells "
 			"per round: mmap normal, mmap random, bufpool%s, io_uring O_DIRECT at depth 1 per "
 			"thread and at the probed depth, and pwrite for jobs that write\n", p->jobfile,
 			p->cells_per_round, p->vmcache ? ", vmcache" : "");

@@ -52,6 +52,8 @@ static const char *const drop[] = {
 	"drop_caches", "write_bw_log", "write_iops_log", "write_lat_log", "write_iolog",
 	"write_hist_log", "log_avg_msec", "per_job_logs", "log_offset", "thread",
 	"registerfiles", "fixedbufs", "sqthread_poll", "hipri",
+	/* A label only: streams that differ in it are still one program's. */
+	"description",
 };
 
 static bool in(const char *key, const char *const *list, size_t n)

@@ -379,6 +379,60 @@ for l in d["lines"]:
 	pass "an untimed trace: verdict.html holds its figure and what each cell ran" ||
 	fail "an untimed trace: verdict.html holds its figure and what each cell ran" "$(cat "$E2E_TMP/h.out")"
 
+# A timed trace of two streams, as --capture writes one (a job per traced
+# thread, fio iolog version 3): one workload of both, replayed together as
+# one job's two threads, judged both ways (at its own pace by p99 and
+# whether each engine keeps up with the trace's own rate, and as fast as it
+# goes by time), each answer saying which it is. The streams are the
+# fixture's reads dealt alternately, 200 us apart.
+$PY - "$E2E_TMP/sq/trace.v2.iolog" "$E2E_TMP/sq" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")[1:]
+reads = [l for l in lines if " read " in l]
+f = reads[0].split(" ")[0]
+for k in (0, 1):
+    with open("%s/s%d.iolog" % (sys.argv[2], k), "w") as o:
+        o.write("fio version 3 iolog\n0 %s add\n0 %s open\n" % (f, f))
+        for i, l in enumerate(reads[k::2]):
+            o.write("%d %s\n" % (i * 200, l))
+PYEOF
+printf "[global]\nrw=read\nmem_limit=32m\n[pg-1]\nread_iolog=%s\n[pg-2]\nread_iolog=%s\n" \
+	"$E2E_TMP/sq/s0.iolog" "$E2E_TMP/sq/s1.iolog" >"$E2E_TMP/sq/streams.job"
+mkdir -p "$E2E_TMP/st"
+budget=60
+t0=$(date +%s.%N)
+"$FAULTLINE" --verdict --budget=${budget}s --output="$E2E_TMP/st" --quiet "$E2E_TMP/sq/streams.job" \
+	>"$E2E_TMP/st.out" 2>"$E2E_TMP/st.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] && pass "a timed two-stream trace's verdict exits 0" ||
+	fail "a timed two-stream trace's verdict exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/st.err")"
+$PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $budget * 1.1 else 1)" &&
+	pass "a timed trace's verdict within budget + 10 % ($(printf '%.0f' "$($PY -c "print($t1 - $t0)")") s of $budget)" ||
+	fail "a timed trace's verdict within budget + 10 %" "took $($PY -c "print($t1 - $t0)") s"
+grep -qE "^the 2 streams of .*streams.job \(replayed together, at its own pace\) at [0-9.k]+ IOPS \(the trace's own pace\)" "$E2E_TMP/st.out" &&
+	grep -qE "^the 2 streams of .*streams.job \(replayed together, as fast as it goes\): .*(replays your trace [0-9.]+x faster than|a tie within noise)" "$E2E_TMP/st.out" &&
+	! grep -q "no verdict" "$E2E_TMP/st.out" &&
+	pass "a timed trace: two answers, at its own pace and as fast as it goes, each saying which" ||
+	fail "a timed trace: two answers, at its own pace and as fast as it goes, each saying which" "$(grep "^the 2 streams" "$E2E_TMP/st.out")"
+pycheck "a timed trace: both streams in every cell, the pace the trace's own, the depth cell only as fast as it goes" '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+w = {x["key"]: x for x in d["workloads"]}
+assert set(w) == {"streams", "streams-fast"}, list(w)
+p, f = w["streams"], w["streams-fast"]
+assert p["by"] == "p99_us" and p["paced"] and f["by"] == "time_s" and not f["paced"], (p, f)
+assert p["streams"] == 2 and f["streams"] == 2 and f["trace_ios"] == 14123, f
+# 14123 reads, 7062 and 7061 per stream, 200 us apart: the longer spans
+# 7061 * 200 us; the plan bound is well past it.
+assert abs(p["rate_iops"] - 14123 / (7061 * 200e-6)) < 1e-6 * p["rate_iops"], p["rate_iops"]
+assert "io_uring-depth" not in p["engines"] and f["engines"]["io_uring-depth"]["whatif"], (p, f)
+for l in d["lines"]:
+    t = l["job_text"]
+    assert "numjobs=2\n" in t and len(re.search("read_iolog=(.*)", t).group(1).split(":")) == 2, t
+    assert ("replay_no_stall=1\n" in t) == (l["workload"] == "streams-fast"), t
+' "$E2E_TMP/st/verdict.json"
+
 # A link to a missing file is named as one, with where it points, never
 # "File exists": in a verdict of a trace that reads it, and in a plain job.
 ln -s nowhere.db "$E2E_TMP/sq/gone.db"
