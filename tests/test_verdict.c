@@ -268,6 +268,9 @@ static void test_trace_streams(void **state)
 	assert_int_equal(verdict_jobs_prepare(&d, dir, &e), 0);
 	assert_true(fabs(d.wls[0].jw.rate_iops - 150 / 0.099) < 1e-6 * d.wls[0].jw.rate_iops);
 	assert_true(d.wls[1].jw.rate_iops == 0);
+	/* The O_DIRECT blocks are written once for both of them. */
+	assert_non_null(strstr(d.wls[0].trace_direct, "capture.1.direct.iolog"));
+	assert_string_equal(d.wls[1].trace_direct, d.wls[0].trace_direct);
 	for (unsigned w = 0; w < 2; w++) {
 		struct joblist jl = { 0 };
 

@@ -381,6 +381,13 @@ int verdict_jobs_prepare(struct verdict_data *d, const char *jobdir, struct err 
 		if (w->jw.paced)
 			w->jw.rate_iops = trace_pace(w->job, w->trace, w->threads, w->jw.writes,
 						     d->plan.ramp_s + d->plan.runtime_s);
+		/* A timed trace's copy (as fast as it goes) reads the blocks
+		 * already written for the workload before it. */
+		if (w->job_shared && i && !strcmp(d->wls[i - 1].trace, w->trace) &&
+		    d->wls[i - 1].trace_direct[0]) {
+			memcpy(w->trace_direct, d->wls[i - 1].trace_direct, sizeof(w->trace_direct));
+			continue;
+		}
 		snprintf(buf, sizeof(buf), "%s", w->trace);
 		for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save), k++) {
 			char out[PATH_MAX];
