@@ -63,10 +63,11 @@ def measure(w):
     lower = w.get("better") == "lower"
     if w.get("by") == "time_s":
         what = "seconds to replay all of it (as fast as it goes)"
-    elif w.get("paced") and unit != "IOPS":
-        what = "p99 latency (us) at the trace's own pace, engines that kept up"
     elif w.get("rate_held_by_none"):
-        what = "IOPS delivered (no engine held the rate)"
+        what = "IOPS delivered (%s)" % ("no engine kept up with the trace" if w.get("paced")
+                                        else "no engine held the rate")
+    elif w.get("paced"):
+        what = "p99 latency (us) at the trace's own pace, engines that kept up"
     else:
         what = unit
     return "%s, %s is better" % (what, "lower" if lower else "higher"), lower

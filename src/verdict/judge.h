@@ -3,6 +3,9 @@
  * of the runs of a verdict's matrix, per workload the winner, its ratio
  * over the runner-up with the spread across rounds, and evidence
  * sentences built from the measured numbers and the thresholds below.
+ * A replayed trace is judged by what its log can say: the time to replay
+ * all of it (JB_TIME), and a timed one also at its own pace (JB_P99 at
+ * the trace's rate); its depth cell is shown beside the answer, not in it.
  *
  * Pure: it reads only the documents and the host facts it is given, so
  * it is tested on recorded results. Where a job's own kernel counters
