@@ -50,36 +50,77 @@ def label(key, e):
     return key + ("\n" + c if c else "")
 
 
-def answer_figure(w, plt):
-    """One workload: a horizontal bar per engine at its median, the range
-    over rounds as an error bar and each round as a dot; the winner green
-    (none on a tie), an engine that fell behind the rate hatched."""
-    eng = [(k, e) for k, e in w["engines"].items() if e["ok"]]
+def figures_of(e):
+    """An engine's figures by the measure that decided its workload (its
+    "rank"; an older verdict.json has only the workload's own)."""
+    r = e.get("rank") or e
+    return r["median"], r["lo"], r["hi"], r["per_round"]
+
+
+def measure(w):
+    """The x axis: what decided the answer, and which way is better."""
+    unit = w.get("rank_unit") or w["unit"]
     lower = w.get("better") == "lower"
+    if w.get("by") == "time_s":
+        what = "seconds to replay all of it (as fast as it goes)"
+    elif w.get("rate_held_by_none"):
+        what = "IOPS delivered (%s)" % ("no engine kept up with the trace" if w.get("paced")
+                                        else "no engine held the rate")
+    elif w.get("paced"):
+        what = "p99 latency (us) at the trace's own pace, engines that kept up"
+    else:
+        what = unit
+    return "%s, %s is better" % (what, "lower" if lower else "higher"), lower
+
+
+def answer_figure(w, plt):
+    """One workload, by the measure that decided it: a horizontal bar per
+    ranked engine at its median, the range over rounds as an error bar and
+    each round as a dot; the winner green (none on a tie), so the green bar
+    is the best of the bars. An engine out of the ranking is no competitor:
+    one that fell behind the rate (or did not keep up with a trace) has no
+    bar, only why; a replay's depth cell (what the traced program might
+    have done with more reads in flight) is drawn pale and dotted, marked
+    as that."""
+    eng = [(k, e) for k, e in w["engines"].items() if e["ok"]]
+    xlabel, lower = measure(w)
     fig, ax = plt.subplots(figsize=(4.3, 0.42 * max(len(eng), 2) + 0.55))
     if not eng:
         ax.text(0.5, 0.5, "no engine gave a result", ha="center", va="center", fontsize=9)
         ax.set_axis_off()
         return fig
     ys = list(range(len(eng)))[::-1]
+    labels = []
+    drawn = []
     for y, (k, e) in zip(ys, eng):
-        won = k == w["winner"] and not w["tie"]
-        behind = e.get("behind")
-        ax.barh(y, e["median"], height=0.6, color="tab:green" if won else "#b0b0b0",
-                hatch="//" if behind else None, edgecolor="tab:red" if behind else "none")
-        ax.errorbar(e["median"], y, xerr=[[e["median"] - e["lo"]], [e["hi"] - e["median"]]],
-                    fmt="none", ecolor="black", capsize=3, lw=1)
-        pts = [v for v in e["per_round"] if v is not None]
+        med, lo, hi, per = figures_of(e)
+        ranked = e.get("ranked", True)
+        if not ranked and not e.get("whatif"):
+            ax.text(0.01, y, e.get("behind") or "not ranked", va="center", fontsize=6,
+                    color="tab:red", transform=ax.get_yaxis_transform())
+            labels.append(label(k, e))
+            continue
+        won = ranked and k == w["winner"] and not w["tie"]
+        whatif = not ranked
+        cut = e.get("rounds_cut_short")
+        ax.barh(y, med, height=0.6, color="tab:green" if won else "#dce6f0" if whatif else "#b0b0b0",
+                hatch=".." if whatif else "//" if cut else None,
+                edgecolor="#7090b0" if whatif else "#707070" if cut else "none")
+        ax.errorbar(med, y, xerr=[[med - lo], [hi - med]], fmt="none", ecolor="black", capsize=3, lw=1)
+        pts = [v for v in per if v is not None]
         ax.plot(pts, [y] * len(pts), "o", ms=3, color="black")
+        drawn += [lo, hi]
+        labels.append(label(k, e) + ("\n(what-if, not ranked)" if whatif else "") +
+                      ("\n(cut short: estimated)" if cut else ""))
     ax.set_yticks(ys)
-    ax.set_yticklabels([label(k, e) for k, e in eng], fontsize=7)
-    ax.set_xlabel("%s, %s is better%s" % (w["unit"], "lower" if lower else "higher",
-                                            "\nhatched: fell behind the rate" if any(e.get("behind") for _, e in eng) else ""),
-                  fontsize=7)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xlabel(xlabel, fontsize=7)
     ax.tick_params(axis="x", labelsize=7)
-    # Latencies span decades (an engine behind the rate queues for seconds).
-    if lower and all(e["lo"] > 0 for _, e in eng):
+    # Times that span decades (an engine the plan's bound cut short, its
+    # time estimated from its rate): a log axis, so the others show.
+    if drawn and min(drawn) > 0 and max(drawn) / min(drawn) > 20:
         ax.set_xscale("log")
+        ax.set_xlim(left=min(drawn) / 1.5)
     else:
         ax.set_xlim(left=0)
     fig.tight_layout()
@@ -196,7 +237,7 @@ def main(argv):
         w("<div class='answer' id='answer-%s'><p><b>%s</b></p>\n" % (esc(wl["key"]), esc(wl["headline"])))
         if wl["key"] in answers:
             t = "%s: each engine's %s, median (bar), range over rounds (whisker), rounds (dots)" % (
-                wl["name"], wl["unit"])
+                wl["name"], measure(wl)[0])
             w("<figure id='fig-answer-%s'><img alt='%s' src='%s'></figure>\n" % (
                 esc(wl["key"]), esc(t), answers[wl["key"]]))
         w("</div>\n")
@@ -205,6 +246,7 @@ def main(argv):
         w("<p id='no-figures'><b>No figures:</b> %s. The tables below hold every number.</p>\n" % esc(nofig))
 
     tables = [("tab-evidence", "Evidence"), ("tab-host", "Host facts"), ("tab-plan", "The plan"),
+              ("tab-cells", "What each cell ran: memory, threads, depth"),
               ("tab-engines", "Every engine's numbers"), ("tab-runs", "Reproduction: every run's command and job text")]
     w("<h2>Contents</h2><ul id='contents'>\n")
     for wl in wls:
@@ -240,7 +282,21 @@ def main(argv):
 
     w("<h2>The plan</h2><table id='tab-plan'><tr><th>item</th><th>value</th></tr>\n")
     for k, v in plan.items():
+        # What each cell ran is the next table; with job files the
+        # threads are each job's, not the plan's.
+        if k == "cells" or (k == "threads" and v is None):
+            continue
+        if k == "memory_budget_bytes" and plan.get("jobfile"):
+            k = "memory_budget_bytes (for jobs that set none)"
         w("<tr><td>%s</td><td>%s</td></tr>\n" % (esc(k), esc(v)))
+    w("</table>\n")
+    w("<h3>What each cell ran</h3><table id='tab-cells'><tr><th>workload</th><th>engine</th>"
+      "<th>memory</th><th>threads</th><th>depth</th></tr>\n")
+    for c in plan.get("cells") or []:
+        mem = "no cache (O_DIRECT)" if c["memory_limit"] is None else "%s %s MiB" % (
+            c["memory_limit"], num(c["memory_bytes"] / 1048576.0))
+        w("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n" % (
+            esc(c["workload"]), esc(c["engine"]), esc(mem), esc(c["threads"]), esc(c["iodepth"])))
     w("</table>\n")
 
     w("<h2>Every engine's numbers</h2><table id='tab-engines'><tr><th>workload</th><th>engine</th>"

@@ -5,8 +5,10 @@
  * never written down: a win, a loss, a tie within noise (the same two
  * recorded runs used crosswise in two rounds), a source unavailable (a
  * null in the document gives no sentence, never a zero), a job's own
- * counters preferred to the system-wide ones when present, and a job
- * error reported as such.
+ * counters preferred to the system-wide ones when present, a job
+ * error reported as such; and a replayed trace judged by the time to
+ * replay all of it (untimed) or at its own pace (timed), its depth cell
+ * beside the answer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -553,6 +555,132 @@ static void test_concurrency_and_depth(void **state)
 	json_decref(d);
 }
 
+static double fl(json_t *d, const char *k)
+{
+	return json_number_value(json_object_get(json_object_get(json_array_get(json_object_get(d, "jobs"), 0),
+								 "faultline"), k));
+}
+
+/* The time a recorded run would take to replay a trace of @n requests:
+ * its own time when it issued them all, else its rate over all of them. */
+static double replay_s(json_t *d, double n)
+{
+	double done = num(d, "read", "total_ios"), s = fl(d, "runtime_ns") / 1e9;
+
+	return done >= n ? s : s * n / done;
+}
+
+/* An untimed trace (fio iolog v2) is judged by the time to replay all of
+ * it: the engine that takes less wins, by the ratio of the times, said as
+ * "replays your trace N.NNx faster"; a run the plan's bound cut short is
+ * charged its own rate over the whole trace, and said to be estimated;
+ * the depth cell, however fast, is beside the answer, not in it. */
+static void test_replay_untimed_winner(void **state)
+{
+	json_t *b = load("uniform-bufpool"), *m = load("uniform-io_uring-direct"), *d = load("uniform-io_uring-direct");
+	json_t *opts = json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "job options");
+	struct judge_cell c[] = { { 0, JE_BUFPOOL, 0, b }, { 0, JE_URING_DIRECT, 0, m },
+				  { 0, JE_URING_DEPTH, 0, d } };
+	double n = fmax(num(b, "read", "total_ios"), num(m, "read", "total_ios"));
+	double tb = replay_s(b, n), tm = replay_s(m, n);
+	int win = tb < tm ? JE_BUFPOOL : JE_URING_DIRECT, lose = win == JE_BUFPOOL ? JE_URING_DIRECT : JE_BUFPOOL;
+	struct judge_wl wl = { .kind = JW_JOB, .key = "sq", .name = "job 'sq'", .by = JB_TIME,
+			       .replay = true, .trace_ios = n,
+			       .engines = 1u << JE_BUFPOOL | 1u << JE_URING_DIRECT | 1u << JE_URING_DEPTH };
+	struct judge_result r;
+	char want[96];
+	double v;
+
+	(void)state;
+	assert_true(fmax(tb, tm) / fmin(tb, tm) > 1 + JUDGE_TIE_SINGLE);	/* what was recorded */
+	/* The depth cell: 64 in flight, and done in a tenth of the time. */
+	json_object_set_new(opts, "numjobs", json_string("1"));
+	json_object_set_new(opts, "iodepth", json_string("64"));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "read"), "total_ios",
+			    json_real(n));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "faultline"),
+			    "runtime_ns", json_real(fmin(tb, tm) * 1e8));
+	judge_workload(&wl, 0, c, 3, &host, &r);
+	assert_string_equal(judge_unit(&wl), "s");
+	assert_true(judge_lower_better(&r));
+	assert_int_equal(r.winner, win);
+	assert_int_equal(r.runner_up, lose);
+	assert_false(r.tie);
+	assert_true(fabs(r.ratio - fmax(tb, tm) / fmin(tb, tm)) < 1e-9 * r.ratio);
+	assert_true(fabs(r.e[win].median - fmin(tb, tm)) < 1e-9);
+	snprintf(want, sizeof(want), "replays your trace %.2fx faster than", r.ratio);
+	assert_non_null(strstr(r.headline, want));
+	assert_null(strstr(r.headline, "no verdict"));
+	/* The engine that issued fewer of the trace's requests was cut short. */
+	assert_int_equal(r.e[num(b, "read", "total_ios") < n ? JE_BUFPOOL : JE_URING_DIRECT].ncut, 1);
+	assert_non_null(strstr(r.headline, "estimated"));
+	assert_non_null(find(&r, "replay_elapsed_s", "the time it is judged by"));
+	/* The depth cell: ranked out, marked as a what-if. */
+	assert_true(r.e[JE_URING_DEPTH].ok);
+	assert_false(judge_ranked(&r, JE_URING_DEPTH));
+	assert_string_equal(r.e[JE_URING_DEPTH].mark, "if the program could have had 64 reads in flight");
+	assert_non_null(find(&r, "depth_vs_depth1", "if the program could have had 64 reads in flight"));
+	assert_non_null(find(&r, "depth_vs_depth1", "not in the answer"));
+	/* A run without its time has no number. */
+	json_object_del(json_object_get(json_array_get(json_object_get(b, "jobs"), 0), "faultline"), "runtime_ns");
+	assert_false(judge_metric(&wl, b, &v, want, sizeof(want)));
+	json_decref(b);
+	json_decref(m);
+	json_decref(d);
+}
+
+/* A tie of an untimed trace: crosswise rounds, said as a tie with the
+ * range over rounds that makes it one. */
+static void test_replay_untimed_tie(void **state)
+{
+	json_t *b = load("uniform-bufpool"), *m = load("uniform-mmap-random");
+	struct judge_cell c[] = { { 0, JE_BUFPOOL, 0, b }, { 0, JE_MMAP_RANDOM, 0, m },
+				  { 0, JE_BUFPOOL, 1, m }, { 0, JE_MMAP_RANDOM, 1, b } };
+	double n = fmax(num(b, "read", "total_ios"), num(m, "read", "total_ios"));
+	double q = fmax(replay_s(b, n), replay_s(m, n)) / fmin(replay_s(b, n), replay_s(m, n));
+	struct judge_wl wl = { .kind = JW_JOB, .key = "sq", .name = "job 'sq'", .by = JB_TIME,
+			       .replay = true, .trace_ios = n,
+			       .engines = 1u << JE_BUFPOOL | 1u << JE_MMAP_RANDOM };
+	struct judge_result r;
+	char want[64];
+
+	(void)state;
+	judge_workload(&wl, 0, c, 4, &host, &r);
+	assert_true(r.tie);
+	assert_true(fabs(r.ratio - 1) < 1e-9);
+	assert_non_null(strstr(r.headline, "a tie within noise"));
+	snprintf(want, sizeof(want), "%.2f-%.2fx across 2 rounds", 1 / q, q);
+	assert_non_null(strstr(r.headline, want));
+	assert_null(strstr(r.headline, "no verdict"));
+	json_decref(b);
+	json_decref(m);
+}
+
+/* A timed trace at its own pace: the rate is the trace's, never the
+ * fastest engine's; an engine short of it does not keep up, and the
+ * lower p99 among those that do wins. */
+static void test_replay_paced(void **state)
+{
+	json_t *x = load("uniform-bufpool"), *y = load("uniform-io_uring-direct");
+	struct judge_cell c[] = { { 0, JE_BUFPOOL, 0, x }, { 0, JE_URING_DIRECT, 0, y } };
+	double ix = num(x, "read", "iops"), iy = num(y, "read", "iops");
+	int fast = iy > ix ? JE_URING_DIRECT : JE_BUFPOOL, slow = fast == JE_BUFPOOL ? JE_URING_DIRECT : JE_BUFPOOL;
+	struct judge_wl wl = { .kind = JW_JOB, .key = "pg", .name = "the 2 streams of capture.job", .by = JB_P99,
+			       .replay = true, .paced = true, .rate_iops = fmax(ix, iy) * 0.99,
+			       .engines = 1u << JE_BUFPOOL | 1u << JE_URING_DIRECT };
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(&wl, 0, c, 2, &host, &r);
+	assert_true(fabs(r.rate - wl.rate_iops) < 1e-9);
+	assert_true(r.e[slow].behind);
+	assert_int_equal(r.winner, fast);
+	assert_non_null(strstr(r.headline, "(the trace's own pace)"));
+	assert_non_null(find(&r, "rate_short_pct", "does not keep up with the trace"));
+	json_decref(x);
+	json_decref(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -571,6 +699,9 @@ int main(void)
 		cmocka_unit_test(test_damon_fact),
 		cmocka_unit_test(test_rate_p99),
 		cmocka_unit_test(test_concurrency_and_depth),
+		cmocka_unit_test(test_replay_untimed_winner),
+		cmocka_unit_test(test_replay_untimed_tie),
+		cmocka_unit_test(test_replay_paced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -470,6 +470,35 @@ static void test_missing_without_size(void **state)
 	assert_int_equal(target_probe_size(p, &sz, &e), -ENOENT);
 }
 
+/* A symlinked target is read through; a link to a missing file is named
+ * as a link, with where it points, never "File exists", and nothing is
+ * made at either end. */
+static void test_symlink_target(void **state)
+{
+	char link[512], data[512], dangling[512], nowhere[512];
+	struct target t;
+	struct err e = { 0 };
+
+	(void)state;
+	snprintf(data, sizeof(data), "%s", scratch("linked.data"));
+	snprintf(link, sizeof(link), "%s", scratch("linked.db"));
+	snprintf(nowhere, sizeof(nowhere), "%s", scratch("nowhere.data"));
+	snprintf(dangling, sizeof(dangling), "%s", scratch("dangling.db"));
+	make_file(data, 1 * MIB);
+	assert_int_equal(symlink(data, link), 0);
+	assert_int_equal(target_open(&t, link, 0, 1 * MIB, BLK, false, NULL, &e), 0);
+	assert_int_equal(t.dev_size, 1 * MIB);
+	target_close(&t);
+	assert_int_equal(symlink(nowhere, dangling), 0);
+	assert_int_equal(target_open(&t, dangling, 0, 1 * MIB, BLK, false, NULL, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, dangling));
+	assert_non_null(strstr(e.msg, "symbolic link to"));
+	assert_non_null(strstr(e.msg, nowhere));
+	assert_null(strstr(e.msg, "File exists"));
+	assert_int_equal(access(nowhere, F_OK), -1);	/* nothing made through it */
+	target_close(&t);
+}
+
 static void test_offset_past_end_of_file(void **state)
 {
 	const char *p = scratch("pastend");
@@ -773,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_rejected),
 		cmocka_unit_test(test_unreadable_rejected),
 		cmocka_unit_test(test_missing_without_size),
+		cmocka_unit_test(test_symlink_target),
 		cmocka_unit_test(test_offset_past_end_of_file),
 		cmocka_unit_test(test_direct_alignment),
 		cmocka_unit_test(test_invalidate_drops_pages),

@@ -2,7 +2,8 @@
  * test_verdict.c - the verdict's planner (verdict_plan_make) and its job
  * text: the memory budget and file follow the time budget and the host,
  * reserve_mem stands in for a cgroup where none can be made, a target too
- * small or a budget too short is refused, and the plan fits its budget.
+ * small or a budget too short is refused, and the plan fits its budget;
+ * a trace's streams are one workload, judged as its logs allow.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,116 @@ static void test_job_file(void **state)
 	verdict_jobs_free(&d);
 }
 
+/* A log of @n 4 KiB reads of @file, version @v, @us apart. */
+static void write_log(const char *path, const char *file, int v, unsigned n, unsigned us)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "fio version %d iolog\n", v);
+	fprintf(f, v == 2 ? "%s add\n%s open\n" : "0 %s add\n0 %s open\n", file, file);
+	for (unsigned i = 0; i < n; i++) {
+		if (v == 3)
+			fprintf(f, "%u ", i * us);
+		fprintf(f, "%s read %u 4096\n", file, (i * 7 % 64) * 4096);
+	}
+	fclose(f);
+}
+
+/* A file of streams, as faultline --capture writes one (a job per traced
+ * thread, each replaying its own log): one workload of them all, keyed by
+ * the file, replayed together as one job's threads. Its timed logs make
+ * it two workloads: at its own pace (p99, the trace's own rate once the
+ * plan is made, no depth cell) and as fast as it goes (the time to replay
+ * all of it, the depth cell beside). An untimed log (version 2) is only
+ * the second; a stonewall keeps a job apart; a link to nothing is said. */
+static void test_trace_streams(void **state)
+{
+	char dir[] = "/tmp/test_verdict.XXXXXX", path[256], data[256], a[256], b[256], c[256], gone[256];
+	char buf[16384], *files[1] = { path };
+	struct verdict_data d = { 0 };
+	struct err e = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/db", dir);
+	snprintf(a, sizeof(a), "%s/a.iolog", dir);
+	snprintf(b, sizeof(b), "%s/b.iolog", dir);
+	snprintf(c, sizeof(c), "%s/c.iolog", dir);
+	snprintf(gone, sizeof(gone), "%s/gone.iolog", dir);
+	snprintf(path, sizeof(path), "%s/capture.job", dir);
+	write_log(a, data, 3, 100, 1000);	/* 100 reads over 0.099 s */
+	write_log(b, data, 3, 50, 1000);
+	write_log(c, data, 2, 30, 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "[global]\nrw=read\n[pg-1]\nread_iolog=%s\n[pg-2]\nread_iolog=%s\n"
+		"[later]\nstonewall\nread_iolog=%s\n", a, b, c);
+	fclose(f);
+	assert_int_equal(verdict_jobs_load(files, 1, false, &d, false, &e), 0);
+	assert_int_equal(d.nwl, 3);
+	/* The two streams: at their own pace, then as fast as they go. */
+	assert_string_equal(d.wls[0].jw.key, "capture");
+	assert_string_equal(d.wls[1].jw.key, "capture-fast");
+	for (unsigned w = 0; w < 2; w++) {
+		assert_int_equal(d.wls[w].threads, 2);
+		assert_int_equal(d.wls[w].jw.streams, 2);
+		assert_true(d.wls[w].jw.replay);
+		assert_true(d.wls[w].jw.trace_ios == 150);
+		assert_non_null(strstr(d.wls[w].trace, ":"));
+		assert_string_equal(d.wls[w].target, data);
+	}
+	assert_int_equal(d.wls[0].jw.by, JB_P99);
+	assert_true(d.wls[0].jw.paced);
+	assert_false(judge_engine_in(&d.wls[0].jw, JE_URING_DEPTH));
+	assert_non_null(strstr(d.wls[0].jw.name, "at its own pace"));
+	assert_int_equal(d.wls[1].jw.by, JB_TIME);
+	assert_true(judge_engine_in(&d.wls[1].jw, JE_URING_DEPTH));
+	assert_non_null(strstr(d.wls[1].jw.name, "as fast as it goes"));
+	/* The stonewalled job alone, untimed: by time only. */
+	assert_string_equal(d.wls[2].jw.key, "later");
+	assert_int_equal(d.wls[2].jw.by, JB_TIME);
+	assert_int_equal(d.wls[2].threads, 1);
+	/* The pace, once the plan is: both streams' reads over the longer's
+	 * span (0.099 s), a bound well past it. */
+	assert_int_equal(verdict_plan_make(&big, 300 * S, true, "", &d.plan, &e), 0);
+	assert_int_equal(verdict_jobs_prepare(&d, dir, &e), 0);
+	assert_true(fabs(d.wls[0].jw.rate_iops - 150 / 0.099) < 1e-6 * d.wls[0].jw.rate_iops);
+	assert_true(d.wls[1].jw.rate_iops == 0);
+	/* The O_DIRECT blocks are written once for both of them. */
+	assert_non_null(strstr(d.wls[0].trace_direct, "capture.1.direct.iolog"));
+	assert_string_equal(d.wls[1].trace_direct, d.wls[0].trace_direct);
+	for (unsigned w = 0; w < 2; w++) {
+		struct joblist jl = { 0 };
+
+		d.wls[w].mem = d.plan.mem;	/* as setup gives a job that sets none */
+		assert_true(verdict_jobs_text_len(&d.wls[w]) <= sizeof(buf));
+		verdict_jobs_text(&d.plan, &d.wls[w], JE_BUFPOOL, 0, "t", buf, sizeof(buf));
+		if (jobfile_parse_text(&jl, "t", buf, &e))
+			fail_msg("%s: %s\n%s", d.wls[w].jw.key, e.msg, buf);
+		assert_int_equal(jl.jobs[0]->numjobs, 2);
+		assert_int_equal(jl.jobs[0]->replay_no_stall, w == 1);
+		assert_non_null(strstr(jl.jobs[0]->read_iolog, ":"));
+		joblist_free(&jl);
+	}
+	verdict_jobs_free(&d);
+	/* A trace whose file is a link to nothing is not judged, and says so. */
+	snprintf(data, sizeof(data), "%s/link", dir);
+	assert_int_equal(symlink("nowhere", data), 0);
+	write_log(gone, data, 2, 10, 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "[gone]\nread_iolog=%s\n", gone);
+	fclose(f);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(verdict_jobs_load(files, 1, false, &d, false, &e), 0);
+	assert_non_null(strstr(d.wls[0].skip, "is a symbolic link to nowhere, which does not exist"));
+	verdict_jobs_free(&d);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	assert_int_equal(system(buf), 0);
+}
+
 /* The probe's rule: the smallest depth within 10 % of the best rate. */
 static void test_depth_pick(void **state)
 {
@@ -212,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_job_text_parses),
 		cmocka_unit_test(test_depth_pick),
 		cmocka_unit_test(test_job_file),
+		cmocka_unit_test(test_trace_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

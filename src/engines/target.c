@@ -608,6 +608,30 @@ static int file_open(struct target *t, uint64_t bs, bool direct,
 	return 0;
 }
 
+/*
+ * @path does not resolve: when it is a symbolic link (to a file that is
+ * not there), say so and name where it points. faultline lays out a
+ * missing file only under its own name (O_EXCL | O_NOFOLLOW, above), so
+ * without this a link to nothing would read as "File exists".
+ */
+static int dangling_link(const char *path, struct err *e)
+{
+	char to[4096];
+	struct stat ls;
+	ssize_t n;
+
+	if (lstat(path, &ls) < 0 || !S_ISLNK(ls.st_mode))
+		return 0;
+	n = readlink(path, to, sizeof(to) - 1);
+	if (n < 0)
+		return err_set(e, ENOENT, "target: %s is a symbolic link whose target does not "
+			       "exist (readlink: %s)", path, strerror(errno));
+	to[n] = '\0';
+	return err_set(e, ENOENT, "target: %s is a symbolic link to %s, which does not exist; "
+		       "faultline lays out a missing file only under its own name, never through "
+		       "a link: create %s, or point the link at the data", path, to, to);
+}
+
 int target_open(struct target *t, const char *path, uint64_t base, uint64_t len,
 		uint64_t bs, bool direct, const struct target_hooks *hooks,
 		struct err *e)
@@ -642,6 +666,9 @@ again:
 	/* O_NONBLOCK so that a FIFO is rejected instead of hanging us. */
 	t->fd = open(path, open_mode(how) | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0 && errno == ENOENT) {
+		r = dangling_link(path, e);
+		if (r)
+			goto fail;
 		if (len == 0) {
 			r = err_set(e, ENOENT, "target: %s does not exist, and "
 				    "creating it needs a size (size= or "

@@ -19,81 +19,28 @@
 
 #define MIB (1024.0 * 1024.0)
 
-static const char *const wl_names[JW_NR] = {
-	[JW_UNIFORM] = "uniform random 4k reads",
-	[JW_ZIPF] = "zipf random 4k reads",
-	[JW_SCAN] = "scan",
-	[JW_WRITE] = "write mix (fsync every 32 writes)",
-	[JW_HAZARD] = "async hazard (one event loop, 8 streams)",
-	[JW_JOB] = "a job of the user's file",
-};
-static const char *const wl_keys[JW_NR] = {
-	[JW_UNIFORM] = "uniform", [JW_ZIPF] = "zipf", [JW_SCAN] = "scan",
-	[JW_WRITE] = "write", [JW_HAZARD] = "hazard", [JW_JOB] = "job",
-};
-static const char *const eng_names[JE_NR] = {
-	[JE_MMAP_NORMAL] = "mmap (madvise=normal)",
-	[JE_MMAP_RANDOM] = "mmap (madvise=random)",
-	[JE_BUFPOOL] = "the buffer pool (bufpool)",
-	[JE_URING_DIRECT] = "io_uring O_DIRECT (no cache)",
-	[JE_MMAP_MSYNC] = "mmap + msync",
-	[JE_PWRITE] = "pwrite + fdatasync",
-	[JE_MMAP_LOOP] = "an event loop over mmap",
-	[JE_URING_LOOP] = "an event loop over io_uring",
-	[JE_URING_DEPTH] = "io_uring O_DIRECT (no cache)",
-	[JE_VMCACHE] = "vmcache",
-	[JE_PSYNC] = "pwrite (buffered)",
-};
-static const char *const eng_keys[JE_NR] = {
-	[JE_MMAP_NORMAL] = "mmap-normal", [JE_MMAP_RANDOM] = "mmap-random",
-	[JE_BUFPOOL] = "bufpool", [JE_URING_DIRECT] = "io_uring-direct",
-	[JE_MMAP_MSYNC] = "mmap-msync", [JE_PWRITE] = "pwrite-fdatasync",
-	[JE_MMAP_LOOP] = "mmap-loop", [JE_URING_LOOP] = "io_uring-loop",
-	[JE_URING_DEPTH] = "io_uring-depth", [JE_VMCACHE] = "vmcache", [JE_PSYNC] = "pwrite",
-};
-
-const char *judge_workload_name(enum judge_workload w) { return w < JW_NR ? wl_names[w] : "?"; }
-const char *judge_workload_key(enum judge_workload w) { return w < JW_NR ? wl_keys[w] : "?"; }
-const char *judge_engine_name(enum judge_engine e) { return e < JE_NR ? eng_names[e] : "?"; }
-const char *judge_engine_key(enum judge_engine e) { return e < JE_NR ? eng_keys[e] : "?"; }
-
-const char *judge_unit(const struct judge_wl *wl)
+/*
+ * JB_TIME: the seconds a run took to replay all of its trace, and how
+ * many of the trace's requests it issued. A run the plan's bound cut
+ * short is charged the time its own rate would have taken for the whole
+ * trace (the time to replay all of it is what is judged, and a slower
+ * engine is the one cut short); @cut says so.
+ */
+static bool replay_time(const struct judge_wl *wl, json_t *doc, double *v, double *done, bool *cut)
 {
-	return wl->by == JB_MIBS ? "MiB/s" : wl->by == JB_P99 ? "us p99" : "IOPS";
-}
+	double ns, r = 0, w = 0;
 
-#define BIT(e) (1u << (e))
-
-void judge_wl_fixed(enum judge_workload w, struct judge_wl *wl)
-{
-	memset(wl, 0, sizeof(*wl));
-	wl->kind = w;
-	snprintf(wl->key, sizeof(wl->key), "%s", judge_workload_key(w));
-	snprintf(wl->name, sizeof(wl->name), "%s", judge_workload_name(w));
-	wl->by = w == JW_SCAN || w == JW_HAZARD ? JB_MIBS : JB_IOPS;
-	wl->writes = w == JW_WRITE;
-	wl->seq = w == JW_SCAN || w == JW_HAZARD;
-	switch (w) {
-	case JW_UNIFORM:
-	case JW_ZIPF:
-	case JW_SCAN:
-		wl->engines = BIT(JE_MMAP_NORMAL) | BIT(JE_MMAP_RANDOM) | BIT(JE_BUFPOOL) |
-			      BIT(JE_URING_DIRECT) | BIT(JE_URING_DEPTH);
-		break;
-	case JW_WRITE:
-		wl->engines = BIT(JE_MMAP_MSYNC) | BIT(JE_BUFPOOL) | BIT(JE_PWRITE);
-		break;
-	case JW_HAZARD:
-		wl->engines = BIT(JE_MMAP_LOOP) | BIT(JE_URING_LOOP);
-		break;
-	default:
-		break;
-	}
-}
-
-bool judge_engine_in(const struct judge_wl *wl, enum judge_engine e)
-{
-	return e < JE_NR && (wl->engines & BIT(e));
+	if (!judge_jnum(doc, "jobs.0.faultline.runtime_ns", &ns) || ns <= 0)
+		return false;
+	judge_jnum(doc, "jobs.0.read.total_ios", &r);
+	if (wl->writes)
+		judge_jnum(doc, "jobs.0.write.total_ios", &w);
+	*done = r + w;
+	*cut = wl->trace_ios > *done;
+	*v = ns / 1e9;
+	if (*cut && *done > 0)
+		*v *= wl->trace_ios / *done;
+	return *done > 0;
 }
 
 bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, size_t whylen)
@@ -109,6 +56,15 @@ bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, 
 		msg = judge_jpath(doc, "jobs.0.faultline.errmsg");
 		snprintf(why, whylen, "the job failed: %s",
 			 json_is_string(msg) ? json_string_value(msg) : "(no message)");
+		return false;
+	}
+	if (wl->by == JB_TIME) {
+		double done;
+		bool cut;
+
+		if (replay_time(wl, doc, v, &done, &cut))
+			return true;
+		snprintf(why, whylen, "the job replayed nothing in its time");
 		return false;
 	}
 	if (wl->by == JB_P99) {
@@ -244,16 +200,25 @@ static void mib(char *buf, size_t len, uint64_t b)
 	snprintf(buf, len, "%.0f MiB", (double)b / MIB);
 }
 
-/* How many times @a is better than @b: higher throughput, or lower p99. */
-static double gain(const struct judge_result *r, double a, double b)
+bool judge_lower_better(const struct judge_result *r)
 {
-	return r->wl.by == JB_P99 && !r->none_held ? b / a : a / b;
+	return (r->wl.by == JB_P99 && !r->none_held) || r->wl.by == JB_TIME;
 }
 
-/* An engine's name with its concurrency: "bufpool [2 threads]". */
+/* How many times @a is better than @b: higher throughput, or lower p99
+ * or time. */
+static double gain(const struct judge_result *r, double a, double b)
+{
+	return judge_lower_better(r) ? b / a : a / b;
+}
+
+/* An engine's name with its concurrency: "bufpool [2 threads]", and a
+ * what-if cell marked as one. */
 static const char *ename(const struct judge_result *r, enum judge_engine e, char *buf, size_t len)
 {
-	if (r->e[e].conc[0])
+	if (r->e[e].conc[0] && r->e[e].mark[0])
+		snprintf(buf, len, "%s [%s, %s]", judge_engine_name(e), r->e[e].conc, r->e[e].mark);
+	else if (r->e[e].conc[0])
 		snprintf(buf, len, "%s [%s]", judge_engine_name(e), r->e[e].conc);
 	else
 		snprintf(buf, len, "%s", judge_engine_name(e));
@@ -551,24 +516,36 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 	}
 }
 
-/* A replayed trace: how long each engine took to replay it. */
+/* A replayed trace: how long each engine took to replay it, and for
+ * one the plan's bound cut short, what it is charged. */
 static void replay_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
 			    unsigned wi)
 {
+	const char *what = r->wl.writes ? "requests" : "reads";
+
 	for (int e = 0; e < JE_NR; e++) {
 		json_t *doc;
-		double ms, n;
+		double ns, n, t;
+		bool cut;
+		char nb[160];
 
 		if (!r->e[e].ok || !(doc = typical_doc(cells, ncells, wi, e, &r->e[e])) ||
-		    !judge_jnum(doc, "jobs.0.read.runtime", &ms) || !judge_jnum(doc, "jobs.0.read.total_ios", &n))
+		    !judge_jnum(doc, "jobs.0.faultline.runtime_ns", &ns) ||
+		    !replay_time(&r->wl, doc, &t, &n, &cut))
 			continue;
-		if (r->wl.trace_reads > n)
-			say(r, "replay_elapsed_s", ms / 1000, NAN, "job", "%s replayed %.0f of the "
-			    "trace's %.0f reads in %.2f s (the plan's time per run cut it short).",
-			    judge_engine_name(e), n, r->wl.trace_reads, ms / 1000);
+		ename(r, e, nb, sizeof(nb));
+		if (cut && r->wl.by == JB_TIME)
+			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
+			    "trace's %.0f %s in %.2f s before the plan's time per run cut it short: at "
+			    "that rate all of it takes about %.2f s, the time it is judged by.",
+			    nb, n, r->wl.trace_ios, what, ns / 1e9, t);
+		else if (cut)
+			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
+			    "trace's %.0f %s in %.2f s (the plan's time per run cut it short).",
+			    nb, n, r->wl.trace_ios, what, ns / 1e9);
 		else
-			say(r, "replay_elapsed_s", ms / 1000, NAN, "job", "%s replayed the trace's %.0f "
-			    "reads in %.2f s.", judge_engine_name(e), n, ms / 1000);
+			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed the trace's %.0f "
+			    "%s in %.2f s.", nb, n, what, ns / 1e9);
 	}
 }
 
@@ -582,15 +559,20 @@ static long job_opt(json_t *doc, const char *key, long def)
 
 /* Who issues how many requests at once: "2 threads x depth 1", "1
  * thread, 8 streams", "2 threads, 32 pages read ahead", from the run's
- * own options, so the comparison is read right. */
-static void concurrency(json_t *doc, enum judge_engine e, const struct judge_host *h, char *buf,
-			size_t len)
+ * own options, so the comparison is read right; a replay's threads are
+ * its streams, each replaying its own log. A replay's depth cell is
+ * marked as what the traced program may never have done (@mark). */
+static void concurrency(json_t *doc, const struct judge_wl *wl, enum judge_engine e,
+			const struct judge_host *h, char *buf, size_t len, char *mark, size_t marklen)
 {
 	long t = job_opt(doc, "numjobs", 1), d = job_opt(doc, "iodepth", 1), loop = job_opt(doc, "loop", 0);
 	long pf = job_opt(doc, "pool_prefetch", 0);
-	const char *th = t == 1 ? "thread" : "threads";
+	const char *th = wl->replay ? (t == 1 ? "stream" : "streams") : t == 1 ? "thread" : "threads";
 
-	buf[0] = '\0';
+	buf[0] = mark[0] = '\0';
+	if (wl->replay && e == JE_URING_DEPTH && d > 1)
+		snprintf(mark, marklen, "if the program could have had %ld reads in flight%s", d,
+			 t > 1 ? " per stream" : "");
 	if (!doc || !judge_jpath(doc, "jobs.0.job options"))
 		return;
 	if (loop > 0)
@@ -635,16 +617,26 @@ static void rate_check(struct judge_result *r)
 		if (!er->ok || !er->behind)
 			continue;
 		fmt_num(got, sizeof(got), er->iops_median);
-		say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
-		    "%s falls behind the rate: %s IOPS delivered of %s%s, %.0f%% short; its p99 "
-		    "is not comparable.", ename(r, e, n, sizeof(n)), got, rate,
-		    r->wl.rate_iops > 0 ? " asked" : " (the fastest engine's)", er->short_pct);
+		if (r->wl.paced)
+			say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
+			    "%s does not keep up with the trace: %s IOPS delivered of the trace's own "
+			    "%s, %.0f%% short; its p99 is not comparable.", ename(r, e, n, sizeof(n)), got,
+			    rate, er->short_pct);
+		else
+			say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
+			    "%s falls behind the rate: %s IOPS delivered of %s%s, %.0f%% short; its p99 "
+			    "is not comparable.", ename(r, e, n, sizeof(n)), got, rate,
+			    r->wl.rate_iops > 0 ? " asked" : " (the fastest engine's)", er->short_pct);
 	}
 }
 
-/* Whether @e may win: with a rate, it held it (unless none did). */
-static bool candidate(const struct judge_result *r, int e)
+/* Whether @e may win: with a rate, it held it (unless none did); a
+ * replay's depth cell never (the trace was taken one read at a time per
+ * stream, and that is what the answer replays). */
+bool judge_ranked(const struct judge_result *r, int e)
 {
+	if (r->wl.replay && e == JE_URING_DEPTH)
+		return false;
 	return r->e[e].ok && (r->wl.by != JB_P99 || r->none_held || !r->e[e].behind);
 }
 
@@ -663,7 +655,7 @@ static void winner(struct judge_result *r)
 
 	r->winner = r->runner_up = -1;
 	for (int e = 0; e < JE_NR; e++) {
-		if (!candidate(r, e))
+		if (!judge_ranked(r, e))
 			continue;
 		if (r->winner < 0 || gain(r, rank_value(r, e), rank_value(r, r->winner)) > 1) {
 			r->runner_up = r->winner;
@@ -674,7 +666,8 @@ static void winner(struct judge_result *r)
 	}
 	if (r->wl.by == JB_P99) {
 		fmt_num(vw, sizeof(vw), r->rate);
-		snprintf(at, sizeof(at), " at %s IOPS%s", vw, r->wl.rate_iops > 0 ? "" : " (the trace's pace)");
+		snprintf(at, sizeof(at), " at %s IOPS%s", vw, r->wl.paced ? " (the trace's own pace)" :
+			 r->wl.rate_iops > 0 ? "" : " (the fastest engine's)");
 		if (r->none_held) {
 			snprintf(at + strlen(at), sizeof(at) - strlen(at), ", which no engine held");
 			unit = "IOPS";
@@ -742,6 +735,11 @@ static void winner(struct judge_result *r)
 		snprintf(r->headline, sizeof(r->headline),
 			 "%s%s: %s has the lower p99, %.2f ms against %.2f ms for %s (%.2fx%s).",
 			 r->wl.name, at, nw, best / 1000, second / 1000, nr, r->ratio, spread);
+	else if (r->wl.by == JB_TIME)
+		snprintf(r->headline, sizeof(r->headline),
+			 "%s: %s replays your trace %.2fx faster than %s (%.2f s%s against %.2f s%s%s).",
+			 r->wl.name, nw, r->ratio, nr, best, r->e[r->winner].ncut ? ", estimated" : "",
+			 second, r->e[r->runner_up].ncut ? ", estimated" : "", spread);
 	else
 		snprintf(r->headline, sizeof(r->headline), "%s%s: %s wins, %.2fx %s (%s vs %s %s%s).",
 			 r->wl.name, at, nw, r->ratio, nr, vw, vr, unit, spread);
@@ -787,7 +785,14 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 			r->rounds = c->round + 1;
 		er = &r->e[c->e];
 		if (judge_metric(wl, c->doc, &v, er->err, sizeof(er->err))) {
+			double done;
+			bool cut = false;
+
 			er->v[c->round] = v;
+			if (wl->by == JB_TIME && replay_time(wl, c->doc, &v, &done, &cut) && cut) {
+				er->cut[c->round] = true;
+				er->ncut++;
+			}
 			if (judge_doc_iops(c->doc, &v))
 				er->iops[c->round] = v;
 		}
@@ -816,7 +821,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		er->hi = vals[er->n - 1];
 		er->iops_median = nio ? median(io, nio) : NAN;
 		doc = typical_doc(cells, ncells, wi, e, er);
-		concurrency(doc, e, h, er->conc, sizeof(er->conc));
+		concurrency(doc, wl, e, h, er->conc, sizeof(er->conc), er->mark, sizeof(er->mark));
 	}
 	if (wl->by == JB_P99)
 		rate_check(r);
@@ -837,10 +842,11 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 			compare(r, m, pool, "mmap_vs_pool", extra);
 		if (wl->writes)
 			compare(r, JE_PSYNC, JE_BUFPOOL, "pwrite_vs_pool", "");
-		/* The fair fight: what the queue depth gives io_uring. */
-		compare(r, JE_URING_DEPTH, JE_URING_DIRECT, "depth_vs_depth1", wl->replay ? "; a replay "
-			"at depth has that many of the trace's reads in flight, which the traced program may "
-			"never have had (its reads may each depend on the one before)" : "");
+		/* The fair fight: what the queue depth gives io_uring; for a
+		 * replay a what-if beside the answer, not in it. */
+		compare(r, JE_URING_DEPTH, JE_URING_DIRECT, "depth_vs_depth1", wl->replay ? "; the traced "
+			"program had one read in flight per stream (its reads may each depend on the one "
+			"before), so the depth cell is not in the answer" : "");
 	}
 	for (int e = 0; e < JE_NR; e++) {
 		json_t *doc;

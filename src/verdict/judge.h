@@ -3,6 +3,9 @@
  * of the runs of a verdict's matrix, per workload the winner, its ratio
  * over the runner-up with the spread across rounds, and evidence
  * sentences built from the measured numbers and the thresholds below.
+ * A replayed trace is judged by what its log can say: the time to replay
+ * all of it (JB_TIME), and a timed one also at its own pace (JB_P99 at
+ * the trace's rate); its depth cell is shown beside the answer, not in it.
  *
  * Pure: it reads only the documents and the host facts it is given, so
  * it is tested on recorded results. Where a job's own kernel counters
@@ -43,6 +46,7 @@ enum judge_by {
 	JB_IOPS,		/* higher is better (reads + writes for a mix) */
 	JB_MIBS,		/* higher is better */
 	JB_P99,			/* lower is better, among the engines that held the rate */
+	JB_TIME,		/* a replay: the seconds to replay all of it, lower is better */
 };
 
 /* A workload as the judge sees it: the fixed matrix's from
@@ -55,9 +59,12 @@ struct judge_wl {
 	bool writes;		/* it writes: IOPS count reads and writes */
 	bool seq;		/* sequential: major faults are not a sentence */
 	bool replay;		/* a trace replayed: each engine's elapsed time is said */
-	double trace_reads;	/* ... the reads in its trace, 0 unknown */
-	double rate_iops;	/* JB_P99: the rate asked for; 0 = the fastest engine's
-				 * (a trace replayed at its own pace) */
+	double trace_ios;	/* ... the requests its replay issues (reads, and writes
+				 * when it writes, over all its threads), 0 unknown */
+	unsigned streams;	/* ... its traced streams, replayed together (0: one) */
+	bool paced;		/* ... at the trace's own pace (JB_P99, rate_iops the pace) */
+	double rate_iops;	/* JB_P99: the rate asked for, or a timed trace's own pace;
+				 * 0 = the fastest engine's */
 	uint32_t engines;	/* bit (1u << enum judge_engine) per engine judged */
 };
 
@@ -131,6 +138,13 @@ struct judge_engine_result {
 	double iops_median;
 	bool behind;
 	double short_pct;
+	/* JB_TIME: rounds the plan's bound cut short, whose time is the
+	 * rate it kept over the whole trace (an estimate). */
+	bool cut[JUDGE_MAX_ROUNDS];
+	unsigned ncut;
+	/* A cell shown beside the answer but not in it: a replay's depth
+	 * cell, "if the program could have had 32 reads in flight". */
+	char mark[96];
 };
 
 struct judge_result {
@@ -163,6 +177,12 @@ bool judge_engine_in(const struct judge_wl *wl, enum judge_engine e);
  * microseconds); false with @why filled when the run has none (a job
  * error). */
 bool judge_metric(const struct judge_wl *wl, json_t *doc, double *v, char *why, size_t whylen);
+
+/* Whether @e is ranked for @r's answer: it has a number, held the rate
+ * (at a rate some engine held), and is no what-if (a replay's depth cell). */
+bool judge_ranked(const struct judge_result *r, int e);
+/* Whether the better of @r's figures is the lower one (a time, a p99). */
+bool judge_lower_better(const struct judge_result *r);
 
 /* A workload that ran and got a number from none of its engines (every
  * run failed): the verdict has no answer for it. */

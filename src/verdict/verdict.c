@@ -635,6 +635,36 @@ static int fixed_wls(struct verdict_data *d)
 	return 0;
 }
 
+/* What @l's job text runs (the plan's table shows it), read back from
+ * the text as the run will read it. */
+static void line_ran(const struct verdict_data *d, struct verdict_line *l)
+{
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+	const struct job *j;
+
+	memset(&l->ran, 0, sizeof(l->ran));
+	if (jobfile_parse_text(&jl, l->name, l->text, &e) || !jl.n)
+		goto out;
+	j = jl.jobs[0];
+	l->ran.known = true;
+	l->ran.threads = j->numjobs;
+	l->ran.depth = j->iodepth ? j->iodepth : 1;
+	if (j->mem_limit) {
+		snprintf(l->ran.mem_kind, sizeof(l->ran.mem_kind), "mem_limit");
+		l->ran.mem = j->mem_limit;
+	} else if (j->pool_size) {
+		snprintf(l->ran.mem_kind, sizeof(l->ran.mem_kind), "pool_size");
+		l->ran.mem = j->pool_size;
+	} else if (j->reserve_mem) {
+		/* What it leaves of MemAvailable: the budget. */
+		snprintf(l->ran.mem_kind, sizeof(l->ran.mem_kind), "reserve_mem");
+		l->ran.mem = d->plan.reserve + d->plan.mem - j->reserve_mem;
+	}
+out:
+	joblist_free(&jl);
+}
+
 /* The job text of @l, as the plan now stands (the depth once probed). */
 static void line_text(const struct verdict_data *d, struct verdict_line *l)
 {
@@ -644,6 +674,7 @@ static void line_text(const struct verdict_data *d, struct verdict_line *l)
 		verdict_jobs_text(&d->plan, w, l->e, l->round, l->name, l->text, l->textlen);
 	else
 		verdict_job_text(&d->plan, w->jw.kind, l->e, l->round, l->name, l->text, l->textlen);
+	line_ran(d, l);
 }
 
 /* A job's name as a file name: letters, digits, '.', '_' and '-'. */

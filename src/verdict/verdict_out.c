@@ -24,35 +24,94 @@ void verdict_out_command(const struct verdict_data *d, const struct verdict_line
 	snprintf(buf, len, "%s --output-format=json %s.job", d->self, l->name);
 }
 
+/* "mem_limit 32 MiB, 2 threads x depth 1": what a cell runs. */
+static void cell_ran(const struct verdict_line *l, char *buf, size_t len)
+{
+	char mem[64];
+
+	if (!l->ran.known) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (!strcmp(l->ran.mem_kind, "reserve_mem"))
+		snprintf(mem, sizeof(mem), "reserve_mem leaving %.0f MiB", l->ran.mem / MIB);
+	else if (l->ran.mem_kind[0])
+		snprintf(mem, sizeof(mem), "%s %.0f MiB", l->ran.mem_kind, l->ran.mem / MIB);
+	else
+		snprintf(mem, sizeof(mem), "no cache");
+	snprintf(buf, len, "%s, %u thread%s x depth %u", mem, l->ran.threads,
+		 l->ran.threads == 1 ? "" : "s", l->ran.depth);
+}
+
+/* Per workload, what each of its cells runs (the first round's; every
+ * round runs the same). */
+static void plan_cells(FILE *f, const struct verdict_data *d, unsigned wi)
+{
+	const char *sep = "";
+
+	fprintf(f, "plan:   cells:");
+	for (unsigned i = 0; i < d->nlines; i++) {
+		const struct verdict_line *l = &d->lines[i];
+		char ran[128];
+
+		if (l->wl != wi || l->round)
+			continue;
+		cell_ran(l, ran, sizeof(ran));
+		fprintf(f, "%s %s [%s]", sep, judge_engine_key(l->e), ran);
+		sep = ";";
+	}
+	fprintf(f, "\n");
+}
+
+static const char *judged_by(const struct judge_wl *wl)
+{
+	if (wl->by == JB_TIME)
+		return "judged by the time to replay all of it, each stream at depth 1 as traced";
+	if (wl->paced)
+		return "judged at the trace's own pace: p99 latency among the engines that keep up";
+	return wl->by == JB_P99 ? "judged by p99 latency at its rate" :
+	       wl->by == JB_MIBS ? "judged by MiB/s" : "judged by IOPS";
+}
+
 void verdict_out_plan(FILE *f, const struct verdict_data *d)
 {
 	const struct verdict_plan *p = &d->plan;
 
 	fprintf(f, "faultline verdict: mmap or a buffer pool, on this host\n");
-	fprintf(f, "plan: budget %.0f s; memory budget %.0f MiB, %s; target %s, %.0f MiB read%s\n",
-		p->budget_ns / 1e9, p->mem / MIB,
-		p->cgroup ? "a memory cgroup (mem_limit) for mmap and buffered writes" : "reserve_mem",
-		p->target, p->file_size / MIB,
-		p->target_ours ? (p->target_existed ? " (scratch file, reused)" : " (scratch file, laid out first)")
-			       : " (read-only)");
+	if (p->jobfile && !p->target_ours)
+		/* No scratch file: each job reads its own (the cells say how
+		 * much memory each has). */
+		fprintf(f, "plan: budget %.0f s; memory budget %.0f MiB for jobs that set none, %s; "
+			"targets: each job's own files (%s first)\n", p->budget_ns / 1e9, p->mem / MIB,
+			p->cgroup ? "a memory cgroup (mem_limit) for mmap and buffered writes" : "reserve_mem",
+			p->target);
+	else
+		fprintf(f, "plan: budget %.0f s; memory budget %.0f MiB, %s; target %s, %.0f MiB read%s\n",
+			p->budget_ns / 1e9, p->mem / MIB,
+			p->cgroup ? "a memory cgroup (mem_limit) for mmap and buffered writes" : "reserve_mem",
+			p->target, p->file_size / MIB,
+			p->target_ours ? (p->target_existed ? " (scratch file, reused)"
+							    : " (scratch file, laid out first)")
+				       : " (read-only)");
 	if (!p->cgroup)
 		fprintf(f, "plan: reserve_mem=%.0f MiB instead of a cgroup: %s\n", p->reserve / MIB,
 			p->memory_why);
 	if (p->jobfile) {
-		fprintf(f, "plan: the jobs of %s, each a workload with its options as written; %u cells "
+		fprintf(f, "plan: the jobs of %s, each a workload with its options as written (a file's "
+			"trace streams one, replayed together); %u cells "
 			"per round: mmap normal, mmap random, bufpool%s, io_uring O_DIRECT at depth 1 per "
 			"thread and at the probed depth, and pwrite for jobs that write\n", p->jobfile,
 			p->cells_per_round, p->vmcache ? ", vmcache" : "");
 		for (unsigned i = 0; i < d->nwl; i++) {
 			const struct verdict_wl *w = &d->wls[i];
 
-			if (w->skip[0])
+			if (w->skip[0]) {
 				fprintf(f, "plan: %s: not judged: %s\n", w->jw.name, w->skip);
-			else
-				fprintf(f, "plan: %s: memory %.0f MiB (%s), %s\n", w->jw.name, w->mem / MIB,
-					w->mem_own ? "the job's own" : "the verdict's",
-					w->jw.by == JB_P99 ? "judged by p99 latency at its rate" :
-					w->jw.by == JB_MIBS ? "judged by MiB/s" : "judged by IOPS");
+				continue;
+			}
+			fprintf(f, "plan: %s: memory %.0f MiB (%s), %s\n", w->jw.name, w->mem / MIB,
+				w->mem_own ? "the job's own" : "the verdict's", judged_by(&w->jw));
+			plan_cells(f, d, i);
 		}
 	} else {
 		fprintf(f, "plan: %u thread%s (one per CPU); %u cells per round: uniform, zipf and scan x "
@@ -61,6 +120,11 @@ void verdict_out_plan(FILE *f, const struct verdict_data *d)
 			"{mmap, io_uring}\n", p->threads, p->threads == 1 ? "" : "s", p->cells_per_round,
 			p->vmcache ? ", vmcache" : "",
 			p->writes ? ", the write mix x {mmap+msync, bufpool, pwrite+fdatasync}" : "");
+		for (unsigned i = 0; i < d->nwl; i++)
+			if (!d->wls[i].skip[0]) {
+				fprintf(f, "plan: %s:\n", d->wls[i].jw.name);
+				plan_cells(f, d, i);
+			}
 		if (!p->writes)
 			fprintf(f, "plan: no write mix: %s\n", p->writes_why);
 		fprintf(f, "plan: the scan's buffer pool reads %u pages of 128 KiB ahead (%.0f KiB, the "
@@ -93,10 +157,13 @@ void verdict_out_text(FILE *f, const struct verdict_data *d)
 		fprintf(f, "\n-- %s\n", r->wl.name);
 		for (int e = 0; e < JE_NR; e++)
 			if (r->e[e].ok)
-				fprintf(f, "    %-30s %-32s %10.0f %s (median of %u%s)%s\n",
-					judge_engine_name(e), r->e[e].conc, r->e[e].median,
-					judge_unit(&r->wl), r->e[e].n, r->e[e].n > 1 ? " rounds" : " round",
-					r->e[e].behind ? ", behind the rate" : "");
+				fprintf(f, "    %-30s %-32s %10.*f %s (median of %u%s)%s%s%s%s\n",
+					judge_engine_name(e), r->e[e].conc, r->wl.by == JB_TIME ? 2 : 0,
+					r->e[e].median, judge_unit(&r->wl), r->e[e].n,
+					r->e[e].n > 1 ? " rounds" : " round",
+					r->e[e].behind ? (r->wl.paced ? ", did not keep up" : ", behind the rate") : "",
+					r->e[e].ncut ? ", cut short: estimated from its rate" : "",
+					r->e[e].mark[0] ? ", not in the answer: " : "", r->e[e].mark);
 		for (unsigned i = 0; i < r->nsent; i++)
 			fprintf(f, "  - %s\n", r->sent[i].text);
 	}
@@ -148,7 +215,32 @@ static json_t *plan_object(const struct verdict_plan *p)
 	json_object_set_new(o, "probe_s_assumed", json_real(p->probe_s));
 	json_object_set_new(o, "vmcache", json_boolean(p->vmcache));
 	json_object_set_new(o, "jobfile", p->jobfile ? json_string(p->jobfile) : json_null());
+	/* With job files each cell's threads are its job's (the cells say). */
+	if (p->jobfile)
+		json_object_set_new(o, "threads", json_null());
 	return o;
+}
+
+/* What each cell ran, the first round's (every round runs the same). */
+static json_t *cells_array(const struct verdict_data *d)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < d->nlines; i++) {
+		const struct verdict_line *l = &d->lines[i];
+
+		if (l->round)
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}",
+			"workload", d->wls[l->wl].jw.key, "engine", judge_engine_key(l->e),
+			"memory_limit", l->ran.known && l->ran.mem_kind[0] ? json_string(l->ran.mem_kind)
+									   : json_null(),
+			"memory_bytes", l->ran.known && l->ran.mem_kind[0] ? json_integer((json_int_t)l->ran.mem)
+									   : json_null(),
+			"threads", l->ran.known ? json_integer(l->ran.threads) : json_null(),
+			"iodepth", l->ran.known ? json_integer(l->ran.depth) : json_null()));
+	}
+	return a;
 }
 
 static json_t *host_object(const struct judge_host *h)
@@ -167,7 +259,27 @@ static json_t *host_object(const struct judge_host *h)
 
 static const char *by_name(enum judge_by by)
 {
-	return by == JB_P99 ? "p99_us" : by == JB_MIBS ? "mib_s" : "iops";
+	return by == JB_P99 ? "p99_us" : by == JB_MIBS ? "mib_s" : by == JB_TIME ? "time_s" : "iops";
+}
+
+/* An engine's figures by the measure that decided (rank_unit). */
+static json_t *rank_object(const struct judge_result *r, const struct judge_engine_result *er)
+{
+	bool iops = r->wl.by == JB_P99 && r->none_held;
+	double lo = INFINITY, hi = -INFINITY;
+	json_t *v = json_array();
+
+	for (unsigned k = 0; k < r->rounds && k < JUDGE_MAX_ROUNDS; k++) {
+		double x = iops ? er->iops[k] : er->v[k];
+
+		json_array_append_new(v, jnum_or_null(x));
+		if (!isnan(x)) {
+			lo = fmin(lo, x);
+			hi = fmax(hi, x);
+		}
+	}
+	return json_pack("{s:o, s:o, s:o, s:o}", "median", jnum_or_null(iops ? er->iops_median : er->median),
+			 "lo", jnum_or_null(lo), "hi", jnum_or_null(hi), "per_round", v);
 }
 
 static json_t *workload_object(const struct verdict_data *d, const struct verdict_wl *vw,
@@ -181,7 +293,15 @@ static json_t *workload_object(const struct verdict_data *d, const struct verdic
 	json_object_set_new(o, "source", json_string(wl->kind == JW_JOB ? "job" : "matrix"));
 	json_object_set_new(o, "unit", json_string(judge_unit(wl)));
 	json_object_set_new(o, "by", json_string(by_name(wl->by)));
-	json_object_set_new(o, "better", json_string(wl->by == JB_P99 && !r->none_held ? "lower" : "higher"));
+	json_object_set_new(o, "better", json_string(judge_lower_better(r) ? "lower" : "higher"));
+	json_object_set_new(o, "paced", json_boolean(wl->paced));
+	json_object_set_new(o, "streams", wl->replay ? json_integer(wl->streams ? wl->streams : 1) : json_null());
+	json_object_set_new(o, "trace_ios", wl->replay && wl->trace_ios > 0 ? json_real(wl->trace_ios)
+									    : json_null());
+	/* The measure that decided: with a rate no engine held, delivered
+	 * IOPS; else the workload's own. */
+	json_object_set_new(o, "rank_unit", json_string(wl->by == JB_P99 && r->none_held ? "IOPS"
+											  : judge_unit(wl)));
 	json_object_set_new(o, "rate_iops", wl->by == JB_P99 ? jnum_or_null(r->rate) : json_null());
 	json_object_set_new(o, "rate_held_by_none", json_boolean(r->none_held));
 	json_object_set_new(o, "memory_budget_bytes", json_integer((json_int_t)vw->mem));
@@ -211,11 +331,16 @@ static json_t *workload_object(const struct verdict_data *d, const struct verdic
 			      "hi", er->ok ? jnum_or_null(er->hi) : json_null(), "per_round", v,
 			      "error", er->ok || !er->err[0] ? json_null() : json_string(er->err));
 		json_object_set_new(x, "concurrency", er->conc[0] ? json_string(er->conc) : json_null());
+		json_object_set_new(x, "ranked", json_boolean(judge_ranked(r, e)));
+		json_object_set_new(x, "whatif", er->mark[0] ? json_string(er->mark) : json_null());
+		json_object_set_new(x, "rounds_cut_short", json_integer(er->ncut));
+		json_object_set_new(x, "rank", er->ok ? rank_object(r, er) : json_null());
 		json_object_set_new(x, "iops", er->ok ? jnum_or_null(er->iops_median) : json_null());
 		if (wl->by == JB_P99 && er->ok && er->behind) {
 			char b[96];
 
-			snprintf(b, sizeof(b), "behind the rate: %.0f of %.0f IOPS, %.0f%% short",
+			snprintf(b, sizeof(b), "%s: %.0f of %.0f IOPS, %.0f%% short",
+				 wl->paced ? "did not keep up with the trace" : "behind the rate",
 				 er->iops_median, r->rate, er->short_pct);
 			json_object_set_new(x, "behind", json_string(b));
 		} else {
@@ -258,6 +383,7 @@ static json_t *build(const struct verdict_data *d)
 	json_object_set_new(doc, "elapsed_s", json_real(d->elapsed_s));
 	json_object_set_new(doc, "interrupted", json_boolean(d->interrupted));
 	json_object_set_new(doc, "plan", plan_object(&d->plan));
+	json_object_set_new(json_object_get(doc, "plan"), "cells", cells_array(d));
 	json_object_set_new(doc, "host", host_object(&d->host));
 	json_object_set_new(doc, "check_system", d->checksys ? json_incref(d->checksys) : json_null());
 	for (unsigned i = 0; i < d->nwl; i++)

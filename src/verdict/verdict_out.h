@@ -61,12 +61,17 @@ struct verdict_wl {
 	uint64_t mem;			/* its memory budget */
 	bool mem_own;			/* ... the job's own mem_limit or pool_size */
 	uint64_t pool_page;
+	bool pool_page_own;		/* ... the job's own pool_page */
 	bool scratch;			/* no filename: the verdict's scratch file */
 	bool replay;			/* read_iolog */
+	bool fast;			/* ... replayed as fast as it goes (replay_no_stall=1) */
+	unsigned threads;		/* its threads: the job's, or a replay's streams */
+	bool job_shared;		/* @job belongs to the workload before it (a timed
+					 * trace judged both ways is two workloads) */
 	char randseed[32];		/* the job's own, "" for the verdict's per round */
-	char trace[512];		/* read_iolog as written */
+	char trace[4096];		/* read_iolog as written (a replay's streams: joined by ':') */
 	char target[512];		/* the file it reads, "" for the scratch file */
-	char trace_direct[1024];	/* ... its blocks, for O_DIRECT (vjobs.c) */
+	char trace_direct[8192];	/* ... its blocks, for O_DIRECT (vjobs.c) */
 	char skip[200];			/* why it is not run, "" when it is */
 };
 
@@ -81,6 +86,15 @@ struct verdict_line {
 	json_t *doc;			/* the run's JSON (owned), NULL if none */
 	double elapsed_s;		/* wall time of the run, set-up included */
 	char skipped[128];		/* why it did not run, "" if it ran */
+	/* What the cell runs, read back from its job text: its memory (the
+	 * cgroup's limit, the pool, or what reserve_mem leaves: "mem_limit",
+	 * "pool_size", "reserve_mem", "" none), threads and depth. */
+	struct {
+		bool known;
+		char mem_kind[16];
+		uint64_t mem;
+		unsigned threads, depth;
+	} ran;
 };
 
 struct verdict_data {

@@ -15,12 +15,15 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "job/jobfile.h"
 #include "job/optval.h"
@@ -34,6 +37,8 @@
  * aligned blocks that hold it, as a database reading with O_DIRECT must
  * (4 KiB covers the logical block size of every device here). */
 #define DIRECT_ALIGN 4096
+/* The most logs a replay's streams may have (a capture's threads). */
+#define VJOB_MAX_STREAMS 256
 
 /* What the verdict sets for every cell, and so leaves out of a job's own
  * options (fio's aliases too). */
@@ -47,6 +52,8 @@ static const char *const drop[] = {
 	"drop_caches", "write_bw_log", "write_iops_log", "write_lat_log", "write_iolog",
 	"write_hist_log", "log_avg_msec", "per_job_logs", "log_offset", "thread",
 	"registerfiles", "fixedbufs", "sqthread_poll", "hipri",
+	/* A label only: streams that differ in it are still one program's. */
+	"description",
 };
 
 static bool in(const char *key, const char *const *list, size_t n)
@@ -181,33 +188,137 @@ static double rate_sum(const char *v)
 	return a + b;
 }
 
-/* The traces in @logs ("a:b"): their longest read, how many reads, and
- * the first file they name; 0 reads when none loads (the cells then say
- * why, as the job would). */
-static uint64_t trace_scan(const char *logs, uint64_t *reads, char *file, size_t filelen)
-{
-	char buf[512], *save = NULL, *tok;
-	uint64_t best = 0;
+/* What the verdict needs of a replay's logs. */
+struct trace_info {
+	double ios;		/* requests its threads issue: reads, writes when it writes */
+	uint64_t longest;	/* its longest read or write, bytes */
+	bool timed;		/* every log has timestamps (version 3, blktrace) that move */
+	char first[512];	/* the first file the logs name */
+	char why[300];		/* a log that does not load, or a link to nothing */
+};
 
-	*reads = 0;
+/* @path, when it is a symbolic link to nothing, said in @why. */
+static bool link_to_nothing(const char *path, char *why, size_t len)
+{
+	char to[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || !stat(path, &st))
+		return false;
+	n = readlink(path, to, sizeof(to) - 1);
+	to[n > 0 ? n : 0] = '\0';
+	snprintf(why, len, "its file %s is a symbolic link to %s, which does not exist", path, to);
+	return true;
+}
+
+/* The requests of log @l a job @j replays (replay_skip and a read job's
+ * leaving writes out count), and the microseconds they span. */
+static double log_ios(const struct job *j, const struct iolog *l, bool writes, uint64_t *span,
+		      uint64_t *longest)
+{
+	double n = 0;
+
+	*span = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct iolog_entry *en = &l->ent[i];
+
+		if (en->op != IOLOG_READ && en->op != IOLOG_WRITE)
+			continue;
+		if ((en->op == IOLOG_WRITE && !writes) || (j->replay_skip & IOLOG_SKIP(en->op)))
+			continue;
+		n++;
+		if (en->len > *longest)
+			*longest = en->len;
+		if (l->version != 2 && en->t - l->t0 > *span)
+			*span = en->t - l->t0;
+	}
+	return n;
+}
+
+/* The logs @logs ("a:b") as @threads threads replay them (thread N the
+ * log N modulo their number). 0, or -errno with @ti->why. */
+static int trace_info(const struct job *j, const char *logs, unsigned threads, bool writes,
+		      struct trace_info *ti)
+{
+	char buf[sizeof(((struct verdict_wl *)0)->trace)], *save = NULL, *tok;
+	double per[VJOB_MAX_STREAMS];
+	unsigned n = 0;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->timed = true;
 	snprintf(buf, sizeof(buf), "%s", logs);
-	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+	for (tok = strtok_r(buf, ":", &save); tok && n < VJOB_MAX_STREAMS;
+	     tok = strtok_r(NULL, ":", &save)) {
 		struct iolog l = { 0 };
 		struct err e = { 0 };
+		uint64_t span;
 
-		if (iolog_load(&l, tok, &e))
-			continue;
-		for (size_t i = 0; i < l.n; i++)
-			if (l.ent[i].op == IOLOG_READ) {
-				(*reads)++;
-				if (l.ent[i].len > best)
-					best = l.ent[i].len;
-			}
-		if (!file[0] && l.nfiles)
-			snprintf(file, filelen, "%s", l.files[0]);
+		if (iolog_load(&l, tok, &e)) {
+			snprintf(ti->why, sizeof(ti->why), "its trace: %s", e.msg);
+			return -EINVAL;
+		}
+		per[n++] = log_ios(j, &l, writes, &span, &ti->longest);
+		ti->timed &= l.version != 2 && span > 0;
+		if (!ti->first[0] && l.nfiles)
+			snprintf(ti->first, sizeof(ti->first), "%s", l.files[0]);
+		for (unsigned f = 0; f < l.nfiles && !j->replay_redirect && !ti->why[0]; f++)
+			link_to_nothing(l.files[f], ti->why, sizeof(ti->why));
 		iolog_free(&l);
 	}
-	return best;
+	if (j->replay_redirect && !ti->why[0])
+		link_to_nothing(j->replay_redirect, ti->why, sizeof(ti->why));
+	for (unsigned t = 0; n && t < threads; t++)
+		ti->ios += per[t % n];
+	return ti->why[0] ? -ENOENT : 0;
+}
+
+/*
+ * A timed trace's own pace over what a run of @bound_s seconds replays
+ * of it: the requests due in the first min(its span, @bound_s) seconds
+ * (replay_time_scale applied), over all @threads threads, per second.
+ * A run that keeps up delivers that rate; 0 when it cannot be told.
+ */
+static double trace_pace(const struct job *j, const char *logs, unsigned threads, bool writes,
+			 double bound_s)
+{
+	char buf[sizeof(((struct verdict_wl *)0)->trace)], *save = NULL, *tok;
+	struct iolog *l = calloc(VJOB_MAX_STREAMS, sizeof(*l));
+	double scale = j->replay_time_scale ? 100.0 / j->replay_time_scale : 1, win = 0, due = 0;
+	uint64_t span = 0, longest = 0, sp;
+	unsigned n = 0;
+
+	if (!l)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", logs);
+	for (tok = strtok_r(buf, ":", &save); tok && n < VJOB_MAX_STREAMS;
+	     tok = strtok_r(NULL, ":", &save)) {
+		struct err e = { 0 };
+
+		if (iolog_load(&l[n], tok, &e))
+			goto out;
+		log_ios(j, &l[n], writes, &sp, &longest);
+		if (sp > span)
+			span = sp;
+		n++;
+	}
+	win = fmin(span * scale / 1e6, bound_s);
+	for (unsigned t = 0; n && win > 0 && t < threads; t++) {
+		const struct iolog *x = &l[t % n];
+
+		for (size_t i = 0; i < x->n; i++) {
+			const struct iolog_entry *en = &x->ent[i];
+
+			if ((en->op == IOLOG_READ || (en->op == IOLOG_WRITE && writes)) &&
+			    !(j->replay_skip & IOLOG_SKIP(en->op)) && (en->t - x->t0) * scale / 1e6 <= win)
+				due++;
+		}
+	}
+out:
+	for (unsigned i = 0; i < n; i++)
+		iolog_free(&l[i]);
+	free(l);
+	return win > 0 ? due / win : 0;
 }
 
 /* @in as a log whose reads, writes and trims cover whole DIRECT_ALIGN
@@ -261,12 +372,22 @@ int verdict_jobs_prepare(struct verdict_data *d, const char *jobdir, struct err 
 {
 	for (unsigned i = 0; i < d->nwl; i++) {
 		struct verdict_wl *w = &d->wls[i];
-		char buf[512], *save = NULL, *tok;
+		char buf[sizeof(w->trace)], *save = NULL, *tok;
 		size_t at = 0;
 		unsigned k = 0;
 
 		if (!w->replay || w->skip[0])
 			continue;
+		if (w->jw.paced)
+			w->jw.rate_iops = trace_pace(w->job, w->trace, w->threads, w->jw.writes,
+						     d->plan.ramp_s + d->plan.runtime_s);
+		/* A timed trace's copy (as fast as it goes) reads the blocks
+		 * already written for the workload before it. */
+		if (w->job_shared && i && !strcmp(d->wls[i - 1].trace, w->trace) &&
+		    d->wls[i - 1].trace_direct[0]) {
+			memcpy(w->trace_direct, d->wls[i - 1].trace_direct, sizeof(w->trace_direct));
+			continue;
+		}
 		snprintf(buf, sizeof(buf), "%s", w->trace);
 		for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save), k++) {
 			char out[PATH_MAX];
@@ -341,16 +462,8 @@ static int make_wl(bool write_probe, const char *file, struct job *j, struct sec
 		snprintf(w->target, sizeof(w->target), "%s", j->filename);
 		w->target[strcspn(w->target, ":")] = '\0';
 	}
-	if (w->replay) {
-		char first[sizeof(w->target)] = "";
-		uint64_t reads, longest = trace_scan(raw.read_iolog, &reads, first, sizeof(first));
-
-		snprintf(w->target, sizeof(w->target), "%s", j->replay_redirect ? j->replay_redirect : first);
-		w->jw.trace_reads = (double)reads;
-		if (!raw.pool_page[0])
-			w->pool_page = pow2_at_least(longest > POOL_PAGE_MIN_VERDICT ? longest
-										 : POOL_PAGE_MIN_VERDICT);
-	}
+	w->pool_page_own = raw.pool_page[0] && j->pool_page;
+	w->threads = j->numjobs;
 	w->jw.kind = JW_JOB;
 	w->jw.replay = w->replay;
 	snprintf(w->jw.key, sizeof(w->jw.key), "%s", j->name);
@@ -365,14 +478,6 @@ static int make_wl(bool write_probe, const char *file, struct job *j, struct sec
 		w->jw.by = JB_P99;
 		w->jw.rate_iops = rate;
 		snprintf(extra, sizeof(extra), ", rate %.0f IOPS", rate);
-	}
-	if (w->replay) {
-		bool nostall = raw.replay_no_stall[0] && strcmp(raw.replay_no_stall, "0");
-
-		w->jw.by = nostall ? JB_IOPS : JB_P99;
-		w->jw.rate_iops = 0;
-		snprintf(extra, sizeof(extra), ", a replay of %s%s", raw.read_iolog,
-			 nostall ? " as fast as it goes" : " at its own pace");
 	}
 	w->jw.engines = 1u << JE_MMAP_NORMAL | 1u << JE_MMAP_RANDOM | 1u << JE_BUFPOOL |
 			1u << JE_URING_DIRECT | 1u << JE_URING_DEPTH;
@@ -397,6 +502,165 @@ static void sect_free(struct sect *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* ------------------------------------------------------------------ */
+/* Replays: streams together, judged by what their logs can say */
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/*
+ * Whether @b, the job after @a's in one file, is another stream of the
+ * same program: both replay one log in one thread with the same options
+ * otherwise (a capture writes a job per traced thread), and @b does not
+ * wait for @a (stonewall), so they ran together and replay together.
+ */
+static bool same_program(const struct verdict_wl *a, const struct verdict_wl *b)
+{
+	return a->replay && b->replay && !a->skip[0] && !b->skip[0] && a->job->numjobs == 1 &&
+	       b->job->numjobs == 1 && !strchr(b->trace, ':') && !strchr(a->job->read_iolog, ':') &&
+	       !b->job->stonewall && !b->job->wait_for && !strcmp(a->base, b->base) &&
+	       strlen(a->trace) + strlen(b->trace) + 2 < sizeof(a->trace);
+}
+
+static void wl_free(struct verdict_wl *w)
+{
+	free(w->base);
+	if (w->job && !w->job_shared)
+		job_free(w->job);
+	w->base = NULL;
+	w->job = NULL;
+}
+
+/* A key no workload of @d has yet: @want, or @want-2, -3 ... */
+static void unique_key(const struct verdict_data *d, const char *want, char *key, size_t len)
+{
+	for (unsigned n = 1;; n++) {
+		bool taken = false;
+
+		if (n == 1)
+			snprintf(key, len, "%s", want);
+		else
+			snprintf(key, len, "%s-%u", want, n);
+		for (unsigned i = 0; i < d->nwl && !taken; i++)
+			taken = !strcmp(d->wls[i].jw.key, key);
+		if (!taken)
+			return;
+	}
+}
+
+/* Join the streams after @d->wls[@i] into it; the file's name keys a
+ * workload of several. */
+static void join_streams(struct verdict_data *d, unsigned i, const char *path)
+{
+	struct verdict_wl *a = &d->wls[i];
+	char key[sizeof(a->jw.key)], want[sizeof(a->jw.key)];
+
+	while (i + 1 < d->nwl && same_program(a, &d->wls[i + 1])) {
+		struct verdict_wl *b = &d->wls[i + 1];
+
+		snprintf(a->trace + strlen(a->trace), sizeof(a->trace) - strlen(a->trace), ":%s", b->trace);
+		a->threads++;
+		wl_free(b);
+		memmove(b, b + 1, (d->nwl - i - 2) * sizeof(*b));
+		d->nwl--;
+	}
+	a->jw.streams = a->threads;
+	if (a->threads == a->job->numjobs)
+		return;		/* no other stream joined it: keyed by its job */
+	snprintf(want, sizeof(want), "%s", base_name(path));
+	if (strlen(want) > 4 && !strcmp(want + strlen(want) - 4, ".job"))
+		want[strlen(want) - 4] = '\0';
+	a->jw.key[0] = '\0';
+	unique_key(d, want, key, sizeof(key));
+	snprintf(a->jw.key, sizeof(a->jw.key), "%s", key);
+}
+
+static void replay_name(struct verdict_wl *w, const char *path, const char *how)
+{
+	if (w->threads != w->job->numjobs)
+		snprintf(w->jw.name, sizeof(w->jw.name), "the %u streams of %s (replayed together, %s)",
+			 w->threads, path, how);
+	else
+		snprintf(w->jw.name, sizeof(w->jw.name), "job '%s' of %s (a replay of %s, %u stream%s, %s)",
+			 w->job->name, path, base_name(w->trace), w->threads, w->threads == 1 ? "" : "s", how);
+}
+
+/*
+ * A replay's workload: judged by the time to replay all of it, each
+ * stream at depth 1, when its logs have no time (fio iolog v2) or the job
+ * says replay_no_stall=1; a timed trace is two workloads, the one at its
+ * own pace (p99, and whether each engine keeps up; its pace is set once
+ * the plan is, verdict_jobs_prepare) and a copy as fast as it goes.
+ * 0 or -ENOMEM.
+ */
+static int replay_setup(struct verdict_data *d, unsigned i, const char *path)
+{
+	struct verdict_wl *w = &d->wls[i], *copy;
+	struct trace_info ti;
+	bool timed;
+
+	if (trace_info(w->job, w->trace, w->threads, w->jw.writes, &ti) && !w->skip[0])
+		snprintf(w->skip, sizeof(w->skip), "%s", ti.why);
+	snprintf(w->target, sizeof(w->target), "%s",
+		 w->job->replay_redirect ? w->job->replay_redirect : ti.first);
+	if (!w->pool_page_own)
+		w->pool_page = pow2_at_least(ti.longest > POOL_PAGE_MIN_VERDICT ? ti.longest
+									 : POOL_PAGE_MIN_VERDICT);
+	w->jw.replay = true;
+	w->jw.seq = false;
+	w->jw.trace_ios = ti.ios;
+	w->jw.rate_iops = 0;
+	w->jw.by = JB_TIME;
+	w->fast = true;
+	timed = ti.timed && !w->job->replay_no_stall;
+	if (!timed) {
+		replay_name(w, path, ti.timed ? "as fast as it goes: replay_no_stall=1"
+				     : "as fast as it goes: an untimed log");
+		return 0;
+	}
+	copy = realloc(d->wls, (d->nwl + 1) * sizeof(*d->wls));
+	if (!copy)
+		return -ENOMEM;
+	d->wls = copy;
+	w = &d->wls[i];
+	memmove(w + 2, w + 1, (d->nwl - i - 1) * sizeof(*w));
+	d->nwl++;
+	copy = w + 1;
+	*copy = *w;
+	copy->base = strdup(w->base);
+	if (!copy->base)
+		return -ENOMEM;
+	copy->job_shared = true;
+	snprintf(copy->jw.key, sizeof(copy->jw.key), "%.58s-fast", w->jw.key);
+	replay_name(copy, path, "as fast as it goes");
+	/* At its own pace a depth cell adds nothing the pace lets it use. */
+	w->fast = false;
+	w->jw.by = JB_P99;
+	w->jw.paced = true;
+	w->jw.engines &= ~(1u << JE_URING_DEPTH);
+	replay_name(w, path, "at its own pace");
+	return 0;
+}
+
+/* The replays among @d->wls from @from on (one file's). */
+static int replays_finish(struct verdict_data *d, unsigned from, const char *path, struct err *e)
+{
+	for (unsigned i = from; i < d->nwl; i++) {
+		if (!d->wls[i].replay)
+			continue;
+		join_streams(d, i, path);
+		if (replay_setup(d, i, path))
+			return err_set(e, ENOMEM, "verdict: out of memory");
+		if (d->wls[i].jw.paced)
+			i++;	/* its copy, as fast as it goes */
+	}
+	return 0;
+}
+
 /* One file: its sections, and the jobs jobfile.c made of them. */
 static int load_file(bool write_probe, const char *path, struct verdict_data *d,
 		     bool vmcache, struct err *e)
@@ -408,6 +672,7 @@ static int load_file(bool write_probe, const char *path, struct verdict_data *d,
 	size_t cap = 0;
 	unsigned k = 0;
 	bool in_job = false, in_global = false;
+	unsigned from = d->nwl;
 	int ret;
 
 	ret = jobfile_parse_file(&jl, path, e);
@@ -461,6 +726,8 @@ static int load_file(bool write_probe, const char *path, struct verdict_data *d,
 	}
 	if (k != jl.n)
 		ret = err_set(e, EINVAL, "verdict: %s: %u job sections, %u jobs", path, k, jl.n);
+	else
+		ret = replays_finish(d, from, path, e);
 out:
 	if (f)
 		fclose(f);
@@ -506,7 +773,7 @@ static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
 
 size_t verdict_jobs_text_len(const struct verdict_wl *w)
 {
-	return strlen(w->base) + 2048;
+	return strlen(w->base) + strlen(w->trace) + strlen(w->trace_direct) + 2048;
 }
 
 void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w, enum judge_engine en,
@@ -526,6 +793,11 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 		put(buf, len, &at, "read_iolog=%s\n",
 		    (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
 											  : w->trace);
+	/* A replay's streams, a thread each, as the program's threads ran. */
+	if (w->threads != j->numjobs)
+		put(buf, len, &at, "numjobs=%u\n", w->threads);
+	if (w->fast)
+		put(buf, len, &at, "replay_no_stall=1\n");
 	put(buf, len, &at, "invalidate=1\n");
 	/* A trace runs to its end (the runtime a bound); anything else for
 	 * the plan's time. */
@@ -570,7 +842,7 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	case JE_URING_DEPTH:
 		/* The probed depth in all, the job's threads as written. */
 		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n",
-		    (p->depth + j->numjobs - 1) / j->numjobs);
+		    (p->depth + w->threads - 1) / w->threads);
 		break;
 	default:
 		break;
@@ -579,11 +851,8 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 
 void verdict_jobs_free(struct verdict_data *d)
 {
-	for (unsigned i = 0; i < d->nwl; i++) {
-		free(d->wls[i].base);
-		if (d->wls[i].job)
-			job_free(d->wls[i].job);
-	}
+	for (unsigned i = 0; i < d->nwl; i++)
+		wl_free(&d->wls[i]);
 	free(d->wls);
 	d->wls = NULL;
 	d->nwl = 0;

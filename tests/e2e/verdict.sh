@@ -279,10 +279,12 @@ assert w["log"]["skipped"] and "--write-probe" in w["log"]["skipped"], w["log"]
 assert d["plan"]["jobfile"].endswith("mine.job"), d["plan"]
 if d["plan"]["vmcache"]:
     assert lk["engines"]["vmcache"]["ok"], lk["engines"]["vmcache"]
-# The replay: judged by IOPS as fast as it goes, through every engine
-# (O_DIRECT from the trace widened to whole blocks), each one s time said.
+# The replay (replay_no_stall=1): judged by the time to replay all of it,
+# through every engine (O_DIRECT from the trace widened to whole blocks),
+# the time of each said; the depth cell beside the answer, not in it.
 tr = w["trace"]
-assert tr["by"] == "iops" and tr["winner"], tr
+assert tr["by"] == "time_s" and tr["better"] == "lower" and tr["winner"], tr
+assert tr["winner"] != "io_uring-depth" and tr["engines"]["io_uring-depth"]["whatif"], tr
 for k in ("mmap-normal", "bufpool", "io_uring-direct", "io_uring-depth"):
     assert tr["engines"][k]["ok"], (k, tr["engines"][k])
 assert any(s["key"] == "replay_elapsed_s" for s in tr["evidence"]), tr["evidence"]
@@ -317,6 +319,135 @@ case $? in
 77) ;;
 *) fail "a job-file verdict.html: the answer on the first screen" "$(cat "$E2E_TMP/r.out")" ;;
 esac
+# An untimed trace (fio iolog v2, no timestamps): a real SQLite run's reads
+# (tests/fixtures/verdict/README), its file a symbolic link to the data, at
+# mem_limit=32m: judged by the time to replay all of it, with a winner and
+# its ratio or a tie, never "no verdict", within the budget. The plan, the
+# text and verdict.json say what each cell ran.
+mkdir -p "$E2E_TMP/sq"
+mkdata "$E2E_TMP/sq/data" 41
+ln -s data "$E2E_TMP/sq/sqlite.db"
+zcat "$here/fixtures/verdict/sqlite-v2.iolog.gz" | sed "s|^sqlite.db |$E2E_TMP/sq/sqlite.db |" \
+	>"$E2E_TMP/sq/trace.v2.iolog"
+cat >"$E2E_TMP/sq/sq.job" <<JOBEOF
+[sqlite]
+read_iolog=$E2E_TMP/sq/trace.v2.iolog
+mem_limit=32m
+JOBEOF
+budget=45
+t0=$(date +%s.%N)
+"$FAULTLINE" --verdict --budget=${budget}s --output="$E2E_TMP/sq" --quiet "$E2E_TMP/sq/sq.job" \
+	>"$E2E_TMP/sq.out" 2>"$E2E_TMP/sq.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] && pass "an untimed trace's verdict exits 0" ||
+	fail "an untimed trace's verdict exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/sq.err")"
+$PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $budget * 1.1 else 1)" &&
+	pass "an untimed trace's verdict within budget + 10 % ($(printf '%.0f' "$($PY -c "print($t1 - $t0)")") s of $budget)" ||
+	fail "an untimed trace's verdict within budget + 10 %" "took $($PY -c "print($t1 - $t0)") s"
+grep -qE "^job 'sqlite' .*: .*(replays your trace [0-9.]+x faster than|a tie within noise between .* \([0-9.]+x, )" \
+	"$E2E_TMP/sq.out" && ! grep -q "no verdict" "$E2E_TMP/sq.out" &&
+	pass "an untimed trace: a winner with its ratio, or a tie, not \"no verdict\"" ||
+	fail "an untimed trace: a winner with its ratio, or a tie, not \"no verdict\"" "$(grep "^job 'sqlite'" "$E2E_TMP/sq.out")"
+grep -q "^plan:   cells: mmap-normal \[mem_limit 32 MiB, 1 thread x depth 1\]" "$E2E_TMP/sq.out" &&
+	pass "the plan says what each cell runs" || fail "the plan says what each cell runs" "$(grep "^plan" "$E2E_TMP/sq.out")"
+pycheck "an untimed trace: judged by time, the winner the fastest ranked engine, every cell as it ran" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+(w,) = d["workloads"]
+assert w["by"] == "time_s" and w["better"] == "lower" and w["unit"] == "s", w
+assert w["trace_ios"] == 14123 and w["streams"] == 1, w
+e = w["engines"]
+ranked = {k: x["rank"]["median"] for k, x in e.items() if x["ok"] and x["ranked"]}
+assert len(ranked) >= 2 and w["winner"] in ranked, (w["winner"], ranked)
+assert w["tie"] or min(ranked, key=ranked.get) == w["winner"], (w["winner"], ranked)
+assert w["tie"] or w["ratio"] >= 1.0, w
+assert not e["io_uring-depth"]["ranked"] and "reads in flight" in e["io_uring-depth"]["whatif"], e["io_uring-depth"]
+p = d["plan"]
+assert p["threads"] is None, p
+cells = {c["engine"]: c for c in p["cells"] if c["workload"] == "sqlite"}
+for k in ("mmap-normal", "mmap-random"):
+    assert cells[k]["memory_limit"] == "mem_limit" and cells[k]["memory_bytes"] == 32 << 20, cells[k]
+assert cells["bufpool"]["memory_limit"] == "pool_size" and cells["bufpool"]["memory_bytes"] == 32 << 20, cells
+for k, c in cells.items():
+    assert c["threads"] == 1 and (c["iodepth"] == 1) == (k != "io_uring-depth"), c
+for l in d["lines"]:
+    assert "replay_no_stall=1\n" in l["job_text"], l["job_text"]
+    assert "mem_limit=32m\n" in l["job_text"] or not l["engine"].startswith("mmap"), l["job_text"]
+' "$E2E_TMP/sq/verdict.json"
+"$here/verdict-html-check" "$E2E_TMP/sq/verdict.html" >"$E2E_TMP/h.out" 2>&1 && grep -q "id='tab-cells'" "$E2E_TMP/sq/verdict.html" &&
+	pass "an untimed trace: verdict.html holds its figure and what each cell ran" ||
+	fail "an untimed trace: verdict.html holds its figure and what each cell ran" "$(cat "$E2E_TMP/h.out")"
+
+# A timed trace of two streams, as --capture writes one (a job per traced
+# thread, fio iolog version 3): one workload of both, replayed together as
+# one job's two threads, judged both ways (at its own pace by p99 and
+# whether each engine keeps up with the trace's own rate, and as fast as it
+# goes by time), each answer saying which it is. The streams are the
+# fixture's reads dealt alternately, 200 us apart.
+$PY - "$E2E_TMP/sq/trace.v2.iolog" "$E2E_TMP/sq" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")[1:]
+reads = [l for l in lines if " read " in l]
+f = reads[0].split(" ")[0]
+for k in (0, 1):
+    with open("%s/s%d.iolog" % (sys.argv[2], k), "w") as o:
+        o.write("fio version 3 iolog\n0 %s add\n0 %s open\n" % (f, f))
+        for i, l in enumerate(reads[k::2]):
+            o.write("%d %s\n" % (i * 200, l))
+PYEOF
+printf "[global]\nrw=read\nmem_limit=32m\n[pg-1]\nread_iolog=%s\n[pg-2]\nread_iolog=%s\n" \
+	"$E2E_TMP/sq/s0.iolog" "$E2E_TMP/sq/s1.iolog" >"$E2E_TMP/sq/streams.job"
+mkdir -p "$E2E_TMP/st"
+budget=60
+t0=$(date +%s.%N)
+"$FAULTLINE" --verdict --budget=${budget}s --output="$E2E_TMP/st" --quiet "$E2E_TMP/sq/streams.job" \
+	>"$E2E_TMP/st.out" 2>"$E2E_TMP/st.err"
+rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] && pass "a timed two-stream trace's verdict exits 0" ||
+	fail "a timed two-stream trace's verdict exits 0" "exit $rc" "$(tail -5 "$E2E_TMP/st.err")"
+$PY -c "import sys; sys.exit(0 if $t1 - $t0 <= $budget * 1.1 else 1)" &&
+	pass "a timed trace's verdict within budget + 10 % ($(printf '%.0f' "$($PY -c "print($t1 - $t0)")") s of $budget)" ||
+	fail "a timed trace's verdict within budget + 10 %" "took $($PY -c "print($t1 - $t0)") s"
+grep -qE "^the 2 streams of .*streams.job \(replayed together, at its own pace\) at [0-9.k]+ IOPS \(the trace's own pace\)" "$E2E_TMP/st.out" &&
+	grep -qE "^the 2 streams of .*streams.job \(replayed together, as fast as it goes\): .*(replays your trace [0-9.]+x faster than|a tie within noise)" "$E2E_TMP/st.out" &&
+	! grep -q "no verdict" "$E2E_TMP/st.out" &&
+	pass "a timed trace: two answers, at its own pace and as fast as it goes, each saying which" ||
+	fail "a timed trace: two answers, at its own pace and as fast as it goes, each saying which" "$(grep "^the 2 streams" "$E2E_TMP/st.out")"
+pycheck "a timed trace: both streams in every cell, the pace the trace's own, the depth cell only as fast as it goes" '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+w = {x["key"]: x for x in d["workloads"]}
+assert set(w) == {"streams", "streams-fast"}, list(w)
+p, f = w["streams"], w["streams-fast"]
+assert p["by"] == "p99_us" and p["paced"] and f["by"] == "time_s" and not f["paced"], (p, f)
+assert p["streams"] == 2 and f["streams"] == 2 and f["trace_ios"] == 14123, f
+# 14123 reads, 7062 and 7061 per stream, 200 us apart: the longer spans
+# 7061 * 200 us; the plan bound is well past it.
+assert abs(p["rate_iops"] - 14123 / (7061 * 200e-6)) < 1e-6 * p["rate_iops"], p["rate_iops"]
+assert "io_uring-depth" not in p["engines"] and f["engines"]["io_uring-depth"]["whatif"], (p, f)
+for l in d["lines"]:
+    t = l["job_text"]
+    assert "numjobs=2\n" in t and len(re.search("read_iolog=(.*)", t).group(1).split(":")) == 2, t
+    assert ("replay_no_stall=1\n" in t) == (l["workload"] == "streams-fast"), t
+' "$E2E_TMP/st/verdict.json"
+
+# A link to a missing file is named as one, with where it points, never
+# "File exists": in a verdict of a trace that reads it, and in a plain job.
+ln -s nowhere.db "$E2E_TMP/sq/gone.db"
+sed "s|$E2E_TMP/sq/sqlite.db |$E2E_TMP/sq/gone.db |" "$E2E_TMP/sq/trace.v2.iolog" >"$E2E_TMP/sq/gone.iolog"
+printf "[gone]\nread_iolog=%s\nmem_limit=32m\n" "$E2E_TMP/sq/gone.iolog" >"$E2E_TMP/sq/gone.job"
+expect_exit 2 "a verdict of a trace whose file is a link to nothing is refused" \
+	"$FAULTLINE" --verdict --budget=45s --output="$E2E_TMP/sq" --quiet "$E2E_TMP/sq/gone.job"
+expect_err_has "gone.db is a symbolic link to nowhere.db, which does not exist" "... naming the link and its target"
+grep -q "File exists" "$E2E_TMP/err" && fail "... and not \"File exists\"" "$(cat "$E2E_TMP/err")" || pass "... and not \"File exists\""
+expect_exit 2 "a read job on a link to nothing fails" "$FAULTLINE" --quiet --output=/dev/null --name=r \
+	--filename="$E2E_TMP/sq/gone.db" --rw=randread --size=4m --runtime=1s
+expect_err_has "gone.db is a symbolic link to nowhere.db, which does not exist" "... naming the link and its target"
+grep -q "File exists" "$E2E_TMP/err" && fail "... and not \"File exists\"" "$(cat "$E2E_TMP/err")" || pass "... and not \"File exists\""
+[ ! -e "$E2E_TMP/sq/nowhere.db" ] && pass "nothing is made through the link" || fail "nothing is made through the link"
+
 expect_exit 2 "too short a budget is refused, before anything runs" \
 	"$FAULTLINE" --verdict --budget=10s --directory="$E2E_TMP"
 expect_err_has "give at least" "... saying what budget would do"

@@ -1,4 +1,5 @@
-"""Tests for plot/faultline-plot (plot/faultline_plot.py).
+"""Tests for plot/faultline-plot (plot/faultline_plot.py), and for the
+answer figure of plot/verdict-html (plot/verdict_html.py).
 
 Run with plot/run-tests, which picks the same Python as the tool. Each test
 checks one behaviour, on the CSVs in tests/fixtures/csv or on small files it
@@ -24,6 +25,8 @@ sys.path.insert(0, PLOT_DIR)
 import faultline_plot as fp  # noqa: E402
 import matplotlib.colors  # noqa: E402
 import faultline_compare as fc  # noqa: E402
+import verdict_html as vh  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
 
 STONEWALL = os.path.join(FIXTURES, "x86-stonewall-randread.csv")  # 3 jobs
 ARM64 = os.path.join(FIXTURES, "arm64-memlimit-scan.csv")   # 2, concurrent
@@ -815,6 +818,75 @@ class CompareTests(TmpDirTest):
                                 "-o", out])
         self.assertEqual(status, 2)
         self.assertIn("cannot read", err)
+
+
+def engine(median, per=None, ranked=True, rank=None, **more):
+    """An engine of a verdict.json workload; rank: its figures by the
+    measure that decided, when that is not the workload's own."""
+    e = {"ok": True, "median": median, "lo": median, "hi": median,
+         "per_round": per or [median], "concurrency": "1 thread", "ranked": ranked}
+    if rank is not None:
+        e["rank"] = {"median": rank, "lo": rank, "hi": rank, "per_round": [rank]}
+    e.update(more)
+    return e
+
+
+class VerdictAnswerFigureTests(unittest.TestCase):
+    """The answer figure marks the best engine by the measure that decided,
+    never the worst: the green bar is the best of the bars drawn."""
+
+    def bars(self, w):
+        fig = vh.answer_figure(w, plt)
+        ax = fig.axes[0]
+        out = [(p.get_width(), matplotlib.colors.to_hex(p.get_facecolor()))
+               for p in ax.patches]
+        plt.close(fig)
+        return out
+
+    def green(self, bars):
+        g = [wd for wd, c in bars if c == matplotlib.colors.to_hex("tab:green")]
+        self.assertEqual(len(g), 1, bars)
+        return g[0]
+
+    def test_lower_p99_wins_and_out_of_ranking_has_no_green(self):
+        # The winner held the pace; one with a lower p99 did not keep up
+        # (no bar), and the depth what-if, faster still, is not green.
+        w = {"key": "t", "unit": "us p99", "better": "lower", "winner": "bufpool", "tie": False,
+             "paced": True, "engines": {
+                 "mmap-normal": engine(50.0, ranked=False, behind="did not keep up: 10 of 100 IOPS"),
+                 "mmap-random": engine(500.0),
+                 "bufpool": engine(300.0),
+                 "io_uring-depth": engine(100.0, ranked=False, whatif="if the program could have had 8")}}
+        bars = self.bars(w)
+        self.assertEqual(len(bars), 3)           # the one behind has no bar
+        ranked = [wd for wd, c in bars if c in (matplotlib.colors.to_hex("tab:green"), "#b0b0b0")]
+        self.assertEqual(self.green(bars), min(ranked))
+
+    def test_rate_no_engine_held_draws_the_iops_that_decided(self):
+        # No engine held the rate: delivered IOPS decided, higher is
+        # better; the p99 of the winner is the worst, and must not be drawn.
+        w = {"key": "t", "unit": "us p99", "rank_unit": "IOPS", "better": "higher",
+             "rate_held_by_none": True, "winner": "io_uring-depth", "tie": False, "engines": {
+                 "mmap-random": engine(900.0, rank=2000.0),
+                 "bufpool": engine(800.0, rank=3000.0),
+                 "io_uring-depth": engine(3482.0, rank=80000.0)}}
+        bars = self.bars(w)
+        self.assertEqual(self.green(bars), 80000.0)
+        self.assertEqual(self.green(bars), max(wd for wd, _ in bars))
+
+    def test_replay_time_lowest_is_green(self):
+        w = {"key": "t", "unit": "s", "by": "time_s", "better": "lower", "winner": "bufpool",
+             "tie": False, "engines": {
+                 "mmap-normal": engine(7.67, rounds_cut_short=1),
+                 "mmap-random": engine(0.56 * 1.2),
+                 "bufpool": engine(0.56)}}
+        bars = self.bars(w)
+        self.assertEqual(self.green(bars), min(wd for wd, _ in bars))
+
+    def test_a_tie_has_no_green(self):
+        w = {"key": "t", "unit": "s", "by": "time_s", "better": "lower", "winner": "bufpool",
+             "tie": True, "engines": {"mmap-random": engine(0.58), "bufpool": engine(0.56)}}
+        self.assertNotIn(matplotlib.colors.to_hex("tab:green"), [c for _, c in self.bars(w)])
 
 
 class CountingResult(unittest.TextTestResult):
