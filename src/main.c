@@ -651,7 +651,7 @@ int main(int argc, char **argv)
 	 * leave before rank 0 has written everything. */
 	if (ranks_on())
 		ranks_barrier(&e);
-	ranks_finalize();
+	ranks_finalize(status);
 	return status;
 }
 
