@@ -10,6 +10,12 @@
  * MPI's ABI (libmpi.so.40, Open MPI 3 to 5), the MPI SPEC 14 names.
  *
  * Only the controller (main) thread calls MPI: MPI_THREAD_FUNNELED.
+ *
+ * Every exchange is rank 0 hearing from each other rank, then answering
+ * each, point to point: a rank that stops answering is one rank 0 can
+ * name, and leave out from then on (MPI's collectives would hang, or
+ * fail without saying whom they missed). Each answer carries how many
+ * ranks rank 0 has lost, so the others stop their jobs too.
  */
 #include "mpi/ranks.h"
 
@@ -351,13 +357,7 @@ static void too_big(size_t len)
 	ranks_abort(1);
 }
 
-/*
- * Every exchange is rank 0 hearing from each other rank, then answering
- * each: a rank that stops answering is one rank 0 can name, and leave
- * out from then on (the collectives of MPI would hang, or fail without
- * saying whom they missed). Each answer carries how many ranks rank 0
- * has lost, so the others stop their jobs too.
- */
+/* Rank 0 learns every rank's host name, to name a lost one. */
 static void share_hosts(void)
 {
 	if (my_rank == 0) {
