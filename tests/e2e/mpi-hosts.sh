@@ -34,6 +34,18 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan-mpi.supp:print_suppressions=0"
 fi
 
+# What a run of this suite killed by SIGKILL left (its shell is gone):
+# namespaces named fl<pid>x<n>h0..h2 and fl<pid>x<n>hub, whatever still
+# runs in them, then the namespaces.
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^fl[0-9]+x[0-9]+(h[0-2]|hub)$'); do
+	owner=${ns#fl}
+	owner=${owner%%x*}
+	kill -0 "$owner" 2>/dev/null && continue
+	p=$(ip netns pids "$ns" 2>/dev/null)
+	[ -n "$p" ] && kill -9 $p 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+done
+
 tag=fl$$x$RANDOM
 hub=${tag}hub
 H=("${tag}h0" "${tag}h1" "${tag}h2")
