@@ -588,7 +588,9 @@ static int ranks_agree(int ret, const struct err *e)
 		return ret;
 	/* "host\tmessage", or "" for a rank that got through. */
 	snprintf(mine, sizeof(mine), "%s%s%s", ret ? ranks_host() : "", ret ? "\t" : "", ret ? e->msg : "");
-	if (ranks_gather(mine, strlen(mine) + 1, &all, lens, &ge) || ranks_max(&bad, 1, &ge)) {
+	/* First a wait without a deadline: another rank may still be laying
+	 * out a large file, and the gather's deadline would take it for lost. */
+	if (ranks_barrier(&ge) || ranks_gather(mine, strlen(mine) + 1, &all, lens, &ge) || ranks_max(&bad, 1, &ge)) {
 		free(all);
 		return ret ? ret : -EIO;
 	}
@@ -651,7 +653,7 @@ int main(int argc, char **argv)
 	 * leave before rank 0 has written everything. */
 	if (ranks_on())
 		ranks_barrier(&e);
-	ranks_finalize();
+	ranks_finalize(status);
 	return status;
 }
 

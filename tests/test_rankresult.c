@@ -3,7 +3,8 @@
  * the aggregate's percentiles are those of one histogram fed every
  * rank's samples (not an average of the ranks' percentiles), histograms
  * survive packing for the trip to rank 0, counts add up, an error is
- * named by its rank and host; and the CSV's all row, column by name.
+ * named by its rank and host, a lost rank is named and nothing made up
+ * for it; and the CSV's all row, column by name.
  */
 #include <errno.h>
 #include <math.h>
@@ -173,6 +174,47 @@ static void test_merge_counts_and_error(void **state)
 	assert_null(agg.w);
 }
 
+/* A rank rank 0 stopped hearing from: named in the JSON (ranks[].lost,
+ * lost_ranks[]) and in the summary, with nothing made up for it. */
+static void test_lost_rank_named(void **state)
+{
+	char *hosts[NR] = { "n1", "n2", "n3" }, *normal[NR] = { "rank 0's summary\n", "rank 1's summary\n", NULL };
+	json_t *docs[NR] = { NULL, NULL, NULL }, *root, *fl, *lost, *ranks;
+	bool gone[NR] = { false, false, true };
+	struct rank_outputs o = { .nranks = NR, .hosts = hosts, .lost = gone, .normal = normal, .json = docs };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	root = rankresult_json(&o);
+	assert_non_null(root);
+	fl = json_object_get(root, "faultline");
+	lost = json_object_get(fl, "lost_ranks");
+	ranks = json_object_get(fl, "ranks");
+	assert_int_equal(json_array_size(lost), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(lost, 0), "rank")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(lost, 0), "host")), "n3");
+	assert_int_equal(json_array_size(ranks), NR);
+	for (int r = 0; r < NR; r++)
+		assert_int_equal(json_is_true(json_object_get(json_array_get(ranks, r), "lost")), r == 2);
+	json_decref(root);
+	gone[2] = false;
+	root = rankresult_json(&o);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(root, "faultline"), "lost_ranks")), 0);
+	json_decref(root);
+	gone[2] = true;
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	rankresult_report(f, &o);
+	fclose(f);
+	assert_non_null(strstr(text, "==== rank 2 of 3, on n3 ====\n(lost: "));
+	assert_non_null(strstr(text, "rank 1's summary"));
+	assert_non_null(strstr(text, "==== all 3 ranks but the 1 lost: "));
+	free(text);
+}
+
 /* The cell of column @name in @line under @header. */
 static void cell(const char *header, const char *line, const char *name, char *out, size_t cap)
 {
@@ -260,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_pack_rejects_damage),
 		cmocka_unit_test(test_merge_counts_and_error),
 		cmocka_unit_test(test_all_row_by_name),
+		cmocka_unit_test(test_lost_rank_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

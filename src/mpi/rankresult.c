@@ -393,11 +393,12 @@ int rankresult_gather(const struct run_result *mine, bool want_normal, bool want
 
 	o->nranks = nr;
 	o->hosts = calloc((size_t)nr, sizeof(char *));
+	o->lost = calloc((size_t)nr, sizeof(bool));
 	o->normal = calloc((size_t)nr, sizeof(char *));
 	o->json = calloc((size_t)nr, sizeof(json_t *));
 	rj = calloc((size_t)nr, sizeof(*rj));
 	njobs = calloc((size_t)nr, sizeof(*njobs));
-	if (!o->hosts || !o->normal || !o->json || !rj || !njobs) {
+	if (!o->hosts || !o->lost || !o->normal || !o->json || !rj || !njobs) {
 		ret = err_set(e, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -409,6 +410,18 @@ int rankresult_gather(const struct run_result *mine, bool want_normal, bool want
 			char *js;
 
 			off += lens[r];
+			if (ranks_is_lost(r)) {
+				/* Nothing of it came: named, left out of the aggregate. */
+				o->lost[r] = true;
+				o->hosts[r] = strdup(ranks_host_of(r));
+				njobs[r] = 0;
+				rj[r] = calloc(1, sizeof(**rj));
+				if (!rj[r] || !o->hosts[r]) {
+					ret = err_set(e, ENOMEM, "out of memory");
+					goto out;
+				}
+				continue;
+			}
 			o->hosts[r] = get_str(&rd);
 			o->normal[r] = get_str(&rd);
 			js = get_str(&rd);
@@ -450,15 +463,31 @@ out:
 
 /* ---- writing -------------------------------------------------------- */
 
+static int nlost(const struct rank_outputs *o)
+{
+	int n = 0;
+
+	for (int r = 0; o->lost && r < o->nranks; r++)
+		n += o->lost[r];
+	return n;
+}
+
 int rankresult_report(FILE *f, const struct rank_outputs *o)
 {
 	for (int r = 0; r < o->nranks; r++) {
 		fprintf(f, "==== rank %d of %d, on %s ====\n", r, o->nranks, o->hosts[r]);
-		fputs(o->normal[r] ? o->normal[r] : "(no summary reached rank 0)\n", f);
+		if (o->lost && o->lost[r])
+			fputs("(lost: rank 0 stopped hearing from it; its rows end there)\n", f);
+		else
+			fputs(o->normal[r] ? o->normal[r] : "(no summary reached rank 0)\n", f);
 		fputc('\n', f);
 	}
-	fprintf(f, "==== all %d ranks: counts and rates summed, runtime the longest, "
-		"latency from the merged histograms ====\n", o->nranks);
+	if (nlost(o))
+		fprintf(f, "==== all %d ranks but the %d lost: counts", o->nranks, nlost(o));
+	else
+		fprintf(f, "==== all %d ranks: counts", o->nranks);
+	fprintf(f, " and rates summed, runtime the longest, "
+		"latency from the merged histograms ====\n");
 	return report_jobs(f, &o->agg);
 }
 
@@ -476,7 +505,7 @@ static void tag(json_t *job, json_t *rank, const char *host)
 
 json_t *rankresult_json(const struct rank_outputs *o)
 {
-	json_t *root, *jobs, *ranks, *disks, *agg, *fl;
+	json_t *root, *jobs, *ranks, *disks, *agg, *fl, *lost;
 	size_t i;
 	json_t *v;
 
@@ -484,7 +513,8 @@ json_t *rankresult_json(const struct rank_outputs *o)
 	jobs = json_array();
 	ranks = json_array();
 	disks = json_array();
-	if (!root || !jobs || !ranks || !disks)
+	lost = json_array();
+	if (!root || !jobs || !ranks || !disks || !lost)
 		goto oom;
 	for (int r = 0; r < o->nranks; r++) {
 		json_t *doc = o->json[r], *rk = json_object(), *rfl;
@@ -497,7 +527,10 @@ json_t *rankresult_json(const struct rank_outputs *o)
 		json_object_set(rk, "host_facts", rfl ? json_object_get(rfl, "host") : json_null());
 		json_object_set(rk, "system", rfl ? json_object_get(rfl, "system") : json_null());
 		json_object_set(rk, "interrupted", rfl ? json_object_get(rfl, "interrupted") : json_null());
+		json_object_set_new(rk, "lost", json_boolean(o->lost && o->lost[r]));
 		json_array_append_new(ranks, rk);
+		if (o->lost && o->lost[r])
+			json_array_append_new(lost, json_pack("{s:i, s:s}", "rank", r, "host", o->hosts[r]));
 		if (!doc)
 			continue;
 		json_array_foreach(json_object_get(doc, "jobs"), i, v) {
@@ -534,12 +567,14 @@ json_t *rankresult_json(const struct rank_outputs *o)
 	}
 	json_object_set_new(fl, "nranks", json_integer(o->nranks));
 	json_object_set_new(fl, "ranks", ranks);
+	json_object_set_new(fl, "lost_ranks", lost);
 	return root;
 oom:
 	json_decref(root);
 	json_decref(jobs);
 	json_decref(ranks);
 	json_decref(disks);
+	json_decref(lost);
 	return NULL;
 }
 
@@ -554,6 +589,7 @@ void rankresult_free(struct rank_outputs *o)
 			json_decref(o->json[r]);
 	}
 	free(o->hosts);
+	free(o->lost);
 	free(o->normal);
 	free(o->json);
 	free(o->agg.jobs);

@@ -17,6 +17,7 @@
 struct rank_outputs {
 	int nranks;
 	char **hosts;			/* per rank */
+	bool *lost;			/* per rank: rank 0 stopped hearing from it */
 	char **normal;			/* per rank: its summary text */
 	json_t **json;			/* per rank: its JSON document */
 	struct run_result agg;		/* the aggregate: one job per job of rank 0 */

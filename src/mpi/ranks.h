@@ -8,11 +8,13 @@
  * through the few collectives below. Without a launcher every function
  * here is a no-op and ranks_on() is false.
  *
- * Every wait is a non-blocking collective polled with short sleeps, so
- * a rank that waits leaves its CPU to the workers (Open MPI's blocking
- * calls spin), and a wait that should end within an interval has a
- * deadline: past it the rank aborts the whole launch (MPI_Abort) rather
- * than hang behind a rank that stopped answering.
+ * Every exchange is point to point through rank 0, polled with short
+ * sleeps, so a rank that waits leaves its CPU to the workers (Open MPI's
+ * blocking calls spin), and a wait that should end within an interval
+ * has a deadline. Past it, rank 0 names the ranks it did not hear from
+ * as lost and goes on without them (the run then ends with what the
+ * others have); another rank that does not hear from rank 0 says so and
+ * ends.
  */
 #ifndef FAULTLINE_RANKS_H
 #define FAULTLINE_RANKS_H
@@ -51,7 +53,19 @@ int ranks_gather(const void *buf, size_t len, char **all, size_t *lens, struct e
 
 /* End the whole launch now, with @code. */
 void ranks_abort(int code) __attribute__((noreturn));
-/* MPI_Finalize, once, when initialised. */
-void ranks_finalize(void);
+/* MPI_Finalize, once, when initialised; with a rank lost, MPI_Abort
+ * with @status (1 if 0) instead, as MPI_Finalize would wait for it. */
+void ranks_finalize(int status);
+
+/* How many ranks rank 0 stopped waiting for (at another rank: as rank
+ * 0 last said). A wait with a deadline that a rank misses makes rank 0
+ * name it on stderr, leave it out of every later exchange and gather
+ * (its length 0) and tell the others; the run then ends with what the
+ * other ranks have. */
+int ranks_lost(void);
+/* Rank 0: was @rank lost? */
+bool ranks_is_lost(int rank);
+/* Rank 0: @rank's host name ("?" elsewhere). */
+const char *ranks_host_of(int rank);
 
 #endif

@@ -582,7 +582,8 @@ static int mpi_exchange(struct run *r, unsigned left, bool just_done, uint64_t c
 
 		if (ret)
 			return ret;
-		if (flags[1])
+		/* A rank lost (mpi/ranks.h): the others end with what they have. */
+		if (flags[1] || ranks_lost())
 			run_request_stop(r);
 		*all_done = !flags[0];
 	}
@@ -873,8 +874,10 @@ int run_execute(struct run *r, struct err *e)
 
 		/* Under MPI the ranks agree before each group, so a signal
 		 * seen by one rank alone stops them all at the same place. */
-		if (r->rows && ranks_max(&stop, 1, e) == 0 && stop)
+		if (r->rows && ranks_max(&stop, 1, e) == 0 && (stop || ranks_lost())) {
+			stop = 1;
 			run_request_stop(r);
+		}
 		if (stop || r->exit_all)
 			break;
 
