@@ -643,7 +643,7 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 	const struct gen_sdir *sd = &s->d[dir];
 	struct gen_starget *st;
 	bool random = false;
-	uint64_t pos = 0, l;
+	uint64_t pos = 0, l, room;
 	unsigned ti;
 
 	if ((g->c.number_ios && g->reqs >= g->c.number_ios) ||
@@ -687,7 +687,14 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 		g->done = true;
 		return 0;
 	}
-	l = shape_len(g, sd, st->len - pos);
+	room = st->len - pos;
+	/* fio's random map cuts a request at the first block a pass has
+	 * already done, so a pass of random requests moves exactly the
+	 * region's bytes; here the last one is cut to what the passes have
+	 * left (a sequential walk ends at the region's end by itself). */
+	if (s->stop_bytes && s->stop_bytes - g->issued < room)
+		room = s->stop_bytes - g->issued;
+	l = shape_len(g, sd, room);
 	s->zone_bytes += l;
 	st->last_start[dir] = pos;
 	st->last_pos[dir] = pos + l;
