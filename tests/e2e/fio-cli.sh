@@ -80,4 +80,122 @@ expect_exit 0 "bssplit=4k/60:8k/40:16k (the rest to 16k) accepted" "$FAULTLINE" 
 expect_exit 0 "bssplit=4k/50:8k/50, (reads only) accepted" "$FAULTLINE" --parse-only \
 	--name=j --ioengine=null --bssplit=4k/50:8k/50,
 
+# ---- the command line beside a job file ------------------------------
+
+cat >"$T/p1.fio" <<'EOF'
+[global]
+ioengine=null
+bs=8k
+size=1m
+
+[a]
+rw=read
+iodepth=4
+
+[b]
+rw=randread
+bs=16k
+
+[global]
+bs=32k
+
+[c]
+rw=read
+EOF
+printf '[d]\nioengine=null\nsize=1m\nrw=read\n' >"$T/p2.fio"
+
+# Each job's name, request size, bytes, and its "job options", then the
+# run's "global options": what fio and faultline must agree on.
+cat >"$T/jobs.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for j in d["jobs"]:
+    r = j["read"]
+    print(j["jobname"], r["io_bytes"] // max(1, r["total_ios"]), r["io_bytes"], sorted(j.get("job options", {}).items()))
+print("global", sorted(d.get("global options", {}).items()))
+EOF
+side() { # name args...: the same command under fio and faultline
+	local name=$1 tag=$2
+	shift 2
+	if ! "$FAULTLINE" --quiet --output-format=json --output="$T/$tag-fl.json" "$@" 2>"$T/err"; then
+		fail "$name: faultline runs it" "$(head -3 "$T/err")"
+		return
+	fi
+	if ! $have_fio; then
+		echo "skip - $name: fio not installed, no side-by-side comparison"
+		return
+	fi
+	fio --output-format=json --output="$T/$tag-fio.json" "$@" >/dev/null 2>&1 ||
+		{ fail "$name: fio runs it"; return; }
+	if diff <("$PY" "$T/jobs.py" "$T/$tag-fio.json") <("$PY" "$T/jobs.py" "$T/$tag-fl.json") \
+		>"$T/diff"; then
+		pass "$name: the same jobs, sizes, bytes, job and global options as fio's"
+	else
+		fail "$name: the same jobs, sizes, bytes, job and global options as fio's" \
+			"$(head -c 1500 "$T/diff")"
+	fi
+}
+# The command line's bs and size beneath the file's [global] and jobs.
+side "--bs=64k --size=2m p1.fio" prec --bs=64k --size=2m "$T/p1.fio"
+side "an option after the file name" after "$T/p2.fio" --bs=64k
+side "--section=b --section=c" sect --section=b --section=c --bs=64k "$T/p1.fio"
+side "a command-line job beside a file" clijob --bs=64k "$T/p2.fio" --name=z --ioengine=null \
+	--size=1m --rw=read
+pycheck "precedence: job over the file's [global] over the command line over the default" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+bs = {j["jobname"]: j["faultline"]["options"]["bs"] for j in d["jobs"]}
+size = {j["jobname"]: j["faultline"]["options"]["size"] for j in d["jobs"]}
+assert bs == {"a": "8k", "b": "16k", "c": "32k"}, bs
+assert size == {"a": "1m", "b": "1m", "c": "1m"}, size
+' "$T/prec-fl.json"
+pycheck "a command-line job runs first and lists its name, as fio's" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [j["jobname"] for j in d["jobs"]] == ["z", "d"], d["jobs"]
+assert d["jobs"][0]["job options"]["name"] == "z" and d["jobs"][1]["faultline"]["options"]["bs"] == "64k"
+' "$T/clijob-fl.json"
+
+# The issue's case: a file with no runtime of its own, timed from the
+# command line (null engine, 1 TiB: without --runtime it would run for
+# hours). The lower bound is the schedule's; the upper one only says the
+# run stopped.
+printf '[t]\nioengine=null\nsize=1t\nrw=read\n' >"$T/t.fio"
+expect_exit 0 "--runtime=1 --time_based t.fio runs" timeout 60 "$FAULTLINE" --quiet --runtime=1 \
+	--time_based "$T/t.fio" --output-format=json --output="$T/t.json"
+pycheck "--runtime=1 --time_based t.fio: the job ran for about 1 s" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = d["jobs"][0]
+assert 1000 <= j["read"]["runtime"] < 10000, j["read"]["runtime"]
+assert d["global options"] == {"runtime": "1"}, d["global options"]
+assert j["job options"] == {"ioengine": "null", "size": "1t", "rw": "read"}, j["job options"]
+' "$T/t.json"
+
+expect_exit 2 "--section naming no job" "$FAULTLINE" --parse-only --section=nope "$T/p1.fio"
+expect_err_has "--section=nope: no job of that name" "--section=nope: says no job has the name"
+expect_exit 2 "--section without a name" "$FAULTLINE" --parse-only --section "$T/p1.fio"
+expect_exit 2 "a bad command-line global beside a file" "$FAULTLINE" --parse-only --numjobs=0 \
+	"$T/p2.fio"
+expect_err_has "numjobs=0 at command line:1" "names the command line's argument, not the file"
+expect_exit 2 "options without a --name and without a file" "$FAULTLINE" --parse-only --bs=4k
+expect_err_has "no --name=NAME" "says a job needs --name"
+
+# ---- job options: what the job set, nothing else -------------------------
+
+printf '[global]\nioengine=null\nsize=4m\n\n[j]\nrw=randread\nblocksize=8k\n' >"$T/o.fio"
+expect_exit 0 "a job of rw and blocksize runs" "$FAULTLINE" --quiet "$T/o.fio" \
+	--output-format=json --output="$T/o.json"
+pycheck "job options list rw (and bs for blocksize) but no option the job never set" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["jobs"][0]["job options"]
+assert o == {"rw": "randread", "bs": "8k"}, o
+for never in ("steadystate", "zonemode", "iodepth", "numjobs", "ioengine"):
+    assert never not in o, (never, o)
+assert d["global options"] == {"ioengine": "null", "size": "4m"}, d["global options"]
+r = d["jobs"][0]["faultline"]["options"]
+assert r["iodepth"] == "1" and r["zonemode"] == "none" and r["bs"] == "8k", r
+' "$T/o.json"
+
 e2e_done
