@@ -141,7 +141,8 @@ static int joblist_splice(struct joblist *to, struct joblist *from)
 	if (!g && to->nglobals + from->nglobals)
 		return -ENOMEM;
 	to->globals = g;
-	memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
+	if (from->n)	/* a command line of globals alone has no jobs */
+		memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
 	to->n += from->n;
 	free(from->jobs);
 	from->jobs = NULL;
