@@ -671,6 +671,30 @@ static void test_cmdline_beside_file(void **state)
 	joblist_free(&jl);
 }
 
+/* fio separates job files by a stonewall; the command line's globals
+ * reach every file here (fio 3.33: the first only). */
+static void test_cmdline_two_files(void **state)
+{
+	char *argv[] = { "--bs=64k", "--name=z", "--filename=/dev/null" };
+	struct jobfile_src src[] = {
+		{ "a.fio", "[global]\nfilename=/dev/null\n[a1]\n[a2]\n" },
+		{ "b.fio", "[b1]\nfilename=/dev/null\n[b2]\nfilename=/dev/null\n" },
+	};
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(jobfile_parse_cmdline(&jl, 3, argv, 2, src, NULL, &e), 0);
+	assert_int_equal(jl.n, 5);
+	assert_string_equal(jl.jobs[0]->name, "z");
+	assert_false(jl.jobs[1]->stonewall);	/* a1: the first file's */
+	assert_false(jl.jobs[2]->stonewall);
+	assert_true(jl.jobs[3]->stonewall);	/* b1: the second file starts */
+	assert_false(jl.jobs[4]->stonewall);
+	assert_int_equal(jl.jobs[3]->bs, 65536);
+	joblist_free(&jl);
+}
+
 /* A command-line global a file's job inherited is named where it was
  * given; --section keeps the named jobs only and refuses a name no job
  * has. */
@@ -1251,6 +1275,7 @@ int main(void)
 		cmocka_unit_test_setup(test_global_options_as_written, setup),
 		cmocka_unit_test_setup(test_job_options_as_set, setup),
 		cmocka_unit_test_setup(test_cmdline_beside_file, setup),
+		cmocka_unit_test_setup(test_cmdline_two_files, setup),
 		cmocka_unit_test_setup(test_cmdline_where_and_section, setup),
 		cmocka_unit_test_setup(test_log_options, setup),
 		cmocka_unit_test_setup(test_files_start_fresh, setup),

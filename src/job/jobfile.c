@@ -824,8 +824,15 @@ int jobfile_parse_cmdline(struct joblist *jl, int argc, char **argv, unsigned ns
 	/* fio runs the command line's jobs first, then the files'. */
 	if (!ret)
 		ret = parser_finish(&p, &all, e);
-	for (unsigned i = 0; i < nsrc && !ret; i++)
+	for (unsigned i = 0, first = 0; i < nsrc && !ret; i++) {
+		unsigned before = all.n;
+
 		ret = parse_source(&all, &src[i], &p.global, sel, e);
+		/* fio separates job files by a stonewall: the first job of
+		 * every file after the first waits for all before it. */
+		if (!ret && all.n > before && first++)
+			all.jobs[before]->stonewall = true;
+	}
 	parser_free(&p);
 	if (!ret)
 		ret = select_check(sel, all.n, e);

@@ -141,6 +141,16 @@ side "an option after the file name" after "$T/p2.fio" --bs=64k
 side "--section=b --section=c" sect --section=b --section=c --bs=64k "$T/p1.fio"
 side "a command-line job beside a file" clijob --bs=64k "$T/p2.fio" --name=z --ioengine=null \
 	--size=1m --rw=read
+# Two files: fio separates them by a stonewall (the second file's first
+# job starts a group). The command line's bs reaches both here; fio 3.33
+# applies it to the first file only (the man page says so).
+"$FAULTLINE" --quiet --output-format=json --output="$T/two-fl.json" --bs=64k "$T/p1.fio" "$T/p2.fio"
+pycheck "two job files: the second starts a new group, as fio's; --bs reaches both" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(j["jobname"], j["groupid"]) for j in d["jobs"]] == [("a", 0), ("b", 0), ("c", 0), ("d", 1)], d["jobs"]
+assert d["jobs"][3]["faultline"]["options"]["bs"] == "64k"
+' "$T/two-fl.json"
 pycheck "precedence: job over the file's [global] over the command line over the default" '
 import json, sys
 d = json.load(open(sys.argv[1]))
