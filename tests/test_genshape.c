@@ -476,6 +476,8 @@ static void test_loops_number_ios(void **state)
 	static const char *const seq[] = { "rw", "read", "loops", "3", NULL };
 	static const char *const rnd[] = { "rw", "randread", "loops", "2", "bssplit",
 					   "4k/50:8k/50", NULL };
+	static const char *const rnd_io[] = { "rw", "randread", "io_size", "2m", "bssplit",
+					      "4k/50:64k/50", NULL };
 	static const char *const nios[] = { "rw", "randread", "number_ios", "1000", NULL };
 	struct job j;
 	struct gen g;
@@ -493,6 +495,15 @@ static void test_loops_number_ios(void **state)
 	 * random map cuts the request that would run past them) */
 	option_release(&j);
 	job_of(&j, rnd);
+	gen_of(&g, &j, MB);
+	count_all(&g, &bytes);
+	assert_int_equal(bytes, 2 * MB);
+	gen_free(&g);
+
+	/* io_size of two passes: each pass ends on the region's bytes, so
+	 * the limit is met exactly */
+	option_release(&j);
+	job_of(&j, rnd_io);
 	gen_of(&g, &j, MB);
 	count_all(&g, &bytes);
 	assert_int_equal(bytes, 2 * MB);

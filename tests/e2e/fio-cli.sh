@@ -43,6 +43,23 @@ for shape in "--bssplit=4k/75:64k/25" "--bsrange=4k-64k" "--bssplit=4k/50:8k/20:
 	done
 done
 
+# io_size a whole number of passes (equal to size, or twice it): fio's
+# random map ends every pass on the region's bytes, so fio moves io_size
+# exactly; so does faultline.
+for rw in randread randrw; do
+	for sz in "--size=64m --io_size=64m" "--size=32m --io_size=64m"; do
+		n=$((n + 1))
+		args=(--name=b --ioengine=null --rw=$rw --bssplit=4k/75:64k/25 $sz)
+		"$FAULTLINE" --quiet "${args[@]}" --output-format=json --output="$T/b$n.json"
+		want=67108864
+		$have_fio && fio "${args[@]}" --output-format=json --output="$T/f$n.json" >/dev/null 2>&1 &&
+			want=$(moved "$T/f$n.json" | cut -d' ' -f1)
+		got=$(moved "$T/b$n.json" | cut -d' ' -f1)
+		[ "$got" = "$want" ] && pass "$rw $sz: $got bytes, as fio" ||
+			fail "$rw $sz: $got bytes, fio $want"
+	done
+done
+
 # number_ios counts requests, as fio's; io_size (fio's too) is passed by
 # less than one request: fio stops issuing once it reached it.
 "$FAULTLINE" --quiet --name=n --ioengine=null --rw=randread --bssplit=4k/75:64k/25 --size=64m \
