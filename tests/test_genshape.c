@@ -592,6 +592,8 @@ static void test_parse_errors(void **state)
 		{ "rw", "randread:0" },
 		{ "percentage_random", "101" },
 		{ "bsrange", "4k" },
+		{ "bsrange", "," },			/* no range at all */
+		{ "bsrange", "0-4k" },
 		{ "zonemode", "zbd" },			/* zoned block devices: refused */
 		{ "random_distribution", "sequence:" },
 		{ "random_distribution", "sequence:1,-2" },

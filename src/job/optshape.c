@@ -187,7 +187,7 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 	static char parts[2][PART_MAX];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
+	if (!val || split_dirs(val, parts, given) || (!given[0] && !given[1]))
 		return opt_fail(c, val, e, "expected min-max, e.g. 1k-16k (a second range after "
 				"a comma is for writes)");
 	for (unsigned d = 0; d < 2; d++) {
