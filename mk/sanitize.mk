@@ -68,7 +68,7 @@ SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
 # killer); the code they run is the engines', the sampler's and the
 # cgroup module's, which the suites here and test_cgroup, test_memneed
 # run under ASan, and both run alone, holding every other lane.
-E2E_ASAN = async badinput bufpool engines fio-examples fio-json reliability reqopts \
+E2E_ASAN = async badinput bufpool engines fio-cli fio-examples fio-json reliability reqopts \
 	   replay runctl shapes telemetry verdict vmcache writeback writes
 check-asan: deps
 	$(call san_build,asan)

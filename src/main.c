@@ -69,6 +69,8 @@ struct cli {
 	char **jobargs;		/* fio-style job options, in order */
 	int nfiles;
 	char **files;
+	unsigned nsections;
+	const char **sections;	/* --section=NAME: only the jobs so named */
 };
 
 static void usage(FILE *f)
@@ -85,6 +87,10 @@ static void usage(FILE *f)
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"
+		"\n"
+		"job options beside job files (fio's): --OPT=VAL before any --name applies to every\n"
+		"  job file's jobs, beneath each file's own [global] and job sections;\n"
+		"  --section=NAME (repeatable) runs only the jobs so named\n"
 		"\n"
 		"output options:\n"
 		"  --output=FILE                 summary to FILE (default stdout)\n"
@@ -145,7 +151,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 	c->interval_ns = INTERVAL_DEFAULT_NS;
 	c->jobargs = calloc((size_t)argc, sizeof(char *));
 	c->files = calloc((size_t)argc, sizeof(char *));
-	if (!c->jobargs || !c->files)
+	c->sections = calloc((size_t)argc, sizeof(char *));
+	if (!c->jobargs || !c->files || !c->sections)
 		return EXIT_INVALID;
 
 	for (int i = 1; i < argc; i++) {
@@ -215,6 +222,12 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			c->target = v;
 		} else if (is(a, "--mount-tracefs", &v) && !v) {
 			c->mount_tracefs = true;
+		} else if (is(a, "--section", &v)) {
+			if (!v || !*v) {
+				fprintf(stderr, "faultline: --section needs a job's name: --section=NAME\n");
+				return EXIT_INVALID;
+			}
+			c->sections[c->nsections++] = v;
 		} else if (!strncmp(a, "--", 2)) {
 			c->jobargs[c->njobargs++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
@@ -315,28 +328,29 @@ static void say_warning(void *arg, const char *msg)
 	print_warning(msg);
 }
 
+/* The demo's jobs, the job files' and the command line's, as fio
+ * orders them (jobfile_parse_cmdline). */
 static int load_jobs(struct cli *c, struct joblist *jl, struct err *e)
 {
+	struct jobfile_src *src = calloc((size_t)c->nfiles + 1, sizeof(*src));
+	bool *found = calloc(c->nsections + 1, sizeof(*found));
+	struct jobfile_select sel = { .n = c->nsections, .names = c->sections, .found = found };
+	unsigned n = 0;
 	int ret;
 
-	if (c->demo) {
-		ret = jobfile_parse_text(jl, "jobs/demo.job (embedded)", demo_job_text, e);
-		if (ret)
-			return ret;
+	if (!src || !found) {
+		free(src);
+		free(found);
+		return err_set(e, ENOMEM, "out of memory");
 	}
-	for (int i = 0; i < c->nfiles; i++) {
-		ret = jobfile_parse_file(jl, c->files[i], e);
-		if (ret)
-			return ret;
-	}
-	if (c->njobargs) {
-		ret = jobfile_parse_args(jl, c->njobargs, c->jobargs, e);
-		if (ret)
-			return ret;
-	}
-	if (jl->n == 0)
-		return err_set(e, EINVAL, "no jobs given (a job file, --name=... options, or --demo; see --help)");
-	return 0;
+	if (c->demo)
+		src[n++] = (struct jobfile_src){ "jobs/demo.job (embedded)", demo_job_text };
+	for (int i = 0; i < c->nfiles; i++)
+		src[n++] = (struct jobfile_src){ c->files[i], NULL };
+	ret = jobfile_parse_cmdline(jl, c->njobargs, c->jobargs, n, src, &sel, e);
+	free(src);
+	free(found);
+	return ret;
 }
 
 /* Where the demo's outputs go unless the user chose: the current
@@ -691,6 +705,11 @@ static int faultline_main(int argc, char **argv)
 		goto out_cli;
 	}
 
+	if (c.verdict && c.nsections) {
+		fprintf(stderr, "faultline: --verdict runs every job of its job files, not --section's\n");
+		status = EXIT_INVALID;
+		goto out_cli;
+	}
 	if (c.verdict) {
 		status = run_verdict(&c, argc, argv);
 		goto out_cli;
@@ -797,6 +816,7 @@ out_cli:
 	if (mounted_tracefs)
 		tracefmt_umount();
 	free(c.jobargs);
+	free(c.sections);
 	free(c.files);
 	return status;
 }

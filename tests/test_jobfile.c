@@ -538,12 +538,12 @@ static void test_global_inheritance(void **state)
 	joblist_free(&jl);
 }
 
-/* fio's "global options": every [global] option as written (alias,
- * value, a bare boolean as "1"), in order, over every file and the
- * command line; a failed parse adds none. */
+/* fio's "global options": every [global] option as fio lists it (the
+ * option's own name, the text after keywords, no bare key), in order,
+ * over every file and the command line; a failed parse adds none. */
 static void test_global_options_as_written(void **state)
 {
-	char *argv[] = { "--direct", "--name=x", "--size=1m" };
+	char *argv[] = { "--direct=1", "--name=x", "--size=1m" };
 	struct joblist jl = { 0 };
 	struct err e = { 0 };
 
@@ -557,27 +557,171 @@ static void test_global_options_as_written(void **state)
 		 "[a]\n"
 		 "bs=16k\n"		/* a job's own: not global */
 		 "[global]\n"
-		 "iodepth=(2*4)\n"
+		 "iodepth=(2*$ncpus)\n"
 		 "[b]\n");
-	assert_int_equal(jl.nglobals, 5);
-	assert_string_equal(jl.globals[0].key, "blocksize");
+	assert_int_equal(jl.nglobals, 3);
+	assert_string_equal(jl.globals[0].key, "bs");
 	assert_string_equal(jl.globals[0].val, "8k");
-	assert_string_equal(jl.globals[1].key, "time_based");
-	assert_string_equal(jl.globals[1].val, "1");
-	/* a bare log key means the job's name, not 1 */
-	assert_string_equal(jl.globals[2].key, "write_bw_log");
-	assert_string_equal(jl.globals[2].val, "");
-	assert_string_equal(jl.globals[4].val, "(2*4)");
+	assert_string_equal(jl.globals[1].key, "filename");
+	assert_string_equal(jl.globals[2].key, "iodepth");
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "(2*%ld)", sysconf(_SC_NPROCESSORS_ONLN));
+		assert_string_equal(jl.globals[2].val, want);
+	}
 	assert_int_equal(jobfile_parse_args(&jl, 3, argv, &e), 0);
-	assert_int_equal(jl.nglobals, 6);
-	assert_string_equal(jl.globals[5].key, "direct");
-	assert_string_equal(jl.globals[5].val, "1");
+	assert_int_equal(jl.nglobals, 4);
+	assert_string_equal(jl.globals[3].key, "direct");
+	assert_string_equal(jl.globals[3].val, "1");
 	assert_int_equal(jobfile_parse_text(&jl, "bad.fio", "[global]\nbs=1k\n[c]\nnope=1\n", &e),
 			 -EINVAL);
-	assert_int_equal(jl.nglobals, 6);
+	assert_int_equal(jl.nglobals, 4);
 	joblist_free(&jl);
 	assert_int_equal(jl.nglobals, 0);
 	assert_null(jl.globals);
+}
+
+/* The value a job's "job options" list has for @key; "-" when absent,
+ * "(bare)" for a key without text. */
+static const char *opt_of(const struct job *j, const char *key)
+{
+	for (unsigned i = 0; i < j->nopts; i++)
+		if (!strcmp(j->opts[i].key, key))
+			return j->opts[i].val ? j->opts[i].val : "(bare)";
+	return "-";
+}
+
+/* fio's "job options": what the job's own section set, not [global]'s;
+ * aliases under the option's name; a later setting replaces an earlier
+ * one; a command-line job lists its name, as fio's. */
+static void test_job_options_as_set(void **state)
+{
+	char *argv[] = { "--bs=8k", "--name=cli", "--readwrite=randread", "--iodepth=$ncpus",
+			 "--filename=/dev/null" };
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+	char ncpus[16];
+
+	(void)state;
+	snprintf(ncpus, sizeof(ncpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	parse_ok(&jl, "[global]\nfilename=/dev/null\nbs=16k\n[a]\nblocksize=4k\nrw=read\n"
+		      "rw=randread\ndirect\n[b]\n");
+	assert_int_equal(jl.jobs[0]->nopts, 3);
+	assert_string_equal(opt_of(jl.jobs[0], "bs"), "4k");
+	assert_string_equal(opt_of(jl.jobs[0], "rw"), "randread");
+	assert_string_equal(opt_of(jl.jobs[0], "direct"), "(bare)");
+	assert_string_equal(opt_of(jl.jobs[0], "filename"), "-");
+	assert_int_equal(jl.jobs[1]->nopts, 0);
+	assert_int_equal(jl.jobs[1]->bs, 16384);
+	assert_int_equal(jobfile_parse_args(&jl, 5, argv, &e), 0);
+	assert_string_equal(opt_of(jl.jobs[2], "name"), "cli");
+	assert_string_equal(opt_of(jl.jobs[2], "rw"), "randread");
+	assert_string_equal(opt_of(jl.jobs[2], "iodepth"), ncpus);
+	assert_string_equal(opt_of(jl.jobs[2], "bs"), "-");
+	joblist_free(&jl);
+}
+
+/* Parses @text as the job file "f.fio" beneath the command line @argv. */
+static int cmdline(struct joblist *jl, int argc, char **argv, const char *text,
+		   unsigned nsec, const char *const *sec, struct err *e)
+{
+	bool found[4] = { false };
+	struct jobfile_src src = { "f.fio", text };
+	struct jobfile_select sel = { nsec, sec, found };
+
+	return jobfile_parse_cmdline(jl, argc, argv, text ? 1 : 0, &src, &sel, e);
+}
+
+/* fio's order of precedence, as fio 3.33 applies it: a job's own option
+ * over its file's [global] over the command line's globals over the
+ * default; the command line's jobs first. */
+static void test_cmdline_beside_file(void **state)
+{
+	char *argv[] = { "--bs=64k", "--size=2m", "--runtime=1", "--time_based" };
+	char *withjob[] = { "--bs=64k", "--name=z", "--filename=/dev/null", "--iodepth=2" };
+	const char *file = "[global]\nfilename=/dev/null\nbs=8k\n[a]\nrw=read\n"
+			   "[b]\nbs=16k\n[global]\nbs=32k\nsize=1m\n[c]\n";
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(cmdline(&jl, 4, argv, file, 0, NULL, &e), 0);
+	assert_int_equal(jl.n, 3);
+	assert_int_equal(jl.jobs[0]->bs, 8192);		/* the file's [global] */
+	assert_int_equal(jl.jobs[1]->bs, 16384);	/* the job's own */
+	assert_int_equal(jl.jobs[2]->bs, 32768);	/* the second [global] */
+	assert_int_equal(jl.jobs[0]->size, 2 << 20);	/* the command line's */
+	assert_int_equal(jl.jobs[2]->size, 1 << 20);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(jl.jobs[i]->runtime_ns, 1000000000ull);
+		assert_true(jl.jobs[i]->time_based);
+	}
+	/* "global options": the command line's, then the file's */
+	assert_string_equal(jl.globals[0].key, "bs");
+	assert_string_equal(jl.globals[0].val, "64k");
+	joblist_free(&jl);
+
+	assert_int_equal(cmdline(&jl, 4, withjob, "[d]\nfilename=/dev/null\n", 0, NULL, &e), 0);
+	assert_int_equal(jl.n, 2);
+	assert_string_equal(jl.jobs[0]->name, "z");
+	assert_string_equal(jl.jobs[1]->name, "d");
+	assert_int_equal(jl.jobs[1]->bs, 65536);
+	assert_int_equal(jl.jobs[1]->iodepth, 1);	/* z's own, not d's */
+	joblist_free(&jl);
+}
+
+/* fio separates job files by a stonewall; the command line's globals
+ * reach every file here (fio 3.33: the first only). */
+static void test_cmdline_two_files(void **state)
+{
+	char *argv[] = { "--bs=64k", "--name=z", "--filename=/dev/null" };
+	struct jobfile_src src[] = {
+		{ "a.fio", "[global]\nfilename=/dev/null\n[a1]\n[a2]\n" },
+		{ "b.fio", "[b1]\nfilename=/dev/null\n[b2]\nfilename=/dev/null\n" },
+	};
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(jobfile_parse_cmdline(&jl, 3, argv, 2, src, NULL, &e), 0);
+	assert_int_equal(jl.n, 5);
+	assert_string_equal(jl.jobs[0]->name, "z");
+	assert_false(jl.jobs[1]->stonewall);	/* a1: the first file's */
+	assert_false(jl.jobs[2]->stonewall);
+	assert_true(jl.jobs[3]->stonewall);	/* b1: the second file starts */
+	assert_false(jl.jobs[4]->stonewall);
+	assert_int_equal(jl.jobs[3]->bs, 65536);
+	joblist_free(&jl);
+}
+
+/* A command-line global a file's job inherited is named where it was
+ * given; --section keeps the named jobs only and refuses a name no job
+ * has. */
+static void test_cmdline_where_and_section(void **state)
+{
+	char *argv[] = { "--numjobs=0" };
+	char *none[] = { "--size=1m" };
+	static const char *const bc[] = { "b", "c" }, *const nope[] = { "nope" };
+	const char *file = "[global]\nfilename=/dev/null\n[a]\nnot_an_option=1\n[b]\nbs=16k\n"
+			   "[c]\n[global]\nbs=32k\n[d]\n";
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(cmdline(&jl, 1, argv, "[a]\nfilename=/dev/null\n", 0, NULL, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "numjobs=0 at command line:1"));
+	assert_int_equal(cmdline(&jl, 1, none, file, 2, bc, &e), 0);
+	assert_int_equal(jl.n, 2);
+	assert_string_equal(jl.jobs[0]->name, "b");
+	assert_string_equal(jl.jobs[1]->name, "c");
+	joblist_free(&jl);
+	assert_int_equal(cmdline(&jl, 1, none, file, 1, nope, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "--section=nope"));
+	assert_int_equal(jl.n, 0);
+	/* options alone, with no file and no --name, are still refused */
+	assert_int_equal(cmdline(&jl, 1, none, NULL, 0, NULL, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "no --name"));
 }
 
 /* fio's log options: a bare key is the job's name (kept as ""), a
@@ -1129,6 +1273,10 @@ int main(void)
 		cmocka_unit_test_setup(test_defaults, setup),
 		cmocka_unit_test_setup(test_global_inheritance, setup),
 		cmocka_unit_test_setup(test_global_options_as_written, setup),
+		cmocka_unit_test_setup(test_job_options_as_set, setup),
+		cmocka_unit_test_setup(test_cmdline_beside_file, setup),
+		cmocka_unit_test_setup(test_cmdline_two_files, setup),
+		cmocka_unit_test_setup(test_cmdline_where_and_section, setup),
 		cmocka_unit_test_setup(test_log_options, setup),
 		cmocka_unit_test_setup(test_files_start_fresh, setup),
 		cmocka_unit_test_setup(test_plain_fio_file, setup),

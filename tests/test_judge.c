@@ -528,7 +528,10 @@ static void test_rate_p99(void **state)
 static void test_concurrency_and_depth(void **state)
 {
 	json_t *y = load("uniform-io_uring-direct"), *d = load("uniform-io_uring-direct");
-	json_t *opts = json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "job options");
+	/* The depth run's resolved options in faultline's own list, which
+	 * wins over the recorded "job options" (what a job file set). */
+	json_t *opts = json_deep_copy(json_object_get(json_array_get(json_object_get(d, "jobs"), 0),
+						      "job options"));
 	struct judge_cell c[] = { { JW_UNIFORM, JE_URING_DIRECT, 0, y }, { JW_UNIFORM, JE_URING_DEPTH, 0, d } };
 	const struct judge_sentence *s;
 	struct judge_result r;
@@ -537,6 +540,8 @@ static void test_concurrency_and_depth(void **state)
 	(void)state;
 	json_object_set_new(opts, "numjobs", json_string("1"));
 	json_object_set_new(opts, "iodepth", json_string("64"));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "faultline"),
+			    "options", opts);
 	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "read"), "iops",
 			    json_real(3 * num(y, "read", "iops")));
 	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);

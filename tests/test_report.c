@@ -7,8 +7,9 @@
  * unreadable. Unreadable figures are deliberately left at 0 in the
  * structs, so a writer that ignores an _ok flag prints that 0 and fails.
  *
- * Jobs start from option_defaults(), so "job options" is checked
- * against the real option table.
+ * Jobs start from option_defaults(), so faultline's resolved options
+ * are checked against the real option table; fio's "job options" lists
+ * only what job_a's section set (job_a_opts).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,6 +45,11 @@ static struct target_result tgt_a = {
 	.path = "/data/a", .base = 0, .len = 1024 * MiB, .device = "vda1 on vda",
 };
 static struct run_result res;
+/* As the parser keeps them: a bare key has no text. */
+static struct job_opt job_a_opts[] = {
+	{ .key = "rw", .val = "randread" }, { .key = "bs", .val = "4k" },
+	{ .key = "time_based", .val = NULL },
+};
 static struct job_opt globals[] = {
 	{ .key = "bs", .val = "4k" }, { .key = "time_based", .val = "1" }, { .key = "bs", .val = "8k" },
 };
@@ -67,8 +73,12 @@ static void build_result(void)
 	job_a.touch_stride = 64;
 	job_a.random_distribution = DIST_ZIPF;
 	job_a.zipf_theta = 1.2;
+	job_a.opts = job_a_opts;
+	job_a.nopts = 3;
 
 	assert_int_equal(option_copy(&job_b, &job_a), 0);
+	job_b.opts = NULL;
+	job_b.nopts = 0;
 	snprintf(job_b.name, sizeof(job_b.name), "mmap-fail");
 	snprintf(job_b.ioengine, sizeof(job_b.ioengine), "mmap");
 	job_b.rw = RW_READ;
@@ -561,29 +571,36 @@ static void test_json_options_and_error(void **state)
 	json_t *doc = dumped();
 
 	(void)state;
-	assert_true(json_is_object(path_get(doc, "jobs/0/job options")));
-	assert_string_equal(str_at(doc, "jobs/0/job options/bs"), "4k");
+	/* fio's "job options": what the section set, a bare key left out,
+	 * and no object at all for a job whose section set nothing */
+	assert_int_equal(json_object_size(path_get(doc, "jobs/0/job options")), 2);
 	assert_string_equal(str_at(doc, "jobs/0/job options/rw"), "randread");
-	assert_string_equal(str_at(doc, "jobs/0/job options/ioengine"), "psync");
-	assert_string_equal(str_at(doc, "jobs/0/job options/touch"), "stride:64");
-	assert_string_equal(str_at(doc, "jobs/0/job options/random_distribution"), "zipf:1.2");
-	assert_string_equal(str_at(doc, "jobs/0/job options/runtime"), "10s");
-	assert_string_equal(str_at(doc, "jobs/0/job options/ramp_time"), "500ms");
-	assert_string_equal(str_at(doc, "jobs/0/job options/iodepth"), "1");
-	assert_string_equal(str_at(doc, "jobs/0/job options/direct"), "0");
-	assert_string_equal(str_at(doc, "jobs/0/job options/size"), "1g");
-	assert_string_equal(str_at(doc, "jobs/1/job options/bs"), "128k");
-	assert_string_equal(str_at(doc, "jobs/1/job options/touch"), "page");
+	assert_string_equal(str_at(doc, "jobs/0/job options/bs"), "4k");
+	assert_null(json_object_get(path_get(doc, "jobs/1"), "job options"));
+	/* faultline's own: every option as the job ran with it */
+	assert_true(json_is_object(path_get(doc, "jobs/0/faultline/options")));
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/bs"), "4k");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/rw"), "randread");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/ioengine"), "psync");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/touch"), "stride:64");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/random_distribution"), "zipf:1.2");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/runtime"), "10s");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/ramp_time"), "500ms");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/iodepth"), "1");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/direct"), "0");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/size"), "1g");
+	assert_string_equal(str_at(doc, "jobs/1/faultline/options/bs"), "128k");
+	assert_string_equal(str_at(doc, "jobs/1/faultline/options/touch"), "page");
 	/* fully resolved: defaults the job never set are there too */
-	assert_string_equal(str_at(doc, "jobs/0/job options/name"), "psync-rand");
-	assert_string_equal(str_at(doc, "jobs/0/job options/scan_chunk"), "128m");
-	assert_string_equal(str_at(doc, "jobs/0/job options/invalidate"), "1");
-	assert_string_equal(str_at(doc, "jobs/0/job options/latency"), "1");
-	assert_string_equal(str_at(doc, "jobs/1/job options/latency"), "0");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/name"), "psync-rand");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/scan_chunk"), "128m");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/invalidate"), "1");
+	assert_string_equal(str_at(doc, "jobs/0/faultline/options/latency"), "1");
+	assert_string_equal(str_at(doc, "jobs/1/faultline/options/latency"), "0");
 	/* one entry per table option with a value, under its own name */
 	for (size_t i = 0; i < option_count; i++) {
 		char buf[512];
-		json_t *v = json_object_get(path_get(doc, "jobs/0/job options"),
+		json_t *v = json_object_get(path_get(doc, "jobs/0/faultline/options"),
 					    option_table[i].name);
 
 		if (option_format(&job_a, &option_table[i], buf, sizeof(buf))) {
@@ -598,7 +615,7 @@ static void test_json_options_and_error(void **state)
 		const char *k;
 		json_t *v;
 
-		json_object_foreach(path_get(doc, "jobs/0/job options"), k, v)
+		json_object_foreach(path_get(doc, "jobs/0/faultline/options"), k, v)
 			if (!json_is_string(v))
 				fail_msg("job option %s is not a string", k);
 	}

@@ -28,12 +28,22 @@ const char *jobcheck_where(const struct job *j, const int *line, const char *nam
 	const struct option_def *o = option_find(name);
 	int at = 0;
 
-	/* buffered and direct share a field: the later line wins. */
-	for (size_t i = 0; line && o && i < option_count; i++)
-		if (option_table[i].off == o->off && line[i] > at)
-			at = line[i];
-	snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
-		 at ? "" : " (default)");
+	/* buffered and direct share a field: the later setting wins. A
+	 * negative line is a command-line argument a job file's job
+	 * inherited: any line of the file came after it. */
+	for (size_t i = 0; line && o && i < option_count; i++) {
+		int l = line[i];
+
+		if (option_table[i].off != o->off || !l)
+			continue;
+		if (!at || (l > 0 && (at < 0 || l > at)) || (l < 0 && at < 0 && l < at))
+			at = l;
+	}
+	if (at < 0)
+		snprintf(buf, len, "command line:%d", -at);
+	else
+		snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
+			 at ? "" : " (default)");
 	return buf;
 }
 

@@ -26,6 +26,7 @@
 #include "engines/engine.h"
 #include "job/jobcheck.h"
 #include "job/options.h"
+#include "job/optval.h"
 
 static void (*jobfile_warn)(const char *msg);
 
@@ -34,11 +35,20 @@ void jobfile_set_warn(void (*warn)(const char *msg))
 	jobfile_warn = warn;
 }
 
-/* A section being filled, and the line each option was last set on. */
+/*
+ * A section being filled, and the line each option was last set on: a
+ * line of the file, or minus the argument's index for a command-line
+ * global a file's job inherited (jobcheck_where names it).
+ */
 struct section {
 	struct job job;
 	int *line;		/* per option_table entry; 0 = not set here */
 	bool any;		/* an option was given in this section */
+	/* What this job section itself set, as fio lists it ("job
+	 * options"): the option's own name, the text after ${VAR} and
+	 * keywords; a bare key has no text (fio lists none for it). */
+	unsigned nopts;
+	struct job_opt *opts;
 };
 
 struct parser {
@@ -49,17 +59,30 @@ struct parser {
 	struct section *sec;	/* where options go: &global, &cur or NULL */
 	bool in_job;
 	bool global_dirty;	/* [global] options no job has taken yet */
+	bool skipping;		/* in a job --section leaves out */
+	bool may_be_empty;	/* no job is no error (see parser_finish) */
+	struct jobfile_select *sel;	/* --section's names, or NULL */
 	struct joblist out;	/* this file's jobs, handed over on success */
 };
 
 /* ------------------------------------------------------------------ */
 /* joblists */
 
+static void opts_free(struct job_opt *o, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(o[i].key);
+		free(o[i].val);
+	}
+	free(o);
+}
+
 void job_free(struct job *j)
 {
 	if (!j)
 		return;
 	option_release(j);
+	opts_free(j->opts, j->nopts);
 	free(j);
 }
 
@@ -70,11 +93,7 @@ void joblist_free(struct joblist *jl)
 	free(jl->jobs);
 	jl->jobs = NULL;
 	jl->n = 0;
-	for (unsigned i = 0; i < jl->nglobals; i++) {
-		free(jl->globals[i].key);
-		free(jl->globals[i].val);
-	}
-	free(jl->globals);
+	opts_free(jl->globals, jl->nglobals);
 	jl->globals = NULL;
 	jl->nglobals = 0;
 }
@@ -122,7 +141,8 @@ static int joblist_splice(struct joblist *to, struct joblist *from)
 	if (!g && to->nglobals + from->nglobals)
 		return -ENOMEM;
 	to->globals = g;
-	memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
+	if (from->n)	/* a command line of globals alone has no jobs */
+		memcpy(to->jobs + to->n, from->jobs, from->n * sizeof(*n));
 	to->n += from->n;
 	free(from->jobs);
 	from->jobs = NULL;
@@ -231,6 +251,46 @@ static int unknown_option(const char *key, const char *where, struct err *e)
 		       "--cmdhelp)", key, where);
 }
 
+/* @key's setting in @s's own list (@text NULL: a bare key), in place of
+ * an earlier one. */
+static int section_note(struct section *s, const char *key, const char *text)
+{
+	unsigned i = 0;
+
+	while (i < s->nopts && strcmp(s->opts[i].key, key))
+		i++;
+	if (i == s->nopts) {
+		struct job_opt *n = realloc(s->opts, (s->nopts + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->opts = n;
+		n[i].val = NULL;
+		if (!(n[i].key = strdup(key)))
+			return -ENOMEM;
+		s->nopts++;
+	}
+	free(s->opts[i].val);
+	s->opts[i].val = text ? strdup(text) : NULL;
+	return text && !s->opts[i].val ? -ENOMEM : 0;
+}
+
+/*
+ * fio's lists of what was set, under the option's own name (an alias
+ * is listed as the option it stands for) with the text as fio keeps it:
+ * after ${VAR} and its keywords ($pagesize: "4096"), before arithmetic.
+ * A bare key has no text, and fio lists none for it.
+ */
+static int note_option(struct parser *p, const struct option_def *o, const char *v)
+{
+	char text[4096];
+	const char *t = v && !optval_keywords(v, text, sizeof(text)) ? text : v;
+
+	if (p->sec == &p->global)
+		return t ? joblist_add_global(&p->out, o->name, t) : 0;
+	return section_note(p->sec, o->name, t);
+}
+
 /* key[=val] on @line of the current section. */
 static int set_option(struct parser *p, const char *key, const char *val, int line,
 		      struct err *e)
@@ -256,8 +316,7 @@ static int set_option(struct parser *p, const char *key, const char *val, int li
 	}
 	c.where = where;
 	ret = option_set_ctx(&p->sec->job, key, v, &c, e);
-	if (!ret && p->sec == &p->global &&
-	    joblist_add_global(&p->out, key, v ? v : o->bare ? "" : "1"))
+	if (!ret && note_option(p, o, v))
 		ret = err_set(e, ENOMEM, "out of memory");
 	free(v);
 	if (ret)
@@ -287,6 +346,9 @@ static void section_free(struct section *s)
 	option_release(&s->job);
 	free(s->line);
 	s->line = NULL;
+	opts_free(s->opts, s->nopts);
+	s->opts = NULL;
+	s->nopts = 0;
 }
 
 static int parser_init(struct parser *p, const char *file, bool cli)
@@ -367,6 +429,10 @@ static int finish_job(struct parser *p, struct err *e)
 		ret = err_set(e, ENOMEM, "out of memory");
 	if (!ret) {
 		*j = s->job;		/* the strings move with it */
+		j->opts = s->opts;
+		j->nopts = s->nopts;
+		s->opts = NULL;
+		s->nopts = 0;
 		free(s->line);
 		s->line = NULL;
 		ret = joblist_add(&p->out, j);
@@ -410,6 +476,8 @@ static int start_job(struct parser *p, const char *name, int line, struct err *e
 	}
 	memcpy(p->cur.line, p->global.line, option_count * sizeof(*p->cur.line));
 	p->cur.any = false;
+	p->cur.opts = NULL;
+	p->cur.nopts = 0;
 	snprintf(p->cur.job.name, sizeof(p->cur.job.name), "%s", name);
 	snprintf(p->cur.job.src_file, sizeof(p->cur.job.src_file), "%s", p->file);
 	p->cur.job.src_line = line;
@@ -426,7 +494,7 @@ static int parser_finish(struct parser *p, struct joblist *jl, struct err *e)
 
 	if (ret)
 		return ret;
-	if (!p->out.n)
+	if (!p->out.n && !p->may_be_empty)
 		return err_set(e, EINVAL, p->cli ? "%s: options but no --name=NAME to start a job"
 			       : "%s: no jobs (a job file needs at least one [job] section)",
 			       p->file);
@@ -463,6 +531,21 @@ static void strip_comment(char *s)
 	}
 }
 
+/* fio's --section: whether the job @name is left out; a name kept is
+ * marked found. */
+static bool section_skipped(struct parser *p, const char *name)
+{
+	if (!p->sel || !p->sel->n)
+		return false;
+	for (unsigned i = 0; i < p->sel->n; i++) {
+		if (!strcmp(p->sel->names[i], name)) {
+			p->sel->found[i] = true;
+			return false;
+		}
+	}
+	return true;
+}
+
 static int header_line(struct parser *p, char *s, int line, struct err *e)
 {
 	char *close = strchr(s, ']'), *rest, *name;
@@ -476,6 +559,11 @@ static int header_line(struct parser *p, char *s, int line, struct err *e)
 		return err_set(e, EINVAL, "text '%s' after section header [%s] at %s:%d",
 			       rest, s + 1, p->file, line);
 	name = trim(s + 1);
+	p->skipping = strcmp(name, "global") && section_skipped(p, name);
+	if (p->skipping) {
+		p->sec = NULL;
+		return finish_job(p, e);
+	}
 	if (strcmp(name, "global"))
 		return start_job(p, name, line, e);
 	if (finish_job(p, e))
@@ -517,37 +605,46 @@ static int parse_line(struct parser *p, char *s, int line, struct err *e)
 		return 0;
 	if (*s == '[')
 		return header_line(p, s, line, e);
+	/* fio reads nothing of a job --section leaves out. */
+	if (p->skipping)
+		return 0;
 	return option_line(p, s, line, e);
+}
+
+static int parse_text(struct parser *p, const char *text, struct err *e)
+{
+	char *buf = NULL;
+	int line = 0, ret = 0;
+
+	for (const char *s = text; *s && !ret;) {
+		size_t len = strcspn(s, "\n");
+		char *nb = realloc(buf, len + 1);
+
+		if (!nb) {
+			ret = err_set(e, ENOMEM, "out of memory");
+			break;
+		}
+		buf = nb;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		ret = parse_line(p, buf, ++line, e);
+		s += len + (s[len] == '\n');
+	}
+	free(buf);
+	return ret;
 }
 
 int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
 		       struct err *e)
 {
 	struct parser p;
-	char *buf = NULL;
-	int line = 0, ret;
+	int ret;
 
 	if (parser_init(&p, name, false))
 		return err_set(e, ENOMEM, "out of memory");
-	for (const char *s = text; *s;) {
-		size_t len = strcspn(s, "\n");
-		char *nb = realloc(buf, len + 1);
-
-		if (!nb) {
-			ret = err_set(e, ENOMEM, "out of memory");
-			goto out;
-		}
-		buf = nb;
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		ret = parse_line(&p, buf, ++line, e);
-		if (ret)
-			goto out;
-		s += len + (s[len] == '\n');
-	}
-	ret = parser_finish(&p, jl, e);
-out:
-	free(buf);
+	ret = parse_text(&p, text, e);
+	if (!ret)
+		ret = parser_finish(&p, jl, e);
 	parser_free(&p);
 	return ret;
 }
@@ -555,21 +652,22 @@ out:
 /* A job file larger than this is not a job file. */
 #define JOBFILE_MAX (16u << 20)
 
-int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e)
+/* @path's text, in *@text (the caller frees it). */
+static int read_jobfile(const char *path, char **text, struct err *e)
 {
 	FILE *f = fopen(path, "r");
-	char *text = NULL;
 	size_t n;
-	int ret;
+	int ret = 0;
 
+	*text = NULL;
 	if (!f)
 		return err_set(e, errno, "%s: %s", path, strerror(errno));
-	text = malloc(JOBFILE_MAX + 1);
-	if (!text) {
+	*text = malloc(JOBFILE_MAX + 1);
+	if (!*text) {
 		ret = err_set(e, ENOMEM, "out of memory");
 		goto out;
 	}
-	n = fread(text, 1, JOBFILE_MAX + 1, f);
+	n = fread(*text, 1, JOBFILE_MAX + 1, f);
 	if (ferror(f)) {
 		ret = err_set(e, EIO, "%s: read error", path);
 		goto out;
@@ -579,15 +677,28 @@ int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e)
 			      JOBFILE_MAX >> 20);
 		goto out;
 	}
-	if (memchr(text, '\0', n)) {
+	if (memchr(*text, '\0', n)) {
 		ret = err_set(e, EINVAL, "%s: contains NUL bytes, not a job file", path);
 		goto out;
 	}
-	text[n] = '\0';
-	ret = jobfile_parse_text(jl, path, text, e);
+	(*text)[n] = '\0';
 out:
-	free(text);
+	if (ret) {
+		free(*text);
+		*text = NULL;
+	}
 	fclose(f);
+	return ret;
+}
+
+int jobfile_parse_file(struct joblist *jl, const char *path, struct err *e)
+{
+	char *text;
+	int ret = read_jobfile(path, &text, e);
+
+	if (!ret)
+		ret = jobfile_parse_text(jl, path, text, e);
+	free(text);
 	return ret;
 }
 
@@ -608,12 +719,18 @@ static int arg_option(struct parser *p, const char *arg, int idx, struct err *e)
 	eq = strchr(key, '=');
 	if (eq)
 		*eq = '\0';
-	if (!strcmp(key, "name"))
-		ret = eq ? start_job(p, eq + 1, idx, e)
-			 : err_set(e, EINVAL, "'--name' at %s:%d needs a value: write "
-				   "--name=NAME", p->file, idx);
+	if (!strcmp(key, "name") && !eq)
+		ret = err_set(e, EINVAL, "'--name' at %s:%d needs a value: write --name=NAME",
+			      p->file, idx);
+	else if (!strcmp(key, "name") && (p->skipping = section_skipped(p, eq + 1)))
+		ret = finish_job(p, e);		/* its options are skipped with it */
+	else if (!strcmp(key, "name"))
+		ret = start_job(p, eq + 1, idx, e) ? -EINVAL
+		      /* fio lists a command-line job's name among its options */
+		      : section_note(&p->cur, "name", eq + 1) ? err_set(e, ENOMEM, "out of memory")
+		      : 0;
 	else
-		ret = set_option(p, key, eq ? eq + 1 : NULL, idx, e);
+		ret = p->skipping ? 0 : set_option(p, key, eq ? eq + 1 : NULL, idx, e);
 	free(key);
 	return ret;
 }
@@ -632,6 +749,96 @@ int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e)
 	if (!ret)
 		ret = parser_finish(&p, jl, e);
 	parser_free(&p);
+	return ret;
+}
+
+/* A job file's globals start as the command line's, as fio's job files
+ * start from the globals its command line set (def_thread). */
+static int parser_inherit(struct parser *p, const struct section *g)
+{
+	option_release(&p->global.job);
+	if (option_copy(&p->global.job, &g->job))
+		return -ENOMEM;
+	for (size_t i = 0; i < option_count; i++)
+		p->global.line[i] = g->line[i] > 0 ? -g->line[i] : g->line[i];
+	p->global.any = g->any;
+	return 0;
+}
+
+/* One job file (or the embedded demo) beneath the command line's globals. */
+static int parse_source(struct joblist *all, const struct jobfile_src *src,
+			const struct section *cliglob, struct jobfile_select *sel, struct err *e)
+{
+	struct parser p;
+	char *text = NULL;
+	int ret;
+
+	if (!src->text && read_jobfile(src->name, &text, e))
+		return -EINVAL;
+	if (parser_init(&p, src->name, false) || parser_inherit(&p, cliglob)) {
+		free(text);
+		parser_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	p.sel = sel;
+	p.may_be_empty = sel && sel->n;
+	ret = parse_text(&p, src->text ? src->text : text, e);
+	if (!ret)
+		ret = parser_finish(&p, all, e);
+	parser_free(&p);
+	free(text);
+	return ret;
+}
+
+/* Every name --section gave matched a job. */
+static int select_check(const struct jobfile_select *sel, unsigned njobs, struct err *e)
+{
+	for (unsigned i = 0; sel && i < sel->n; i++)
+		if (!sel->found[i])
+			return err_set(e, EINVAL, "--section=%s: no job of that name in the job "
+				       "files or on the command line", sel->names[i]);
+	if (!njobs)
+		return err_set(e, EINVAL, "no jobs given (a job file, --name=... options, or "
+			       "--demo; see --help)");
+	return 0;
+}
+
+int jobfile_parse_cmdline(struct joblist *jl, int argc, char **argv, unsigned nsrc,
+			  const struct jobfile_src *src, struct jobfile_select *sel,
+			  struct err *e)
+{
+	struct joblist all = { 0 };
+	struct parser p;
+	int ret = 0;
+
+	if (parser_init(&p, "command line", true))
+		return err_set(e, ENOMEM, "out of memory");
+	p.sec = &p.global;
+	p.sel = sel;
+	/* Beside job files, options without a --name are theirs. */
+	p.may_be_empty = nsrc > 0;
+	for (int i = 0; i < argc && !ret; i++)
+		ret = arg_option(&p, argv[i], i + 1, e);
+	if (!ret && nsrc)
+		p.global_dirty = false;
+	/* fio runs the command line's jobs first, then the files'. */
+	if (!ret)
+		ret = parser_finish(&p, &all, e);
+	for (unsigned i = 0, first = 0; i < nsrc && !ret; i++) {
+		unsigned before = all.n;
+
+		ret = parse_source(&all, &src[i], &p.global, sel, e);
+		/* fio separates job files by a stonewall: the first job of
+		 * every file after the first waits for all before it. */
+		if (!ret && all.n > before && first++)
+			all.jobs[before]->stonewall = true;
+	}
+	parser_free(&p);
+	if (!ret)
+		ret = select_check(sel, all.n, e);
+	if (!ret && joblist_splice(jl, &all))
+		ret = err_set(e, ENOMEM, "out of memory");
+	joblist_free(&all);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #ifndef FAULTLINE_JOBFILE_H
 #define FAULTLINE_JOBFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/err.h"
@@ -49,6 +50,34 @@ int jobfile_parse_text(struct joblist *jl, const char *name, const char *text,
  */
 int jobfile_parse_args(struct joblist *jl, int argc, char **argv, struct err *e);
 
+
+/* A job file: @text NULL reads the file @name; else @text, with @name
+ * in messages (the embedded demo). */
+struct jobfile_src {
+	const char *name;
+	const char *text;
+};
+
+/* fio's --section=NAME (repeatable): only the jobs so named run. */
+struct jobfile_select {
+	unsigned n;
+	const char *const *names;
+	bool *found;		/* n entries, the caller's: a job had that name */
+};
+
+/*
+ * fio's command line with job files, in fio's order of precedence:
+ * @argv's options before its first --name are globals beneath every
+ * file's own, so a file's [global] and job sections override them (a
+ * defined job's own options override its [global]); the command line's
+ * jobs come first, then each source's in order. @sel, when not NULL
+ * and not empty, keeps only the jobs it names ([global] sections are
+ * always read) and refuses a name that matched none. Appended to @jl,
+ * all or none.
+ */
+int jobfile_parse_cmdline(struct joblist *jl, int argc, char **argv, unsigned nsrc,
+			  const struct jobfile_src *src, struct jobfile_select *sel,
+			  struct err *e);
 
 /* --parse-only: the resolved job, one option per line, fio-style. */
 void job_print(FILE *f, const struct job *j);

@@ -85,19 +85,28 @@ static void sort_split(struct job_bssplit *s, unsigned n)
 	}
 }
 
-/* One direction's "bs/pct:bs/pct..." (fio's bssplit_ddir). */
+/*
+ * One direction's "bs/pct:bs/pct..." (fio's bssplit_ddir). Stricter than
+ * fio 3.33 in three places, each a slip fio runs without a word: shares
+ * written that add up to more than 100 % (fio refuses only when two or
+ * more sizes lack a share, so 4k/60:8k/60 runs there with 8k drawn less
+ * than written), an empty entry ("4k/50::8k/50") and a size of 0.
+ */
 static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 		       const struct option_ctx *c, struct err *e)
 {
-	unsigned n = 0, perc = 0, missing = 0;
+	unsigned n = 0, perc = 0, missing = 0, written = 0;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	char *tok, *save = NULL;
+	char *tok, *rest = str;
 
-	for (tok = strtok_r(str, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+	while ((tok = strsep(&rest, ":"))) {
 		char *slash = strchr(tok, '/');
 		unsigned p = UINT32_MAX;	/* fio's -1U: no share given */
 		uint64_t bs;
 
+		if (!*tok)
+			return opt_fail(c, val, e, "an empty entry (between ':' or at an end): "
+					"each is bs/pct, e.g. 4k/50:8k/50");
 		if (n == JOB_BSSPLIT_MAX)
 			return opt_fail(c, val, e, "at most %d sizes per direction (fio's limit)",
 					JOB_BSSPLIT_MAX);
@@ -113,13 +122,17 @@ static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 			else if (end == slash + 1 || *end || errno || v < 0)
 				return opt_fail(c, val, e, "'%s' is not a share: bs/pct with pct "
 						"a whole percentage, e.g. 4k/50:8k/50", slash + 1);
-			/* fio: above 100 is 100, and 0 is "not given". */
-			p = v > 100 ? 100 : v ? (unsigned)v : UINT32_MAX;
+			written += v > 100 ? 101 : (unsigned)v;
+			if (written > 100)
+				return opt_fail(c, val, e, "the shares add up to more than 100%% "
+						"(fio: bssplit percentages add to more than 100%%)");
+			/* fio: 0 is "not given". */
+			p = v ? (unsigned)v : UINT32_MAX;
 		}
 		if (size_of(c, "bssplit size", tok, &bs, e))
 			return -EINVAL;
 		if (bs == 0 || bs > (1ull << 30))
-			return opt_fail(c, val, e, "sizes must be 1 to 1g");
+			return opt_fail(c, val, e, "'%s': a size of 1 to 1g", tok);
 		d->split[n].bs = bs;
 		d->split[n].perc = p;
 		if (p == UINT32_MAX)
@@ -130,10 +143,6 @@ static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 		hi = bs > hi ? bs : hi;
 		n++;
 	}
-	if (!n)
-		return 0;
-	if (perc > 100 && missing > 1)
-		return opt_fail(c, val, e, "the shares add up to more than 100%%");
 	if (missing) {
 		if (missing == 1 && n == 1)
 			perc = 100;
@@ -155,7 +164,7 @@ int optshape_bssplit(struct job *j, const struct option_def *o, const char *val,
 	struct job_dir nd[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
+	if (!val || split_dirs(val, parts, given) || (!given[0] && !given[1]))
 		return opt_fail(c, val, e, "expected bs/pct:bs/pct..., e.g. 4k/60:16k/40 "
 				"(a second set after a comma is for writes)");
 	memcpy(nd, j->dir, sizeof(nd));
@@ -178,7 +187,7 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 	static char parts[2][PART_MAX];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
+	if (!val || split_dirs(val, parts, given) || (!given[0] && !given[1]))
 		return opt_fail(c, val, e, "expected min-max, e.g. 1k-16k (a second range after "
 				"a comma is for writes)");
 	for (unsigned d = 0; d < 2; d++) {

@@ -107,6 +107,28 @@ static size_t kw_value(const char *s, long long *v, bool *mb)
 	return 0;
 }
 
+int optval_keywords(const char *s, char *out, size_t len)
+{
+	size_t at = 0;
+
+	while (*s) {
+		long long v;
+		bool mb = false;
+		size_t n = kw_value(s, &v, &mb);
+		int w = n ? snprintf(out + at, len - at, "%lld", v)
+			  : snprintf(out + at, len - at, "%c", *s);
+
+		if (w < 0 || (size_t)w >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)w;
+		s += n ? n : 1;
+	}
+	if (!len)
+		return -ENAMETOOLONG;
+	out[at] = '\0';
+	return 0;
+}
+
 /*
  * A value of fio's expression grammar (exp/expression-parser.y): an
  * integer until a decimal enters, then a double; integer division

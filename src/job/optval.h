@@ -31,6 +31,12 @@ struct optval {
  */
 int optval_parse(const char *s, enum optval_mode mode, bool pct_ok, struct optval *out,
 		 char *why, size_t whylen);
+/*
+ * @s with fio's keywords ($pagesize, $mb_memory, $ncpus) replaced by
+ * their values, as fio substitutes them before parsing (and so lists
+ * them in its JSON's "job options"). -ENAMETOOLONG when @len is short.
+ */
+int optval_keywords(const char *s, char *out, size_t len);
 /* The units a value may take, for messages and --cmdhelp. */
 const char *optval_unit_hint(enum optval_mode mode);
 /* 4096 -> "4k", 1 GiB -> "1g", 1000 -> "1000": exact, as a user writes it. */

@@ -121,6 +121,13 @@ struct job_opt {
 struct job {
 	char name[JOB_NAME_MAX];
 
+	/* The options the job's own section (or its --name and what follows
+	 * on the command line) set, as fio lists them in "job options":
+	 * the option's name, the text after ${VAR} and keywords; val NULL
+	 * for a bare key (fio lists none). Not the [global] ones. */
+	unsigned nopts;
+	struct job_opt *opts;
+
 	/* Where the job was defined, for messages. */
 	char src_file[256];
 	int src_line;

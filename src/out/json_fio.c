@@ -96,6 +96,21 @@ static uint64_t ns_to_ms(uint64_t ns)
 json_t *json_fio_job_options(const struct job *j)
 {
 	json_t *o = json_object();
+
+	for (unsigned i = 0; o && i < j->nopts; i++) {
+		if (!j->opts[i].val)
+			continue;
+		if (json_object_set_new(o, j->opts[i].key, json_string(j->opts[i].val))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+json_t *json_fio_job_resolved(const struct job *j)
+{
+	json_t *o = json_object();
 	char buf[512];
 
 	if (!o)
@@ -544,7 +559,7 @@ static json_t *steadystate_object(const struct job_result *jr)
 json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 {
 	const struct job_result *jr = &r->jobs[idx];
-	json_t *o = json_object();
+	json_t *o = json_object(), *opts;
 	struct dir_view d;
 
 	build_failures = 0;
@@ -560,7 +575,12 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	 * seconds since the run began, rounded up, as fio's. */
 	put(o, "eta", json_integer(0));
 	put(o, "elapsed", ju64((r->duration_ns / 1000000 + 999) / 1000));
-	put(o, "job options", json_fio_job_options(jr->job));
+	/* fio leaves "job options" out when the job's section set nothing. */
+	opts = json_fio_job_options(jr->job);
+	if (opts && !json_object_size(opts))
+		json_decref(opts);
+	else
+		put(o, "job options", opts);
 	dir_view(jr, DIR_READ, &d);
 	put(o, "read", direction_object(&d, group_bytes_s(r, idx, DIR_READ), with_bins));
 	dir_view(jr, DIR_WRITE, &d);

@@ -25,13 +25,21 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool bins);
 /* fio's reporting group of job @idx: a stonewall starts a new one. */
 unsigned json_fio_group(const struct run_result *r, unsigned idx);
 
-/* fio's "job options": every option of the table that has a value, as a
- * string keyed by the option's name, formatted by option_format() ("4k",
- * "10s", "stride:64"). NULL only when out of memory. */
+/* fio's "job options": what the job's own section (or its --name on the
+ * command line) set, as fio lists it (struct job's opts); not [global]'s,
+ * nor a bare key. NULL only when out of memory. */
 json_t *json_fio_job_options(const struct job *j);
 
-/* fio's "global options": what the [global] sections said, as written;
- * a key set twice keeps its last value. NULL only when out of memory. */
+/* Every option of the table that has a value in @j, as a string keyed by
+ * the option's name, formatted by option_format() ("4k", "10s",
+ * "stride:64"): what the job ran with, for faultline's own part of the
+ * JSON. NULL only when out of memory. */
+json_t *json_fio_job_resolved(const struct job *j);
+
+/* fio's "global options": what the command line before its first --name
+ * and the [global] sections set, as fio lists them (the option's own
+ * name, the text after ${VAR} and keywords, no bare key); a key set twice
+ * keeps its last value. NULL only when out of memory. */
 json_t *json_fio_global_options(const struct run_result *r);
 
 #endif

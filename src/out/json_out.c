@@ -366,6 +366,9 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	json_t *o = json_object(), *a;
 	char buf[64];
 
+	/* Every option as the job ran with it (defaults too); fio's "job
+	 * options" lists only what the job file or command line set. */
+	put(o, "options", json_fio_job_resolved(j));
 	put(o, "engine", json_string(j->ioengine));
 	put(o, "rw", json_string(NAME_OF(rw_names, j->rw)));
 	put(o, "bs", ju64(j->bs));
@@ -597,7 +600,9 @@ json_t *json_out_build(const struct run_result *r, unsigned flags)
 		put(root, "time", json_string(buf));
 	else
 		put(root, "time", json_null());
-	put(root, "global options", json_fio_global_options(r));
+	/* fio leaves "global options" out when nothing was set globally. */
+	if (r->nglobals)
+		put(root, "global options", json_fio_global_options(r));
 
 	jobs = json_array();
 	for (unsigned i = 0; i < r->njobs; i++)

@@ -549,10 +549,19 @@ static void replay_evidence(struct judge_result *r, const struct judge_cell *cel
 	}
 }
 
-/* The option @key of a run as it resolved ("job options", strings). */
+/* A run's options as they resolved, strings: faultline's own list;
+ * documents written before it had one resolved them in "job options". */
+static json_t *run_options(json_t *doc)
+{
+	json_t *o = judge_jpath(doc, "jobs.0.faultline.options");
+
+	return o ? o : judge_jpath(doc, "jobs.0.job options");
+}
+
+/* The option @key of a run as it resolved. */
 static long job_opt(json_t *doc, const char *key, long def)
 {
-	json_t *o = json_object_get(judge_jpath(doc, "jobs.0.job options"), key);
+	json_t *o = json_object_get(run_options(doc), key);
 
 	return json_is_string(o) ? strtol(json_string_value(o), NULL, 10) : def;
 }
@@ -573,7 +582,7 @@ static void concurrency(json_t *doc, const struct judge_wl *wl, enum judge_engin
 	if (wl->replay && e == JE_URING_DEPTH && d > 1)
 		snprintf(mark, marklen, "if the program could have had %ld reads in flight%s", d,
 			 t > 1 ? " per stream" : "");
-	if (!doc || !judge_jpath(doc, "jobs.0.job options"))
+	if (!doc || !run_options(doc))
 		return;
 	if (loop > 0)
 		snprintf(buf, len, "%ld %s, %ld streams", t, th, loop);

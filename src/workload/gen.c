@@ -217,6 +217,7 @@ struct gen_shape {
 	struct gen_sdir d[2];
 	struct gen_starget *t;
 	double pareto_pow;		/* log(h) / log(1 - h) */
+	uint64_t pass_bytes;		/* one pass's bytes: the slices' lengths */
 	uint64_t stop_bytes;		/* one pass's bytes times passes; 0 = endless */
 	unsigned seq_left;		/* requests to the next random one (rw=randread:N) */
 	uint64_t dir_reqs[2];		/* sequence: requests per direction (fio's io_issues) */
@@ -373,6 +374,7 @@ static int shape_init(struct gen *g, const struct gen_config *c, struct err *e)
 			zipf_init((struct zipf *)g->zipf + i, st->nranges, c->zipf_theta,
 				  c->seed ^ 0x5a1f5eedull ^ ((uint64_t)i << 32));
 	}
+	s->pass_bytes = pass;
 	s->stop_bytes = g->endless ? 0 : pass * g->c.passes;
 	return 0;
 }
@@ -643,7 +645,7 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 	const struct gen_sdir *sd = &s->d[dir];
 	struct gen_starget *st;
 	bool random = false;
-	uint64_t pos = 0, l;
+	uint64_t pos = 0, l, room;
 	unsigned ti;
 
 	if ((g->c.number_ios && g->reqs >= g->c.number_ios) ||
@@ -687,7 +689,16 @@ static int next_shaped(struct gen *g, unsigned dir, unsigned *target, uint64_t *
 		g->done = true;
 		return 0;
 	}
-	l = shape_len(g, sd, st->len - pos);
+	room = st->len - pos;
+	/* fio's random map cuts a request at the first block a pass has
+	 * already done, so every pass of random requests moves exactly the
+	 * region's bytes (and io_size equal to size, or loops, ends on a
+	 * pass's end); here the request that would cross the end of a pass
+	 * is cut to what the pass has left. A sequential walk ends at the
+	 * region's end by itself; a time_based one counts no bytes. */
+	if (s->pass_bytes && !g->c.wrap && s->pass_bytes - g->issued % s->pass_bytes < room)
+		room = s->pass_bytes - g->issued % s->pass_bytes;
+	l = shape_len(g, sd, room);
 	s->zone_bytes += l;
 	st->last_start[dir] = pos;
 	st->last_pos[dir] = pos + l;

@@ -121,7 +121,9 @@ struct gen {
  * time_based ignores io_size. io_limit without wrap: pass after pass
  * until the worker has issued at least io_limit bytes (the last request
  * is not shortened, so a limit that is not a multiple of bs is passed by
- * less than one request).
+ * less than one request, as fio's is). With fio's shapes, a request that
+ * would cross the end of a pass is cut to it (fio's random map ends each
+ * pass on the region's bytes), so a limit of whole passes is exact.
  *
  * Partitioned: worker w of n gets [len*w/n, len*(w+1)/n) of each target,
  * both ends rounded down to a multiple of bs, the last worker up to len.

@@ -35,6 +35,14 @@ expect_err_has "1000" "names the value"
 job "[j]" "filename=$f" "direct=1" "offset=100"
 expect_exit 2 "direct=1 with unaligned offset" "$FAULTLINE" "$E2E_TMP/bad.job"
 
+job "[j]" "filename=$f" "rw=randread" "bssplit=4k/60:8k/60"
+expect_exit 2 "bssplit over 100 %" "$FAULTLINE" "$E2E_TMP/bad.job"
+expect_err_has "bssplit=4k/60:8k/60 at $E2E_TMP/bad.job:4: the shares add up to more than 100%" \
+	"bssplit over 100 %: names the option, file:line and why"
+job "[j]" "filename=$f" "rw=randread" "bssplit=4k/50::8k/50"
+expect_exit 2 "bssplit with an empty entry" "$FAULTLINE" "$E2E_TMP/bad.job"
+expect_err_has "bad.job:4" "bssplit's empty entry: names the line"
+
 job "[j]" "filename=$f" "bs=0"
 expect_exit 2 "bs=0" "$FAULTLINE" "$E2E_TMP/bad.job"
 job "[j]" "filename=$f" "iodepth=0"

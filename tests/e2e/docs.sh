@@ -59,8 +59,8 @@ def walk(x):
         for v in x:
             walk(v)
 walk(d)
-# job options are the option table, checked above
-keys -= set(d["jobs"][0]["job options"].keys())
+# faultline.options is the option table, checked above
+keys -= set(d["jobs"][0]["faultline"]["options"].keys())
 missing = sorted(k for k in keys if k not in man and k.replace("_", "\\_") not in man)
 assert not missing, missing
 ' "$E2E_TMP/j.json" "$man"

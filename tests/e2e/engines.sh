@@ -22,7 +22,7 @@ assert j["error"] == 0, j["error"]
 r = j["read"]
 assert r["total_ios"] > 0 and r["io_bytes"] == r["total_ios"] * 16384, r
 assert r["iops"] > 0 and r["bw_bytes"] > 0
-o = j["job options"]
+o = j["faultline"]["options"]
 assert o["ioengine"] == sys.argv[2] and o["rw"] == sys.argv[3], o
 assert o["touch"] == sys.argv[4], o
 p = r["lat_ns"]["percentile"]

@@ -257,7 +257,7 @@ for eng in mmap psync io_uring libaio null; do
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] == 0 and j["read"]["total_ios"] == 16384, j["read"]
-assert j["job options"]["thread"] == "0"
+assert j["faultline"]["options"]["thread"] == "0"
 ev = j["faultline"]["events"]
 assert ev["context_switches"] is not None and ev["faults"] > 0, ev
 if sys.argv[2] in ("mmap", "psync", "io_uring", "libaio"):

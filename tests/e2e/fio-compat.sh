@@ -19,27 +19,33 @@ for j in d["jobs"]:
     assert j["error"] == 0, j
     r = j["read"]
     assert r["total_ios"] > 0 and r["iops"] > 0 and r["io_kbytes"] > 0 and r["runtime"] > 0, r
-    assert "job options" in j and "jobname" in j
+    assert "jobname" in j
 ' "$E2E_TMP/$j.json"
 done
+pycheck "uring-deep.fio: a job whose section sets nothing has no job options, as fio's" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "job options" not in d["jobs"][0], d["jobs"][0]["job options"]
+assert d["global options"]["iodepth"] == "128" and d["global options"]["filename"], d["global options"]
+' "$E2E_TMP/uring-deep.json"
 
 pycheck "aliases resolved: readwrite, blocksize, timeout, sync" '
 import json, sys
-o = json.load(open(sys.argv[1]))["jobs"][0]["job options"]
+o = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["options"]
 assert (o["rw"], o["bs"], o["ioengine"]) == ("randread", "8k", "psync"), o
 ' "$E2E_TMP/aliases.json"
 pycheck "keywords: bs=\$pagesize, numjobs=\$ncpus, size=(8*1024*1024)" '
 import json, os, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-o = j["job options"]
+o = j["faultline"]["options"]
 assert o["bs"] in ("4k", "4096") and int(o["numjobs"]) == os.cpu_count() and o["size"] in ("8m", "8388608"), o
 ' "$E2E_TMP/keywords.json"
 pycheck "buffered=0 means direct=1; gtod_reduce turns latency off" '
 import json, sys
 a = json.load(open(sys.argv[1]))["jobs"][0]
-assert a["job options"]["direct"] == "1", a["job options"]
+assert a["faultline"]["options"]["direct"] == "1", a["faultline"]["options"]
 n = json.load(open(sys.argv[2]))["jobs"][0]
-assert n["job options"]["latency"] == "0" and n["read"]["lat_ns"]["N"] == 0, n["read"]["lat_ns"]
+assert n["faultline"]["options"]["latency"] == "0" and n["read"]["lat_ns"]["N"] == 0, n["read"]["lat_ns"]
 ' "$E2E_TMP/libaio-direct.json" "$E2E_TMP/null.json"
 pycheck "stonewall: the random job starts after the sequential one" '
 import json, sys

@@ -189,6 +189,9 @@ fj, lj = fio["jobs"][0], fl["jobs"][0]
 missing = sorted(keys(fj) - keys(lj))
 missing += sorted(set(fio) - set(fl))
 assert not missing, missing
+# what the job file set, listed as fio lists it, and nothing else
+assert fj.get("job options") == lj.get("job options"), (fj.get("job options"), lj.get("job options"))
+assert fio.get("global options") == fl.get("global options"), (fio.get("global options"), fl.get("global options"))
 for d in ("read", "write", "trim", "sync"):
     assert (fj[d]["total_ios"] > 0) == (lj[d]["total_ios"] > 0), (d, fj[d]["total_ios"], lj[d]["total_ios"])
     assert (fj[d]["lat_ns"]["N"] > 0) == (lj[d]["lat_ns"]["N"] > 0), (d, fj[d]["lat_ns"], lj[d]["lat_ns"])
@@ -257,7 +260,7 @@ done
 # the global ones, rw/iodepth/numjobs/bs and the figures it draws.
 for d in 1 4 16; do
 	expect_exit 0 "io_uring iodepth=$d runs" "$FAULTLINE" --quiet --interval=${iv_ms}ms \
-		--rw=randread --bs=4k --name=u$d --filename="$f" --ioengine=io_uring --iodepth=$d \
+		--rw=randread --bs=4k --numjobs=1 --name=u$d --filename="$f" --ioengine=io_uring --iodepth=$d \
 		--runtime=600ms --time_based --output-format=json --output="$E2E_TMP/u$d.json"
 done
 pycheck "iodepth 1, 4, 16: what a fio charting tool reads" '

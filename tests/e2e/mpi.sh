@@ -102,7 +102,7 @@ assert agg["io_bytes"] == sum(per[r]["read"]["io_bytes"] for r in (0, 1, 2))
 for p in ("50.000000", "99.000000"):
     v = [per[r]["read"]["lat_ns"]["percentile"][p] for r in (0, 1, 2)]
     assert min(v) <= agg["lat_ns"]["percentile"][p] <= max(v), (p, v, agg["lat_ns"]["percentile"][p])
-files = sorted(per[r]["job options"]["filename"] for r in (0, 1, 2))
+files = sorted(per[r]["faultline"]["options"]["filename"] for r in (0, 1, 2))
 assert [f[-4:] for f in files] == ["/f.0", "/f.1", "/f.2"], files
 assert d["faultline"]["nranks"] == 3 and len(d["faultline"]["ranks"]) == 3
 assert all(r["host_facts"]["hostname"] for r in d["faultline"]["ranks"])

@@ -44,7 +44,7 @@ elif policy == "sync_interval":
     assert 1 <= s["total_ios"] <= 12 and s["total_ios"] >= 0.5 * due - 1, (s, due)
 if s["total_ios"] > 0:
     assert s["lat_ns"]["N"] == s["total_ios"] and s["lat_ns"]["min"] > 0, s["lat_ns"]
-o = j["job options"]
+o = j["faultline"]["options"]
 assert o["rw"] == rw and o["ioengine"] == engine, o
 v = j["faultline"]["verify"]
 if engine == "null":
@@ -152,7 +152,7 @@ engine, kids, rc = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 assert rc == 0 and kids == 2, (rc, kids)
 j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] == 0, j["faultline"]["errmsg"]
-assert j["job options"]["thread"] == "0", j["job options"]
+assert j["faultline"]["options"]["thread"] == "0", j["faultline"]["options"]
 n, s = j["write"]["total_ios"], j["sync"]["total_ios"]
 assert n > 0 and n // 8 - 2 < s <= n // 8, (n, s)
 v = j["faultline"]["verify"]
