@@ -50,6 +50,10 @@ enum io_op {
 	IO_NOPS
 };
 
+/* A job's targets at most: io_req.target numbers them in 16 bits
+ * (jobcheck.c refuses a job with more, scratch files or filename=). */
+#define IO_TARGETS_MAX 65536
+
 /* engine_ops.ops: the operations an engine serves. */
 #define ENGINE_OP(op)	(1u << (op))
 
