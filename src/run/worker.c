@@ -36,6 +36,10 @@ void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, cons
 {
 	struct thread_stats *st = w->st;
 
+	/* A request an engine called off because the worker is stopping
+	 * (a pool's wait, engine.h) ends the loop as the stop does. */
+	if ((code == ECANCELED || code == -ECANCELED) && worker_should_stop(w))
+		return;
 	st->error.code = code < 0 ? -code : code;
 	st->error.target = target;
 	st->error.offset = off;

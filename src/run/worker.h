@@ -164,7 +164,8 @@ static inline bool worker_should_stop(const struct worker *w)
 	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
 }
 
-/* Record why @w stopped (code: errno, either sign) and stop its job. */
+/* Record why @w stopped (code: errno, either sign), unless it is an
+ * engine's -ECANCELED for a stop, and stop its job. */
 void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what);
 /* After a SIGBUS in @w's own thread: fail it with the target and offset
  * the faulting address belongs to. */
