@@ -53,6 +53,7 @@ struct cli {
 	unsigned json_flags;		/* JSON_OUT_PLUS for json+ */
 	const char *csv;
 	uint64_t interval_ns;
+	uint64_t stop_grace_ns;		/* --stop-grace; 0: run/stuck.h's default */
 	bool quiet;
 	bool parse_only;
 	bool verify;			/* --verify: check what write jobs wrote, run nothing */
@@ -92,6 +93,8 @@ static void usage(FILE *f)
 		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
 		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
 		"  --quiet                       no live status line\n"
+		"  --stop-grace=DURATION         after SIGTERM or Ctrl-C, how long a job may take to\n"
+		"                                stop before it is given up as stuck (default 10s)\n"
 		"  --mount-tracefs               mount tracefs for the per-job kernel counters if it is\n"
 		"                                not mounted (root), and unmount it at the end\n"
 		"\n"
@@ -190,6 +193,12 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			}
 			if (c->interval_ns < INTERVAL_MIN_NS) {
 				fprintf(stderr, "faultline: --interval=%s is below the minimum of 100ms\n", v);
+				return EXIT_INVALID;
+			}
+		} else if (is(a, "--stop-grace", &v) && v) {
+			if (parse_interval(v, &c->stop_grace_ns) < 0 || !c->stop_grace_ns) {
+				fprintf(stderr, "faultline: --stop-grace=%s: expected a duration above 0, "
+					"such as 500ms or 10s\n", v);
 				return EXIT_INVALID;
 			}
 		} else if (is(a, "--quiet", &v)) {
@@ -663,7 +672,7 @@ static int faultline_main(int argc, char **argv)
 	struct run run = { 0 };
 	struct run_opts ro;
 	struct err e = { 0 };
-	bool mounted_tracefs = false;
+	bool mounted_tracefs = false, left_running = false;
 	int status, ret;
 
 	status = parse_cli(&c, argc, argv);
@@ -716,6 +725,7 @@ static int faultline_main(int argc, char **argv)
 	}
 
 	ro.interval_ns = c.interval_ns;
+	ro.stop_grace_ns = c.stop_grace_ns;
 	ro.csv_path = c.csv;
 	ro.status_line = !c.quiet && isatty(2);
 	/* Fail before the run, not after it, and create nothing yet. */
@@ -780,7 +790,13 @@ static int faultline_main(int argc, char **argv)
 	for (unsigned i = 0; i < run.res.njobs; i++) {
 		if (!run.res.jobs[i].error)
 			continue;
-		if (ranks_on())
+		if (run.res.jobs[i].stuck)
+			fprintf(stderr, "faultline: %s%s%sjob '%s' given up%s: %s\n",
+				ranks_on() ? "rank " : "", ranks_on() ? ranks_host() : "", ranks_on() ? ": " : "",
+				run.res.jobs[i].job->name,
+				run.res.jobs[i].stuck_killed ? " (its worker processes killed)" :
+				" (its threads left to end with faultline)", run.res.jobs[i].errmsg);
+		else if (ranks_on())
 			fprintf(stderr, "faultline: rank %d (%s): job '%s' failed: %s\n", ranks_rank(),
 				ranks_host(), run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
 		else
@@ -788,9 +804,14 @@ static int faultline_main(int argc, char **argv)
 				run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
 	}
 	the_run = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A stuck job's threads still read its job (run_destroy keeps the
+	 * rest): they end with the process. */
+	left_running = run.nabandoned > 0;
 	run_destroy(&run);
 out_jobs:
-	joblist_free(&jl);
+	if (!left_running)
+		joblist_free(&jl);
 out_cli:
 	if (mounted_tracefs)
 		tracefmt_umount();
