@@ -750,6 +750,10 @@ static int faultline_main(int argc, char **argv)
 		/* Stopped while laying out a file: a Ctrl-C, exit 1. */
 		if (signals_seen)
 			status = EXIT_JOB_FAILED;
+		/* The handler no longer reaches the run before run_destroy
+		 * unmaps its stop flag (a signal in between wrote to it). */
+		the_run = NULL;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		run_destroy(&run);
 		goto out_jobs;
 	}
