@@ -255,7 +255,7 @@ static int spawn_process(struct crew *c, struct worker *w, struct err *e)
 			_exit(1);
 		_exit(process_main(c, w));
 	}
-	w->pid = pid;
+	__atomic_store_n(&w->pid, pid, __ATOMIC_RELAXED);	/* read by stuck.c meanwhile */
 	return 0;
 }
 
