@@ -794,13 +794,15 @@ static int faultline_main(int argc, char **argv)
 	for (unsigned i = 0; i < run.res.njobs; i++) {
 		if (!run.res.jobs[i].error)
 			continue;
-		if (run.res.jobs[i].stuck)
-			fprintf(stderr, "faultline: %s%s%sjob '%s' given up%s: %s\n",
-				ranks_on() ? "rank " : "", ranks_on() ? ranks_host() : "", ranks_on() ? ": " : "",
-				run.res.jobs[i].job->name,
+		if (run.res.jobs[i].stuck) {
+			char who[300] = "";
+
+			if (ranks_on())
+				snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
+			fprintf(stderr, "faultline: %sjob '%s' given up%s: %s\n", who, run.res.jobs[i].job->name,
 				run.res.jobs[i].stuck_killed ? " (its worker processes killed)" :
 				" (its threads left to end with faultline)", run.res.jobs[i].errmsg);
-		else if (ranks_on())
+		} else if (ranks_on())
 			fprintf(stderr, "faultline: rank %d (%s): job '%s' failed: %s\n", ranks_rank(),
 				ranks_host(), run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
 		else
