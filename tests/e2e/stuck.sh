@@ -84,7 +84,7 @@ if [ "$(echo $workers | wc -w)" = 2 ]; then
 	kill -STOP ${workers%% *}
 	t0=$(date +%s%N)
 	kill -TERM $fl
-	# The bound is the promise; the schedule is 10 s + 2 s.
+	# 30 s: what a timeout(1) user may wait; the schedule is 10 s + 2 s.
 	( sleep 60; kill -KILL $fl 2>/dev/null ) &
 	guard=$!
 	wait $fl
