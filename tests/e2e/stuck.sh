@@ -74,7 +74,7 @@ JOB
 	"$E2E_TMP/stop.job" 2>"$E2E_TMP/stop.err" &
 fl=$!
 workers=
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	workers=$(pgrep -P $fl | tr '\n' ' ')
 	[ "$(echo $workers | wc -w)" = 2 ] && break
 	sleep 0.05
@@ -171,9 +171,14 @@ C
 		HANG_PATH=$real HANG_AFTER=200 LD_PRELOAD=$E2E_TMP/hang.so "$FAULTLINE" --quiet --stop-grace=2s \
 			--name=hung --filename="$data" --ioengine=psync --rw=randread --invalidate=0 \
 			--time_based --runtime=120s --output-format=json --output="$E2E_TMP/hung.json" \
-			2>"$E2E_TMP/hung.err" &
+			--csv="$E2E_TMP/hung.csv" 2>"$E2E_TMP/hung.err" &
 		fl=$!
-		sleep 1
+		# The CSV's header: the run handles signals from then on.
+		for _ in $(seq 300); do
+			[ -s "$E2E_TMP/hung.csv" ] && break
+			sleep 0.1
+		done
+		sleep 0.5
 		kill -TERM $fl
 		( sleep 60; kill -KILL $fl 2>/dev/null ) &
 		guard=$!
