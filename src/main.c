@@ -53,6 +53,7 @@ struct cli {
 	unsigned json_flags;		/* JSON_OUT_PLUS for json+ */
 	const char *csv;
 	uint64_t interval_ns;
+	uint64_t stop_grace_ns;		/* --stop-grace; 0: run/stuck.h's default */
 	bool quiet;
 	bool parse_only;
 	bool verify;			/* --verify: check what write jobs wrote, run nothing */
@@ -98,6 +99,8 @@ static void usage(FILE *f)
 		"  --csv=FILE                    per-interval time series ('-' = stdout)\n"
 		"  --interval=DURATION           sampling period (default 1s, minimum 100ms)\n"
 		"  --quiet                       no live status line\n"
+		"  --stop-grace=DURATION         after SIGTERM or Ctrl-C, how long a job may take to\n"
+		"                                stop before it is given up as stuck (default 10s)\n"
 		"  --mount-tracefs               mount tracefs for the per-job kernel counters if it is\n"
 		"                                not mounted (root), and unmount it at the end\n"
 		"\n"
@@ -197,6 +200,12 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			}
 			if (c->interval_ns < INTERVAL_MIN_NS) {
 				fprintf(stderr, "faultline: --interval=%s is below the minimum of 100ms\n", v);
+				return EXIT_INVALID;
+			}
+		} else if (is(a, "--stop-grace", &v) && v) {
+			if (parse_interval(v, &c->stop_grace_ns) < 0 || !c->stop_grace_ns) {
+				fprintf(stderr, "faultline: --stop-grace=%s: expected a duration above 0, "
+					"such as 500ms or 10s\n", v);
 				return EXIT_INVALID;
 			}
 		} else if (is(a, "--quiet", &v)) {
@@ -679,7 +688,7 @@ static int faultline_main(int argc, char **argv)
 	struct run run = { 0 };
 	struct run_opts ro;
 	struct err e = { 0 };
-	bool mounted_tracefs = false;
+	bool mounted_tracefs = false, left_running = false;
 	int status, ret;
 
 	status = parse_cli(&c, argc, argv);
@@ -737,6 +746,7 @@ static int faultline_main(int argc, char **argv)
 	}
 
 	ro.interval_ns = c.interval_ns;
+	ro.stop_grace_ns = c.stop_grace_ns;
 	ro.csv_path = c.csv;
 	ro.status_line = !c.quiet && isatty(2);
 	/* Fail before the run, not after it, and create nothing yet. */
@@ -761,6 +771,10 @@ static int faultline_main(int argc, char **argv)
 		/* Stopped while laying out a file: a Ctrl-C, exit 1. */
 		if (signals_seen)
 			status = EXIT_JOB_FAILED;
+		/* The handler no longer reaches the run before run_destroy
+		 * unmaps its stop flag (a signal in between wrote to it). */
+		the_run = NULL;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		run_destroy(&run);
 		goto out_jobs;
 	}
@@ -801,7 +815,15 @@ static int faultline_main(int argc, char **argv)
 	for (unsigned i = 0; i < run.res.njobs; i++) {
 		if (!run.res.jobs[i].error)
 			continue;
-		if (ranks_on())
+		if (run.res.jobs[i].stuck) {
+			char who[300] = "";
+
+			if (ranks_on())
+				snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
+			fprintf(stderr, "faultline: %sjob '%s' given up%s: %s\n", who, run.res.jobs[i].job->name,
+				run.res.jobs[i].stuck_killed ? " (its worker processes killed)" :
+				" (its threads left to end with faultline)", run.res.jobs[i].errmsg);
+		} else if (ranks_on())
 			fprintf(stderr, "faultline: rank %d (%s): job '%s' failed: %s\n", ranks_rank(),
 				ranks_host(), run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
 		else
@@ -809,9 +831,14 @@ static int faultline_main(int argc, char **argv)
 				run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
 	}
 	the_run = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A stuck job's threads still read its job (run_destroy keeps the
+	 * rest): they end with the process. */
+	left_running = run.nabandoned > 0;
 	run_destroy(&run);
 out_jobs:
-	joblist_free(&jl);
+	if (!left_running)
+		joblist_free(&jl);
 out_cli:
 	if (mounted_tracefs)
 		tracefmt_umount();

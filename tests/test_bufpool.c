@@ -982,6 +982,66 @@ static void test_stress(void **state)
 	free(d);
 }
 
+/*
+ * A stop always completes: with every frame pinned by a thread that does
+ * not let go, a miss finds no frame to take. It waits until the stop
+ * flag is set, then gives up holding nothing. (Before, it swept and
+ * yielded for ever.)
+ */
+struct blocked_get {
+	struct bufpool *bp;
+	struct bufpool_io io;
+	struct pool_counters c;
+	int ret;
+	int done;
+};
+
+static void *blocked_get_main(void *arg)
+{
+	struct blocked_get *g = arg;
+	uint32_t ref;
+	uint8_t *p;
+
+	g->ret = bufpool_get(g->bp, 9, BUFPOOL_SHARED, &g->io, &g->c, &ref, &p);
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_stop_ends_full_pool_wait(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool *bp = pool_new(4);
+	struct pool_counters c = { 0 };
+	struct blocked_get g = { .bp = bp, .io = io_of(d) };
+	uint32_t ref[4];
+	int stop = 0;
+	pthread_t t;
+	uint8_t *p;
+
+	(void)state;
+	for (uint32_t k = 0; k < 4; k++)
+		assert_int_equal(bufpool_get(bp, k, BUFPOOL_SHARED, &g.io, &c, &ref[k], &p), 0);
+	g.io.stop[0] = &stop;
+	assert_int_equal(pthread_create(&t, NULL, blocked_get_main, &g), 0);
+	usleep(100000);
+	assert_int_equal(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), 0);	/* waits, as it must */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&g.done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	if (!__atomic_load_n(&g.done, __ATOMIC_ACQUIRE))
+		fail_msg("bufpool_get still waiting 5 s after the stop flag was set");
+	pthread_join(t, NULL);
+	assert_int_equal(g.ret, -ECANCELED);
+	for (uint32_t k = 0; k < 4; k++)
+		bufpool_unpin(bp, ref[k]);
+	pool_ok(bp);
+	assert_int_equal(bufpool_get(bp, 9, BUFPOOL_SHARED, &g.io, &c, &ref[0], &p), 0);
+	bufpool_unpin(bp, ref[0]);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_writer_waits_for_published),
 		cmocka_unit_test(test_writer_not_starved),
 		cmocka_unit_test(test_stress),
+		cmocka_unit_test(test_stop_ends_full_pool_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

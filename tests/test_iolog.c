@@ -483,6 +483,40 @@ static void writer_full(void **state)
 	assert_non_null(strstr(e.msg, "write_iolog: /dev/full"));
 }
 
+/* With span_page, the most pages of that size a read covers and where
+ * it is: a read astride pages counts each page it touches; writes and
+ * a longer but aligned read do not outrank it. */
+static void replay_read_pages(void **state)
+{
+	const char *text = "fio version 2 iolog\n"
+			   "/a add\n"
+			   "/a open\n"
+			   "/a read 0 8192\n"		/* 2 pages */
+			   "/a read 6144 8192\n"	/* astride: pages 1, 2 and 3 */
+			   "/a write 0 65536\n"		/* a write: latched a page at a time */
+			   "/a read 16384 12288\n"	/* 3 pages, not more than the one before */
+			   "/a close\n";
+	struct replay_opts o = { .time_scale = 100, .writes = true, .span_page = 4096 };
+	struct replay_set s;
+	struct iolog l;
+	struct err e = { 0 };
+
+	(void)state;
+	assert_int_equal(parse(&l, text, &e), 0);
+	assert_int_equal(replay_set_build(&s, &l, name1, 1, &o, &e), 0);
+	assert_int_equal(s.max_read_pages, 3);
+	assert_string_equal(s.max_read_at, "t.log:5");
+	replay_set_free(&s);
+	/* Off: nothing counted. */
+	o.span_page = 0;
+	assert_int_equal(replay_set_build(&s, &l, name1, 1, &o, &e), 0);
+	assert_int_equal(s.max_read_pages, 0);
+	replay_set_free(&s);
+	o.span_page = 3000;
+	assert_int_equal(replay_set_build(&s, &l, name1, 1, &o, &e), -EINVAL);
+	iolog_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +534,7 @@ int main(void)
 		cmocka_unit_test(writer_round_trip),
 		cmocka_unit_test(writer_refuses),
 		cmocka_unit_test(writer_full),
+		cmocka_unit_test(replay_read_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

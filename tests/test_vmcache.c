@@ -696,6 +696,67 @@ static void test_stress(void **state)
 	free(d);
 }
 
+/*
+ * A stop always completes: with every resident page latched by a thread
+ * that does not let go (a read longer than the pool holds, latching its
+ * pages one by one), a miss finds nothing to evict. It waits until the
+ * stop flag is set, then gives up holding nothing. (Before, it swept
+ * and yielded for ever: the livelock of a 128 KiB replayed read with
+ * pool_size=64k.)
+ */
+struct blocked_get {
+	struct vmcache *vc;
+	struct vmcache_io io;
+	struct pool_counters c;
+	int ret;
+	int done;
+};
+
+static void *blocked_get_main(void *arg)
+{
+	struct blocked_get *g = arg;
+	uint8_t *p;
+
+	g->ret = vmcache_get(g->vc, 7, VMCACHE_SHARED, &g->io, &g->c, &p);
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_stop_ends_full_pool_wait(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct vmcache *vc = pool_new(16, 4, 2);
+	struct pool_counters c = { 0 };
+	struct blocked_get g = { .vc = vc, .io = io_of(d) };
+	int stop = 0;
+	pthread_t t;
+	uint8_t *p;
+
+	(void)state;
+	for (uint64_t pid = 0; pid < 4; pid++)
+		assert_int_equal(vmcache_get(vc, pid, VMCACHE_SHARED, &g.io, &c, &p), 0);
+	g.io.stop[1] = &stop;
+	assert_int_equal(pthread_create(&t, NULL, blocked_get_main, &g), 0);
+	sleep_ms(100);
+	assert_int_equal(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), 0);	/* waits, as it must */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&g.done, __ATOMIC_ACQUIRE); i++)
+		sleep_ms(1);
+	if (!__atomic_load_n(&g.done, __ATOMIC_ACQUIRE))
+		fail_msg("vmcache_get still waiting 5 s after the stop flag was set");
+	pthread_join(t, NULL);
+	assert_int_equal(g.ret, -ECANCELED);
+	for (uint64_t pid = 0; pid < 4; pid++)
+		vmcache_unpin(vc, pid);
+	pool_ok(vc);
+	/* Nothing left behind: the page it wanted loads now. */
+	assert_int_equal(vmcache_get(vc, 7, VMCACHE_SHARED, &g.io, &c, &p), 0);
+	vmcache_unpin(vc, 7);
+	pool_ok(vc);
+	vmcache_destroy(vc);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -712,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_writer_not_starved),
 		cmocka_unit_test(test_writer_waits_for_published),
 		cmocka_unit_test(test_stress),
+		cmocka_unit_test(test_stop_ends_full_pool_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,7 +161,10 @@ static inline uint32_t ref_of(uint32_t bucket, unsigned way)
  * in one), so private futexes. */
 static void futex_wait(uint32_t *word, uint32_t val)
 {
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	/* In slices, so that a waiter sees a stop flag (latch_entry). */
+	static const struct timespec slice = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
+
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &slice, NULL, 0);
 }
 
 static void futex_wake_all(uint32_t *word)
@@ -352,28 +355,33 @@ static bool published(const struct bufpool *bp, uint32_t ref)
 
 /* Entry @ref, locked by this thread to change its page: wait until no
  * reader has it published (each holds it for one request; spin, then
- * let the holder run). */
-static void wait_published(const struct bufpool *bp, uint32_t ref)
+ * let the holder run). False when a stop flag of @io called it off. */
+static bool wait_published(const struct bufpool *bp, uint32_t ref, const struct bufpool_io *io)
 {
 	for (unsigned i = 0; published(bp, ref); i++) {
-		if (i >= SPIN_LATCH)
-			sched_yield();
-		else
+		if (i < SPIN_LATCH) {
 			cpu_relax();
+			continue;
+		}
+		if (bufpool_io_stopped(io))
+			return false;
+		sched_yield();
 	}
+	return true;
 }
 
 /* ---- latches on pages --------------------------------------------------- */
 
 /*
- * Latch entry @ref, found for @key, in @mode. Returns true with the
- * latch held and the entry still holding @key; false when it was given
- * to another page or freed meanwhile (nothing held: look again).
- * *@waited is set when another thread's load (or write) had to be
- * waited for.
+ * Latch entry @ref, found for @key, in @mode. Returns 1 with the latch
+ * held and the entry still holding @key; 0 when it was given to another
+ * page or freed meanwhile (nothing held: look again); -ECANCELED when a
+ * stop flag of @io (NULL: none) was set while it had to wait (nothing
+ * held). *@waited is set when another thread's load (or write) had to
+ * be waited for.
  */
-static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum bufpool_mode mode,
-			bool *waited)
+static int latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum bufpool_mode mode,
+		       const struct bufpool_io *io, bool *waited)
 {
 	struct bufpool_entry *en = entry_at(bp, ref);
 	const bool shared = mode == BUFPOOL_SHARED;
@@ -386,7 +394,7 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 		uint32_t want;
 
 		if (!(s & F_USED))
-			return false;
+			return 0;
 		if (!shared && !(s & (F_LOCKED | F_XWANT)) && (s & PIN_MASK)) {
 			/* Pinned: no new pins from now on, then wait for
 			 * these to go. */
@@ -397,10 +405,17 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 			continue;
 		}
 		if ((s & F_LOCKED) || (s & F_XWANT && !mine) || (!shared && (s & PIN_MASK))) {
+			if (bufpool_io_stopped(io)) {
+				/* Stopping: the readers this writer held off may go. */
+				if (mine && LOAD(&en->key) == key)
+					wake_if(en, __atomic_fetch_and(&en->state, ~(F_XWANT | F_WAITERS),
+								       __ATOMIC_ACQ_REL));
+				return -ECANCELED;
+			}
 			wait_change(en, s);
 			*waited = true;
 			if (LOAD(&en->key) != key)
-				return false;	/* freed meanwhile: XWANT went with it */
+				return 0;	/* freed meanwhile: XWANT went with it */
 			s = LOAD_RLX(&en->state);
 			continue;
 		}
@@ -412,15 +427,17 @@ static bool latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum buf
 	if (__builtin_expect(LOAD(&en->key) == key, 1)) {
 		/* Alone, but for readers of published pins: they finish
 		 * the request they hold it for and go. */
-		if (mode != BUFPOOL_SHARED)
-			wait_published(bp, ref);
-		return true;
+		if (mode != BUFPOOL_SHARED && !wait_published(bp, ref, io)) {
+			bufpool_unlock(bp, ref, false);
+			return -ECANCELED;
+		}
+		return 1;
 	}
 	if (mode == BUFPOOL_SHARED)
 		bufpool_unpin(bp, ref);
 	else
 		bufpool_unlock(bp, ref, false);
-	return false;
+	return 0;
 }
 
 void bufpool_unpin(struct bufpool *bp, uint32_t ref)
@@ -529,9 +546,13 @@ static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
 			}
 		}
 		/* Two full turns found every frame latched: they belong to
-		 * threads between two steps of their own; let them run. */
-		if (++looked % (2ull * bp->nframes) == 0)
+		 * threads between two steps of their own, or waiting for
+		 * this one (a stop ends that); let them run. */
+		if (++looked % (2ull * bp->nframes) == 0) {
+			if (bufpool_io_stopped(io))
+				return -ECANCELED;
 			sched_yield();
+		}
 	}
 }
 
@@ -551,7 +572,10 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 	for (;;) {
 		e = table_find(bp, key, home);
 		if (__builtin_expect(e != BUFPOOL_NONE, 1)) {
-			if (!latch_entry(bp, e, key, mode, &waited))
+			ret = latch_entry(bp, e, key, mode, io, &waited);
+			if (ret < 0)
+				return ret;
+			if (!ret)
 				continue;
 			count(&c->hits);
 			if (waited)
@@ -675,7 +699,7 @@ int bufpool_flush_keys(struct bufpool *bp, uint32_t lo, uint32_t hi, const struc
 			/* A writer holds it, or it is being evicted (the
 			 * evictor writes it back): the pin waits, then sees
 			 * which. */
-			if (key == KEY_NONE || !latch_entry(bp, ref, key, BUFPOOL_SHARED, &waited))
+			if (key == KEY_NONE || latch_entry(bp, ref, key, BUFPOOL_SHARED, NULL, &waited) <= 0)
 				continue;
 			/* Pinned: no writer can change it while it is
 			 * written. DIRTY goes first, so a write after this

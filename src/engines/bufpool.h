@@ -63,7 +63,18 @@ struct bufpool_io {
 	int (*read)(void *arg, uint32_t key, uint8_t *frame);
 	int (*write)(void *arg, uint32_t key, const uint8_t *frame);
 	void *arg;
+	/* Flags that call a wait off (a run's and a job's stop, NULL for
+	 * none): once one is set, bufpool_get and bufpool_frame_take give
+	 * up with -ECANCELED where they would wait for a page, a latch or
+	 * a frame, holding nothing, so a stop always completes. */
+	const int *stop[2];
 };
+
+static inline bool bufpool_io_stopped(const struct bufpool_io *io)
+{
+	return io && ((io->stop[0] && __atomic_load_n(io->stop[0], __ATOMIC_RELAXED)) ||
+		      (io->stop[1] && __atomic_load_n(io->stop[1], __ATOMIC_RELAXED)));
+}
 
 enum bufpool_mode {
 	BUFPOOL_SHARED,		/* pinned: read it; others may too */

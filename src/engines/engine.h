@@ -50,6 +50,10 @@ enum io_op {
 	IO_NOPS
 };
 
+/* A job's targets at most: io_req.target numbers them in 16 bits
+ * (jobcheck.c refuses a job with more, scratch files or filename=). */
+#define IO_TARGETS_MAX 65536
+
 /* engine_ops.ops: the operations an engine serves. */
 #define ENGINE_OP(op)	(1u << (op))
 
@@ -98,6 +102,11 @@ struct engine_thread {
 	const struct target *targets;	/* ej->ntargets: the job's targets with
 					 * descriptors of this thread's own, or
 					 * NULL (engine_targets) */
+	/* The run's and the job's stop flags: an engine that can wait on
+	 * other threads (a pool's page, latch or frame) looks at them
+	 * while it waits, and gives the request up with -ECANCELED once
+	 * one is set, which the worker takes as the stop, not a failure. */
+	const int *stop[2];
 };
 
 /* The targets a thread reads through: when the job's threads share

@@ -616,7 +616,8 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->ctr = et->pool;
 	bt->rd = bufpool_reader_new(pj->pool);
 	bt->shift = pj->pool->page_shift;
-	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt };
+	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt,
+				      .stop = { et->stop[0], et->stop[1] } };
 	bt->uring = job->pool_io == POOL_IO_URING;
 	/* jobcheck.c allows read-ahead only for read jobs through io_uring. */
 	bt->pf = bt->uring && !job_writes(job) ? job->pool_prefetch : 0;

@@ -260,7 +260,8 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	vt->ctr = et->pool;
 	vt->rd = vmcache_reader_new(vj->pool);
 	vt->shift = vj->pool->page_shift;
-	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt };
+	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt,
+				      .stop = { et->stop[0], et->stop[1] } };
 	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
 	if (ret < 0) {
 		free(vt->held);

@@ -131,8 +131,11 @@ static void wake_all(uint64_t *w)
 	syscall(SYS_futex, hi_half(w), FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* The longest sleep on a word before looking at the stop flags. */
+static const struct timespec wait_slice = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
+
 /* Word @w was @seen, a state this thread cannot use: wait until it
- * changes. */
+ * changes (or a slice has passed). */
 static void wait_change(uint64_t *w, uint64_t seen)
 {
 	for (int i = 0; i < SPIN_WAIT; i++) {
@@ -147,7 +150,8 @@ static void wait_change(uint64_t *w, uint64_t seen)
 			return;
 		seen = want;
 	}
-	syscall(SYS_futex, hi_half(w), FUTEX_WAIT_PRIVATE, (uint32_t)(seen >> 32), NULL, NULL, 0);
+	/* In slices, so that a waiter sees a stop flag (vmcache_get). */
+	syscall(SYS_futex, hi_half(w), FUTEX_WAIT_PRIVATE, (uint32_t)(seen >> 32), &wait_slice, NULL, 0);
 }
 
 /* A transition of the slow paths: @w from *@old to @want (WAITERS
@@ -226,15 +230,20 @@ static bool published(const struct vmcache *vc, uint64_t pid)
 }
 
 /* Page @pid, locked by this thread to change it: wait until no reader
- * has it published (each holds it for one request). */
-static void wait_published(const struct vmcache *vc, uint64_t pid)
+ * has it published (each holds it for one request). False when a stop
+ * flag of @io called the wait off. */
+static bool wait_published(const struct vmcache *vc, uint64_t pid, const struct vmcache_io *io)
 {
 	for (unsigned i = 0; published(vc, pid); i++) {
-		if (i >= SPIN_WAIT)
-			sched_yield();
-		else
+		if (i < SPIN_WAIT) {
 			cpu_relax();
+			continue;
+		}
+		if (vmcache_io_stopped(io))
+			return false;
+		sched_yield();
 	}
+	return true;
 }
 
 /* ---- the resident set ------------------------------------------------- */
@@ -292,10 +301,11 @@ static int cmp_u64(const void *a, const void *b)
  * marked, not latched), the dirty ones in @dirty latched shared by this
  * thread. Sweeps until it has a batch, or has gone round twice and has
  * something; having nothing, it lets the threads that hold every page
- * run, then sweeps on.
+ * run, then sweeps on, unless a stop flag of @io is set (-ECANCELED,
+ * nothing collected).
  */
-static void collect(struct vmcache *vc, uint64_t *clean, unsigned *nc, uint64_t *dirty,
-		    unsigned *nd)
+static int collect(struct vmcache *vc, const struct vmcache_io *io, uint64_t *clean, unsigned *nc,
+		   uint64_t *dirty, unsigned *nd)
 {
 	const uint64_t mask = vc->rs_slots - 1;
 	const unsigned want = vc->batch;
@@ -327,11 +337,16 @@ static void collect(struct vmcache *vc, uint64_t *clean, unsigned *nc, uint64_t 
 		swept += want;
 		if (swept >= 2 * vc->rs_slots) {
 			if (*nc + *nd)
-				return;
+				return 0;
+			/* Every page held: by threads that go on, or that
+			 * wait for this one (a stop ends that). */
+			if (vmcache_io_stopped(io))
+				return -ECANCELED;
 			sched_yield();
 			swept = 0;
 		}
 	}
+	return 0;
 }
 
 /* Release @n locked pages (sorted): one madvise per run of consecutive
@@ -368,7 +383,9 @@ static int evict_batch(struct vmcache *vc, const struct vmcache_io *io, struct p
 	int64_t calls;
 	int ret = 0;
 
-	collect(vc, clean, &nc, dirty, &nd);
+	ret = collect(vc, io, clean, &nc, dirty, &nd);
+	if (ret < 0)
+		return ret;
 	/* 1. Dirty pages written back, latched shared: readers may go on,
 	 * no writer can change them meanwhile. */
 	for (unsigned i = 0; i < nd && ret == 0; i++) {
@@ -519,7 +536,10 @@ int vmcache_get(struct vmcache *vc, uint64_t pid, enum vmcache_mode mode,
 			/* Alone, but for published readers: they finish the
 			 * request they hold it for and go (and new ones see
 			 * the lock and step back). */
-			wait_published(vc, pid);
+			if (!wait_published(vc, pid, io)) {
+				put(w, same, UNLOCKED);	/* unchanged: its version stays */
+				return -ECANCELED;
+			}
 		} else if (!(s & F_XWANT)) {
 			/* Readers inside: let no more in, wait for them. */
 			if (move(w, &s, s | F_XWANT))
@@ -533,6 +553,12 @@ int vmcache_get(struct vmcache *vc, uint64_t pid, enum vmcache_mode mode,
 			stat_add(&c->waits, 1);
 		return 0;
 wait:
+		if (vmcache_io_stopped(io)) {
+			/* Stopping: the readers this writer held off may go. */
+			if (mine && (__atomic_fetch_and(w, ~(F_XWANT | F_WAITERS), __ATOMIC_ACQ_REL) & F_WAITERS))
+				wake_all(w);
+			return -ECANCELED;
+		}
 		/* A load (or write, or eviction) by another thread. */
 		if (st == LOCKED)
 			waited = true;

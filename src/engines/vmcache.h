@@ -93,7 +93,18 @@ struct vmcache_io {
 	int (*read)(void *arg, uint64_t pid, uint8_t *page);
 	int (*write)(void *arg, uint64_t pid, const uint8_t *page);
 	void *arg;
+	/* Flags that call a wait off (a run's and a job's stop, NULL for
+	 * none): once one is set, vmcache_get gives up with -ECANCELED
+	 * where it would wait for a page, a latch or a place in the pool,
+	 * holding nothing, so a stop always completes. */
+	const int *stop[2];
 };
+
+static inline bool vmcache_io_stopped(const struct vmcache_io *io)
+{
+	return (io->stop[0] && __atomic_load_n(io->stop[0], __ATOMIC_RELAXED)) ||
+	       (io->stop[1] && __atomic_load_n(io->stop[1], __ATOMIC_RELAXED));
+}
 
 enum vmcache_mode {
 	VMCACHE_SHARED,		/* read it; others may too */
@@ -153,7 +164,8 @@ static inline uint8_t *vmcache_addr(const struct vmcache *vc, uint64_t pid)
  * for a writer); a missing one is read in by this thread through @io, a
  * miss, after making room when the pool is full (a batch evicted, dirty
  * pages written back first through @io). Counts into @c, which only
- * this thread writes. Errors: those of @io.
+ * this thread writes. Errors: those of @io, and -ECANCELED when a stop
+ * flag of @io was set while it had to wait.
  */
 int vmcache_get(struct vmcache *vc, uint64_t pid, enum vmcache_mode mode,
 		const struct vmcache_io *io, struct pool_counters *c, uint8_t **data);

@@ -132,6 +132,33 @@ static unsigned filename_count(const char *f)
 }
 
 /*
+ * The targets a job opens: each worker's nrfiles scratch files, or the
+ * files of filename=. A request names its target in 16 bits, so past
+ * IO_TARGETS_MAX a worker's files would alias another's (and a write
+ * job write into them).
+ */
+static int check_target_count(const struct job *j, const struct engine_ops *eng, const int *line,
+			      struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->read_iolog || (eng->flags & ENGINE_F_NO_TARGET))
+		return 0;
+	if (j->filename && filename_count(j->filename) > IO_TARGETS_MAX)
+		return err_set(e, EINVAL, "filename= at %s names %u files; a job reads at most %u",
+			       jobcheck_where(j, line, "filename", w, sizeof(w)),
+			       filename_count(j->filename), IO_TARGETS_MAX);
+	if (!j->filename && (uint64_t)j->numjobs * j->nrfiles > IO_TARGETS_MAX)
+		return err_set(e, EINVAL, "numjobs=%u at %s with nrfiles=%u at %s: %llu scratch files "
+			       "(each worker has nrfiles of its own); a job has at most %u, so "
+			       "numjobs times nrfiles must stay within it",
+			       j->numjobs, jobcheck_where(j, line, "numjobs", w, sizeof(w)), j->nrfiles,
+			       jobcheck_where(j, line, "nrfiles", w2, sizeof(w2)),
+			       (unsigned long long)j->numjobs * j->nrfiles, IO_TARGETS_MAX);
+	return 0;
+}
+
+/*
  * read_iolog and write_iolog: a replay issues each logged request once,
  * on the files the log names: its reads, and its writes and syncs only
  * when rw= says the job writes (a read job never writes); a loop's
@@ -521,6 +548,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
 			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
 	ret = check_target(j, eng, line, e);
+	if (!ret)
+		ret = check_target_count(j, eng, line, e);
 	if (ret)
 		return ret;
 	ret = check_concurrency(j, eng, line, e);

@@ -83,7 +83,14 @@ struct thread_stats {
 	uint64_t wops;			/* writes completed */
 	uint64_t wbytes;
 	uint64_t syncs;			/* flushes completed (fsync, msync, ...) */
-	uint64_t pad_hot[2];
+	/* The request last handed to the engine (worker_note), so that a
+	 * job that does not stop can say what it was doing: plain stores
+	 * to this line, which the worker writes for every request anyway. */
+	uint64_t last_off;
+	uint32_t last_len;
+	uint16_t last_target;		/* index into the job's targets */
+	uint8_t last_op;		/* enum io_op plus one; 0: none yet */
+	uint8_t probe_sink;		/* the CPU probe's result, published */
 
 	/* ioengine=bufpool: on the hot path too, on a line of its own. */
 	struct pool_counters pool __attribute__((aligned(CACHELINE)));

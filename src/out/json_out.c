@@ -395,6 +395,8 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "stopped_by", jstr_or_null(jr->rc.stopped_by ? jr->rc.stopped_by : ""));
 	put(o, "stopped_by_job", jstr_or_null(jr->rc.stopped_by_job));
 	put(o, "error", json_integer(jr->error));
+	/* Given up after the stop's grace period: errmsg says what it did. */
+	put(o, "stuck", json_boolean(jr->stuck));
 	if (jr->errmsg[0])
 		put(o, "errmsg", json_string(jr->errmsg));
 	else

@@ -122,6 +122,11 @@ struct job_result {
 	bool lat_ok;			/* latency=1 */
 	struct hist lat;		/* ns, merged over threads */
 
+	/* Had not stopped within the grace period after the run was asked
+	 * to stop (run/stuck.h): given up, errmsg says what it was doing;
+	 * how many of its processes were killed. */
+	bool stuck;
+	unsigned stuck_killed;
 	int error;			/* 0, or a positive errno */
 	char errmsg[512];		/* "target /x offset 123: SIGBUS ...", "" */
 	/* continue_on_error: errors counted and gone on after (fio's

@@ -67,7 +67,7 @@ static void *probe_main(void *arg)
 	STAT_STORE(&st->running, 0);
 	STAT_STORE(&st->done, 1);
 	/* Publish the result so the loop cannot be optimised away. */
-	st->pad_hot[0] = x + n;
+	st->probe_sink = (uint8_t)(x + n);
 	return NULL;
 }
 
@@ -255,7 +255,7 @@ static int spawn_process(struct crew *c, struct worker *w, struct err *e)
 			_exit(1);
 		_exit(process_main(c, w));
 	}
-	w->pid = pid;
+	__atomic_store_n(&w->pid, pid, __ATOMIC_RELAXED);	/* read by stuck.c meanwhile */
 	return 0;
 }
 

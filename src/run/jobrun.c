@@ -236,6 +236,8 @@ static int load_replay(struct job_run *jr, struct err *e)
 		/* A job that writes (its rw= says so) replays the log's
 		 * writes and syncs too; a read job never writes. */
 		.writes = job_writes(j),
+		/* vmcache serves a read in place, its pages latched at once. */
+		.span_page = (jr->crew.wk.ops->flags & ENGINE_F_REGION) ? j->pool_page : 0,
 	};
 	char msg[300];
 	size_t out[IOLOG_NOPS] = { 0 };
@@ -274,7 +276,28 @@ static int check_replay(struct job_run *jr, struct err *e)
 {
 	const struct job *j = jr->job;
 	const bool pool = jr->crew.wk.ops->flags & ENGINE_F_POOL;
+	const uint64_t frames = j->pool_page ? j->pool_size / j->pool_page : 0;
+	const uint64_t span = jr->replay.max_read_pages;
 
+	/*
+	 * vmcache latches every page of a read at once (one run of its
+	 * region, served in place), and a thread that misses on the next
+	 * page while holding the others needs a page the pool can give up.
+	 * Each of numjobs threads may hold such a read and load one page
+	 * more: unless the pool has that many, they can wait on each other
+	 * for ever. (bufpool copies a long read out page by page, one pin
+	 * at a time: jobcheck's two pages a thread are enough there.)
+	 */
+	if (span > 1 && (uint64_t)j->numjobs * (span + 1) > frames)
+		return err_set(e, EINVAL, "read_iolog: %s reads %llu pages of pool_page=%llu, which "
+			       "ioengine=%s holds at once; numjobs=%u thread%s each holding such a read "
+			       "and loading one page more need %llu pages, and pool_size=%llu holds %llu: "
+			       "pool_size=%llu or more, or a larger pool_page",
+			       jr->replay.max_read_at, (unsigned long long)span,
+			       (unsigned long long)j->pool_page, jr->crew.wk.ops->name, j->numjobs,
+			       j->numjobs == 1 ? "" : "s", (unsigned long long)(j->numjobs * (span + 1)),
+			       (unsigned long long)j->pool_size, (unsigned long long)frames,
+			       (unsigned long long)(j->numjobs * (span + 1) * j->pool_page));
 	if (!j->direct || pool)
 		return 0;
 	for (unsigned i = 0; i < jr->replay.nr; i++) {

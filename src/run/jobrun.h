@@ -46,6 +46,9 @@ struct job_run {
 	struct crew crew;		/* who runs it */
 	struct job_host host;		/* where it runs */
 	bool setup_done;		/* the engine's job_setup ran */
+	/* Stuck (run/stuck.h): left running, never joined; nothing its
+	 * workers may still touch is freed. */
+	bool abandoned;
 };
 
 /* How many thread_stats slots a job needs (job_slots.total). */

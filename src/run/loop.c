@@ -207,6 +207,7 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 	r->target = (uint16_t)st->target;
 	r->off = off;
 	r->len = len;
+	worker_note(w, r);
 	if (w->prefetch)
 		prefetch_advance(w->prefetch, s, off, len);
 	return true;

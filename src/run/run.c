@@ -27,6 +27,7 @@
 #include "mpi/ranks.h"
 #include "run/runwrites.h"
 #include "run/sampler.h"
+#include "run/stuck.h"
 #include "workload/verify.h"
 
 static void hooks_warn(void *arg, const char *msg)
@@ -117,6 +118,8 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 
 	memset(r, 0, sizeof(*r));
 	r->opts = *o;
+	if (!r->opts.stop_grace_ns)
+		r->opts.stop_grace_ns = STUCK_GRACE_DEFAULT_NS;
 	r->jl = jl;
 	r->njobs = jl->n;
 	r->hooks.warn = hooks_warn;
@@ -670,6 +673,55 @@ static void ss_check(struct run *r, unsigned j, uint64_t now)
 	}
 }
 
+/*
+ * After a stop request, a job of [first, last) still running when the
+ * grace period ends is stuck: it is named with what it was doing and
+ * the processes running it are killed, to be reaped by its own wait;
+ * one still running STUCK_REAP_NS later (or whose workers are threads,
+ * which cannot be killed) is left to end with the process, its rows
+ * and counters taken as they are. How many jobs were left now.
+ */
+static unsigned stuck_step(struct run *r, unsigned first, unsigned last, uint64_t now)
+{
+	const uint64_t grace = r->opts.stop_grace_ns;
+	unsigned left = 0;
+
+	if (!__atomic_load_n(r->stop, __ATOMIC_RELAXED))
+		return 0;
+	if (!r->stop_ns)
+		r->stop_ns = now;
+	if (now - r->stop_ns < grace)
+		return 0;
+	for (unsigned j = first; j < last; j++) {
+		struct job_result *res = &r->res.jobs[j];
+		int n;
+
+		if (r->job_ended[j] || job_run_finished(&r->jrs[j]))
+			continue;
+		if (!res->stuck) {
+			res->stuck = true;
+			res->error = ETIMEDOUT;
+			n = snprintf(res->errmsg, sizeof(res->errmsg), "stuck: not stopped %.1f s after the "
+				     "stop request; ", (double)grace / 1e9);
+			stuck_describe(&r->jrs[j], res->errmsg + n, sizeof(res->errmsg) - (size_t)n);
+			res->stuck_killed = stuck_kill(&r->jrs[j]);
+		}
+		if (res->stuck_killed && now - r->stop_ns < grace + STUCK_REAP_NS)
+			continue;
+		if (!r->base_taken[j])
+			take_base(r, j, now);
+		if (!r->rows_ended[j]) {
+			sampler_job_ended(r->sampler, j, now);
+			r->rows_ended[j] = true;
+		}
+		r->jrs[j].abandoned = true;
+		r->job_ended[j] = true;
+		r->nabandoned++;
+		left++;
+	}
+	return left;
+}
+
 /* Run jobs [first, last) together until all are done. Every job is made
  * ready first (its cache dropped, its memory reserved, its files
  * prewarmed), so no job's set-up falls inside another's measurement;
@@ -771,6 +823,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		stats_bell_wait(r->arena.bell, bell, next);
 		bell = stats_bell_seen(r->arena.bell);
 		now = now_ns();
+		left -= stuck_step(r, first, last, now);
 		/* At a boundary, every job's counters before anything slower
 		 * (2000 jobs ending take a while): its rows end at @now. */
 		if (now >= g0 + (tick + 1) * iv)
@@ -904,6 +957,10 @@ void run_destroy(struct run *r)
 	if (r->rows)
 		rankrows_close(r->rows);
 	free(r->rows);
+	/* A stuck job's threads still run, on its jobs, counters, stop
+	 * flag and targets: all of it stays until the process exits. */
+	if (r->nabandoned)
+		return;
 	for (unsigned i = 0; r->jrs && i < r->njobs; i++)
 		job_run_destroy(&r->jrs[i]);
 	for (unsigned i = 0; r->res.jobs && i < r->res.njobs; i++) {

@@ -25,6 +25,9 @@ struct run_opts {
 	uint64_t interval_ns;		/* sampling period */
 	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
 	bool status_line;		/* live line on stderr */
+	/* After a stop request, how long a job may take to stop before it
+	 * is given up as stuck (run/stuck.h); 0: the default. */
+	uint64_t stop_grace_ns;
 };
 
 struct run {
@@ -57,6 +60,8 @@ struct run {
 	bool exit_all;
 	struct pace_flow *flows;	/* flow: one per flow_id used, shared mapping */
 	size_t flow_len;
+	uint64_t stop_ns;		/* when the controller first saw *stop set */
+	unsigned nabandoned;		/* stuck jobs left running (job_run.abandoned) */
 	struct run_result res;
 };
 

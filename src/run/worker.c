@@ -36,6 +36,10 @@ void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, cons
 {
 	struct thread_stats *st = w->st;
 
+	/* A request an engine called off because the worker is stopping
+	 * (a pool's wait, engine.h) ends the loop as the stop does. */
+	if ((code == ECANCELED || code == -ECANCELED) && worker_should_stop(w))
+		return;
 	st->error.code = code < 0 ? -code : code;
 	st->error.target = target;
 	st->error.offset = off;
@@ -217,6 +221,7 @@ run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_r
 		if (w->prefetch)
 			prefetch_advance(w->prefetch, tgt, off, len);
 		record_req(&w->rec, r);
+		worker_note(w, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, off, ops->name);
@@ -316,6 +321,7 @@ void worker_run_async(struct worker *w)
 				if (__builtin_expect(wk->prio.on, 0))
 					prio_req(w, r, JOB_DIR_READ);
 				record_req(&w->rec, r);
+				worker_note(w, r);
 				ret = ops->queue(&w->et, r);
 				if (ret < 0) {
 					worker_fail(w, ret, r->target, off, ops->name);
@@ -500,6 +506,7 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds,
 	r->off = 0;
 	r->len = 0;
 	record_req(&w->rec, r);
+	worker_note(w, r);
 	ret = ops->queue(&w->et, r);
 	while (ret == ENGINE_QUEUED) {
 		ret = ops->reap(&w->et, 1, 1, d);
@@ -622,6 +629,7 @@ void worker_run_sync_rw(struct worker *w)
 			r->op = IO_READ;
 			r->off = off;
 			record_req(&w->rec, r);
+			worker_note(w, r);
 			ret = ops->queue(&w->et, r);
 			if (ret < 0) {
 				worker_fail(w, ret, r->target, off, ops->name);
@@ -644,6 +652,7 @@ void worker_run_sync_rw(struct worker *w)
 		}
 		prep_write(w, r, tgt, off);
 		record_req(&w->rec, r);
+		worker_note(w, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, "write");
@@ -808,6 +817,7 @@ void worker_run_async_rw(struct worker *w)
 						prio_req(w, r, wr);
 				}
 				record_req(&w->rec, r);
+				worker_note(w, r);
 				ret = ops->queue(&w->et, r);
 				if (ret < 0) {
 					worker_fail(w, ret, r->target, r->off, ops->name);

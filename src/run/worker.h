@@ -164,7 +164,20 @@ static inline bool worker_should_stop(const struct worker *w)
 	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
 }
 
-/* Record why @w stopped (code: errno, either sign) and stop its job. */
+/* @r goes to the engine now: what the worker was last doing, for a job
+ * that does not stop (relaxed stores the controller may read). */
+static inline void worker_note(struct worker *w, const struct io_req *r)
+{
+	struct thread_stats *st = w->st;
+
+	__atomic_store_n(&st->last_off, r->off, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->last_len, r->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->last_target, r->target, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->last_op, (uint8_t)(r->op + 1), __ATOMIC_RELAXED);
+}
+
+/* Record why @w stopped (code: errno, either sign), unless it is an
+ * engine's -ECANCELED for a stop, and stop its job. */
 void worker_fail(struct worker *w, int code, unsigned target, uint64_t off, const char *what);
 /* After a SIGBUS in @w's own thread: fail it with the target and offset
  * the faulting address belongs to. */

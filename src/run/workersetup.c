@@ -131,6 +131,8 @@ int worker_setup(struct worker *w, struct err *e)
 	if (w->pace.on)
 		prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
 	w->et.pool = &w->st->pool;
+	w->et.stop[0] = w->wk->stop;
+	w->et.stop[1] = w->wk->job_stop;
 	own_files(w);
 	if (wk->ops->flags & ENGINE_F_BUFFERS) {
 		size_t bytes = (size_t)depth * wk->bs_stride;

@@ -447,6 +447,7 @@ static void run_line(const struct verdict_opts *o, struct verdict_line *l, const
 {
 	struct joblist jl = { 0 };
 	struct run run = { 0 };
+	bool left_running = false;
 	struct run_opts ro = { .interval_ns = 1000000000ull, .csv_path = csv_tmp,
 			       .status_line = o->status_line };
 	struct err e = { 0 };
@@ -479,9 +480,13 @@ static void run_line(const struct verdict_opts *o, struct verdict_line *l, const
 		fprintf(stderr, "faultline: verdict: %s: %s\n", l->name, e.msg);
 	*o->current = NULL;
 	l->doc = json_out_build(&run.res, 0);
+	/* A stuck job's threads still read its job: they end with the
+	 * process (run_destroy keeps the rest). */
+	left_running = run.nabandoned > 0;
 	run_destroy(&run);
 out:
-	joblist_free(&jl);
+	if (!left_running)
+		joblist_free(&jl);
 	l->elapsed_s = now_s() - t0;
 }
 

@@ -607,6 +607,15 @@ static int build_one(struct replay_set *s, struct replay *r, const struct iolog 
 			if (q->len > s->max_len)
 				s->max_len = q->len;
 		}
+		if (q->op == IOLOG_READ && o->span_page && q->len) {
+			const uint64_t pg = o->span_page;
+			uint64_t pages = ((off & (pg - 1)) + len + pg - 1) / pg;
+
+			if (pages > s->max_read_pages) {
+				s->max_read_pages = pages;
+				snprintf(s->max_read_at, sizeof(s->max_read_at), "%s:%u", name, en->line);
+			}
+		}
 		r->n++;
 	}
 	free(map);
@@ -632,6 +641,9 @@ int replay_set_build(struct replay_set *s, const struct iolog *logs, const char 
 	memset(s, 0, sizeof(*s));
 	if (o->align & (o->align - 1))
 		return err_set(e, EINVAL, "replay_align=%llu: not a power of two", (unsigned long long)o->align);
+	if (o->span_page & (o->span_page - 1))
+		return err_set(e, EINVAL, "replay: page size %llu: not a power of two",
+			       (unsigned long long)o->span_page);
 	s->r = calloc(nlogs ? nlogs : 1, sizeof(*s->r));
 	if (!s->r)
 		return err_set(e, ENOMEM, "out of memory");

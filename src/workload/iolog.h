@@ -95,6 +95,8 @@ struct replay_opts {
 	unsigned time_scale;	/* percent of the logged rate; 100 = as logged */
 	bool no_stall;		/* as fast as possible, in order */
 	bool writes;		/* the job may write: else writes are left out */
+	uint64_t span_page;	/* a power of two: count the pages of it each read
+				 * covers (replay_set.max_read_pages); 0 = off */
 };
 
 /* One request of a replay: issued no earlier than @due_ns after the start. */
@@ -129,6 +131,10 @@ struct replay_set {
 	unsigned npaths;
 	uint32_t max_len;	/* the longest request */
 	uint64_t requests;	/* requests in all the replays */
+	/* With replay_opts.span_page: the most pages of that size one read
+	 * covers, and where that read is ("trace.log:17"). */
+	uint64_t max_read_pages;
+	char max_read_at[300];
 };
 
 /* Build @s from the logs @logs (a ':'-separated list of paths) with @o.

@@ -73,6 +73,18 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	chmod 644 "$f"
 fi
 
+# More scratch files than a request can name (each worker has nrfiles
+# of its own): refused before any is made, never one worker's files
+# aliasing another's.
+expect_exit 2 "numjobs times nrfiles past 65536 targets" "$FAULTLINE" --name=x \
+	--directory="$E2E_TMP" --numjobs=2 --nrfiles=40000 --filesize=4k --rw=write
+expect_err_has "numjobs=2 at command line" "names numjobs"
+expect_err_has "nrfiles=40000 at command line" "names nrfiles"
+[ -z "$(find "$E2E_TMP" -name 'x.*' -print -quit)" ] && pass "no scratch file made" ||
+	fail "no scratch file made" "$(find "$E2E_TMP" -name 'x.*' | head -3)"
+expect_exit 0 "numjobs times nrfiles at 65536: accepted" "$FAULTLINE" --parse-only --name=x \
+	--directory="$E2E_TMP" --numjobs=2 --nrfiles=32768 --filesize=4k --rw=write
+
 # A block device: offset+size past its end (loop device over a 4 MiB file).
 if [ "$(id -u)" = 0 ] && loop=$(losetup -f --show "$f" 2>/dev/null); then
 	expect_exit 2 "offset+size past a block device's end" "$FAULTLINE" --name=x --filename="$loop" \
