@@ -11,7 +11,7 @@
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
-PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash
+PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash libmnl
 CFLAGS  ?= -O2 -g
 # snprintf into fixed buffers truncates on purpose (messages, names), so
 # -Wformat-truncation would flag every bounded snprintf.
@@ -48,7 +48,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
 	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
-	   nettle-dev libxxhash-dev
+	   nettle-dev libxxhash-dev libmnl-dev
 # What only the tests need: a browser to open verdict.html in (issue 16).
 CHECK_DEB_PKGS = chromium
 
