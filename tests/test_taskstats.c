@@ -64,6 +64,7 @@ static void test_reply(void **state)
 	assert_int_equal(d.ns[TASKSTATS_RECLAIM], 0);
 	assert_int_equal(d.ns[TASKSTATS_THRASH], 0);
 	assert_int_equal(d.ns[TASKSTATS_COMPACT], 0);
+	assert_true(d.age_ns > d.ns[TASKSTATS_BLKIO]);
 	/* Another task's answer is not this one's. */
 	assert_int_equal(taskstats_parse_reply(buf, n, 29146, &d), -EBADMSG);
 }
@@ -155,6 +156,13 @@ static void test_split(void **state)
 	assert_int_equal(t[TIMESHARE_RECLAIM], 50);
 	assert_int_equal(t[TIMESHARE_CPU], 0);		/* reclaim was its CPU time */
 	assert_int_equal(t[TIMESHARE_RUNQ], 10);
+	/* Reclaim beyond the CPU time comes out of the wait for a CPU. */
+	in.ns[TIMESHARE_RECLAIM] = 110000000;
+	assert_true(timeshare_split(&in, 2000000000ull, t));
+	assert_int_equal(t[TIMESHARE_RUNQ], 5);
+	assert_int_equal(t[TIMESHARE_BLKIO], 600);
+	assert_int_equal(sum(t), 1000);
+	in.ns[TIMESHARE_RECLAIM] = 100000000;
 	assert_int_equal(t[TIMESHARE_OTHER], 190);
 	/* An empty window has no shares. */
 	assert_false(timeshare_split(&in, 0, t));

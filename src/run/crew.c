@@ -36,6 +36,7 @@
 #include "run/placement.h"
 #include "run/prefetch.h"
 #include "run/sigbus.h"
+#include "telemetry/taskstats.h"
 
 /* ---- the CPU probe (SPEC 2 cpu_probe) -------------------------------- */
 
@@ -109,6 +110,27 @@ static int set_ioprio(const struct job *j, struct err *e)
 		return err_set(e, errno, "ioprio_set(class %u, level %u): %s", v >> PRIO_CLASS_SHIFT,
 			       v & 7, strerror(errno));
 	return 0;
+}
+
+/* delayacct=1: the thread's delays as it ends, for the job's last row
+ * (the sampler asks the kernel by tid, and this task is gone by then).
+ * Once per thread, after its timed part. */
+static void exit_delays(struct thread_stats *st)
+{
+	struct taskstats_sock ts;
+	struct taskstats_delays d;
+	int ok;
+
+	_Static_assert(STATS_DELAYS == TASKSTATS_NDELAYS, "stats.h's exit_delay_ns is taskstats.h's delays");
+	if (taskstats_open(&ts, NULL))
+		return;
+	ok = taskstats_query(&ts, gettid(), &d) == 0;
+	taskstats_close(&ts);
+	if (!ok)
+		return;
+	memcpy(st->exit_delay_ns, d.ns, sizeof(st->exit_delay_ns));
+	st->exit_age_ns = d.age_ns;
+	st->delay_ok = 1;
 }
 
 static void *worker_main(void *arg)
@@ -188,6 +210,8 @@ out_stop:
 		st->sched_ok = stats_thread_sched(&st->exit_cpu_ns, &st->exit_wait_ns) == 0;
 	if (st->cpu_ok)
 		st->cpu_ok = stats_thread_cpu(&st->exit_utime_ns, &st->exit_stime_ns, &st->exit_nivcsw) == 0;
+	if (wk->job->delayacct)
+		exit_delays(st);
 	STAT_STORE(&st->running, 0);
 	/* An engine holding writes of its own hands them to the target
 	 * first, so verify and any later reader see every write. */

@@ -140,6 +140,8 @@ int taskstats_parse_reply(const void *buf, size_t len, uint32_t pid, struct task
 	memset(out, 0, sizeof(*out));
 	memcpy(&version, st + offsetof(struct taskstats, version), sizeof(version));
 	out->version = version;
+	memcpy(&out->age_ns, st + offsetof(struct taskstats, ac_etime), sizeof(uint64_t));
+	out->age_ns *= 1000;
 	for (unsigned k = 0; k < TASKSTATS_NDELAYS; k++) {
 		if (delay_off[k] + sizeof(uint64_t) > n)
 			continue;

@@ -43,8 +43,8 @@ bool timeshare_split(const struct timeshare_ns *in, uint64_t window_ns, unsigned
 		uint64_t left = p[TIMESHARE_RECLAIM] + p[TIMESHARE_COMPACT];
 
 		left = take(&p[TIMESHARE_CPU], left);
-		left = take(&p[TIMESHARE_BLKIO], left);
-		take(&p[TIMESHARE_RUNQ], left);
+		left = take(&p[TIMESHARE_RUNQ], left);
+		take(&p[TIMESHARE_BLKIO], left);
 	}
 	for (unsigned k = 0; k < TIMESHARE_OTHER; k++)
 		sum += (double)p[k];

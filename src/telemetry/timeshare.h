@@ -10,8 +10,8 @@
  *    swap-in are block-I/O waits too (the task sleeps in io_schedule
  *    for the read): they are taken out of the block-I/O delay;
  *  - direct reclaim and compaction are work the task does itself,
- *    mostly on a CPU: they are taken out of its CPU time first, and
- *    what exceeds it out of its block-I/O wait, then its wait for a CPU.
+ *    on a CPU and waiting for one: they are taken out of its CPU time
+ *    first, then its wait for a CPU, then its block-I/O wait.
  * What is left of the window once every part is counted is time the
  * threads slept by choice or on anything the kernel does not account
  * (pacing, thinktime, a lock, a futex). When the parts exceed the window
