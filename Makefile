@@ -140,7 +140,7 @@ unit: $(TESTS)
 # "# e2e: alone" (it reads what any process on the host changes) runs
 # while no other does (tests/run-e2e).
 E2E_ALL      = $(filter-out lib,$(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e/*.sh)))
-E2E_NOBODY   = badinput checksys events explain memory reqopts telemetry verdict writeback
+E2E_NOBODY   = badinput checksys delayacct events explain memory reqopts telemetry verdict writeback
 E2E_LOCK    ?=
 E2E_RUN      = tests/run-e2e $(if $(E2E_LOCK),--lock=$(E2E_LOCK))
 
