@@ -62,6 +62,43 @@ static const struct judge_sentence *find(const struct judge_result *r, const cha
 	return NULL;
 }
 
+static void put_time(json_t *d, double blkio, double thrash, double reclaim)
+{
+	json_t *t = json_object();
+
+	json_object_set_new(t, "blkio_pct", json_real(blkio));
+	json_object_set_new(t, "thrash_pct", json_real(thrash));
+	json_object_set_new(t, "reclaim_pct", json_real(reclaim));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "faultline"), "time", t);
+}
+
+/* Where the time went (delayacct=1), one sentence over the engines that
+ * have it; nothing said when none has. */
+static void test_time_evidence(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *b = load("uniform-bufpool");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_BUFPOOL, 0, b } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
+	assert_null(find(&r, "time_waiting_pct", NULL));
+	put_time(m, 72.0, 6.0, 6.0);
+	put_time(b, 52.0, 0.0, 0.0);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "time_waiting_pct", NULL);
+	assert_non_null(s);
+	if (!s)
+		return;
+	assert_non_null(strstr(s->text, "mmap (madvise=random): its threads spent 78 % of their time waiting "
+				       "for the device inside page faults and 6 % reclaiming; "));
+	assert_non_null(strstr(s->text, "'s 52 % waiting for the device and 0 % reclaiming"));
+	assert_true(fabs(s->value - 78.0) < 1e-9);
+	json_decref(m);
+	json_decref(b);
+}
+
 /* A win: the loop over io_uring against the loop over mmap. */
 static void test_win(void **state)
 {
@@ -557,6 +594,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_win),
+		cmocka_unit_test(test_time_evidence),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_kernel_write_share),
 		cmocka_unit_test(test_pool_file_size),

@@ -529,6 +529,44 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 	}
 }
 
+/*
+ * Where each engine's threads' time went (delayacct=1: JSON
+ * jobs[].faultline.time), in one sentence: the wait for the device
+ * (for mmap, inside its page faults, a thrashing wait included) and the
+ * reclaim they did themselves, which throughput alone does not show.
+ * Nothing is said when no engine's run could read it (not root).
+ */
+static void time_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			  unsigned wi)
+{
+	char text[JUDGE_SENT_LEN];
+	size_t n = 0;
+	double first = NAN;
+
+	for (int e = 0; e < JE_NR; e++) {
+		bool mm = e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC;
+		double dev, thr, rec;
+		json_t *doc;
+
+		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
+			continue;
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		if (!doc || !judge_jnum(doc, "jobs.0.faultline.time.blkio_pct", &dev) ||
+		    !judge_jnum(doc, "jobs.0.faultline.time.thrash_pct", &thr) ||
+		    !judge_jnum(doc, "jobs.0.faultline.time.reclaim_pct", &rec))
+			continue;
+		if (isnan(first))
+			first = dev + thr;
+		n += (size_t)snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0,
+				      n ? "; %s's %.0f %% waiting for the device%s and %.0f %% reclaiming"
+					: "%s: its threads spent %.0f %% of their time waiting for the device%s "
+					  "and %.0f %% reclaiming",
+				      judge_engine_name(e), dev + thr, mm ? " inside page faults" : "", rec);
+	}
+	if (!isnan(first) && n < sizeof(text))
+		say(r, "time_waiting_pct", first, NAN, "job", "%s (the kernel's delay accounting).", text);
+}
+
 static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
 			    unsigned wi)
 {
@@ -860,6 +898,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		else if (e == JE_BUFPOOL || e == JE_VMCACHE)
 			pool_evidence(r, e, doc, h);
 	}
+	time_evidence(r, cells, ncells, wi);
 	if (wl->writes) {
 		flush_evidence(r, cells, ncells, wi);
 		writeback_evidence(r, cells, ncells, wi);

@@ -527,6 +527,8 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 		    (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
 											  : w->trace);
 	put(buf, len, &at, "invalidate=1\n");
+	/* Where the time went is evidence (judge.c). */
+	put(buf, len, &at, "delayacct=1\n");
 	/* A trace runs to its end (the runtime a bound); anything else for
 	 * the plan's time. */
 	if (w->replay)
