@@ -191,6 +191,7 @@ struct sampler {
 	 * read (over one interval in da_every), what the queries cost. */
 	struct taskstats_sock *tsk;
 	char da_why[160];
+	char da_fail[64];		/* what the last failed reading lacked */
 	bool warned_da, warned_da_bogus;
 	unsigned da_every;
 	uint64_t da_queries, da_query_ns;

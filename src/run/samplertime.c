@@ -134,8 +134,10 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
 		*age = st->exit_age_ns;
 		return st->delay_ok;
 	}
-	if (ret)
+	if (ret) {
+		snprintf(s->da_fail, sizeof(s->da_fail), "taskstats: %s", strerror(-ret));
 		return false;
+	}
 	memcpy(out, d.ns, sizeof(d.ns));
 	*age = d.age_ns;
 	return true;
@@ -186,6 +188,7 @@ static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bo
 		struct thread_samp *ts = &js->th[i];
 
 		if (!ts->cpu_ok && STAT_LOAD(&sj->stats[i].tid)) {
+			snprintf(s->da_fail, sizeof(s->da_fail), "its CPU time (schedstat)");
 			ok = false;
 			continue;
 		}
@@ -248,8 +251,8 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 			"its life (a miscount of delay accounting); that row's time_*_pct cells stay empty\n",
 			sj->job->name);
 	} else if (!ok) {
-		sampler_warn_once(&s->warned_da, "job %s: some thread's delays could not be read over taskstats",
-				  sj->job->name);
+		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
+				  sj->job->name, s->da_fail);
 	}
 	if (!ok || !had || !timeshare_split(&row, (uint64_t)sj->nworkers * (now - js->last_t), tenths)) {
 		cells(p, end, NULL);
