@@ -206,7 +206,7 @@ static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bo
 				[TASKSTATS_THRASH] = TIMESHARE_THRASH, [TASKSTATS_COMPACT] = TIMESHARE_COMPACT,
 			};
 
-			if (now_d[k] > ts->da_prev[k] + age + DA_AGE_SLACK_NS && age != UINT64_MAX)
+			if (age < UINT64_MAX / 2 && now_d[k] > ts->da_prev[k] + age + DA_AGE_SLACK_NS)
 				*bogus = true;
 			if (now_d[k] > ts->da_prev[k])
 				row->ns[part[k]] += now_d[k] - ts->da_prev[k];
@@ -250,7 +250,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		fprintf(stderr, "faultline: note: job %s: the kernel counted a thread a wait longer than "
 			"its life (a miscount of delay accounting); that row's time_*_pct cells stay empty\n",
 			sj->job->name);
-	} else if (!ok) {
+	} else if (!ok && !bogus) {
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
 				  sj->job->name, s->da_fail);
 	}

@@ -39,7 +39,10 @@ static int walk(const void *buf, size_t len, uint16_t type, mnl_attr_cb_t cb, vo
 
 	if (len > INT32_MAX)
 		return -EBADMSG;
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+	/* mnl_nlmsg_ok compares the length as an int: one of 2 GiB or more
+	 * would pass it and send mnl_nlmsg_next backwards (found by
+	 * fuzz_taskstats_parse_reply). */
+	for (; mnl_nlmsg_ok(nlh, left) && nlh->nlmsg_len <= (uint32_t)left; nlh = mnl_nlmsg_next(nlh, &left)) {
 		if (nlh->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 
@@ -140,8 +143,12 @@ int taskstats_parse_reply(const void *buf, size_t len, uint32_t pid, struct task
 	memset(out, 0, sizeof(*out));
 	memcpy(&version, st + offsetof(struct taskstats, version), sizeof(version));
 	out->version = version;
-	memcpy(&out->age_ns, st + offsetof(struct taskstats, ac_etime), sizeof(uint64_t));
-	out->age_ns *= 1000;
+	/* Unknown age (a struct without it) bounds nothing. */
+	out->age_ns = UINT64_MAX;
+	if (offsetof(struct taskstats, ac_etime) + sizeof(uint64_t) <= n) {
+		memcpy(&out->age_ns, st + offsetof(struct taskstats, ac_etime), sizeof(uint64_t));
+		out->age_ns = out->age_ns > UINT64_MAX / 1000 ? UINT64_MAX : out->age_ns * 1000;
+	}
 	for (unsigned k = 0; k < TASKSTATS_NDELAYS; k++) {
 		if (delay_off[k] + sizeof(uint64_t) > n)
 			continue;

@@ -43,7 +43,8 @@ enum taskstats_delay {
 
 struct taskstats_delays {
 	uint64_t ns[TASKSTATS_NDELAYS];
-	uint64_t age_ns;		/* since the task began (ac_etime, in us) */
+	uint64_t age_ns;		/* since the task began (ac_etime, in us);
+					 * UINT64_MAX when the struct lacks it */
 	uint32_t have;			/* bit per delay the kernel's struct carries */
 	uint16_t version;		/* of the kernel's struct taskstats */
 };
