@@ -106,8 +106,9 @@ void sampler_time_start(struct sampler *s, unsigned j, uint64_t start_ns)
 }
 
 /* A worker's delays now and its age: its exit figures once it has
- * ended, zero before it exists. false when they cannot be had. */
-static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint64_t *out, uint64_t *age)
+ * ended. false when they cannot be had, or it has not begun (*absent). */
+static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint64_t *out, uint64_t *age,
+			  bool *absent)
 {
 	struct taskstats_delays d;
 	pid_t tid = STAT_LOAD(&st->tid);
@@ -120,9 +121,11 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
 		*age = st->exit_age_ns;
 		return st->delay_ok;
 	}
+	/* Not begun (on a loaded host a thread can wait seconds for its
+	 * first run): nothing to read, and no share to make up for it. */
 	if (!tid) {
-		memset(out, 0, sizeof(st->exit_delay_ns));
-		return true;
+		*absent = true;
+		return false;
 	}
 	t0 = now_ns();
 	ret = taskstats_query(s->tsk, tid, &d);
@@ -173,16 +176,17 @@ static void cells(char **p, char *end, const unsigned *tenths)
 #define DA_AGE_SLACK_NS 1000000ull
 
 /* The job's workers' delays and CPU time since its last reading into
- * @row; false when some worker's could not be read, or one counted a
- * wait longer than its life (*bogus). Moves the readings on. */
-static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bool *bogus)
+ * @row; false when some worker's could not be read, has not begun
+ * (*absent), or counted a wait longer than its life (*bogus). Moves the
+ * readings on. */
+static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bool *bogus, bool *absent)
 {
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	struct job_samp *js = &s->jobs[j];
 	uint64_t now_d[STATS_DELAYS], age;
 	bool ok = true;
 
-	*bogus = false;
+	*bogus = *absent = false;
 	memset(row, 0, sizeof(*row));
 	for (unsigned i = 0; i < sj->nworkers; i++) {
 		struct thread_samp *ts = &js->th[i];
@@ -192,7 +196,7 @@ static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bo
 			ok = false;
 			continue;
 		}
-		if (!thread_delays(s, &sj->stats[i], now_d, &age)) {
+		if (!thread_delays(s, &sj->stats[i], now_d, &age, absent)) {
 			ok = false;
 			continue;
 		}
@@ -226,7 +230,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 	struct job_samp *js = &s->jobs[j];
 	struct timeshare_ns row;
 	unsigned tenths[TIMESHARE_NPARTS];
-	bool had, ok, bogus;
+	bool had, ok, bogus, absent;
 
 	if (!sj->job->delayacct || !s->tsk || !sj->nworkers) {
 		if (sj->job->delayacct && !js->da_why[0])
@@ -242,7 +246,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		return;
 	}
 	had = js->da_read && js->da_read_t == js->last_t;
-	ok = read_job(s, j, &row, &bogus);
+	ok = read_job(s, j, &row, &bogus, &absent);
 	js->da_read = ok || bogus;
 	js->da_read_t = now;
 	if (bogus && !s->warned_da_bogus) {
@@ -250,7 +254,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		fprintf(stderr, "faultline: note: job %s: the kernel counted a thread a wait longer than "
 			"its life (a miscount of delay accounting); that row's time_*_pct cells stay empty\n",
 			sj->job->name);
-	} else if (!ok && !bogus) {
+	} else if (!ok && !bogus && !absent) {
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
 				  sj->job->name, s->da_fail);
 	}
