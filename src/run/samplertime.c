@@ -24,9 +24,10 @@
 #include "run/samplerow.h"
 #include "telemetry/delayacct.h"
 
-/* Queries a sample may make: about 0.5-1 ms at the 5-10 us one cost on
- * the 2-vCPU guest under load (tests/bench/README.md, many-jobs). */
-#define DA_QUERIES_PER_SAMPLE 100
+/* Queries a sample may make: 0.3-1.2 ms at the 6-24 us one took on the
+ * 2-vCPU guest under load (tests/bench/README.md, many-jobs), within the
+ * 2 ms a sample of 2000 jobs may cost. */
+#define DA_QUERIES_PER_SAMPLE 50
 
 static bool any_job_asks(const struct sampler *s, unsigned *threads)
 {
