@@ -192,7 +192,7 @@ struct sampler {
 	struct taskstats_sock *tsk;
 	char da_why[160];
 	char da_fail[64];		/* what the last failed reading lacked */
-	bool warned_da, warned_da_bogus;
+	bool warned_da;
 	unsigned da_every;
 	uint64_t da_queries, da_query_ns;
 };

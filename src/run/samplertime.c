@@ -176,6 +176,9 @@ static void cells(char **p, char *end, const unsigned *tenths)
  * its age is rounded to). */
 #define DA_AGE_SLACK_NS 1000000ull
 
+/* Said once a process (only the sampler thread writes it). */
+static bool warned_bogus;
+
 /* The job's workers' delays and CPU time since its last reading into
  * @row; false when some worker's could not be read, has not begun
  * (*absent), or counted a wait longer than its life (*bogus). Moves the
@@ -250,10 +253,11 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 	ok = read_job(s, j, &row, &bogus, &absent);
 	js->da_read = ok || bogus;
 	js->da_read_t = now;
-	if (bogus && !s->warned_da_bogus) {
-		s->warned_da_bogus = true;
+	/* Once a process: a verdict's every run would say it again. */
+	if (bogus && !warned_bogus) {
+		warned_bogus = true;
 		fprintf(stderr, "faultline: note: job %s: the kernel counted a thread a wait longer than "
-			"its life (a miscount of delay accounting); that row's time_*_pct cells stay empty\n",
+			"its life (a miscount of delay accounting); such a row's time_*_pct cells stay empty\n",
 			sj->job->name);
 	} else if (!ok && !bogus && !absent) {
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",

@@ -539,7 +539,9 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 static void time_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
 			  unsigned wi)
 {
-	char text[JUDGE_SENT_LEN];
+	/* What follows the engines' parts, and room for it. */
+	static const char tail[] = " (the kernel's delay accounting).";
+	char text[JUDGE_SENT_LEN], part[JUDGE_SENT_LEN], nb[96];
 	size_t n = 0;
 	double first = NAN;
 
@@ -547,6 +549,7 @@ static void time_evidence(struct judge_result *r, const struct judge_cell *cells
 		bool mm = e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC;
 		double dev, thr, rec;
 		json_t *doc;
+		int k;
 
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
@@ -555,16 +558,24 @@ static void time_evidence(struct judge_result *r, const struct judge_cell *cells
 		    !judge_jnum(doc, "jobs.0.faultline.time.thrash_pct", &thr) ||
 		    !judge_jnum(doc, "jobs.0.faultline.time.reclaim_pct", &rec))
 			continue;
+		k = snprintf(part, sizeof(part),
+			     n ? "; %s's %.0f %% waiting for the device%s and %.0f %% reclaiming"
+			       : "%s: its threads spent %.0f %% of their time waiting for the device%s "
+				 "and %.0f %% reclaiming",
+			     /* io_uring at depth 1 and at the probed depth share a name. */
+			     e == JE_URING_DEPTH ? ename(r, e, nb, sizeof(nb)) : judge_engine_name(e),
+			     dev + thr, mm ? " inside page faults" : "", rec);
+		/* Every engine of the matrix would not fit one sentence: those
+		 * that do, in the matrix's order (mmap's first). */
+		if (k < 0 || n + (size_t)k + sizeof(tail) > sizeof(text))
+			break;
+		memcpy(text + n, part, (size_t)k + 1);
+		n += (size_t)k;
 		if (isnan(first))
 			first = dev + thr;
-		n += (size_t)snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0,
-				      n ? "; %s's %.0f %% waiting for the device%s and %.0f %% reclaiming"
-					: "%s: its threads spent %.0f %% of their time waiting for the device%s "
-					  "and %.0f %% reclaiming",
-				      judge_engine_name(e), dev + thr, mm ? " inside page faults" : "", rec);
 	}
-	if (!isnan(first) && n < sizeof(text))
-		say(r, "time_waiting_pct", first, NAN, "job", "%s (the kernel's delay accounting).", text);
+	if (!isnan(first))
+		say(r, "time_waiting_pct", first, NAN, "job", "%s%s", text, tail);
 }
 
 static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
