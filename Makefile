@@ -11,7 +11,7 @@
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
-PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash
+PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash libmnl
 CFLAGS  ?= -O2 -g
 # snprintf into fixed buffers truncates on purpose (messages, names), so
 # -Wformat-truncation would flag every bounded snprintf.
@@ -48,7 +48,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
 	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
-	   nettle-dev libxxhash-dev
+	   nettle-dev libxxhash-dev libmnl-dev
 # What only the tests need: a browser to open verdict.html in, and a venv
 # for fio-plot from PyPI (tests/e2e/fioplot.sh).
 CHECK_DEB_PKGS = chromium python3-venv
@@ -141,7 +141,7 @@ unit: $(TESTS)
 # "# e2e: alone" (it reads what any process on the host changes) runs
 # while no other does (tests/run-e2e).
 E2E_ALL      = $(filter-out lib,$(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e/*.sh)))
-E2E_NOBODY   = badinput checksys events explain memory reqopts telemetry verdict writeback
+E2E_NOBODY   = badinput checksys delayacct events explain memory reqopts telemetry verdict writeback
 E2E_LOCK    ?=
 E2E_RUN      = tests/run-e2e $(if $(E2E_LOCK),--lock=$(E2E_LOCK))
 

@@ -59,7 +59,20 @@ EXPLAIN_COLUMNS = (
     "psi_io_some_pct", "psi_io_full_pct", "cg_mem_some_pct",
     "cg_mem_full_pct", "read_amp", "cpu_us_per_4k",
 )
-COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS + JOB_EVENT_COLUMNS + EXPLAIN_COLUMNS
+# Where a delayacct=1 job's threads' time went (issue 38): shares of threads
+# x dt_s adding to 100, the last columns of the row.
+TIME_COLUMNS = (
+    "time_cpu_pct", "time_runq_pct", "time_blkio_pct", "time_reclaim_pct",
+    "time_thrash_pct", "time_compact_pct", "time_swapin_pct", "time_other_pct",
+)
+TIME_WORDS = ("on CPU", "waiting for a CPU", "waiting for the device",
+              "reclaim", "thrashing", "compaction", "swap-in",
+              "asleep otherwise")
+# Fixed colours, so a part reads the same in every job's panel.
+TIME_COLOURS = ("tab:green", "tab:olive", "tab:blue", "tab:red",
+                "tab:purple", "tab:brown", "tab:pink", "0.85")
+COLUMNS = READ_COLUMNS + WRITE_COLUMNS + POOL_COLUMNS + JOB_EVENT_COLUMNS + EXPLAIN_COLUMNS \
+    + TIME_COLUMNS
 # After SPEC 7's columns (always first, in order) a CSV may carry any of
 # the appended groups, found by name: older CSVs lack some (their cells
 # read as empty, NaN), newer ones may hold columns this version does not
@@ -123,6 +136,8 @@ SHORT_NAMES = {
     "cgpressure": ("cg_mem_some_pct", "cg_mem_full_pct"),
     "amp": ("read_amp",),
     "cpu4k": ("cpu_us_per_4k",),
+    # One stacked panel per job that has the shares (delayacct=1).
+    "time": TIME_COLUMNS,
 }
 
 # The paper's figure, top to bottom.
@@ -172,6 +187,7 @@ AXIS_LABELS = {
     "cg_mem_some_pct": "cgroup memory\nstalled %",
     "read_amp": "device bytes\nper byte read",
     "cpu_us_per_4k": "CPU us\nper 4 KiB",
+    "time_cpu_pct": "where the\ntime went %",
 }
 
 # How a column is named in a legend when it shares its panel with others.
@@ -388,13 +404,15 @@ def read_csv(path):
 
 
 class Panel:
-    """One axes: the columns drawn in it and its y label."""
+    """One axes: the columns drawn in it and its y label; a time panel
+    (stacked shares) belongs to one job, @job (run index, Job, shift)."""
 
-    def __init__(self, name, columns, optional=()):
+    def __init__(self, name, columns, optional=(), job=None):
         self.name = name
         self.columns = tuple(columns)
         self.optional = frozenset(optional)  # drawn only when they have data
         self.ylabel = AXIS_LABELS.get(columns[0], columns[0])
+        self.job = job
 
     def __repr__(self):
         return "Panel(%s: %s)" % (self.name, ",".join(self.columns))
@@ -594,6 +612,57 @@ def _has_data(runs, column):
                for run in runs for job in run.jobs for v in job.values(column))
 
 
+def _has_nonzero(runs, column):
+    return any(math.isfinite(v) and v != 0
+               for run in runs for job in run.jobs for v in job.values(column))
+
+
+def _default_kswapd(panels, runs):
+    """The default layout's kswapd panel where kswapd never ran (inside a
+    memory cgroup it does not: the jobs reclaim themselves) gives way to
+    where the jobs' time went, else to the reclaim the jobs did, else to
+    the host's reclaim, else to nothing: no panel shows only zeros."""
+    if _has_nonzero(runs, "kswapd_cpu_pct"):
+        return panels
+    for name in ("time", "job_reclaim", "reclaim"):
+        if _has_nonzero(runs, SHORT_NAMES[name][0]) or \
+                (name == "time" and _has_data(runs, "time_cpu_pct")):
+            return [Panel(name, SHORT_NAMES[name]) if p.name == "kswapd" else p
+                    for p in panels]
+    return [p for p in panels if p.name != "kswapd"]
+
+
+def _expand_time(panels, groups):
+    """A time panel becomes one per job that has the shares, in the
+    jobs' order (a single empty one, saying so, where none has)."""
+    out = []
+    for p in panels:
+        if p.name != "time":
+            out.append(p)
+            continue
+        jobs = [(ri, job, shift) for ri, group, shift in groups for job in group
+                if any(math.isfinite(v) for v in job.values("time_cpu_pct"))]
+        out += [Panel(p.name, p.columns, job=j) for j in jobs] or [p]
+    return out
+
+
+def _draw_time(ax, job, shift, label, legend):
+    """A job's shares stacked over its rows' midpoints; a row without
+    them (not read, not root) is a gap."""
+    xs, ys = [], [[] for _ in TIME_COLUMNS]
+    for r in job.rows:
+        dt = r["dt_s"] if math.isfinite(r["dt_s"]) else 0.0
+        xs.append(r["t_s"] - dt / 2 - shift)
+        for k, c in enumerate(TIME_COLUMNS):
+            ys[k].append(r[c])
+    ax.stackplot(xs, ys, colors=TIME_COLOURS, labels=TIME_WORDS, linewidth=0)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("time %%\n%s" % (label if len(label) <= 24 else label[:23] + "~"))
+    if legend:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  fontsize="small", frameon=False)
+
+
 def build_figure(paths, metrics=None, title=None, align=False, moments=None,
                  cache_full=True, yscale="auto"):
     """Read the CSV files and draw them; return the matplotlib Figure.
@@ -639,6 +708,9 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
                                       prefixes[ri] + job.label)
                 n += 1
 
+    if metrics is None or metrics.strip().lower() == "iops":
+        panels = _default_kswapd(panels, runs)
+    panels = _expand_time(panels, groups)
     fig = Figure(figsize=(10, 1.2 + 2.0 * len(panels)),
                  constrained_layout=True)
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
@@ -663,7 +735,16 @@ def build_figure(paths, metrics=None, title=None, align=False, moments=None,
     fig.cache_full = {k: x for k, (x, _) in full_x.items()}
 
     shown = None            # labels already in a legend above
+    time_legend = True      # the parts' key, once
     for ax, panel in zip(axes, panels):
+        if panel.job is not None:
+            ri, job, shift = panel.job
+            _draw_time(ax, job, shift, job_style[id(job)][2], time_legend)
+            time_legend = False
+            ax.grid(True, alpha=0.3)
+            for a, b in ramp:
+                ax.axvspan(a, b, color="0.85", alpha=0.6, linewidth=0, zorder=0)
+            continue
         columns = [c for c in panel.columns
                    if c not in panel.optional or _has_data(runs, c)]
         log = _log_axis(runs, panel.columns[0], yscale)
@@ -790,6 +871,12 @@ default panels, top to bottom (the paper's figures): throughput (MiB/s),
 TLB shootdowns/s, kswapd CPU %%, page cache MiB (plus each job's cgroup MiB,
 dashed, when the CSV has mem_limit jobs, and how much of its targets is
 cached, dotted, when the CSV has target_cached_mib), device read MiB/s.
+Where kswapd never ran (inside a memory cgroup the jobs reclaim themselves),
+its panel gives way to where each job's time went (the time_*_pct shares of
+delayacct=1, stacked, one panel per job), else to the jobs' own reclaim
+(job_direct_reclaim_per_s), else to the host's (pgscan_per_s), else to
+nothing: no default panel shows only zeros. `--metrics time` draws the
+shares alone.
 
 --metrics takes a comma-separated list of short names or CSV column names,
 one panel each, in the order given:

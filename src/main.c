@@ -20,6 +20,7 @@
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "telemetry/checksys.h"
+#include "telemetry/delayacct.h"
 #include "job/jobfile.h"
 #include "out/json_out.h"
 #include "job/options.h"
@@ -66,6 +67,7 @@ struct cli {
 	bool write_probe;
 	const char *target;
 	bool mount_tracefs;		/* --mount-tracefs */
+	bool delayacct;			/* --delayacct: every job's delayacct=1 */
 	int njobargs;
 	char **jobargs;		/* fio-style job options, in order */
 	int nfiles;
@@ -103,6 +105,8 @@ static void usage(FILE *f)
 		"                                stop before it is given up as stuck (default 10s)\n"
 		"  --mount-tracefs               mount tracefs for the per-job kernel counters if it is\n"
 		"                                not mounted (root), and unmount it at the end\n"
+		"  --delayacct                   where each job's threads' time went (the kernel's delay\n"
+		"                                accounting, turned on for the run as root)\n"
 		"\n"
 		"See faultline(1) for job options, engines, CSV columns and JSON fields.\n");
 }
@@ -237,6 +241,8 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 				return EXIT_INVALID;
 			}
 			c->sections[c->nsections++] = v;
+		} else if (is(a, "--delayacct", &v) && !v) {
+			c->delayacct = true;
 		} else if (!strncmp(a, "--", 2)) {
 			c->jobargs[c->njobargs++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
@@ -270,8 +276,11 @@ static void on_signal(int sig)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (signals_seen) {
 		if ((now.tv_sec - first_signal.tv_sec) * 1000000000ll + (now.tv_nsec - first_signal.tv_nsec) >=
-		    SECOND_SIGNAL_NS)
-			_exit(EXIT_JOB_FAILED);	/* second Ctrl-C: at once */
+		    SECOND_SIGNAL_NS) {
+			/* Second Ctrl-C: at once, the host's settings as found. */
+			delayacct_restore();
+			_exit(EXIT_JOB_FAILED);
+		}
 		return;
 	}
 	first_signal = now;
@@ -295,6 +304,27 @@ static void install_signals(void)
 	/* A closed --csv=- reader is an EPIPE the sampler handles, not a
 	 * death that loses the summary. */
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * The kernel's delay accounting on for a run (--delayacct, a job's
+ * delayacct=1, --verdict), before any worker exists: the kernel gives a
+ * task its delay record only when it is made while the accounting is on.
+ * Back as found on every way out: atexit for every return and exit, and
+ * the second Ctrl-C restores it itself before _exit. As nobody nothing
+ * is tried: the sampler says why the time_*_pct cells stay empty.
+ */
+static void delayacct_for_run(void)
+{
+	static bool registered;
+	struct err e = { 0 };
+
+	if (geteuid())
+		return;
+	if (!registered && atexit(delayacct_restore) == 0)
+		registered = true;
+	if (registered && delayacct_enable(&e))
+		fprintf(stderr, "faultline: warning: --delayacct: %s; the time_*_pct cells stay empty\n", e.msg);
 }
 
 /* Thousands of jobs or targets need thousands of descriptors: take the
@@ -580,6 +610,8 @@ static int run_verdict(struct cli *c, int argc, char **argv)
 	install_signals();
 	raise_fd_limit();
 	latclock_init();
+	/* Where the time went is evidence: every cell's job measures it. */
+	delayacct_for_run();
 	ret = verdict_main(&vo, stdout, &e);
 	if (ret) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
@@ -745,6 +777,16 @@ static int faultline_main(int argc, char **argv)
 		goto out_jobs;
 	}
 
+	{
+		bool any = false;
+
+		for (unsigned i = 0; i < jl.n; i++) {
+			jl.jobs[i]->delayacct |= c.delayacct;
+			any |= jl.jobs[i]->delayacct;
+		}
+		if (any)
+			delayacct_for_run();
+	}
 	ro.interval_ns = c.interval_ns;
 	ro.stop_grace_ns = c.stop_grace_ns;
 	ro.csv_path = c.csv;

@@ -64,6 +64,74 @@ static const struct judge_sentence *find(const struct judge_result *r, const cha
 	return NULL;
 }
 
+static void put_time(json_t *d, double blkio, double thrash, double reclaim)
+{
+	json_t *t = json_object();
+
+	json_object_set_new(t, "blkio_pct", json_real(blkio));
+	json_object_set_new(t, "thrash_pct", json_real(thrash));
+	json_object_set_new(t, "reclaim_pct", json_real(reclaim));
+	json_object_set_new(json_object_get(json_array_get(json_object_get(d, "jobs"), 0), "faultline"), "time", t);
+}
+
+/* Where the time went (delayacct=1), one sentence over the engines that
+ * have it; nothing said when none has. */
+static void test_time_evidence(void **state)
+{
+	json_t *m = load("uniform-mmap-random"), *b = load("uniform-bufpool");
+	struct judge_cell c[] = { { JW_UNIFORM, JE_MMAP_RANDOM, 0, m }, { JW_UNIFORM, JE_BUFPOOL, 0, b } };
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
+	assert_null(find(&r, "time_waiting_pct", NULL));
+	put_time(m, 72.0, 6.0, 6.0);
+	put_time(b, 52.0, 0.0, 0.0);
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 2, &host, &r);
+	s = find(&r, "time_waiting_pct", NULL);
+	assert_non_null(s);
+	if (!s)
+		return;
+	assert_non_null(strstr(s->text, "mmap (madvise=random): its threads spent 78 % of their time waiting "
+				       "for the device inside page faults and 6 % reclaiming; "));
+	assert_non_null(strstr(s->text, "'s 52 % waiting for the device and 0 % reclaiming"));
+	assert_true(fabs(s->value - 78.0) < 1e-9);
+	json_decref(m);
+	json_decref(b);
+}
+
+/* Every engine of the matrix with its shares: the sentence keeps those
+ * that fit, mmap's first, and is still said (it was dropped whole). */
+static void test_time_evidence_many_engines(void **state)
+{
+	static const char *const names[] = { "uniform-mmap-normal", "uniform-mmap-random", "uniform-bufpool",
+					     "uniform-io_uring-direct", "uniform-mmap-normal", "uniform-bufpool" };
+	static const enum judge_engine es[] = { JE_MMAP_NORMAL, JE_MMAP_RANDOM, JE_BUFPOOL, JE_URING_DIRECT,
+						JE_URING_DEPTH, JE_VMCACHE };
+	struct judge_cell c[6];
+	json_t *d[6];
+	const struct judge_sentence *s;
+	struct judge_result r;
+
+	(void)state;
+	for (unsigned i = 0; i < 6; i++) {
+		d[i] = load(names[i]);
+		put_time(d[i], 40.0 + i, 1.0, 2.0);
+		c[i] = (struct judge_cell){ JW_UNIFORM, es[i], 0, d[i] };
+	}
+	judge_workload(WL(JW_UNIFORM), JW_UNIFORM, c, 6, &host, &r);
+	s = find(&r, "time_waiting_pct", NULL);
+	assert_non_null(s);
+	if (!s)
+		return;
+	assert_non_null(strstr(s->text, "mmap (madvise=normal): its threads spent 41 % of their time"));
+	assert_non_null(strstr(s->text, "(the kernel's delay accounting)."));
+	assert_true(strlen(s->text) < JUDGE_SENT_LEN - 1);
+	for (unsigned i = 0; i < 6; i++)
+		json_decref(d[i]);
+}
+
 /* A win: the loop over io_uring against the loop over mmap. */
 static void test_win(void **state)
 {
@@ -690,6 +758,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_win),
+		cmocka_unit_test(test_time_evidence),
+		cmocka_unit_test(test_time_evidence_many_engines),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_kernel_write_share),
 		cmocka_unit_test(test_pool_file_size),

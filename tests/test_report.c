@@ -878,6 +878,42 @@ static void test_summary(void **state)
 	free(text);
 }
 
+/* delayacct=1: the summary's line and the JSON's time object; a job
+ * that could not be read says why, with no share made up. */
+static void test_time(void **state)
+{
+	static const unsigned tenths[TIMESHARE_NPARTS] = { 40, 10, 810, 90, 50, 0, 0, 0 };
+	char *text, *a, *b;
+	json_t *doc;
+
+	(void)state;
+	job_a.delayacct = job_b.delayacct = true;
+	jobs[0].time_ok = true;
+	jobs[0].time_threads = 2;
+	jobs[0].time_every = 1;
+	jobs[0].time_window_ns = 16000000000ull;
+	memcpy(jobs[0].time_tenths, tenths, sizeof(tenths));
+	jobs[0].time_ns.ns[TIMESHARE_BLKIO] = 13000000000ull;
+	snprintf(jobs[1].time_why, sizeof(jobs[1].time_why), "off (kernel.task_delayacct=0)");
+	text = summary();
+	a = section(text, "psync-rand: (", "mmap-fail: (");
+	b = section(text, "mmap-fail: (", "system:");
+	assert_contains(a, "where the time went (2 threads x 8 s): 4 % on CPU, 1 % waiting for a CPU, "
+			   "81 % waiting for the device, 9 % reclaim, 5 % thrashing\n");
+	assert_contains(b, "where the time went: unknown (off (kernel.task_delayacct=0))");
+	doc = dumped();
+	assert_close(num_at(doc, "jobs/0/faultline/time/blkio_pct"), 81.0);
+	assert_close(num_at(doc, "jobs/0/faultline/time/other_pct"), 0.0);
+	assert_close(num_at(doc, "jobs/0/faultline/time/blkio_ns"), 13e9);
+	assert_close(num_at(doc, "jobs/0/faultline/time/window_ns"), 16e9);
+	assert_null_at(doc, "jobs/1/faultline/time/blkio_pct");
+	assert_string_equal(str_at(doc, "jobs/1/faultline/time/why"), "off (kernel.task_delayacct=0)");
+	json_decref(doc);
+	free(a);
+	free(b);
+	free(text);
+}
+
 static void test_summary_single_job_and_interrupt(void **state)
 {
 	char *text;
@@ -904,6 +940,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_json_top_level, setup),
+		cmocka_unit_test_setup(test_time, setup),
 		cmocka_unit_test_setup(test_json_read_figures, setup),
 		cmocka_unit_test_setup(test_json_fio_fields, setup),
 		cmocka_unit_test_setup(test_json_plus_bins, setup),

@@ -612,6 +612,8 @@ const struct option_def option_table[] = {
 	  .help = "a missing target file may be created and laid out (0: a missing file is an error)" },
 	{ .name = "cpu_probe", .type = OPT_BOOL, .off = OFF(cpu_probe), .def = "0",
 	  .help = "one extra thread doing fixed CPU work, to show the CPU the I/O leaves" },
+	{ .name = "delayacct", .type = OPT_BOOL, .off = OFF(delayacct), .def = "0",
+	  .help = "where the threads' time went: the kernel's delay accounting per interval (turned on as root)" },
 	{ .name = "wait_for", .type = OPT_STR, .off = OFF(wait_for), .syntax = "job name",
 	  .help = "start after that earlier job has ended: a stonewall here, so after every earlier job" },
 	{ .name = "stonewall", .aliases = "wait_for_previous", .type = OPT_BOOL,

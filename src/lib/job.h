@@ -265,6 +265,7 @@ struct job {
 	bool overwrite;			/* a read job may append to a short file it did not make */
 	bool allow_file_create;		/* a missing file may be created and laid out */
 	bool cpu_probe;
+	bool delayacct;			/* time_*_pct: the kernel's delay accounting */
 	bool stonewall;
 
 	/* Concurrency models and prefetch (SPEC 9; loop.c, offload.c,

@@ -73,6 +73,9 @@ struct prio_counters {
 	uint64_t lat_sum[2][STATS_PRIO_MAX];	/* their latencies, ns */
 };
 
+/* The delays a thread publishes as it exits (TASKSTATS_NDELAYS). */
+#define STATS_DELAYS 6
+
 struct thread_stats {
 	/* Hot: written by the worker on every request. Reads (ops, bytes)
 	 * are the read counters of old; writes and flushes sit beside them
@@ -126,6 +129,11 @@ struct thread_stats {
 	 * thread's wall time is time it slept (sched_ok: both read). */
 	int sched_ok;
 	uint64_t start_cpu_ns, start_wait_ns, exit_cpu_ns, exit_wait_ns;
+	/* delayacct=1: the kernel's delay accounting of the thread as it
+	 * exits (telemetry/taskstats.h, in its enum's order), for the job's
+	 * last row: by then the task is gone (delay_ok: read). */
+	int delay_ok;
+	uint64_t exit_delay_ns[STATS_DELAYS], exit_age_ns;
 	/* prefetch= (prefetch.c): ranges requested ahead of the reader,
 	 * their bytes, and ranges skipped because the helper was behind. */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;

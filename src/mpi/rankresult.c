@@ -205,6 +205,10 @@ static void get_job(struct rd *rd, struct rjob *j)
 	j->r.minflt = get_u64(rd);
 	j->r.probe_ok = get_u64(rd);
 	j->r.probe_per_s = u2d(get_u64(rd));
+	/* Where the time went (delayacct=1) is not sent: each rank's CSV
+	 * rows have it. */
+	j->r.time_ok = false;
+	snprintf(j->r.time_why, sizeof(j->r.time_why), "not sent between ranks: each rank's CSV rows have it");
 	if (get_u64(rd)) {
 		j->r.w = &j->w;
 		j->w.ops = get_u64(rd);
@@ -288,6 +292,8 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 	}
 	/* Each rank's split is its own file's: no sum of them is made. */
 	memset(&out->wb, 0, sizeof(out->wb));
+	out->time_ok = false;
+	snprintf(out->time_why, sizeof(out->time_why), "not added up over ranks: each rank's CSV rows have it");
 	if (w) {
 		out->wb.state = WB_UNREAD;
 		snprintf(out->wb.why, sizeof(out->wb.why), "not added up over ranks: each rank's job has its own");

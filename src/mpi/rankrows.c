@@ -20,7 +20,7 @@
  *             merged, which each rank sends with its row; a percentile of
  *             the merged interval is not a function of the ranks'
  *             percentiles
- *   empty     per-job ratios (job_*_pct, pool_*_pct), and any name none
+ *   empty     per-job ratios (job_*_pct, pool_*_pct, time_*_pct), and any name none
  *             of these rules knows: nothing made up
  *
  * A rank's rows travel as records: the line's length and bytes, a mask
@@ -117,7 +117,7 @@ static bool sampler_percentile(const char *s, size_t n, unsigned *kind, double *
 
 static enum rule rule_of(const char *s, size_t n)
 {
-	bool per_job = starts(s, n, "job_") || starts(s, n, "pool_");
+	bool per_job = starts(s, n, "job_") || starts(s, n, "pool_") || starts(s, n, "time_");
 	bool host_wide = starts(s, n, "psi_") || starts(s, n, "target_") || starts(s, n, "dev_");
 	bool rate = ends(s, n, "_per_s") || ends(s, n, "_iops") || ends(s, n, "_mib_s");
 

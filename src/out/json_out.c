@@ -360,6 +360,32 @@ static json_t *writeback_object(const struct job_result *jr)
 	return o;
 }
 
+/* delayacct=1: where the workers' time went over the measured rows
+ * read, as shares (they add to 100) and the nanoseconds the kernel
+ * counted; null for a job that did not ask. */
+static json_t *time_object(const struct job_result *jr)
+{
+	json_t *o;
+	char key[32];
+
+	if (!jr->job->delayacct)
+		return json_null();
+	o = json_object();
+	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
+		snprintf(key, sizeof(key), "%s_pct", timeshare_names[k]);
+		put(o, key, jdbl_ok(jr->time_ok, (double)jr->time_tenths[k] / 10.0));
+	}
+	for (unsigned k = 0; k < TIMESHARE_OTHER; k++) {
+		snprintf(key, sizeof(key), "%s_ns", timeshare_names[k]);
+		put(o, key, ju64_ok(jr->time_ok, jr->time_ns.ns[k]));
+	}
+	put(o, "window_ns", ju64_ok(jr->time_ok, jr->time_window_ns));
+	put(o, "threads", ju64(jr->time_threads));
+	put(o, "read_every", ju64(jr->time_every));
+	put(o, "why", jstr_or_null(jr->time_ok ? NULL : jr->time_why));
+	return o;
+}
+
 static json_t *faultline_job_object(const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -424,6 +450,7 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put_concurrency(o, jr);
 	put(o, "events", events_object(jr, plan));
 	put(o, "writeback", writeback_object(jr));
+	put(o, "time", time_object(jr));
 	explain_json(o, jr);
 	return o;
 }
@@ -574,6 +601,8 @@ static json_t *sampler_object(const struct sampler_result *c)
 	put(o, "read_skew_max_ms", jdbl_ok(ok, c->skew_max_ms));
 	put(o, "over_quarter_interval", ju64(c->over_quarter));
 	put(o, "reads_retaken", ju64(c->retaken));
+	put(o, "delay_queries", ju64(c->delay_queries));
+	put(o, "delay_query_ns", ju64(c->delay_query_ns));
 	if (!ok)
 		put(o, "why", json_string("no interval boundary fell inside the run"));
 	return o;

@@ -536,6 +536,33 @@ static void print_runctl(FILE *f, const struct job_result *jr)
 			j->latency_percentile, (double)j->latency_window_ns / 1e6);
 }
 
+/* delayacct=1: one line, the shares of the workers' measured time (the
+ * three every thread has, then those that are not zero). */
+static void print_time(FILE *f, const struct job_result *jr)
+{
+	unsigned nw = jr->time_threads ? jr->time_threads : 1;
+
+	if (!jr->job->delayacct)
+		return;
+	if (!jr->time_ok) {
+		fprintf(f, "    where the time went: unknown (%s)\n", jr->time_why);
+		return;
+	}
+	fprintf(f, "    where the time went (%u thread%s x %.3g s", nw, nw == 1 ? "" : "s",
+		(double)jr->time_window_ns / nw / 1e9);
+	if (jr->time_every > 1)
+		fprintf(f, ", read over one interval in %u", jr->time_every);
+	fprintf(f, "):");
+	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
+		unsigned t = jr->time_tenths[k];
+
+		if (k > TIMESHARE_BLKIO && t < 5)
+			continue;
+		fprintf(f, "%s %u %% %s", k ? "," : "", (t + 5) / 10, timeshare_words[k]);
+	}
+	fputc('\n', f);
+}
+
 static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
 {
 	const struct job *j = jr->job;
@@ -596,6 +623,7 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 		fprintf(f, "    faults: major=%" PRIu64 ", minor=%" PRIu64 "\n", jr->majflt, jr->minflt);
 	else
 		fprintf(f, "    faults: %s\n", UNREADABLE);
+	print_time(f, jr);
 	print_concurrency(f, jr);
 	print_pool(f, jr);
 	print_devices(f, jr);

@@ -20,6 +20,7 @@
 #include "telemetry/perfev.h"
 #include "telemetry/explain.h"
 #include "telemetry/phases.h"
+#include "telemetry/timeshare.h"
 #include "telemetry/wbtrace.h"
 
 #define RESULT_MAX_DEVS 16
@@ -181,6 +182,18 @@ struct job_result {
 	char events_why[PERFEV_WHY_MAX];
 	struct explain_result x;
 	struct wb_result wb;
+	/* delayacct=1: where the workers' time went over the measured rows
+	 * that have time_* cells (run/samplertime.c): what the kernel
+	 * counted (ns; OTHER unused), the window they are shares of
+	 * (workers x seconds, ns) and the shares in tenths of a percent.
+	 * time_why: why not (time_ok false), "" when the job did not ask. */
+	bool time_ok;
+	struct timeshare_ns time_ns;
+	uint64_t time_window_ns;
+	unsigned time_tenths[TIMESHARE_NPARTS];
+	unsigned time_every;		/* read over one interval in this many */
+	unsigned time_threads;		/* the workers whose time it is */
+	char time_why[160];
 	/* fio's per-job figures (SPEC 7). The job's threads are its workers
 	 * and helpers, not the cpu probe; their CPU time and context
 	 * switches cover each thread's whole loop, ramp_time included. */
@@ -229,6 +242,9 @@ struct sampler_result {
 	double skew_max_ms;
 	unsigned over_quarter;		/* samples longer than a quarter interval */
 	unsigned retaken;		/* counter passes held up and taken again */
+	/* delayacct=1: the taskstats queries the samples made (one per
+	 * thread read) and their time, ns. */
+	uint64_t delay_queries, delay_query_ns;
 };
 
 struct host_result {

@@ -46,7 +46,8 @@ const char sampler_csv_header[] =
 	"job_dtlb_miss_per_s,job_tlb_local_per_s,job_faults_per_s,job_majflt_per_s,"
 	"job_migrations_per_s,job_cycles_per_s,job_tlb_recv_per_s,"
 	"pool_evict_batches_per_s,pool_ipi_per_evict,"
-	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s,lat_from";
+	EXPLAIN_CSV_COLUMNS ",wb_own_mib_s,wb_kernel_mib_s,lat_from,"
+	TIMESHARE_CSV_COLUMNS;
 
 
 /* ---- system sources ------------------------------------------------- */
@@ -347,6 +348,8 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		 * one after another, jobs of a group together. */
 	}
 	wb_setup(s);
+	if (sampler_time_setup(s) < 0)
+		return err_set(e, ENOMEM, "out of memory");
 	*sp = s;
 	return open_fiolog(s, e);
 }
@@ -471,6 +474,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 	memset(&js->wb_base, 0, sizeof(js->wb_base));
 	js->last_t = start_ns;
 	js->last_sys.t = start_ns;
+	sampler_time_start(s, j, start_ns);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 
@@ -768,6 +772,7 @@ void sampler_destroy(struct sampler *s)
 	if (s->have_csv)
 		csvout_close(&s->csv);
 	fiolog_close(s->fiolog);
+	sampler_time_close(s);
 	procfs_src_close(&s->interrupts);
 	procfs_src_close(&s->vmstat);
 	procfs_src_close(&s->meminfo);

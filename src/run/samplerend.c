@@ -47,6 +47,8 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->skew_max_ms = (double)s->snap_skew.max / 1e6;
 	c->over_quarter = s->over_quarter;
 	c->retaken = s->snap_retaken;
+	c->delay_queries = s->da_queries;
+	c->delay_query_ns = s->da_query_ns;
 	if (s->over_quarter)
 		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
 			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "
@@ -108,6 +110,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		struct job_result *jres = &res->jobs[j];
 		bool ok = true;
 
+		sampler_time_result(s, j, jres);
 		jres->read_iops = js->iops[FIOLOG_READ];
 		jres->read_bw = js->bw[FIOLOG_READ];
 		jres->write_iops = js->iops[FIOLOG_WRITE];

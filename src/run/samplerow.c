@@ -679,6 +679,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		if (n > 0 && p + n < end)
 			p += n;
 	}
+	/* Where the workers' time went (samplertime.c). */
+	sampler_time_cells(s, j, now, ramp, &p, end);
 
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;

@@ -19,6 +19,8 @@
 #include "lib/fiostat.h"
 #include "telemetry/procfs.h"
 #include "telemetry/residency.h"
+#include "telemetry/taskstats.h"
+#include "telemetry/timeshare.h"
 #include "out/results.h"
 #include "run/samplercfg.h"
 #include "lib/stats.h"
@@ -79,6 +81,9 @@ struct thread_samp {
 	struct hist_stage stage[3];
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
+	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
+	 * last reading of them. */
+	uint64_t da_prev[TASKSTATS_NDELAYS], da_prev_cpu;
 };
 
 struct job_samp {
@@ -119,6 +124,14 @@ struct job_samp {
 	bool ending;			/* the row being made is the job's last */
 	struct fiolog_sample *share;
 	struct fiostat_series iops[FIOLOG_DIRS], bw[FIOLOG_DIRS];
+	/* delayacct=1 (samplertime.c): when its threads' delays were last
+	 * read (a row has time_* cells when read at both its ends), and
+	 * the measured rows' sums. */
+	uint64_t da_read_t;
+	bool da_read;
+	struct timeshare_ns da_total;
+	uint64_t da_window;
+	char da_why[160];
 };
 
 struct sampler {
@@ -173,6 +186,15 @@ struct sampler {
 	uint64_t status_total_ns;	/* estimated run length for the status line */
 	size_t status_len;
 	struct fiolog *fiolog;		/* write_bw_log and friends, or NULL */
+	/* delayacct=1 (samplertime.c): the taskstats socket (NULL: no job
+	 * asks, or the kernel cannot answer: da_why), how often a job is
+	 * read (over one interval in da_every), what the queries cost. */
+	struct taskstats_sock *tsk;
+	char da_why[160];
+	char da_fail[64];		/* what the last failed reading lacked */
+	bool warned_da;
+	unsigned da_every;
+	uint64_t da_queries, da_query_ns;
 };
 
 static inline uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
@@ -229,6 +251,14 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 /* Start a sampling moment at @now (a no-op when one at @now is under
  * way): devices and residency are read afresh when next asked. */
 void sampler_moment(struct sampler *s, uint64_t now);
+/* delayacct=1 (samplertime.c): set-up at sampler_create (0 or -ENOMEM),
+ * a job's start, its time_* cells in a row (after the faults loop, which
+ * reads its workers' CPU time), its result, and the socket's end. */
+int sampler_time_setup(struct sampler *s);
+void sampler_time_start(struct sampler *s, unsigned j, uint64_t start_ns);
+void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, char **p, char *end);
+void sampler_time_result(const struct sampler *s, unsigned j, struct job_result *r);
+void sampler_time_close(struct sampler *s);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* One CSV row for job @j covering [its previous row, now), from the

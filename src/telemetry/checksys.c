@@ -7,6 +7,8 @@
  * that same object, so the two outputs cannot disagree.
  */
 #include "telemetry/checksys.h"
+#include "telemetry/delayacct.h"
+#include "telemetry/taskstats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -260,6 +262,38 @@ static int resolve_target(const char *target, struct devinfo *d, struct err *e)
 	return devinfo_resolve(devinfo_sysroot(), makedev(maj, min), d, e);
 }
 
+/* Where the time went (--delayacct): the kernel's switch, and whether
+ * taskstats answers this user. Usable: on now, or off and faultline
+ * is root (it turns it on for a run). */
+static json_t *delayacct_json(void)
+{
+	json_t *o = json_object();
+	char why[200], tswhy[ERR_MSG_MAX] = "";
+	int state = delayacct_state(procfs_root(), why, sizeof(why));
+	struct taskstats_sock *ts = malloc(sizeof(*ts));
+	struct taskstats_delays d;
+	struct err e = { 0 };
+	int q = -ENOMEM;
+
+	if (ts && (q = taskstats_open(ts, &e)) == 0) {
+		q = taskstats_query(ts, gettid(), &d);
+		taskstats_close(ts);
+	}
+	free(ts);
+	if (q == -EPERM)
+		snprintf(tswhy, sizeof(tswhy), "taskstats answers only CAP_NET_ADMIN (root)");
+	else if (q)
+		snprintf(tswhy, sizeof(tswhy), "%s", e.msg[0] ? e.msg : strerror(-q));
+	json_object_set_new(o, "state", json_string(state == 1 ? "on" : state == 0 ? "off" : "absent"));
+	json_object_set_new(o, "taskstats", json_boolean(q == 0));
+	json_object_set_new(o, "readable", json_boolean(q == 0 && (state == 1 || (state == 0 && !geteuid()))));
+	if (q)
+		json_object_set_new(o, "why", json_string(tswhy));
+	else
+		json_object_set_new(o, "why", json_string(why));
+	return o;
+}
+
 json_t *checksys_build(const char *target, struct err *e)
 {
 	struct procfs_probe *p = calloc(1, sizeof(*p));
@@ -317,6 +351,7 @@ json_t *checksys_build(const char *target, struct err *e)
 
 	o = src_json(&p->task);
 	json_object_set_new(root, "thread_faults", o);
+	json_object_set_new(root, "delay_accounting", delayacct_json());
 
 	cgroup_probe(&ci, true);
 	o = json_object();
@@ -445,6 +480,12 @@ static void text_report(FILE *f, json_t *r)
 	text_src(f, "page cache (meminfo)", o, detail);
 	text_src(f, "CPU times (stat)", json_object_get(r, "cpu_times"), NULL);
 	text_src(f, "per-thread faults", json_object_get(r, "thread_faults"), NULL);
+	o = json_object_get(r, "delay_accounting");
+	snprintf(detail, sizeof(detail), "%s", json_string_value(json_object_get(o, "why")));
+	if (json_is_true(json_object_get(o, "readable")) &&
+	    !strcmp(json_string_value(json_object_get(o, "state")), "off"))
+		snprintf(detail, sizeof(detail), "off now; --delayacct turns it on for a run (root)");
+	text_src(f, "delay accounting", o, detail);
 
 	o = json_object_get(r, "job_events");
 	if (o) {

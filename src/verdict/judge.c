@@ -494,6 +494,55 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 	}
 }
 
+/*
+ * Where each engine's threads' time went (delayacct=1: JSON
+ * jobs[].faultline.time), in one sentence: the wait for the device
+ * (for mmap, inside its page faults, a thrashing wait included) and the
+ * reclaim they did themselves, which throughput alone does not show.
+ * Nothing is said when no engine's run could read it (not root).
+ */
+static void time_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			  unsigned wi)
+{
+	/* What follows the engines' parts, and room for it. */
+	static const char tail[] = " (the kernel's delay accounting).";
+	char text[JUDGE_SENT_LEN], part[JUDGE_SENT_LEN], nb[96];
+	size_t n = 0;
+	double first = NAN;
+
+	for (int e = 0; e < JE_NR; e++) {
+		bool mm = e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC;
+		double dev, thr, rec;
+		json_t *doc;
+		int k;
+
+		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
+			continue;
+		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		if (!doc || !judge_jnum(doc, "jobs.0.faultline.time.blkio_pct", &dev) ||
+		    !judge_jnum(doc, "jobs.0.faultline.time.thrash_pct", &thr) ||
+		    !judge_jnum(doc, "jobs.0.faultline.time.reclaim_pct", &rec))
+			continue;
+		k = snprintf(part, sizeof(part),
+			     n ? "; %s's %.0f %% waiting for the device%s and %.0f %% reclaiming"
+			       : "%s: its threads spent %.0f %% of their time waiting for the device%s "
+				 "and %.0f %% reclaiming",
+			     /* io_uring at depth 1 and at the probed depth share a name. */
+			     e == JE_URING_DEPTH ? ename(r, e, nb, sizeof(nb)) : judge_engine_name(e),
+			     dev + thr, mm ? " inside page faults" : "", rec);
+		/* Every engine of the matrix would not fit one sentence: those
+		 * that do, in the matrix's order (mmap's first). */
+		if (k < 0 || n + (size_t)k + sizeof(tail) > sizeof(text))
+			break;
+		memcpy(text + n, part, (size_t)k + 1);
+		n += (size_t)k;
+		if (isnan(first))
+			first = dev + thr;
+	}
+	if (!isnan(first))
+		say(r, "time_waiting_pct", first, NAN, "job", "%s%s", text, tail);
+}
+
 static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
 			    unsigned wi)
 {
@@ -875,6 +924,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		else if (e == JE_BUFPOOL || e == JE_VMCACHE)
 			pool_evidence(r, e, doc, h);
 	}
+	time_evidence(r, cells, ncells, wi);
 	if (wl->writes) {
 		flush_evidence(r, cells, ncells, wi);
 		writeback_evidence(r, cells, ncells, wi);

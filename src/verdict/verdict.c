@@ -209,7 +209,7 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 
 	put(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", judge_workload_name(w),
 	    judge_engine_name(e), round + 1);
-	put(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ntime_based\n"
+	put(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ndelayacct=1\ntime_based\n"
 	    "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
 	    p->runtime_s, 4242 + round);
 	/* io_uring at the probed depth: one thread, as the paper's libaio

@@ -799,6 +799,8 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	if (w->fast)
 		put(buf, len, &at, "replay_no_stall=1\n");
 	put(buf, len, &at, "invalidate=1\n");
+	/* Where the time went is evidence (judge.c). */
+	put(buf, len, &at, "delayacct=1\n");
 	/* A trace runs to its end (the runtime a bound); anything else for
 	 * the plan's time. */
 	if (w->replay)

@@ -79,6 +79,70 @@ class TmpDirTest(unittest.TestCase):
         return path
 
 
+def time_cells(cpu, blkio, reclaim=0.0):
+    """time_* cells adding to 100."""
+    other = 100.0 - cpu - blkio - reclaim
+    return dict(zip(fp.TIME_COLUMNS, ("%.1f" % v for v in
+                                      (cpu, 0, blkio, reclaim, 0, 0, 0, other))))
+
+
+class TimePanelTests(TmpDirTest):
+    """Where the time went (issue 38): stacked shares, one panel per job,
+    and in the default layout in place of a kswapd that never ran."""
+
+    def csv(self, kswapd="0", time=True, job_reclaim="0", pgscan="0"):
+        lines = [HEADER]
+        for t in (1, 2, 3):
+            for job in ("a", "b"):
+                cells = time_cells(10, 60 if job == "a" else 30, 5) if time \
+                    else {c: "" for c in fp.TIME_COLUMNS}
+                lines.append(row(t, job=job, kswapd_cpu_pct=kswapd,
+                                 job_direct_reclaim_per_s=job_reclaim,
+                                 pgscan_per_s=pgscan, pgsteal_per_s=pgscan, **cells))
+        return self.write("t.csv", "\n".join(lines) + "\n")
+
+    def labels(self, fig):
+        return [a.get_ylabel() for a in fig.axes]
+
+    def test_kswapd_that_never_ran_gives_way_to_each_job_s_time(self):
+        labels = self.labels(fp.build_figure([self.csv()]))
+        self.assertNotIn("kswapd\nCPU %", labels)
+        self.assertEqual(labels[2:4], ["time %\na (psync)", "time %\nb (psync)"])
+        self.assertEqual(len(labels), 6)
+
+    def test_kswapd_that_ran_stays(self):
+        labels = self.labels(fp.build_figure([self.csv(kswapd="3")]))
+        self.assertIn("kswapd\nCPU %", labels)
+        self.assertFalse(any(l.startswith("time %") for l in labels))
+
+    def test_without_shares_the_jobs_own_reclaim_then_the_host_s(self):
+        labels = self.labels(fp.build_figure([self.csv(time=False, job_reclaim="40")]))
+        self.assertEqual(labels[2], "job's reclaim\nentries/s")
+        labels = self.labels(fp.build_figure([self.csv(time=False, pgscan="900")]))
+        self.assertEqual(labels[2], "reclaim\npages/s")
+
+    def test_nothing_to_show_drops_the_panel(self):
+        labels = self.labels(fp.build_figure([self.csv(time=False)]))
+        self.assertEqual(len(labels), 4)
+        self.assertNotIn("kswapd\nCPU %", labels)
+
+    def test_shares_stacked_to_100(self):
+        fig = fp.build_figure([self.csv()], "time")
+        self.assertEqual(len(fig.axes), 2)
+        ax = fig.axes[0]
+        self.assertEqual(ax.get_ylim(), (0.0, 100.0))
+        # One filled area per part; the top of the stack is 100 at every row.
+        polys = ax.collections
+        self.assertEqual(len(polys), len(fp.TIME_COLUMNS))
+        top = max(v[1] for v in polys[-1].get_paths()[0].vertices)
+        self.assertAlmostEqual(top, 100.0, places=6)
+
+    def test_no_shares_anywhere_says_so(self):
+        fig = fp.build_figure([self.csv(time=False)], "time")
+        self.assertEqual(len(fig.axes), 1)
+        self.assertIn("no data", fig.axes[0].texts[0].get_text())
+
+
 class PanelTests(unittest.TestCase):
     def test_default_has_five_panels(self):
         fig = fp.build_figure([STONEWALL])
