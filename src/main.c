@@ -724,6 +724,9 @@ static int capture_cli(int argc, char **argv)
 	else if (res.cmd_status >= 0 && WIFSIGNALED(res.cmd_status))
 		fprintf(stderr, "faultline: --capture: %s was killed by signal %d\n", o.argv[0],
 			WTERMSIG(res.cmd_status));
+	else if (res.cmd_pid && res.cmd_status < 0)
+		fprintf(stderr, "faultline: --capture: stopped before %s ended: it goes on (pid %d)\n", o.argv[0],
+			res.cmd_pid);
 	status = res.write_err ? EXIT_JOB_FAILED : EXIT_RAN;
 out:
 	free(pids);

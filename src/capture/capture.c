@@ -444,6 +444,11 @@ static int capture_live(const struct capture_opts *o, struct captrace *t, struct
 	}
 	res->started = true;
 	catch_up(o, t);
+	fprintf(out, "capture: recording %s%s%s into %s; Ctrl-C or SIGTERM stops it%s\n",
+		o->comm ? "every task named " : o->argv ? "the command " : "the processes named, their threads and "
+		"children", o->comm ? o->comm : o->argv ? o->argv[0] : "", "", lv->dir,
+		o->runtime_ns ? " (or --runtime)" : "");
+	fflush(out);
 	ret = run_loop(o, t, &s, &b, child, res, t0);
 	captrace_stop(t);
 	t1 = captrace_now();
@@ -457,8 +462,10 @@ static int capture_live(const struct capture_opts *o, struct captrace *t, struct
 		ret = capout_job(lv->dirfd, lv->dir, &s, o->cmdline, e);
 	capout_summary(out, &s, lv->dir, (double)(t1 - t0) / 1e9, captrace_lost(t) - lost0,
 		       captrace_unpositioned(t));
-	if (child > 0 && res->cmd_status < 0 && waitpid(child, &res->cmd_status, 0) < 0)
+	/* Stopped before the command ended: it is the user's, and goes on. */
+	if (child > 0 && res->cmd_status < 0 && waitpid(child, &res->cmd_status, WNOHANG) != child)
 		res->cmd_status = -1;
+	res->cmd_pid = child > 0 ? child : 0;
 	capstate_free(&s);
 	free(b.ev);
 	return ret;
@@ -474,6 +481,7 @@ int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *
 	res->cmd_status = -1;
 	res->write_err = 0;
 	res->started = false;
+	res->cmd_pid = 0;
 	if (geteuid() != 0)
 		return err_set(e, EPERM, "--capture traces other programs' system calls through tracefs, which "
 			       "needs root; faultline runs as uid %d", (int)geteuid());

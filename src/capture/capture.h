@@ -38,7 +38,8 @@ struct capture_opts {
 /* What became of it: the capture ran (0) but may have lost records or
  * failed to write a log (err). */
 struct capture_result {
-	int cmd_status;			/* the command's wait status, or -1 */
+	int cmd_status;			/* the command's wait status, or -1: it goes on */
+	int cmd_pid;			/* the command's pid, or 0 */
 	int write_err;			/* a log that could not be written: -errno */
 	bool started;			/* tracing began: an error after it is no bad input */
 };
