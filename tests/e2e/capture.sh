@@ -142,6 +142,28 @@ m = re.search(r"io_uring: (\d+) io_uring_enter calls submitting (\d+) requests: 
 assert m and int(m.group(2)) >= 256, t
 ' "$E2E_TMP/out"
 
+# ---- --comm: a task that takes the name after the capture began --------------
+cat >"$E2E_TMP/named.py" <<'EOF'
+import os, sys, time
+open("/proc/self/comm", "w").write("flcapturetest")
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(100):
+    os.pread(fd, 4096, i * 4096)
+time.sleep(0.3)
+os.close(fd)
+EOF
+"$FAULTLINE" --capture="$E2E_TMP/cm" --comm=flcapturetest --runtime=3s >"$E2E_TMP/cm.out" 2>&1 &
+capture_pid=$!
+for _ in $(seq 100); do grep -q "^capture: recording" "$E2E_TMP/cm.out" && break; sleep 0.1; done
+"$PY" "$E2E_TMP/named.py" "$data"
+wait "$capture_pid"
+rc=$?
+capture_pid=""
+[ "$rc" = 0 ] && [ "$(ls "$E2E_TMP/cm" | grep -c '^flcapturetest-[0-9]*\.iolog$')" = 1 ] &&
+	[ "$(cat "$E2E_TMP"/cm/flcapturetest-*.iolog | grep -c " $(realpath "$data") read ")" = 100 ] &&
+	pass "--comm: the task of that name, its 100 reads in a stream of its own (and --runtime ends it)" ||
+	fail "--comm: the task of that name, its 100 reads" "exit $rc" "$(head -n 5 "$E2E_TMP/cm.out")"
+
 # ---- Ctrl-C in the middle: whole logs, capture.job written ------------------
 "$FAULTLINE" --quiet --output=/dev/null --name=long --filename="$data" --size=1m --bs=4k --rw=randread \
 	--ioengine=psync --invalidate=0 --rate_iops=2000 --time_based --runtime=30s &
