@@ -263,6 +263,32 @@ static void test_fork_exec(void **state)
 	fake_free(&f);
 }
 
+/* A process whose leader ended takes its descriptors along: a new
+ * process with the same pid is asked about its own. */
+static void test_pid_reuse(void **state)
+{
+	struct cap_state s;
+	struct fake f;
+	struct cap_event e[3];
+
+	(void)state;
+	start(&s, &f);
+	set_fd(&f, 100, 3, "/db/a", 8, 1, 1);
+	e[0] = ev(1, 100, CAP_READ, 3, 0, 512);
+	e[1] = ev(2, 100, CAP_EXIT, 0, 0, 0);
+	feed(&s, e, 2);
+	set_fd(&f, 100, 3, "/db/b", 8, 2, 1);
+	e[0] = ev(3, 100, CAP_READ, 3, 0, 512);
+	feed(&s, e, 1);
+	assert_int_equal(f.asked, 2);
+	assert_int_equal(s.nfiles, 2);
+	assert_int_equal(s.files[1].reads, 1);
+	assert_int_equal(s.nstreams, 2);	/* another task, another stream */
+	assert_string_equal(s.streams[1].name, "db-100~2");
+	capstate_free(&s);
+	fake_free(&f);
+}
+
 /* Sockets and pseudo files are no data; blanks cannot be in a log. */
 static void test_not_logged(void **state)
 {
@@ -378,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_changed_later),
 		cmocka_unit_test(test_fork_exec),
+		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_not_logged),
 		cmocka_unit_test(test_flush_and_merge),
 		cmocka_unit_test(test_pages_and_maps),

@@ -378,7 +378,7 @@ static struct cap_stream *new_stream(struct cap_state *s, const char *comm, int 
 	snprintf(name, sizeof(name), tid ? "%s-%d" : "%s", comm, tid);
 	for (char *p = name; *p; p++)
 		if (*p == '/' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '.' || *p == ';' ||
-		    *p == '[' || *p == ']' || *p == '=')
+		    *p == '[' || *p == ']' || *p == '=' || *p == ':')
 			*p = '_';
 	snprintf(base, sizeof(base), "%s", name);
 	for (unsigned i = 0; i < s->nstreams; i++)
@@ -610,7 +610,11 @@ static int feed_one(struct cap_state *s, const struct cap_event *e, bool changed
 	case CAP_EXIT: {
 		int64_t *v = map_slot(&s->tasks, (uint64_t)(uint32_t)e->tid + 1);
 
-		/* A later task with this tid is another one. */
+		/* A later task with this tid is another one; a process whose
+		 * leader ended takes its descriptors along (a new process
+		 * may get its pid). */
+		if (v && *v >= 0 && s->task[*v].tid == s->task[*v].tgid)
+			forget_process(s, s->task[*v].tgid);
 		if (v)
 			*v = -1;
 		return 0;

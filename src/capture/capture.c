@@ -301,6 +301,8 @@ static int start_command(char *const *argv, int *gate, pid_t *child, struct err 
 		close(p[1]);
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);	/* the capture gave up before starting */
+		/* faultline ignores SIGPIPE; the command gets the default. */
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "faultline: --capture: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
