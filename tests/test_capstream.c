@@ -372,7 +372,7 @@ static void test_pages_and_maps(void **state)
 {
 	struct cap_state s;
 	struct fake f;
-	struct cap_event e[6];
+	struct cap_event e[9];
 
 	(void)state;
 	start(&s, &f);
@@ -383,7 +383,10 @@ static void test_pages_and_maps(void **state)
 	e[3] = ev(4, 100, CAP_PGADD, 8, 77, 4);
 	e[4] = ev(5, 100, CAP_PGADD, 8, 78, 2);
 	e[5] = ev(6, 100, CAP_URING, 0, 0, 32);
-	feed(&s, e, 6);
+	e[6] = ev(7, 100, CAP_FAULT, 8, 77, 1);
+	e[7] = ev(8, 100, CAP_FAULT, 8, 77, 1);
+	e[8] = ev(9, 100, CAP_FAULT, 8, 79, 1);		/* a library, say */
+	feed(&s, e, 9);
 	assert_int_equal(capstate_finish(&s), 0);
 	assert_int_equal(s.files[0].shared_maps, 1);
 	assert_int_equal(s.files[0].mapped_bytes, 1 << 20);
@@ -391,6 +394,8 @@ static void test_pages_and_maps(void **state)
 	assert_true(s.files[0].pgadd_seen);
 	assert_int_equal(s.files[0].pgadd, 5);
 	assert_int_equal(s.pg_other, 2);
+	assert_int_equal(s.files[0].faults, 2);
+	assert_int_equal(s.flt_other, 1);
 	assert_int_equal(s.uring_calls, 1);
 	assert_int_equal(s.uring_sqes, 32);
 	capstate_free(&s);

@@ -188,12 +188,11 @@ static void unseen(FILE *out, const struct cap_state *s, uint64_t unpositioned)
 		if (!mapped++)
 			fprintf(out, "  mmap: reads through a mapping are page faults, not system calls, and are "
 				"in no log; files mapped shared:\n");
-		fprintf(out, "    %s: %llu mappings, %.1f MiB mapped, %s page-cache pages added\n", f->path,
-			(unsigned long long)f->shared_maps, mib(f->mapped_bytes),
-			f->pgadd_seen ? "" : "no");
-		if (f->pgadd_seen)
-			fprintf(out, "      (%llu: the misses its reads and faults caused)\n",
-				(unsigned long long)f->pgadd);
+		fprintf(out, "    %s: %llu mappings, %.1f MiB mapped; %llu page faults on it (each a read through "
+			"the mapping of a page not yet mapped), %llu pages added to the page cache (misses); "
+			"the logs hold only its %llu reads by system call\n",
+			f->path, (unsigned long long)f->shared_maps, mib(f->mapped_bytes),
+			(unsigned long long)f->faults, (unsigned long long)f->pgadd, (unsigned long long)f->reads);
 	}
 	if (!mapped)
 		fprintf(out, "  mmap: no file mapped shared (reads through a mapping would be page faults, in no log)\n");

@@ -180,6 +180,7 @@ void capstate_free(struct cap_state *s)
 	map_free(&s->tasks);
 	map_free(&s->fds);
 	map_free(&s->pg);
+	map_free(&s->flt);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -534,16 +535,17 @@ static int mapping(struct cap_state *s, const struct cap_event *e, bool changed)
 	return 0;
 }
 
-static int page_adds(struct cap_state *s, const struct cap_event *e)
+/* Page-cache additions or faults, per (device, inode) until the end. */
+static int per_inode(struct cap_map *m, const struct cap_event *e)
 {
 	uint64_t k = pg_key((uint64_t)(uint32_t)e->fd, e->off);
-	int64_t *v = map_slot(&s->pg, k);
+	int64_t *v = map_slot(m, k);
 
 	if (v) {
 		*v += (int64_t)e->len;
 		return 0;
 	}
-	return map_put(&s->pg, k, (int64_t)e->len);
+	return map_put(m, k, (int64_t)e->len);
 }
 
 /* ---- feeding ------------------------------------------------------------- */
@@ -636,7 +638,9 @@ static int feed_one(struct cap_state *s, const struct cap_event *e, bool changed
 		s->aio_iocbs += e->len;
 		return 0;
 	case CAP_PGADD:
-		return page_adds(s, e);
+		return per_inode(&s->pg, e);
+	case CAP_FAULT:
+		return per_inode(&s->flt, e);
 	default:
 		return 0;
 	}
@@ -712,21 +716,31 @@ static int merge_small(struct cap_state *s)
 	return 0;
 }
 
-static void match_pages(struct cap_state *s)
+/* @m's counts onto the files of their device and inode; the rest to
+ * *other. Faults count only on files mapped shared (a program's own
+ * text and libraries fault too, privately). */
+static void match_inodes(struct cap_state *s, const struct cap_map *m, bool faults, uint64_t *other)
 {
-	for (size_t i = 0; i < s->pg.cap; i++) {
+	for (size_t i = 0; i < m->cap; i++) {
 		bool found = false;
 
-		if (!s->pg.key[i])
+		if (!m->key[i])
 			continue;
-		for (unsigned f = 0; f < s->nfiles && !found; f++)
-			if (s->files[f].ino && pg_key(s->files[f].dev, s->files[f].ino) == s->pg.key[i]) {
-				s->files[f].pgadd += (uint64_t)s->pg.val[i];
-				s->files[f].pgadd_seen = true;
-				found = true;
+		for (unsigned f = 0; f < s->nfiles && !found; f++) {
+			struct cap_file *cf = &s->files[f];
+
+			if (!cf->ino || pg_key(cf->dev, cf->ino) != m->key[i] || (faults && !cf->shared_maps))
+				continue;
+			if (faults) {
+				cf->faults += (uint64_t)m->val[i];
+			} else {
+				cf->pgadd += (uint64_t)m->val[i];
+				cf->pgadd_seen = true;
 			}
+			found = true;
+		}
 		if (!found)
-			s->pg_other += (uint64_t)s->pg.val[i];
+			*other += (uint64_t)m->val[i];
 	}
 }
 
@@ -751,6 +765,7 @@ int capstate_finish(struct cap_state *s)
 		}
 		flush_stream(s, st);
 	}
-	match_pages(s);
+	match_inodes(s, &s->pg, false, &s->pg_other);
+	match_inodes(s, &s->flt, true, &s->flt_other);
 	return s->err;
 }

@@ -40,7 +40,8 @@ enum cap_kind {
 	CAP_MMAP,		/* mmap of fd, @len bytes, mmap flags @off */
 	CAP_URING,		/* io_uring_enter submitting @len requests */
 	CAP_AIO,		/* io_submit of @len requests */
-	CAP_PGADD,		/* @len pages of inode @off on device @dev into the page cache */
+	CAP_PGADD,		/* @len pages of inode @off on device @fd into the page cache */
+	CAP_FAULT,		/* a page fault on a mapping of inode @off on device @fd */
 	CAP_NKINDS
 };
 
@@ -87,6 +88,7 @@ struct cap_file {
 	uint64_t shared_maps, mapped_bytes;	/* MAP_SHARED mappings of it */
 	uint64_t pgadd;			/* pages it brought into the page cache */
 	bool pgadd_seen;
+	uint64_t faults;		/* page faults on mappings of it */
 	bool loggable;			/* no blank in its path (fio's logs split on blanks) */
 };
 
@@ -131,6 +133,7 @@ struct cap_state {
 	struct cap_map tasks;	/* tid -> index into task */
 	struct cap_map fds;	/* (tgid, fd) -> file index, or -1: not a file */
 	struct cap_map pg;	/* (dev, inode) -> pages, until matched to files */
+	struct cap_map flt;	/* (dev, inode) -> page faults, the same */
 	struct cap_task *task;
 	size_t ntask, captask;
 	struct cap_file *files;
@@ -146,6 +149,7 @@ struct cap_state {
 	uint64_t aio_calls, aio_iocbs;
 	uint64_t private_maps;		/* MAP_PRIVATE file mappings (libraries, mostly) */
 	uint64_t pg_other;		/* page-cache pages of files no request named */
+	uint64_t flt_other;		/* page faults on files no request or mapping named */
 	unsigned merged;		/* streams merged into "merged" */
 	int err;			/* the first write error (-errno) */
 };

@@ -45,6 +45,7 @@ enum dec {
 	DEC_URING,			/* to_submit */
 	DEC_AIO,			/* nr */
 	DEC_PGADD,			/* i_ino, s_dev, order */
+	DEC_FAULT,			/* i_ino, s_dev */
 };
 
 static const struct tp {
@@ -80,6 +81,7 @@ static const struct tp {
 	{ "syscalls", "sys_enter_io_uring_enter", DEC_URING, true, { "to_submit" } },
 	{ "syscalls", "sys_enter_io_submit", DEC_AIO, true, { "nr" } },
 	{ "filemap", "mm_filemap_add_to_page_cache", DEC_PGADD, true, { "i_ino", "s_dev", "order" } },
+	{ "filemap", "mm_filemap_fault", DEC_FAULT, true, { "i_ino", "s_dev" } },
 };
 #define NTPS (sizeof(tps) / sizeof(tps[0]))
 
@@ -426,6 +428,12 @@ static int decode(struct captrace *t, unsigned i, const struct tep_record *rec, 
 		ev->off = field(t, i, 0, rec);
 		ev->fd = (int32_t)field(t, i, 1, rec);
 		ev->len = 1ull << (field(t, i, 2, rec) & 31);
+		return 1;
+	case DEC_FAULT:
+		ev->kind = CAP_FAULT;
+		ev->off = field(t, i, 0, rec);
+		ev->fd = (int32_t)field(t, i, 1, rec);
+		ev->len = 1;
 		return 1;
 	}
 	return 0;
