@@ -664,7 +664,9 @@ static int req_cmp(const void *a, const void *b)
 {
 	const struct cap_req *x = a, *y = b;
 
-	return (x->us > y->us) - (x->us < y->us);
+	if (x->us != y->us)
+		return x->us < y->us ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static bool small(const struct cap_state *s, const struct cap_stream *st)
@@ -697,9 +699,9 @@ static int merge_small(struct cap_state *s)
 		st->merged = true;
 		st->len = 0;
 	}
-	/* A stable order for equal times: qsort is not stable, so the
-	 * streams' order is kept by their positions being sorted already
-	 * per stream and ties being rare; equal times replay together. */
+	/* Each stream's own order stands where times are equal. */
+	for (size_t i = 0; i < nall; i++)
+		all[i].seq = (uint32_t)i;
 	qsort(all, nall, sizeof(*all), req_cmp);
 	m = new_stream(s, "merged", 0, 0);
 	if (!m) {

@@ -97,6 +97,7 @@ struct cap_req {
 	uint64_t off;
 	uint64_t len;
 	uint32_t file;
+	uint32_t seq;		/* its place before a merge's sort: ties keep it */
 	uint8_t op;		/* CAP_READ..CAP_DATASYNC */
 };
 
