@@ -214,6 +214,7 @@ static void test_changed_later(void **state)
 	/* Taken in two steps: the first sees the rest as read, not taken. */
 	assert_int_equal(capstate_feed(&s, e, 4, 2), 0);
 	assert_int_equal(s.unnamed, 1);
+	assert_int_equal(s.unnamed_op[CAP_READ], 1);
 	assert_int_equal(f.asked, 0);
 	assert_int_equal(capstate_feed(&s, e + 2, 2, 2), 0);
 	assert_int_equal(f.asked, 1);

@@ -225,10 +225,13 @@ void capout_summary(FILE *out, const struct cap_state *s, const char *dir, doubl
 	else
 		fprintf(out, "lost: none (0 ring-buffer overruns or drops)\n");
 	if (s->unnamed || s->notfile || s->unloggable)
-		fprintf(out, "not logged: %llu requests on descriptors closed or reused before they could be named "
-			"(/proc), %llu on sockets, pipes, /proc and /sys files, %llu on files whose name has a blank or "
-			"that were deleted\n", (unsigned long long)s->unnamed, (unsigned long long)s->notfile,
-			(unsigned long long)s->unloggable);
+		fprintf(out, "not logged: %llu requests (%llu reads, %llu writes, %llu syncs) on descriptors "
+			"closed or reused before they could be named (/proc), %llu on sockets, pipes, /proc and "
+			"/sys files, %llu on files whose name has a blank or that were deleted\n",
+			(unsigned long long)s->unnamed, (unsigned long long)s->unnamed_op[CAP_READ],
+			(unsigned long long)s->unnamed_op[CAP_WRITE],
+			(unsigned long long)(s->unnamed_op[CAP_SYNC] + s->unnamed_op[CAP_DATASYNC]),
+			(unsigned long long)s->notfile, (unsigned long long)s->unloggable);
 	unseen(out, s, unpositioned);
 	if (s->err)
 		fprintf(out, "error: a log could not be written: %s\n", strerror(-s->err));

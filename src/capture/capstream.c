@@ -478,8 +478,10 @@ static int request(struct cap_state *s, const struct cap_event *e, bool changed)
 	if (ret <= 0) {
 		if (!ret && notfile)
 			s->notfile++;
-		else if (!ret)
+		else if (!ret) {
 			s->unnamed++;
+			s->unnamed_op[e->kind]++;
+		}
 		return ret;
 	}
 	f = &s->files[idx];

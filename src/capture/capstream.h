@@ -144,6 +144,7 @@ struct cap_state {
 	/* What could not be logged, and what cannot be seen. */
 	uint64_t requests;		/* logged */
 	uint64_t unnamed;		/* a descriptor that changed before it could be named */
+	uint64_t unnamed_op[CAP_DATASYNC + 1];	/* the same, per kind of request */
 	uint64_t notfile;		/* on sockets, pipes and the like */
 	uint64_t unloggable;		/* on a file whose path has a blank, or is deleted */
 	uint64_t uring_calls, uring_sqes;
