@@ -180,9 +180,11 @@ static int check_dir(const char *dir, bool *made, struct err *e)
 		size_t n = strlen(d->d_name);
 
 		if (!strcmp(d->d_name, "capture.job") || (n > 6 && !strcmp(d->d_name + n - 6, ".iolog"))) {
+			/* The name lives in the directory stream: said before it closes. */
+			err_set(e, EEXIST, "--capture=%s holds an earlier capture (%s): never overwritten; "
+				"name another directory", dir, d->d_name);
 			closedir(dh);
-			return err_set(e, EEXIST, "--capture=%s holds an earlier capture (%s): never overwritten; "
-				       "name another directory", dir, d->d_name);
+			return -EEXIST;
 		}
 	}
 	closedir(dh);
@@ -339,14 +341,16 @@ static int poll_once(struct captrace *t, struct cap_state *s, struct batch *b, b
 
 	if (ret)
 		return ret;
-	qsort(b->ev, b->n, sizeof(*b->ev), ev_cmp);
+	if (b->n)
+		qsort(b->ev, b->n, sizeof(*b->ev), ev_cmp);
 	if (drain)
 		k = b->n;
 	else
 		while (k < b->n && b->ev[k].ts < cut)
 			k++;
 	ret = capstate_feed(s, b->ev, b->n, k);
-	memmove(b->ev, b->ev + k, (b->n - k) * sizeof(*b->ev));
+	if (k && k < b->n)
+		memmove(b->ev, b->ev + k, (b->n - k) * sizeof(*b->ev));
 	b->n -= k;
 	return ret;
 }
