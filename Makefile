@@ -49,9 +49,11 @@ DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
 	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
 	   nettle-dev libxxhash-dev libmnl-dev
-# What only the tests need: a browser to open verdict.html in, and a venv
-# for fio-plot from PyPI (tests/e2e/fioplot.sh).
-CHECK_DEB_PKGS = chromium python3-venv
+# What only the tests need: a browser to open verdict.html in, a venv for
+# fio-plot from PyPI (tests/e2e/fioplot.sh), and a real database to
+# capture (tests/e2e/capture.sh, tests/pg-scratch: PostgreSQL 15's server,
+# initdb and pgbench).
+CHECK_DEB_PKGS = chromium python3-venv postgresql
 
 .PHONY: all check check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean \
 	install uninstall deb

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "telemetry/checksys.h"
@@ -88,6 +90,9 @@ static void usage(FILE *f)
 		"                 mmap or a buffer pool, here: a fixed matrix, or the jobs of JOBFILE\n"
 		"       faultline --parse-only JOBFILE...\n"
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
+		"       faultline --capture=DIR (--pid=PID[,PID...] | --comm=NAME | [--runtime=T] -- COMMAND...)\n"
+		"                 record what programs read and write: one fio iolog per thread,\n"
+		"                 and DIR/capture.job, which replays them together\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"
 		"\n"
@@ -691,6 +696,108 @@ static int ranks_agree(int ret, const struct err *e)
 
 static int faultline_main(int argc, char **argv);
 
+static int parse_pids(const char *v, int **pids, unsigned *n)
+{
+	char *end;
+
+	*n = 0;
+	*pids = calloc(strlen(v) / 2 + 1, sizeof(int));
+	if (!*pids)
+		return -ENOMEM;
+	for (const char *p = v;; p = end + 1) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || pid <= 0 || pid > 0x3fffffff || (*end && *end != ','))
+			return -EINVAL;
+		(*pids)[(*n)++] = (int)pid;
+		if (!*end)
+			return 0;
+	}
+}
+
+/*
+ * faultline --capture=DIR: its own options (--pid, --comm, --runtime,
+ * and a command after --); anything else is refused. Bad input exits 2
+ * with nothing made; a capture that started exits 0, or 1 when a log or
+ * the trace failed.
+ */
+static int capture_cli(int argc, char **argv)
+{
+	struct capture_opts o = { 0 };
+	struct capture_result res;
+	struct err e = { 0 };
+	int *pids = NULL, status = EXIT_INVALID, ret;
+	char cmd[4096];
+	size_t at = 0;
+
+	for (int i = 0; i < argc && at < sizeof(cmd) - 1; i++)
+		at += (size_t)snprintf(cmd + at, sizeof(cmd) - at, "%s%s", i ? " " : "", argv[i]);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "--")) {
+			if (i + 1 < argc)
+				o.argv = argv + i + 1;
+			break;
+		}
+		if (is(a, "--capture", &v) && v && *v) {
+			o.dir = v;
+		} else if (is(a, "--pid", &v) && v) {
+			if (pids || parse_pids(v, &pids, &o.npids) < 0) {
+				fprintf(stderr, "faultline: --pid=%s: expected process ids, comma-separated (once)\n", v);
+				goto out;
+			}
+			o.pids = pids;
+		} else if (is(a, "--comm", &v) && v && *v) {
+			o.comm = v;
+		} else if (is(a, "--runtime", &v) && v) {
+			if (parse_interval(v, &o.runtime_ns) < 0 || !o.runtime_ns) {
+				fprintf(stderr, "faultline: --runtime=%s: expected a duration such as 30s or 5m\n", v);
+				goto out;
+			}
+		} else {
+			fprintf(stderr, "faultline: --capture takes --pid=, --comm=, --runtime= and -- COMMAND; "
+				"not '%s'\n", a);
+			goto out;
+		}
+	}
+	if (!o.dir || (!!o.npids + !!o.comm + !!o.argv) != 1) {
+		fprintf(stderr, "faultline: --capture=DIR needs one of --pid=PID[,PID...], --comm=NAME or "
+			"-- COMMAND [ARGS]\n");
+		goto out;
+	}
+	o.stop = &signals_seen;
+	o.cmdline = cmd;
+	install_signals();
+	ret = capture_run(&o, stdout, &res, &e);
+	if (ret) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		status = res.started ? EXIT_JOB_FAILED : EXIT_INVALID;
+		goto out;
+	}
+	if (res.cmd_status >= 0 && WIFEXITED(res.cmd_status) && WEXITSTATUS(res.cmd_status))
+		fprintf(stderr, "faultline: --capture: %s exited with status %d\n", o.argv[0],
+			WEXITSTATUS(res.cmd_status));
+	else if (res.cmd_status >= 0 && WIFSIGNALED(res.cmd_status))
+		fprintf(stderr, "faultline: --capture: %s was killed by signal %d\n", o.argv[0],
+			WTERMSIG(res.cmd_status));
+	else if (res.cmd_pid && res.cmd_status < 0)
+		fprintf(stderr, "faultline: --capture: stopped before %s ended: it goes on (pid %d)\n", o.argv[0],
+			res.cmd_pid);
+	status = res.write_err ? EXIT_JOB_FAILED : EXIT_RAN;
+out:
+	free(pids);
+	return status;
+}
+
+static bool wants_capture(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--capture=", 10) || !strcmp(argv[i], "--capture"))
+			return true;
+	return false;
+}
+
 /* Under an MPI launcher, MPI is initialised before anything else (the
  * job files read ${RANK}) and finalised on every way out, as mpirun
  * takes a rank that exits without MPI_Finalize for a failure. */
@@ -703,7 +810,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		return EXIT_INVALID;
 	}
-	status = faultline_main(argc, argv);
+	status = wants_capture(argc, argv) ? capture_cli(argc, argv) : faultline_main(argc, argv);
 	/* mpirun ends the whole launch when a rank exits non-zero: none may
 	 * leave before rank 0 has written everything. */
 	if (ranks_on())

@@ -316,6 +316,18 @@ if [ -x "$top/jobs/strace2iolog" ] && [ -e "$fx" ]; then
 		grep -q '0 calls dropped' "$T/fx.err" &&
 		pass "strace2iolog: a two-thread trace's split calls joined: 80 writes, 80 reads, 8 datasyncs where they were" ||
 		fail "strace2iolog: a two-thread trace's split calls joined" "$(cat "$T/fx.err")"
+	# --split: a log per thread and a job replaying them together.
+	"$top/jobs/strace2iolog" --only db.dat --split "$T/fxs" "$fx" 2>"$T/fxs.err"
+	req() { awk '$3 ~ /^(read|write|sync|datasync)$/ {print $1, $2, $3, $4, $5}' "$@" | sort; }
+	[ "$(ls "$T/fxs")" = "capture.job
+strace-9590.iolog
+strace-9591.iolog" ] && [ "$(req "$T/fxs"/*.iolog)" = "$(req "$T/fx.log")" ] &&
+		[ "$(grep -c ' read ' "$T/fxs/strace-9590.iolog")" = 40 ] &&
+		[ "$(grep -c ' datasync ' "$T/fxs/strace-9591.iolog")" = 4 ] &&
+		grep -q "thread 9591: 40 reads, 40 writes, 0 syncs, 4 datasyncs" "$T/fxs.err" &&
+		"$FAULTLINE" --parse-only "$T/fxs/capture.job" >/dev/null 2>&1 &&
+		pass "strace2iolog --split: a log per thread (each call where it was) and a capture.job" ||
+		fail "strace2iolog --split: a log per thread and a capture.job" "$(ls "$T/fxs")" "$(cat "$T/fxs.err")"
 fi
 if [ ! -x "$top/jobs/strace2iolog" ]; then
 	# make e2e-unprivileged copies tests/ and man/ only.

@@ -1,0 +1,56 @@
+/*
+ * capture.h - faultline --capture=DIR: what running programs read,
+ * write and sync, recorded as one fio iolog stream per thread and a job
+ * file that replays them together.
+ *
+ *   --pid=PID[,PID...]   these processes, their threads, their children
+ *                        (those there already and those they start)
+ *   --comm=NAME          every task of that name, as they come and go
+ *   -- COMMAND [ARGS]    a command started for it, and its children
+ *
+ * capture.c checks the request and runs the capture, captrace.c is the
+ * kernel's side (tracefs), capstream.c turns events into streams,
+ * capout.c writes capture.job and prints what was seen, lost and
+ * unseeable. Functions return 0 or -errno with @e; only the summary is
+ * printed, to @out.
+ */
+#ifndef FAULTLINE_CAPTURE_H
+#define FAULTLINE_CAPTURE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/err.h"
+
+struct capture_opts {
+	const char *dir;
+	const int *pids;		/* --pid */
+	unsigned npids;
+	const char *comm;		/* --comm */
+	char *const *argv;		/* -- COMMAND ARGS, NULL-terminated */
+	uint64_t runtime_ns;		/* 0: until stopped */
+	volatile sig_atomic_t *stop;	/* set by a signal */
+	const char *cmdline;		/* for capture.job's head */
+};
+
+/* What became of it: the capture ran (0) but may have lost records or
+ * failed to write a log (err). */
+struct capture_result {
+	int cmd_status;			/* the command's wait status, or -1: it goes on */
+	int cmd_pid;			/* the command's pid, or 0 */
+	int write_err;			/* a log that could not be written: -errno */
+	bool started;			/* tracing began: an error after it is no bad input */
+};
+
+/*
+ * Check @o (before anything is made: -EINVAL bad input, -ESRCH a pid
+ * that does not exist, -EPERM not root or a pid not ours, -EEXIST a DIR
+ * holding a capture, -ENOENT no tracefs; DIR is left as it was), then
+ * capture until stopped, write the logs and capture.job, and print the
+ * summary to @out.
+ */
+int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *res, struct err *e);
+
+#endif
