@@ -2,7 +2,7 @@
 #
 #   make          build ./faultline
 #   make check    install missing Debian packages, build, run every test
-#                 (LOAD=1: with a CPU hog per CPU and a buffered writer beside)
+#                 (LOAD=1: with a CPU hog and a buffered writer beside)
 #   make demo     install missing packages, build, run the demo job, plot it
 #   make install  the binary, faultline-plot, the man page, the bundled jobs
 #                 and the plot helpers under $(DESTDIR)$(PREFIX); make uninstall
@@ -145,8 +145,8 @@ E2E_NOBODY   = badinput checksys events explain memory reqopts telemetry verdict
 E2E_LOCK    ?=
 E2E_RUN      = tests/run-e2e $(if $(E2E_LOCK),--lock=$(E2E_LOCK))
 # LOAD=1 (or FAULTLINE_E2E_LOAD=1 in the environment): the loaded mode.
-# make check and make e2e run inside tests/load-beside, a CPU hog per CPU
-# and a steady buffered writer beside every test, stopped and cleaned
+# make check and make e2e run inside tests/load-beside, a CPU hog (more
+# with LOAD_CPUS=N) and a steady buffered writer beside every test, stopped and cleaned
 # when the run ends, failed or not: no test may rest on a quiet host.
 LOAD        ?= $(FAULTLINE_E2E_LOAD)
 LOAD_BESIDE  = $(if $(filter-out 0,$(LOAD)),tests/load-beside)
