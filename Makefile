@@ -2,6 +2,7 @@
 #
 #   make          build ./faultline
 #   make check    install missing Debian packages, build, run every test
+#                 (LOAD=1: with a CPU hog and a buffered writer beside)
 #   make demo     install missing packages, build, run the demo job, plot it
 #   make install  the binary, faultline-plot, the man page, the bundled jobs
 #                 and the plot helpers under $(DESTDIR)$(PREFIX); make uninstall
@@ -55,7 +56,7 @@ DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 # initdb and pgbench).
 CHECK_DEB_PKGS = chromium python3-venv postgresql
 
-.PHONY: all check check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean \
+.PHONY: all check check-lanes check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean \
 	install uninstall deb
 all: $(BIN)
 
@@ -146,9 +147,15 @@ E2E_ALL      = $(filter-out lib,$(patsubst tests/e2e/%.sh,%,$(wildcard tests/e2e
 E2E_NOBODY   = badinput checksys delayacct events explain memory reqopts telemetry verdict writeback
 E2E_LOCK    ?=
 E2E_RUN      = tests/run-e2e $(if $(E2E_LOCK),--lock=$(E2E_LOCK))
+# LOAD=1 (or FAULTLINE_E2E_LOAD=1 in the environment): the loaded mode.
+# make check and make e2e run inside tests/load-beside, a CPU hog (more
+# with LOAD_CPUS=N) and a steady buffered writer beside every test, stopped and cleaned
+# when the run ends, failed or not: no test may rest on a quiet host.
+LOAD        ?= $(FAULTLINE_E2E_LOAD)
+LOAD_BESIDE  = $(if $(filter-out 0,$(LOAD)),tests/load-beside)
 
 e2e: $(BIN)
-	@FAULTLINE=$(CURDIR)/$(BIN) $(E2E_RUN) $(E2E_ALL)
+	@FAULTLINE=$(CURDIR)/$(BIN) $(LOAD_BESIDE) $(E2E_RUN) $(E2E_ALL)
 
 # As nobody: a copy of the tests and the binary that nobody can read.
 # Skipped (said so) when not root or without setpriv.
@@ -193,6 +200,10 @@ CHECK_ASAN  = asan check-asan
 CHECK_TSAN  = tsan check-tsan check-fuzz e2e-unprivileged
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
+	@$(LOAD_BESIDE) $(MAKE) --no-print-directory check-lanes LOAD=0 FAULTLINE_E2E_LOAD=
+
+# The lanes of make check (above), once the binary and tests are built.
+check-lanes:
 	@fail=0; t0=$$(date +%s); lock=$(CHECK_LOCK); touch $$lock; rm -f build-beside.rc; \
 	lane() { for s in "$$@"; do t=$$(date +%s); \
 		nice -n 19 $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \

@@ -620,7 +620,7 @@ static int run_verdict(struct cli *c, int argc, char **argv)
 	ret = verdict_main(&vo, stdout, &e);
 	if (ret) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
-		return EXIT_INVALID;
+		return vo.write_failed ? EXIT_JOB_FAILED : EXIT_INVALID;
 	}
 	if (vo.unanswered) {
 		fprintf(stderr, "faultline: verdict: %u workload%s got no result from any engine "

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -582,6 +584,7 @@ struct getter {
 	uint32_t key;
 	bool pin;		/* through bufpool_pin (a reader of its own), not bufpool_get */
 	int started;		/* set just before it asks for the page */
+	int tid;		/* its thread id, set first */
 	int done;
 	uint8_t seen;		/* the page's byte PAGE - 3 while it held the page */
 };
@@ -594,6 +597,7 @@ static void *get_one(void *arg)
 
 	struct bufpool_reader *rd = g->pin ? bufpool_reader_new(g->bp) : NULL;
 
+	__atomic_store_n(&g->tid, (int)gettid(), __ATOMIC_RELEASE);
 	__atomic_store_n(&g->started, 1, __ATOMIC_RELEASE);
 	if (g->pin)
 		assert_int_equal(bufpool_pin(g->bp, rd, 0, g->key, &g->io, &g->c, &ref, &data), 0);
@@ -614,6 +618,30 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Until thread @tid (once it has published it) is asleep in a futex:
+ * waiting for the pool, where a sleep of a fixed time would only guess
+ * that it got there (on a loaded host it may not have started). Gives up
+ * after a minute, for the checks that follow to say what went wrong. */
+static void wait_in_futex(const int *tid)
+{
+	for (int n = 0; n < 60000; n++) {
+		int t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
+		char path[64], buf[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", t);
+		f = t ? fopen(path, "r") : NULL;
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+			if (atol(buf) == SYS_futex)
+				return;
+		}
+		sleep_ms(1);
+	}
+}
+
 /* Thread A is loading page 7 (its read is held at a gate); B asks for
  * page 7 too and must wait for A's load, not read it again. */
 static void test_waits_for_loader(void **state)
@@ -630,7 +658,7 @@ static void test_waits_for_loader(void **state)
 	while (!__atomic_load_n(&d->loading, __ATOMIC_ACQUIRE))
 		sleep_ms(1);
 	assert_int_equal(pthread_create(&tb, NULL, get_one, &b), 0);
-	sleep_ms(50);
+	wait_in_futex(&b.tid);
 	assert_int_equal(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE), 0);
 	__atomic_store_n(&d->open_gate, 1, __ATOMIC_RELEASE);
 	pthread_join(ta, NULL);
@@ -737,7 +765,7 @@ static void test_pin_waits_for_writer(void **state)
 	touch(bp, &io, &c, 5);
 	assert_int_equal(bufpool_get(bp, 5, BUFPOOL_EXCL, &io, &c, &ref, &data), 0);
 	assert_int_equal(pthread_create(&t, NULL, get_one, &g), 0);
-	sleep_ms(50);
+	wait_in_futex(&g.tid);
 	assert_int_equal(__atomic_load_n(&g.done, __ATOMIC_ACQUIRE), 0);
 	data[PAGE - 2] = 0xab;
 	bufpool_unlock(bp, ref, true);

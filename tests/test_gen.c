@@ -766,8 +766,10 @@ static void test_zipf_skew(void **state)
 	check_zipf(2.5, 0);
 }
 
-/* 2^30 blocks: setup is instant, offsets in range and aligned, and the
- * head still has rank 1's share. */
+/* 2^30 blocks: setup does not walk the blocks (a walk of 2^30 takes
+ * seconds of CPU: the bound is this thread's CPU time, which other
+ * processes' load does not lengthen, at 50x under a walk), offsets in
+ * range and aligned, and the head still has rank 1's share. */
 static void test_zipf_huge(void **state)
 {
 	enum { SAMPLES = 1000000 };
@@ -784,11 +786,11 @@ static void test_zipf_huge(void **state)
 	c.dist = DIST_ZIPF;
 	c.zipf_theta = 1.2;
 	c.wrap = true;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	init_ok(&g, &c, 1, &r, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-	assert_true(el < 0.01);
+	assert_true(el < 0.2);
 	for (unsigned i = 0; i < SAMPLES; i++) {
 		assert_int_equal(gen_next(&g, &t, &off, &len), 1);
 		assert_true(off < r.len);

@@ -309,11 +309,39 @@ static void test_overflow(void **state)
 	hist_add(h, UINT64_MAX / 4);
 	hist_add(h, 0);
 	assert_int_equal(h->count[HIST_BUCKETS - 1], 1);
-	assert_int_equal(h->count[0], 1);
-	assert_int_equal(h->min, 0);
+	assert_int_equal(h->count[HIST_MIN_NS], 1);
+	assert_int_equal(h->min, HIST_MIN_NS);
 	assert_int_equal(h->max, UINT64_MAX / 4);
 	assert_true(hist_percentile(h, 100) <= UINT64_MAX / 4);
 	free(h);
+}
+
+/* A request the clock saw take 0 ns (it began and ended within one step
+ * of a TSC that moves in 10 ns steps) took time: it is recorded as
+ * HIST_MIN_NS, and no figure made of the histogram is 0: not the min,
+ * not a percentile, not an interval's min, not the mean. */
+static void test_below_resolution(void **state)
+{
+	struct hist *h = hnew(), *prev = hnew(), *acc = hnew();
+	uint64_t sum;
+
+	(void)state;
+	for (int i = 0; i < 99; i++)
+		hist_add(h, 0);
+	hist_add(h, 40);
+	assert_int_equal(h->n, 100);
+	assert_int_equal(h->min, HIST_MIN_NS);
+	assert_int_equal(h->count[0], 0);
+	assert_int_equal(h->sum, 99 * HIST_MIN_NS + 40);
+	assert_true(hist_percentile(h, 0) >= 1);
+	assert_true(hist_percentile(h, 50) >= 1);
+	assert_true(hist_mean(h) >= 1.0);
+	assert_int_equal(hist_advance(acc, prev, h, &sum), 100);
+	assert_true(acc->min >= 1);
+	assert_true(hist_percentile(acc, 1) >= 1);
+	free(h);
+	free(prev);
+	free(acc);
 }
 
 /* hist_take + hist_commit (the sampler takes at the sampling moment,
@@ -446,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_advance),
 		cmocka_unit_test(test_stage),
+		cmocka_unit_test(test_below_resolution),
 		cmocka_unit_test(test_overflow),
 	};
 

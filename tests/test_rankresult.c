@@ -281,8 +281,8 @@ static void test_all_row_by_name(void **state)
 	hist_init(&rd);
 	for (uint64_t v = 1000; v <= 2000000; v += 997)
 		hist_add(&rd, v);
-	snprintf(p99, sizeof(p99), "%.2f", (double)hist_percentile(&rd, 99) / 1e3);
-	snprintf(p999, sizeof(p999), "%.2f", (double)hist_percentile(&rd, 99.9) / 1e3);
+	snprintf(p99, sizeof(p99), "%.*f", HIST_US_DECIMALS, (double)hist_percentile(&rd, 99) / 1e3);
+	snprintf(p999, sizeof(p999), "%.*f", HIST_US_DECIMALS, (double)hist_percentile(&rd, 99.9) / 1e3);
 	assert_string_not_equal(p99, p999);
 	n = rankrows_merge(header, NR, rows, hosts, lat, out, sizeof(out));
 	assert_true(n > 0);

@@ -62,8 +62,8 @@ static void test_tmpfs_refused(void **state)
 
 	(void)state;
 	if (access("/dev/shm", W_OK) != 0) {
-		print_message("no writable /dev/shm: skipped\n");
-		return;
+		print_message("no writable /dev/shm\n");
+		skip();
 	}
 	fd = make_file(path, sizeof(path), "/dev/shm", 4096);
 	ret = uncached_probe(fd, 0, path, &e);
@@ -86,22 +86,30 @@ static void test_read_leaves_no_page_behind(void **state)
 	fd = make_file(path, sizeof(path), "/var/tmp", 64 * 4096);
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
 	ret = uncached_probe(fd, 0, path, &e);
-	if (ret) {
-		print_message("no uncached reads here: %s\n", e.msg);
-		assert_true(ret == -EINVAL || ret == -EOPNOTSUPP);
-		goto out;
+	/* Where the kernel or the filesystem lacks the flag, or the kernel
+	 * cachestat (before 6.5), nothing here can be checked: skipped, so
+	 * that it does not count as a pass. The file is removed first, as
+	 * skip() does not come back. */
+	if (ret || residency_cachestat(fd, 0, 64 * 4096, &r) != 0) {
+		close(fd);
+		unlink(path);
+		if (ret) {
+			print_message("no uncached reads here: %s\n", e.msg);
+			assert_true(ret == -EINVAL || ret == -EOPNOTSUPP);
+		} else {
+			print_message("no cachestat(2) here to see the page cache with\n");
+		}
+		skip();
 	}
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(preadv2(fd, &iov, 1, (off_t)i * 4096, UNCACHED_RWF_DONTCACHE), 4096);
-	if (residency_cachestat(fd, 0, 64 * 4096, &r) == 0) {
-		/* Buffered reads of 64 pages cache 64; uncached drops them. */
-		assert_true(r.cached < 8);
-		for (int i = 0; i < 64; i++)
-			assert_int_equal(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
-		assert_int_equal(residency_cachestat(fd, 0, 64 * 4096, &r), 0);
-		assert_int_equal(r.cached, 64);
-	}
-out:
+	/* Buffered reads of 64 pages cache 64; uncached drops them. */
+	assert_int_equal(residency_cachestat(fd, 0, 64 * 4096, &r), 0);
+	assert_true(r.cached < 8);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(pread(fd, buf, sizeof(buf), (off_t)i * 4096), 4096);
+	assert_int_equal(residency_cachestat(fd, 0, 64 * 4096, &r), 0);
+	assert_int_equal(r.cached, 64);
 	close(fd);
 	unlink(path);
 }

@@ -18,8 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +56,30 @@ static void sleep_ms(unsigned ms)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Until thread @tid (once it has published it) is asleep in a futex:
+ * waiting for the pool, where a sleep of a fixed time would only guess
+ * that it got there (on a loaded host it may not have started). Gives up
+ * after a minute, for the checks that follow to say what went wrong. */
+static void wait_in_futex(const int *tid)
+{
+	for (int n = 0; n < 60000; n++) {
+		int t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
+		char path[64], buf[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", t);
+		f = t ? fopen(path, "r") : NULL;
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+			if (atol(buf) == SYS_futex)
+				return;
+		}
+		sleep_ms(1);
+	}
 }
 
 static int fake_read(void *arg, uint64_t pid, uint8_t *page)
@@ -451,6 +477,7 @@ struct getter {
 	struct pool_counters c;
 	uint64_t pid;
 	bool excl;
+	int tid;		/* its thread id, set first */
 	int done;
 };
 
@@ -459,6 +486,7 @@ static void *get_one(void *arg)
 	struct getter *g = arg;
 	uint8_t *data;
 
+	__atomic_store_n(&g->tid, (int)gettid(), __ATOMIC_RELEASE);
 	if (g->excl) {
 		assert_int_equal(vmcache_get(g->vc, g->pid, VMCACHE_EXCL, &g->io, &g->c, &data), 0);
 		data[PAGE - 3] = 0xcd;
@@ -488,7 +516,7 @@ static void test_waits_for_loader(void **state)
 	while (!__atomic_load_n(&d->loading, __ATOMIC_ACQUIRE))
 		sleep_ms(1);
 	assert_int_equal(pthread_create(&tb, NULL, get_one, &b), 0);
-	sleep_ms(50);
+	wait_in_futex(&b.tid);
 	assert_int_equal(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE), 0);
 	__atomic_store_n(&d->open_gate, 1, __ATOMIC_RELEASE);
 	pthread_join(ta, NULL);

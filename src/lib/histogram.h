@@ -50,10 +50,26 @@ static inline unsigned hist_bucket(uint64_t v)
 #define HIST_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define HIST_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
-/* Single-writer add: load + store, no read-modify-write instruction. */
+/* The shortest latency recorded (ns). A request that completed took
+ * time, but one that began and ended within one step of the clock reads
+ * 0: the TSC of some virtual CPUs moves in 10 ns steps, and a null
+ * request takes less. It is recorded as this, the unit of every output,
+ * so that no figure built on a histogram shows 0 for a request done. */
+#define HIST_MIN_NS 1u
+
+/* Latencies in microseconds in a CSV cell: to the nanosecond, so that the
+ * shortest (HIST_MIN_NS) does not round to 0. */
+#define HIST_US_DECIMALS 3
+
+/* Single-writer add: load + store, no read-modify-write instruction.
+ * @v below HIST_MIN_NS is recorded as HIST_MIN_NS. */
 static inline void hist_add(struct hist *h, uint64_t v)
 {
-	unsigned b = hist_bucket(v);
+	unsigned b;
+
+	if (v < HIST_MIN_NS)
+		v = HIST_MIN_NS;
+	b = hist_bucket(v);
 
 	HIST_STORE(&h->count[b], HIST_LOAD(&h->count[b]) + 1);
 	HIST_STORE(&h->n, HIST_LOAD(&h->n) + 1);

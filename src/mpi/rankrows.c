@@ -228,7 +228,7 @@ int rankrows_merge(const char *header, unsigned n, const char *const *rows, cons
 
 			w = 0;
 			if (lat && sampler_percentile(h, hn, &kind, &pct) && lat[kind] && lat[kind]->n)
-				w = snprintf(out + len, cap - len, "%.2f",
+				w = snprintf(out + len, cap - len, "%.*f", HIST_US_DECIMALS,
 					     (double)hist_percentile(lat[kind], pct) / 1e3);
 		}
 		else if (rule != R_EMPTY && ok && any)

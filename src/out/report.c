@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "engines/engine.h"
@@ -185,6 +186,15 @@ static void print_header(FILE *f, const struct run_result *r)
 	fputc('\n', f);
 }
 
+/* ", name=v" in the unit @div at @prec decimals, with more decimals for
+ * a latency that would show as 0: every latency is at least 1 ns. */
+static void put_lat(FILE *f, const char *sep, const char *name, double v, double div, int prec)
+{
+	while (v > 0 && prec < 6 && v / div < 0.5 * pow(10, -prec))
+		prec++;
+	fprintf(f, "%s%s=%.*f", sep, name, prec, v / div);
+}
+
 /* nsec only when nearly everything is under a microsecond, msec when the
  * median is 10 ms or more, else usec. */
 static void print_lat_of(FILE *f, bool lat_ok, const struct hist *h)
@@ -212,11 +222,13 @@ static void print_lat_of(FILE *f, bool lat_ok, const struct hist *h)
 	} else {
 		unit = "msec", div = 1e6, prec = 2;
 	}
-	fprintf(f, "    lat (%s): min=%.*f", unit, prec, (double)h->min / div);
+	fprintf(f, "    lat (%s): ", unit);
+	put_lat(f, "", "min", (double)h->min, div, prec);
 	for (unsigned i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
-		fprintf(f, ", %s=%.*f", names[i], prec, (double)hist_percentile(h, pcts[i]) / div);
-	fprintf(f, ", max=%.*f, mean=%.*f\n", prec, (double)h->max / div,
-		prec, hist_mean(h) / div);
+		put_lat(f, ", ", names[i], (double)hist_percentile(h, pcts[i]), div, prec);
+	put_lat(f, ", ", "max", (double)h->max, div, prec);
+	put_lat(f, ", ", "mean", hist_mean(h), div, prec);
+	fputc('\n', f);
 }
 
 static void print_lat(FILE *f, const struct job_result *jr)

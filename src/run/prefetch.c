@@ -279,6 +279,14 @@ out_nomem:
 	return err_set(e, ENOMEM, "prefetch: out of memory");
 }
 
+unsigned prefetch_pending(struct prefetch *p)
+{
+	if (!p->pool)
+		return 0;
+	recycle(p);
+	return offload_outstanding(p->pool);
+}
+
 void prefetch_stop(struct prefetch *p)
 {
 	if (!p)

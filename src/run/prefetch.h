@@ -62,6 +62,10 @@ int prefetch_start(struct prefetch **pp, const struct job *j, const struct targe
 void prefetch_key_set(struct prefetch *p, unsigned key, unsigned target, uint64_t lo,
 		      uint64_t hi);
 void prefetch_stop(struct prefetch *p);
+/* Ranges handed to the helper and not done yet (those done are taken
+ * back first): 0 once it has filled all it was asked to, so a caller can
+ * wait for that rather than for a time. 0 without a helper. */
+unsigned prefetch_pending(struct prefetch *p);
 
 /* Rest of the hot path, out of line: a step to request or a jump. */
 void prefetch_step(struct prefetch *p, struct prefetch_key *k, uint64_t off, uint32_t len);

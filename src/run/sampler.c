@@ -275,7 +275,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		s->test_stall_ns = d ? strtoull(d, NULL, 10) * 1000ull : 0;
 	}
 	hist_init(&s->tick_cost);
-	hist_init(&s->snap_skew);
+	s->snap_skew_max = 0;
 	s->plan = malloc(sizeof(*s->plan));
 	if (!s->plan)
 		return err_set(e, ENOMEM, "out of memory");
@@ -682,7 +682,8 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	/* A boundary with no job running costs nothing worth counting. */
 	if (s->snap_any) {
 		hist_add(&s->tick_cost, t_out - t_in);
-		hist_add(&s->snap_skew, s->snap_t > now ? s->snap_t - now : 0);
+		if (s->snap_t > now && s->snap_t - now > s->snap_skew_max)
+			s->snap_skew_max = s->snap_t - now;
 		if (t_out - t_in > s->cfg.interval_ns / 4)
 			s->over_quarter++;
 	}

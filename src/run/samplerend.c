@@ -44,7 +44,7 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->p99_ms = (double)hist_percentile(h, 99) / 1e6;
 	c->max_ms = (double)h->max / 1e6;
 	c->mean_ms = hist_mean(h) / 1e6;
-	c->skew_max_ms = (double)s->snap_skew.max / 1e6;
+	c->skew_max_ms = (double)s->snap_skew_max / 1e6;
 	c->over_quarter = s->over_quarter;
 	c->retaken = s->snap_retaken;
 	c->delay_queries = s->da_queries;

@@ -497,9 +497,9 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	lat = job->latency && s->interval.n;
 	p50 = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
 	p99 = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
-	cell_f(&p, end, lat, p50, 2);
-	cell_f(&p, end, lat, p99, 2);
-	cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, 2);
+	cell_f(&p, end, lat, p50, HIST_US_DECIMALS);
+	cell_f(&p, end, lat, p99, HIST_US_DECIMALS);
+	cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, HIST_US_DECIMALS);
 	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
 	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
 	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
@@ -559,10 +559,10 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	{
 		bool wl = job->latency && s->winterval.n, sl = job->latency && s->sinterval.n;
 
-		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 50) / 1e3 : 0, 2);
-		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 50) / 1e3 : 0, HIST_US_DECIMALS);
+		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 99) / 1e3 : 0, HIST_US_DECIMALS);
 		cell_f(&p, end, true, (double)syncs / dt, 1);
-		cell_f(&p, end, sl, sl ? (double)hist_percentile(&s->sinterval, 99) / 1e3 : 0, 2);
+		cell_f(&p, end, sl, sl ? (double)hist_percentile(&s->sinterval, 99) / 1e3 : 0, HIST_US_DECIMALS);
 	}
 	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_WRITEBACK),
 	       (double)sys->mem.bytes[PROCFS_MEM_WRITEBACK] / MIB, 1);

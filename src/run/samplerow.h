@@ -171,8 +171,10 @@ struct sampler {
 	struct residency_set regions;	/* every job's target regions, once each */
 	/* What a sample costs the sampler itself (issue 27): each tick's
 	 * time, and how long after the boundary the last job's counters
-	 * were read. */
-	struct hist tick_cost, snap_skew;
+	 * were read (the longest such wait: it may be 0, so no histogram,
+	 * which records at least HIST_MIN_NS). */
+	struct hist tick_cost;
+	uint64_t snap_skew_max;
 	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
 	bool snap_any;			/* some job was running at it */
 	unsigned over_quarter;		/* ticks longer than a quarter interval */

@@ -184,7 +184,9 @@ static __attribute__((noinline)) void prio_count(struct worker *w, const struct 
 	stat_add(&pc->bytes[dir][i], r->len);
 	if (lat) {
 		stat_add(&pc->lat_n[dir][i], 1);
-		stat_add(&pc->lat_sum[dir][i], ns);
+		/* As the histograms record it (hist_add), so that the
+		 * log's mean and the JSON's agree. */
+		stat_add(&pc->lat_sum[dir][i], ns < HIST_MIN_NS ? HIST_MIN_NS : ns);
 	}
 }
 

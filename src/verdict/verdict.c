@@ -417,29 +417,42 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Append @from's rows (its header too when @to is empty) to @to. */
+/* Append @from's rows (its header too when @to is empty) to @to: 0, or
+ * -errno when @from could not be read or @to not written (a full disk's
+ * -ENOSPC shows at the flush, buffered writes having succeeded). */
 static int csv_append(const char *from, FILE *to, bool *have_header)
 {
 	FILE *f = fopen(from, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	bool first = true;
+	int ret = 0;
 
 	if (!f)
 		return -errno;
+	errno = 0;
 	while (getline(&line, &cap, f) > 0) {
 		if (first && *have_header) {
 			first = false;
 			continue;
 		}
 		first = false;
-		fputs(line, to);
+		if (fputs(line, to) == EOF) {
+			ret = errno ? -errno : -EIO;
+			break;
+		}
 	}
+	if (!ret && ferror(f))
+		ret = errno ? -errno : -EIO;
 	*have_header = true;
 	free(line);
 	fclose(f);
-	fflush(to);
-	return ferror(to) ? -EIO : 0;
+	errno = 0;
+	if (fflush(to) == EOF && !ret)
+		ret = errno ? -errno : -EIO;
+	if (!ret && ferror(to))
+		ret = -EIO;
+	return ret;
 }
 
 static void run_line(const struct verdict_opts *o, struct verdict_line *l, const char *csv_tmp,
@@ -767,6 +780,14 @@ static void probe_depth(struct verdict_data *d, FILE *out)
 		line_text(d, &d->lines[i]);
 }
 
+/* The scratch file this verdict laid out, removed (one it found is kept:
+ * a later verdict reuses it). */
+static void remove_scratch(const struct verdict_data *d)
+{
+	if (d->plan.target_ours && !d->plan.target_existed)
+		unlink(d->plan.target);
+}
+
 int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 {
 	struct verdict_data d = { 0 };
@@ -840,14 +861,26 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 		fflush(out);
 		unlink(csv_tmp);
 		run_line(o, l, csv_tmp, jobdir);
-		csv_append(csv_tmp, csv, &have_header);
+		ret = csv_append(csv_tmp, csv, &have_header);
 		unlink(csv_tmp);
+		/* A CSV cut short is not written: no further run is worth
+		 * its time once the verdict cannot be kept whole. */
+		if (ret) {
+			err_set(e, -ret, "verdict: --csv=%s: %s", d.csv_path, strerror(-ret));
+			o->write_failed = true;
+			goto out;
+		}
 		/* What set-up really costs here, for the runs still to come. */
 		if (i > 0)
 			per_run_extra = fmax(per_run_extra, l->elapsed_s - d.plan.ramp_s - d.plan.runtime_s);
 	}
-	fclose(csv);
+	ret = fclose(csv) ? -errno : 0;
 	csv = NULL;
+	if (ret) {
+		err_set(e, -ret, "verdict: --csv=%s: %s", d.csv_path, strerror(-ret));
+		o->write_failed = true;
+		goto out;
+	}
 
 	cells = calloc(d.nlines ? d.nlines : 1, sizeof(*cells));
 	if (!cells) {
@@ -873,13 +906,14 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 			o->unanswered++;
 	}
 	d.nfacts = judge_host_facts(&d.host, d.res, d.nwl, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
-	if (d.plan.target_ours && !d.plan.target_existed)
-		unlink(d.plan.target);
+	remove_scratch(&d);
 	d.elapsed_s = now_s() - t0;
 	verdict_out_text(out, &d);
 	ret = verdict_out_json(&d, e);
-	if (ret)
+	if (ret) {
+		o->write_failed = true;
 		goto out;
+	}
 	if (verdict_out_html(&d, datadir_plot(pd, sizeof(pd), NULL), e))
 		fprintf(stderr, "faultline: verdict: %s\n", e->msg);
 	d.elapsed_s = now_s() - t0;
@@ -890,6 +924,8 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 out:
 	if (csv)
 		fclose(csv);
+	if (ret)
+		remove_scratch(&d);
 	free(cells);
 	for (unsigned i = 0; i < d.nlines; i++) {
 		free(d.lines[i].text);

@@ -32,6 +32,9 @@ struct verdict_opts {
 	/* Set by verdict_main: workloads that ran and got no number from
 	 * any engine (every run failed), so the answer is incomplete. */
 	unsigned unanswered;
+	/* Out: the error returned is an output not written whole (runs had
+	 * begun), exit 1, rather than a refusal before anything ran. */
+	bool write_failed;
 };
 
 /* What the planner needs to know of the host. */

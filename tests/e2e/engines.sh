@@ -74,16 +74,26 @@ else
 	fail "scratch files are <dir>/<job>.<n>.<file>, size/nrfiles each" "$(ls -l "$E2E_TMP")"
 fi
 
-# Same seed, same offsets: two runs of a one-pass random job read the same bytes.
-for i in 1 2; do
+# Same seed, same offsets: two runs of a one-pass random job read the same
+# blocks in the same order (their logs, timestamps aside), and another
+# seed reads another order: total_ios alone is io_size's, whatever the seed.
+for s in 42a 42b 43; do
 	"$FAULTLINE" --quiet --name=seed --filename="$f" --rw=randread --bs=4k --io_size=1m \
-		--randseed=42 --touch=all --output-format=json --output="$E2E_TMP/seed$i.json" >/dev/null 2>&1
+		--randseed=${s%[ab]} --touch=all --output-format=json --output="$E2E_TMP/seed$s.json" \
+		--write_iolog="$E2E_TMP/seed$s.log" >/dev/null 2>&1
 done
-pycheck "randseed repeats the run" '
+pycheck "randseed repeats the run: the same 256 offsets in the same order; another seed, another order" '
 import json, sys
-a, b = (json.load(open(p))["jobs"][0]["read"]["total_ios"] for p in sys.argv[1:3])
-assert a == b == 256, (a, b)
-' "$E2E_TMP/seed1.json" "$E2E_TMP/seed2.json"
+def reads(p):
+    return [l.split()[2:] for l in open(p) if l.split()[2:3] == ["read"]]
+a, b, c = (reads(p) for p in sys.argv[1:4])
+n = [json.load(open(p))["jobs"][0]["read"]["total_ios"] for p in sys.argv[4:7]]
+assert n == [256] * 3 and len(a) == 256, (n, len(a))
+assert a == b, "seed 42 twice: the first difference at request %d" % next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+assert a != c, "seed 43 read the same order as seed 42"
+assert len(set(x[1] for x in a)) > 128, "hardly random: %d distinct offsets" % len(set(x[1] for x in a))
+' "$E2E_TMP/seed42a.log" "$E2E_TMP/seed42b.log" "$E2E_TMP/seed43.log" \
+	"$E2E_TMP/seed42a.json" "$E2E_TMP/seed42b.json" "$E2E_TMP/seed43.json"
 
 # Several jobs: stonewall serialises, the summary ends with a comparison.
 cat >"$E2E_TMP/two.job" <<JOB

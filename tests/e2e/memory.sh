@@ -74,12 +74,22 @@ assert max(float(r["pgscan_per_s"]) for r in rows) > 0, [r["pgscan_per_s"] for r
 ' "$E2E_TMP/m.csv"
 [ "$(leftover)" = 0 ] && pass "no cgroup left after success" || fail "no cgroup left after success"
 
+# Until CSV @1 has @2 rows after its header: the run is under way and
+# handles signals (set-up takes what the host gives it; 60 s: a guard).
+rows_in() {
+	for _ in $(seq 600); do
+		[ "$( { wc -l <"$1"; } 2>/dev/null || echo 0)" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Ctrl-C half-way: exit 1, complete CSV rows, a JSON that parses, no cgroup.
 "$FAULTLINE" --quiet --csv="$E2E_TMP/i.csv" --output-format=json --output="$E2E_TMP/i.json" \
 	--interval=200ms --name=i --filename="$f" --ioengine=mmap --rw=randread --mem_limit=32m \
 	--runtime=30s --time_based >/dev/null 2>&1 &
 pid=$!
-sleep 1.3
+rows_in "$E2E_TMP/i.csv" 2
 kill -INT $pid
 wait $pid
 rc=$?
@@ -97,9 +107,10 @@ assert d["faultline"]["interrupted"] is True, d["faultline"]
 # in the worker process) fails alone and leaves no cgroup.
 cp "$f" "$E2E_TMP/victim"
 "$FAULTLINE" --quiet --output="$E2E_TMP/v.txt" --name=v --filename="$E2E_TMP/victim" --ioengine=mmap \
-	--rw=randread --mem_limit=32m --invalidate=0 --runtime=20s --time_based 2>"$E2E_TMP/v.err" &
+	--rw=randread --mem_limit=32m --invalidate=0 --runtime=20s --time_based \
+	--csv="$E2E_TMP/v.csv" --interval=100ms 2>"$E2E_TMP/v.err" &
 pid=$!
-sleep 1
+rows_in "$E2E_TMP/v.csv" 1
 truncate -s 4096 "$E2E_TMP/victim"
 wait $pid
 rc=$?

@@ -10,6 +10,16 @@ b=$E2E_TMP/b
 mkdata "$a" 64
 mkdata "$b" 64
 
+# Until CSV @1 has its first row: the run is under way (set-up takes what
+# the host gives it; the 60 s only keep a failure from hanging).
+first_row() {
+	for _ in $(seq 600); do
+		[ "$( { wc -l <"$1"; } 2>/dev/null || echo 0)" -ge 2 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # mmap over a file another process truncates, next to a psync job.
 cat >"$E2E_TMP/bus.job" <<JOB
 [global]
@@ -26,9 +36,9 @@ ioengine=psync
 rw=randread
 JOB
 "$FAULTLINE" --quiet --csv="$E2E_TMP/bus.csv" --output-format=json --output="$E2E_TMP/bus.json" \
-	"$E2E_TMP/bus.job" 2>"$E2E_TMP/bus.err" &
+	--interval=100ms "$E2E_TMP/bus.job" 2>"$E2E_TMP/bus.err" &
 pid=$!
-sleep 1
+first_row "$E2E_TMP/bus.csv"
 truncate -s 8192 "$a"
 wait $pid
 rc=$?
@@ -64,9 +74,10 @@ for mode in offload prefetch; do
 	# shellcheck disable=SC2086
 	"$FAULTLINE" --quiet --name=$mode --filename="$a" --ioengine=mmap --rw=read --bs=64k \
 		--touch=stride:512 --invalidate=0 --runtime=3s --time_based $extra \
+		--csv="$E2E_TMP/bus-$mode.csv" --interval=100ms \
 		--output-format=json --output="$E2E_TMP/bus-$mode.json" 2>"$E2E_TMP/bus-$mode.err" &
 	pid=$!
-	sleep 1
+	first_row "$E2E_TMP/bus-$mode.csv"
 	truncate -s 8192 "$a"
 	wait $pid
 	rc=$?
@@ -86,9 +97,9 @@ done
 # reads it (POSIX), so the job completes; nothing hangs.
 mkdata "$a" 16
 "$FAULTLINE" --quiet --name=del --filename="$a" --rw=randread --runtime=1500ms --time_based \
-	--output=/dev/null 2>"$E2E_TMP/del.err" &
+	--csv="$E2E_TMP/del.csv" --interval=100ms --output=/dev/null 2>"$E2E_TMP/del.err" &
 pid=$!
-sleep 0.5
+first_row "$E2E_TMP/del.csv"
 rm -f "$a"
 wait $pid
 rc=$?
@@ -97,11 +108,13 @@ rc=$?
 
 # A block device that goes away: a loop device detached under psync O_DIRECT.
 if [ "$(id -u)" = 0 ] && loop=$(losetup -f --show "$b" 2>/dev/null); then
-	# A hang is cut short after 15 s (timeout's exit 124 then fails).
-	timeout -s INT 15 "$FAULTLINE" --quiet --name=gone --filename="$loop" --rw=randread --direct=1 --runtime=20s \
-		--time_based --output-format=json --output="$E2E_TMP/gone.json" 2>"$E2E_TMP/gone.err" &
+	# A hang is cut short after 60 s (timeout's SIGINT; a run that went on
+	# does not say the device failed, and fails below).
+	timeout -s INT 60 "$FAULTLINE" --quiet --name=gone --filename="$loop" --rw=randread --direct=1 --runtime=90s \
+		--time_based --csv="$E2E_TMP/gone.csv" --interval=100ms \
+		--output-format=json --output="$E2E_TMP/gone.json" 2>"$E2E_TMP/gone.err" &
 	pid=$!
-	sleep 1
+	first_row "$E2E_TMP/gone.csv"
 	# A busy loop device is detached lazily (autoclear); force the I/O
 	# to fail by dropping its backing file's size to zero.
 	losetup -d "$loop"
@@ -156,18 +169,27 @@ assert json.load(open(sys.argv[2]))["faultline"]["interrupted"] is True
 done
 
 # timeout(1) sends its signal to the command and then to its process
-# group: one request, arriving twice (after 2 s: a second is near what an
-# ASan build on a loaded host takes before it handles signals). It stops the run as one Ctrl-C
+# group: one request, arriving twice. It stops the run as one Ctrl-C
 # does, with its outputs, not as a second one (before: 5 runs in 6 here
-# ended at once, without the JSON).
+# ended at once, without the JSON). Sent as timeout sends it, to the
+# run and then to its process group (setsid: its own), once the run
+# handles signals (its CSV's first row), rather than after a time the
+# run may not have reached them in on a loaded host (an ASan build took
+# over a second).
 for i in 1 2 3; do
 	rm -f "$E2E_TMP/to.json" "$E2E_TMP/to.csv"
-	timeout --preserve-status -s INT 2 "$FAULTLINE" --quiet --csv="$E2E_TMP/to.csv" --interval=100ms \
+	setsid "$FAULTLINE" --quiet --csv="$E2E_TMP/to.csv" --interval=100ms \
 		--output-format=json --output="$E2E_TMP/to.json" --name=t --filename="$b" --rw=randread \
-		--numjobs=2 --runtime=30s --time_based >/dev/null 2>&1
+		--numjobs=2 --runtime=30s --time_based >/dev/null 2>&1 &
+	pid=$!
+	first_row "$E2E_TMP/to.csv"
+	kill -INT $pid
+	kill -INT -- -$pid 2>/dev/null
+	wait $pid
 	rc=$?
-	[ $rc = 1 ] && pass "timeout -s INT ($i): exit 1" || fail "timeout -s INT ($i): exit 1" "exit $rc"
-	pycheck "timeout -s INT ($i): the JSON is written and says interrupted, the CSV rows are whole" '
+	[ $rc = 1 ] && pass "SIGINT to the run and its group, as timeout -s INT ($i): exit 1" ||
+		fail "SIGINT to the run and its group, as timeout -s INT ($i): exit 1" "exit $rc"
+	pycheck "SIGINT to the run and its group ($i): the JSON is written and says interrupted, the CSV rows are whole" '
 import csv, json, sys
 assert json.load(open(sys.argv[2]))["faultline"]["interrupted"] is True
 rows = list(csv.reader(open(sys.argv[1])))

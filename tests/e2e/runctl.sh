@@ -5,7 +5,9 @@
 # searches the queue depth. Each check would fail if the option did
 # nothing (a job would run its 20 s, the ratio would be the engines').
 # Only lower bounds on time are asserted (a job cannot end before its
-# deadline unless stopped); upper bounds are 10x what is needed.
+# deadline unless stopped); the only upper bound is a 20 s job's own
+# runtime: ending before it is what being stopped means. Counts are
+# compared with counts, never with what a host does in a second.
 . "$(dirname "$0")/lib.sh"
 
 # run NAME JOBFILE-TEXT [EXIT]: the job file, run to $E2E_TMP/NAME.json
@@ -45,7 +47,7 @@ runtime=20
 [short]
 runtime=300ms" &&
 	jcheck "exitall: a 20 s job stops when a 300 ms one ends, and says by which" exitall '
-assert secs("long") < 10, secs("long")
+assert secs("long") < 20, secs("long")
 assert F["long"]["stopped_by"] == "exitall" and F["long"]["stopped_by_job"] == "short", F["long"]
 assert F["short"]["stopped_by"] is None and F["short"]["ran"]
 assert F["long"]["ops"] > 0 and J["long"]["error"] == 0'
@@ -61,7 +63,7 @@ runtime=20
 new_group
 runtime=1500ms" &&
 	jcheck "exit_what=group: the ended job's group mate stops, a job of another group (new_group) runs its time" group '
-assert secs("mate") < 10 and F["mate"]["stopped_by"] == "exitall", (secs("mate"), F["mate"]["stopped_by"])
+assert secs("mate") < 20 and F["mate"]["stopped_by"] == "exitall", (secs("mate"), F["mate"]["stopped_by"])
 assert secs("other") >= 1.4 and F["other"]["stopped_by"] is None, (secs("other"), F["other"]["stopped_by"])'
 
 for what in stonewall all; do
@@ -77,7 +79,7 @@ runtime=20
 stonewall
 runtime=300ms" &&
 		jcheck "exit_what=$what: every running job stops; the next stonewall group $([ $what = all ] && echo 'never starts' || echo 'still runs')" "what_$what" '
-assert secs("other") < 10 and F["other"]["stopped_by"] == "exitall", secs("other")
+assert secs("other") < 20 and F["other"]["stopped_by"] == "exitall", secs("other")
 want = sys.argv[1].endswith("what_stonewall.json")
 assert F["later"]["ran"] == want, F["later"]
 assert (F["later"]["ops"] > 0) == want'
@@ -95,7 +97,7 @@ exitall_on_error=1
 runtime=20" 1 &&
 	jcheck "exitall_on_error: a failing job stops the others (exit 1)" onerror '
 assert J["fails"]["error"] != 0, J["fails"]["error"]
-assert secs("other") < 10 and F["other"]["stopped_by"] == "exitall" and F["other"]["stopped_by_job"] == "fails", (secs("other"), F["other"])
+assert secs("other") < 20 and F["other"]["stopped_by"] == "exitall" and F["other"]["stopped_by_job"] == "fails", (secs("other"), F["other"])
 assert J["other"]["error"] == 0'
 
 # ---- steadystate -----------------------------------------------------
@@ -107,7 +109,7 @@ runtime=20
 ss=$crit
 ss_dur=2" &&
 		jcheck "steadystate=$crit ends a 20 s job on a steady engine; fio's JSON says attained" "ss_${crit%%:*}" '
-assert secs("ss") < 10, secs("ss")
+assert secs("ss") < 20, secs("ss")
 assert F["ss"]["stopped_by"] == "steadystate"
 s = J["ss"]["steadystate"]
 assert s["attained"] == 1 and s["duration"] == 2, s
@@ -132,25 +134,33 @@ ss=iops:90%
 ss_dur=2
 ss_ramp=1" &&
 	jcheck "ss_ramp: the window starts after it (not before 3 s), then the job ends" ss_ramp '
-assert 2.9 <= secs("ss") < 10, secs("ss")
+assert 2.9 <= secs("ss") < 20, secs("ss")
 assert J["ss"]["steadystate"]["attained"] == 1'
 
 # ---- flow ---------------------------------------------------------------
 
+# The ratio by counts, not by time: the first job does a fixed number of
+# requests, the second (3x the weight, and slowed by thinktime, so that
+# without flow the first would be done before it had done any) has done
+# about 3x as many when the first ends and exitall stops it. Its count
+# cannot pass its own io_size, nor the first's fall behind its share.
 f=$E2E_TMP/data
 mkdata "$f" 16
-run flow_sync "$null
-runtime=1
+run flow_sync "[global]
+ioengine=null
+size=16m
+exitall=1
 [a]
 flow=1
+io_size=400k
 [b]
-flow=3" &&
+flow=3
+io_size=1200k
+thinktime=5ms" &&
 	jcheck "flow=1 and flow=3 (null engine): the jobs' requests go 1:3" flow_sync '
-r = F["b"]["ops"] / F["a"]["ops"]
-assert F["a"]["ops"] > 100 and 2.8 <= r <= 3.2, (F["a"]["ops"], F["b"]["ops"])'
+assert F["a"]["ops"] == 100 and 285 <= F["b"]["ops"] <= 300, (F["a"]["ops"], F["b"]["ops"])'
 
-# Warm: at a loaded disk's pace a second of cold reads may hold too few
-# requests to see a ratio in (52 in one run).
+# Warm: reads from the cache, at any disk's pace.
 cat "$f" >/dev/null
 run flow_async "[global]
 invalidate=0
@@ -159,20 +169,50 @@ iodepth=8
 filename=$f
 size=16m
 rw=randread
-time_based
-runtime=1
 flow_sleep=100
+exitall=1
 [a]
 flow=1
+io_size=400k
 [b]
 flow=2
+io_size=800k
+iodepth=1
+thinktime=5ms" &&
+	jcheck "flow with libaio and flow_sleep: 1:2" flow_async '
+assert F["a"]["ops"] == 100 and 190 <= F["b"]["ops"] <= 200, (F["a"]["ops"], F["b"]["ops"])'
+
+# flow_id: a job whose flow partner has not started (startdelay=60; its
+# weight counts from set-up, its requests are 0) is held in that flow, and
+# free in another: its 2000 reads are done long before its 30 s runtime,
+# which only keeps the test from hanging if it were held.
+for fid in 0 1; do
+	run "flow_id$fid" "[global]
+invalidate=0
+ioengine=libaio
+iodepth=8
+filename=$f
+size=16m
+rw=randread
+exitall=1
+exit_what=all
+[late]
+flow_id=$fid
+flow=1
+startdelay=60
+time_based
+runtime=1
 [alone]
 flow_id=1
-flow=5" &&
-	jcheck "flow with libaio and flow_sleep: 1:2 within a flow_id; a job alone in another flow_id is not held" flow_async '
-r = F["b"]["ops"] / F["a"]["ops"]
-assert F["a"]["ops"] > 100 and 1.85 <= r <= 2.15, (F["a"]["ops"], F["b"]["ops"])
-assert F["alone"]["ops"] > F["b"]["ops"], (F["alone"]["ops"], F["b"]["ops"])'
+flow=5
+io_size=8000k
+runtime=$([ $fid = 0 ] && echo 30 || echo 2)"
+done
+jcheck "flow_id: a job alone in its flow_id is not held (2000 reads done)" flow_id0 '
+assert F["alone"]["ops"] == 2000 and F["alone"]["stopped_by"] is None, F["alone"]
+assert F["late"]["ops"] == 0, F["late"]'
+jcheck "flow_id: the same job sharing a flow_id with one that has done nothing is held (2 s: few of its 2000)" flow_id1 '
+assert F["alone"]["ops"] < 100, F["alone"]'
 
 # ---- latency_target -----------------------------------------------------
 
@@ -191,7 +231,7 @@ runtime=20
 latency_target=10s" &&
 	jcheck "latency_target met at every depth: the search doubles to iodepth=32, one window there, and the job ends" lt_easy '
 assert J["lt"]["latency_depth"] == 32 and J["lt"]["latency_target"] == 10 * 10**9, J["lt"]["latency_depth"]
-assert F["lt"]["stopped_by"] == "latency_target" and secs("lt") < 10, (F["lt"]["stopped_by"], secs("lt"))
+assert F["lt"]["stopped_by"] == "latency_target" and secs("lt") < 20, (F["lt"]["stopped_by"], secs("lt"))
 lv = J["lt"]["iodepth_level"]
 assert lv["32"] + lv[">=64"] > 0, lv'
 

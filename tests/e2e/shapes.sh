@@ -38,28 +38,32 @@ ios, b = next(iter(seen.values()))
 assert b >= 4 << 20 and b < (4 << 20) + 8192 and 4 * ios < b / 1024 < 8 * ios, seen
 ' "$E2E_TMP"
 
-# rate_iops=2000 for 4 s: 8000 requests within 3 %, latency from the schedule.
-expect_exit 0 "rate_iops=2000 for 4 s" "$FAULTLINE" --quiet --name=r --filename="$f" --size=32m \
-	--rw=randread --ioengine=psync --invalidate=0 --rate_iops=2000 --runtime=4 --time_based \
+# rate_iops=2000 for 8000 requests: not done before the schedule's 4 s
+# (7999 gaps of 0.5 ms; a host behind it issues late, never early, so
+# only this bound is the schedule's), latency from the schedule.
+expect_exit 0 "rate_iops=2000 for 8000 requests" "$FAULTLINE" --quiet --name=r --filename="$f" --size=32m \
+	--rw=randread --ioengine=psync --invalidate=0 --rate_iops=2000 --number_ios=8000 \
 	--output-format=json --output="$E2E_TMP/r.json" --csv="$E2E_TMP/r.csv"
-pycheck "8000 requests within 3 %, latency_from due, CSV lat_from due" '
+pycheck "8000 requests in no less than 4 s, latency_from due, CSV lat_from due" '
 import csv, json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-n = j["read"]["total_ios"]
-assert abs(n - 8000) <= 240, n
+n, ms = j["read"]["total_ios"], j["read"]["runtime"]
+assert n == 8000 and ms >= 3995, (n, ms)
 assert j["faultline"]["latency_from"] == "due", j["faultline"]
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert rows and all(r["lat_from"] == "due" for r in rows), rows[:1]
 ' "$E2E_TMP/r.json" "$E2E_TMP/r.csv"
 
+# Poisson arrivals at 500 IOPS: the 1000th is due near 2 s (2 s +- 63 ms,
+# one standard deviation): not done before 1.7 s.
 expect_exit 0 "rate_iops=500 poisson, libaio offload" "$FAULTLINE" --quiet --name=p --filename="$f" \
 	--size=32m --rw=randread --ioengine=libaio --iodepth=4 --io_submit_mode=offload --invalidate=0 \
-	--rate_iops=500 --rate_process=poisson --runtime=2 --time_based --output-format=json \
+	--rate_iops=500 --rate_process=poisson --number_ios=1000 --output-format=json \
 	--output="$E2E_TMP/p.json"
-pycheck "poisson at 500 IOPS: about 1000 requests in 2 s" '
+pycheck "poisson at 500 IOPS: 1000 requests in no less than 1.7 s" '
 import json, sys
-n = json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"]
-assert 850 <= n <= 1150, n
+r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+assert r["total_ios"] == 1000 and r["runtime"] >= 1700, (r["total_ios"], r["runtime"])
 ' "$E2E_TMP/p.json"
 
 expect_exit 0 "a plain job" "$FAULTLINE" --quiet --name=u --filename="$f" --size=32m --rw=randread \
@@ -79,14 +83,15 @@ r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
 assert r["io_bytes"] == 3 << 20 and r["total_ios"] == 768, r["io_bytes"]
 ' "$E2E_TMP/l.json"
 
-# thinktime=10ms after every request: about 100 requests in a second.
+# thinktime=10ms after every request: at most 101 requests in a second
+# (the schedule's bound; fewer on a loaded host, whose sleeps overrun).
 expect_exit 0 "thinktime=10ms" "$FAULTLINE" --quiet --name=t --filename="$f" --size=32m \
 	--rw=randread --invalidate=0 --thinktime=10ms --runtime=1 --time_based --output-format=json \
 	--output="$E2E_TMP/t.json"
-pycheck "thinktime holds a thread to about 100 requests a second" '
+pycheck "thinktime holds a thread to at most 100 requests a second" '
 import json, sys
 n = json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"]
-assert 60 <= n <= 101, n
+assert 1 <= n <= 101, n
 ' "$E2E_TMP/t.json"
 
 # A minimum the job cannot meet (it is paced below it): the job fails.

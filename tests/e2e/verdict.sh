@@ -448,6 +448,16 @@ expect_err_has "gone.db is a symbolic link to nowhere.db, which does not exist" 
 grep -q "File exists" "$E2E_TMP/err" && fail "... and not \"File exists\"" "$(cat "$E2E_TMP/err")" || pass "... and not \"File exists\""
 [ ! -e "$E2E_TMP/sq/nowhere.db" ] && pass "nothing is made through the link" || fail "nothing is made through the link"
 
+# A CSV that cannot be written (a full disk: /dev/full fails every
+# write with ENOSPC) is not reported as written: exit 1 naming it, after
+# the first run (no other run is worth its time then).
+printf '[r]\nfilename=%s\nsize=16m\nrw=randread\nbs=4k\n' "$E2E_TMP/given/data" >"$E2E_TMP/full.job"
+mkdir -p "$E2E_TMP/full"
+expect_exit 1 "a verdict whose CSV the disk cannot hold exits 1" "$FAULTLINE" --verdict --budget=20s \
+	--csv=/dev/full --output="$E2E_TMP/full" --quiet "$E2E_TMP/full.job"
+expect_err_has "verdict: --csv=/dev/full: No space left on device" "... naming the CSV and the error"
+[ "$(grep -c '^\[ *[0-9]* s\] v-r-' "$E2E_TMP/out")" = 1 ] && pass "... and stops after the run it could not keep" ||
+	fail "... and stops after the run it could not keep" "$(grep '^\[' "$E2E_TMP/out")"
 expect_exit 2 "too short a budget is refused, before anything runs" \
 	"$FAULTLINE" --verdict --budget=10s --directory="$E2E_TMP"
 expect_err_has "give at least" "... saying what budget would do"

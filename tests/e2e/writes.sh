@@ -37,11 +37,10 @@ elif policy == "end_fsync":
 elif policy == "none" or policy == "sync=1":
     assert s["total_ios"] == 0, s
 elif policy == "sync_interval":
-    # 1 s of writes, a flush when 100 ms have passed since the last: about
-    # 1 s / (100 ms + a flush'"'"'s time), 10 on an idle disk, one or two on
-    # one so loaded that a flush takes a second
-    due = 1e9 / (1e8 + (s["lat_ns"]["mean"] if s["total_ios"] else 0))
-    assert 1 <= s["total_ios"] <= 12 and s["total_ios"] >= 0.5 * due - 1, (s, due)
+    # 1 s of writes, a flush when 100 ms have passed since the last: at
+    # most 10 (and the end'"'"'s), by the schedule; at least the first. How
+    # many in between is the disk'"'"'s and the host'"'"'s pace, not checked.
+    assert 1 <= s["total_ios"] <= 12, s
 if s["total_ios"] > 0:
     assert s["lat_ns"]["N"] == s["total_ios"] and s["lat_ns"]["min"] > 0, s["lat_ns"]
 o = j["faultline"]["options"]
