@@ -19,6 +19,7 @@
 #include "job/options.h"
 #include "job/optrun.h"
 #include "job/optio.h"
+#include "job/optverify.h"
 #include "job/optshape.h"
 
 /* Where option @name of @j was set: its line, else the job's header. */
@@ -374,12 +375,6 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 	char w[300], w2[300];
 
 	if (!job_writes(j)) {
-		if (j->verify != VERIFY_NONE)
-			return err_set(e, EINVAL, "verify=crc32c at %s checks the blocks a job wrote, "
-				       "and rw=%s at %s writes none (faultline --verify JOBFILE checks "
-				       "what an earlier write job left)",
-				       jobcheck_where(j, line, "verify", w, sizeof(w)), rw,
-				       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
 		if (job_flushes(j) || j->sync != SYNC_NONE)
 			jobcheck_warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
 			      "sync_interval, end_fsync and sync have no effect", j->name,
@@ -422,6 +417,77 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 			       "only; run writes with numjobs threads, or an asynchronous engine "
 			       "with iodepth", j->loop, jobcheck_where(j, line, "loop", w, sizeof(w)), rw,
 			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	return 0;
+}
+
+/* fio's verify phases (job/optverify.h): what they need of each other. */
+static const char *const vrw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+
+/* A job that only reads: which of the options cannot apply to it. */
+static int check_reader(const struct job *j, const struct engine_ops *eng, const int *line,
+			struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->verify_backlog)
+		return err_set(e, EINVAL, "verify_backlog=%u at %s checks blocks while a job writes "
+			       "them, and rw=%s at %s writes none", j->verify_backlog,
+			       jobcheck_where(j, line, "verify_backlog", w, sizeof(w)), vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_save)
+		return err_set(e, EINVAL, "verify_state_save=1 at %s records what a write job wrote, "
+			       "and rw=%s at %s writes nothing (verify_state_load reads the state)",
+			       jobcheck_where(j, line, "verify_state_save", w, sizeof(w)),
+			       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_load && j->verify == VERIFY_NONE)
+		return err_set(e, EINVAL, "verify_state_load=1 at %s needs verify= (the checksum the "
+			       "earlier run stamped)",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)));
+	if (!job_read_verifies(j))
+		return 0;
+	if (eng->flags & ENGINE_F_NO_TARGET)
+		return err_set(e, EINVAL, "verify at %s contradicts ioengine=%s at %s: it reads "
+			       "nothing that could be checked",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->loop || j->read_iolog)
+		return err_set(e, EINVAL, "verify at %s with %s at %s: a read job checks each block "
+			       "of its own plain loop as it reads it",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)),
+			       j->loop ? "loop" : "read_iolog",
+			       jobcheck_where(j, line, j->loop ? "loop" : "read_iolog", w2, sizeof(w2)));
+	if (job_bs_varies(j, JOB_DIR_READ) && j->verify_state_load)
+		return err_set(e, EINVAL, "verify_state_load at %s with reads of several sizes: the "
+			       "state names blocks of one size",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)));
+	return 0;
+}
+
+static int optverify_check(const struct job *j, const struct engine_ops *eng, const int *line,
+		    struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->verify_backlog_batch && !j->verify_backlog)
+		return err_set(e, EINVAL, "verify_backlog_batch=%u at %s without verify_backlog: "
+			       "it says how many blocks each backlog check reads",
+			       j->verify_backlog_batch,
+			       jobcheck_where(j, line, "verify_backlog_batch", w, sizeof(w)));
+	if (!job_writes(j))
+		return check_reader(j, eng, line, e);
+	if (j->verify_state_load)
+		return err_set(e, EINVAL, "verify_state_load=1 at %s with rw=%s at %s: a state file "
+			       "is loaded by the job that checks what an earlier one wrote (rw=read)",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)),
+			       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_save && j->verify == VERIFY_NONE)
+		return err_set(e, EINVAL, "verify_state_save=1 at %s needs verify= (the checksum a "
+			       "later verify_state_load checks)",
+			       jobcheck_where(j, line, "verify_state_save", w, sizeof(w)));
+	if (j->verify_backlog && !job_verifies(j))
+		return err_set(e, EINVAL, "verify_backlog=%u at %s needs verify= with do_verify=1: "
+			       "it says when written blocks are checked", j->verify_backlog,
+			       jobcheck_where(j, line, "verify_backlog", w, sizeof(w)));
 	return 0;
 }
 
@@ -531,6 +597,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	if (ret)
 		return ret;
 	ret = optio_check(j, eng, e);
+	if (!ret)
+		ret = optverify_check(j, eng, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

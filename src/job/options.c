@@ -22,6 +22,7 @@
 #include "engines/engine.h"
 #include "engines/vmcache.h"
 #include "job/optio.h"
+#include "job/optverify.h"
 #include "workload/checksum.h"
 #include "job/optset.h"
 #include "job/optrun.h"
@@ -720,6 +721,7 @@ const struct option_def option_table[] = {
 	OPTIO_TABLE
 	OPTIO_PRIO_TABLE
 	OPTIO_VERIFY_TABLE
+	OPTVERIFY_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);

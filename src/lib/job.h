@@ -290,6 +290,13 @@ struct job {
 	bool verify_write_sequence;	/* fio's; accepted (job/optio.h says what it means here) */
 	bool verify_fatal;		/* the read-back stops at the first mismatch */
 	bool verify_dump;		/* each bad block read is written to a file */
+	/* fio's verify phases (job/optverify.h says what each means here). */
+	bool do_verify;			/* check what was written or read (1); 0: stamp only */
+	bool experimental_verify;	/* fio's; the same check here */
+	bool verify_state_save;		/* a write job leaves a state file of what it wrote */
+	bool verify_state_load;		/* a read job checks only what a state file names */
+	unsigned verify_backlog;	/* check after every N blocks written; 0: at the end */
+	unsigned verify_backlog_batch;	/* blocks checked each time (0: verify_backlog) */
 	bool allow_destructive;		/* write a block device that carries data */
 	/* fio's write buffer contents (workload/content.h); 0: faultline's
 	 * fresh stamped blocks. */
@@ -387,6 +394,19 @@ static inline bool job_paced(const struct job *j)
 		if (j->dir[d].rate || j->dir[d].rate_iops)
 			return true;
 	return false;
+}
+
+/* verify= with do_verify: written blocks are read back, read blocks
+ * checked as they arrive. verify= alone only stamps the checksum. */
+static inline bool job_verifies(const struct job *j)
+{
+	return j->verify != VERIFY_NONE && j->do_verify;
+}
+
+/* A read-only job that checks every block it reads (fio's read verify). */
+static inline bool job_read_verifies(const struct job *j)
+{
+	return job_verifies(j) && !job_writes(j);
 }
 
 /* A flush policy is set: some flush requests will be issued. */

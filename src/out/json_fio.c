@@ -246,7 +246,7 @@ static void dir_view(const struct job_result *jr, unsigned dir, struct dir_view 
 			.ops = jr->ops, .bytes = jr->bytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
 			.iops = &jr->read_iops, .bw = &jr->read_bw,
 		};
-	else if (dir == DIR_WRITE && w)
+	else if (dir == DIR_WRITE && w && job_writes(jr->job))
 		*d = (struct dir_view){
 			.ops = w->ops, .bytes = w->bytes, .lat_ok = jr->lat_ok, .lat = &w->lat,
 			.iops = &jr->write_iops, .bw = &jr->write_bw,

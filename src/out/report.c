@@ -247,7 +247,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 		else
 			fprintf(f, ": read %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
-		if (d->ok && jr->w)
+		if (d->ok && jr->w && job_writes(jr->job))
 			fprintf(f, ", wrote %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->write_bytes, 1024), d->write_ios);
 		if (n == 1) {
@@ -414,6 +414,26 @@ static void print_policy(FILE *f, const struct job *j)
 		fprintf(f, ", sync=%s", j->sync == SYNC_SYNC ? "sync (O_SYNC)" : "dsync (O_DSYNC)");
 }
 
+/* verify: what the read-back (or, in a job that only reads, the check of
+ * every block read) found. */
+static void print_verify(FILE *f, const struct job_result *jr)
+{
+	const struct write_result *w = jr->w;
+	const struct job *j = jr->job;
+
+	if (!w->verify)
+		return;
+	fprintf(f, "  verify: %" PRIu64 " blocks %s (%s), %" PRIu64 " mismatches%s\n",
+		w->verify_blocks, job_writes(j) ? "read back" : "checked as read",
+		checksum_name(j->verify), w->verify_bad,
+		w->verify_complete ? "" : " (not complete: the job stopped first)");
+	if (w->verify_bad)
+		fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
+			w->verify_first_target < jr->ntargets && jr->targets
+				? jr->targets[w->verify_first_target].path : "?",
+			w->verify_first_off, verify_code_name(w->verify_first_code));
+}
+
 /* Writes, flushes and the read-back of a job that writes. */
 static void print_writes(FILE *f, const struct job_result *jr)
 {
@@ -434,16 +454,7 @@ static void print_writes(FILE *f, const struct job_result *jr)
 			engine_flush_datasync(j) ? "fdatasync" : "fsync");
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
-	if (w->verify) {
-		fprintf(f, "  verify: %" PRIu64 " blocks read back (%s), %" PRIu64 " mismatches%s\n",
-			w->verify_blocks, checksum_name(j->verify), w->verify_bad,
-			w->verify_complete ? "" : " (not complete: the job stopped first)");
-		if (w->verify_bad)
-			fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
-				w->verify_first_target < jr->ntargets && jr->targets
-					? jr->targets[w->verify_first_target].path : "?",
-				w->verify_first_off, verify_code_name(w->verify_first_code));
-	}
+	print_verify(f, jr);
 }
 
 /*
@@ -585,8 +596,10 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 			fmt_duration(b5, jr->runtime_ns), jr->ops);
 		print_lat(f, jr);
 	}
-	if (jr->w)
+	if (jr->w && job_writes(j))
 		print_writes(f, jr);
+	else if (jr->w)
+		print_verify(f, jr);
 	/* A paced job's latency is from the schedule (run/pace.h). */
 	if (job_paced(j) && jr->lat_ok)
 		fprintf(f, "    lat is from each request's due time (rate): a late start counts "
@@ -711,15 +724,15 @@ static void print_table(FILE *f, const struct run_result *r)
 		snprintf(wiops, sizeof(wiops), "-");
 		snprintf(wmib, sizeof(wmib), "-");
 		snprintf(wp99, sizeof(wp99), "-");
-		if (jr->w && jr->runtime_ns) {
+		if (jr->w && job_writes(j) && jr->runtime_ns) {
 			double secs = (double)jr->runtime_ns / 1e9;
 
 			fmt_count(wiops, (double)jr->w->ops / secs);
 			snprintf(wmib, sizeof(wmib), "%.1f", (double)jr->w->bytes / secs / 1048576.0);
 		}
-		if (jr->w && jr->lat_ok && jr->w->lat.n)
+		if (jr->w && job_writes(j) && jr->lat_ok && jr->w->lat.n)
 			snprintf(wp99, sizeof(wp99), "%.1f", (double)hist_percentile(&jr->w->lat, 99) / 1e3);
-		else if (jr->w && !jr->lat_ok)
+		else if (jr->w && job_writes(j) && !jr->lat_ok)
 			snprintf(wp99, sizeof(wp99), "off");
 
 		fprintf(f, "%-*s  %-8s  %-9s  %5s  %7u  %7u  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",

@@ -199,6 +199,7 @@ out_stop:
 	/* verify=crc32c: after the job's timed part, so its reads count in
 	 * no rate; the sampler has stopped giving the job rows. */
 	worker_verify(w);
+	worker_verify_end(w);
 out_exit:
 	/* Helpers first: they may still use the engine and the buffers. */
 	loop_worker_exit(w);

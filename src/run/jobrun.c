@@ -583,6 +583,9 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		if (ret)
 			goto fail;
 	}
+	ret = work_vstate_load(wk, c->workers, c->nworkers, e);
+	if (ret)
+		goto fail;
 	if (job->mem_limit) {
 		ret = check_mem_limit(jr, e);
 		if (ret)
@@ -799,6 +802,7 @@ void job_run_destroy(struct job_run *jr)
 
 	loop_destroy(c->wk.loop);
 	c->wk.loop = NULL;
+	work_vstate_free(&c->wk, c->nworkers);
 	if (c->workers) {
 		for (unsigned i = 0; i < c->nworkers; i++)
 			gen_free(&c->workers[i].gen);

@@ -506,7 +506,8 @@ static void collect_job(struct run *r, unsigned j)
 		res->probe_ok = true;
 		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
 	}
-	if (job_writes(job))
+	/* A read job with verify has its checks' tally there too. */
+	if (job_writes(job) || job_read_verifies(job))
 		run_collect_writes(&r->jrs[j], &r->base[r->stat_first[j]], &r->res.jobs[j]);
 	res->ntargets = jr->ntargets;
 	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));

@@ -45,7 +45,7 @@ void run_collect_writes(const struct job_run *jr, const struct thread_stats *bas
 		return;
 	hist_init(&w->lat);
 	hist_init(&w->sync_lat);
-	w->verify = jr->job->verify != VERIFY_NONE;
+	w->verify = job_verifies(jr->job);
 	w->verify_complete = w->verify;
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];

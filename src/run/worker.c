@@ -149,6 +149,8 @@ static inline void consume(struct worker *w, const struct io_req *r)
 
 	if (r->data)
 		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+	if (__builtin_expect(w->rv != NULL, 0))
+		worker_read_check(w, r);
 }
 
 /* The engine's memory behind a consumed request goes back (bufpool's
@@ -477,6 +479,8 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 		blockdata_stamp_sum(r->wbuf, r->len, off, ++w->wr.gen, w->wr.sum);
 	else
 		blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
+	if (__builtin_expect(w->bl != NULL, 0) && worker_backlog_note(w, r))
+		w->bl_due = true;
 }
 
 /*
@@ -657,6 +661,8 @@ void worker_run_sync_rw(struct worker *w)
 		stat_add(&st->wops, 1);
 		stat_add(&st->wbytes, len);
 		late = req_clock_done(&clk, &st->wlat);
+		if (__builtin_expect(w->bl_due, 0))
+			worker_backlog_check(w);
 		/* The flush follows its write whatever the clock says, so
 		 * a run always ends with floor(writes / N) of them. */
 		if (flush_due(ws) && !flush_dirty(w, r, lat, &clk.t0))
@@ -708,6 +714,8 @@ void worker_run_async_rw(struct worker *w)
 	for (;;) {
 		if (!stopping && (should_stop(w) || now_ns() >= deadline))
 			stopping = true;
+		if (w->bl_due && !inflight && !st->failed)
+			worker_backlog_check(w);
 		if (drain && !inflight) {
 			/* Everything before the flush has completed: it now
 			 * covers exactly those writes. */
@@ -730,7 +738,7 @@ void worker_run_async_rw(struct worker *w)
 		}
 		/* Flushes already decided are queued even when stopping:
 		 * they belong to writes already issued. */
-		if (nfree && (nfq || (!stopping && more && !drain && lsync < 0))) {
+		if (nfree && (nfq || (!stopping && more && !drain && !w->bl_due && lsync < 0))) {
 			t = lat ? now_ns() : 0;
 			while (nfree) {
 				struct io_req *r;
@@ -751,7 +759,7 @@ void worker_run_async_rw(struct worker *w)
 					nfq--;
 					wr = false;
 				} else {
-					if (stopping || !more || drain || lsync >= 0)
+					if (stopping || !more || drain || w->bl_due || lsync >= 0)
 						break;
 					if (__builtin_expect(w->rec.rp != NULL, 0)) {
 						/* A replay: what the log says, in its order. */
@@ -860,7 +868,7 @@ void worker_run_async_rw(struct worker *w)
 			}
 		}
 		if (!inflight) {
-			if (drain && !st->failed)
+			if ((drain || w->bl_due) && !st->failed)
 				continue;
 			if (stopping || !more)
 				break;
@@ -869,7 +877,8 @@ void worker_run_async_rw(struct worker *w)
 		/* Keep the queue full while there is work; drain when
 		 * stopping or before an unordered flush. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || drain || lsync >= 0 || w->pace.drain) ? inflight : 1,
+		ret = ops->reap(&w->et, (stopping || !more || drain || w->bl_due || lsync >= 0 ||
+					 w->pace.drain) ? inflight : 1,
 				depth, done);
 		w->pace.drain = false;
 		pending = 0;
@@ -932,7 +941,7 @@ void worker_verify(struct worker *w)
 	struct verify_tally t = { 0 };
 	bool complete = true;
 
-	if (!ws->verify || !w->vbuf || st->failed)
+	if (!job_verifies(w->wk->job) || !w->vbuf || st->failed)
 		return;
 	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
 		const struct target *tg = &ej->targets[w->tfirst + i];

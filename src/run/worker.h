@@ -37,6 +37,8 @@
 struct prefetch;
 struct loop_rt;
 struct loop_setup;
+struct vstate;
+struct worker_backlog;
 
 /* A dry start (jobhost_measure): each worker sets itself up, counts
  * itself in @ready and waits for @release, then leaves without a single
@@ -73,6 +75,9 @@ struct work {
 	/* flow: its flow_id's shared state (pace.h), set by the controller;
 	 * NULL without flow. */
 	struct pace_flow *flow;
+	/* verify_state_load: the earlier run's state per worker (runverify.c),
+	 * else NULL. */
+	struct vstate *vstate;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
@@ -113,6 +118,9 @@ struct worker {
 	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
 	struct writes wr;
 	struct content content;		/* dedupe_percentage, buffer_compress_percentage */
+	struct verify_reads *rv;	/* a read job with verify: its checks, else NULL */
+	struct worker_backlog *bl;	/* verify_backlog: the last writes, else NULL */
+	bool bl_due;			/* ... due a check once nothing is in flight */
 	unsigned coe;			/* continue_on_error: ENGINE_OP bits of the
 					 * requests whose errors are counted and skipped */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
@@ -157,6 +165,28 @@ void worker_iolog_close(struct worker *w);
 /* verify=crc32c, after the loop (untimed): read back every block this
  * worker wrote and record what was found in its thread_stats. */
 void worker_verify(struct worker *w);
+
+/* runverify.c: what verify does beyond the end-of-job read-back.
+ * worker_verify_setup (in worker_setup): a read job's checks, with the
+ * state the controller loaded; worker_read_check: one read request
+ * checked (consume's slow path); worker_verify_end (after
+ * worker_verify): a read job's tally stored, a write job's state file
+ * saved; worker_verify_free (in worker_teardown). */
+int worker_verify_setup(struct worker *w, struct err *e);
+void worker_read_check(struct worker *w, const struct io_req *r);
+void worker_verify_end(struct worker *w);
+void worker_verify_free(struct worker *w);
+/* verify_backlog: the write in @r issued (prep_write); true when the
+ * thread's last writes are due a check, which worker_backlog_check
+ * then does once they have all completed (nothing in flight). */
+bool worker_backlog_note(struct worker *w, const struct io_req *r);
+void worker_backlog_check(struct worker *w);
+/* verify_state_load: each worker's state file read and matched to its
+ * targets into wk->vstate, before the job runs; a missing or foreign
+ * file is an error naming it. work_vstate_free undoes it. */
+int work_vstate_load(struct work *wk, const struct worker *workers, unsigned nworkers,
+		     struct err *e);
+void work_vstate_free(struct work *wk, unsigned nworkers);
 
 static inline bool worker_should_stop(const struct worker *w)
 {

@@ -151,6 +151,54 @@ int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t 
 	return 0;
 }
 
+/* ---- a read job's checks ------------------------------------------------ */
+
+int verify_reads_init(struct verify_reads *v, unsigned ntargets, const struct verify_opts *o)
+{
+	memset(v, 0, sizeof(*v));
+	v->t = calloc(ntargets ? ntargets : 1, sizeof(*v->t));
+	if (!v->t)
+		return -ENOMEM;
+	v->ntargets = ntargets;
+	if (o)
+		v->o = *o;
+	return 0;
+}
+
+void verify_reads_free(struct verify_reads *v)
+{
+	for (unsigned i = 0; v->t && i < v->ntargets; i++)
+		verify_map_free(&v->t[i].map);
+	free(v->t);
+	v->t = NULL;
+	v->ntargets = 0;
+}
+
+bool verify_read_check(struct verify_reads *v, unsigned t, unsigned target, const uint8_t *data,
+		       uint32_t len, uint64_t off)
+{
+	const struct verify_read_target *rt = &v->t[t];
+	int ret;
+
+	if (rt->map.bits) {
+		uint64_t rel = off - rt->base, blk = rel / rt->bs;
+
+		if (off < rt->base || len != rt->bs || rel % rt->bs || blk >= rt->map.nblocks ||
+		    !verify_map_test(&rt->map, blk))
+			return true;
+	}
+	v->tally.blocks++;
+	ret = blockdata_check(data, len, off, NULL);
+	if (!ret)
+		return true;
+	tally_bad(&v->tally, target, off, ret);
+	if (v->o.dump && rt->path && v->dumps < VERIFY_DUMP_MAX) {
+		dump_block(rt->path, off, data, len);
+		v->dumps++;
+	}
+	return !v->o.fatal;
+}
+
 /* ---- faultline --verify ---------------------------------------------- */
 
 static int add_target(struct verify_result *r, struct verify_target **out)

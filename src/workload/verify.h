@@ -74,6 +74,39 @@ int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t 
 		    uint8_t *buf, unsigned target, const int *stop, struct verify_tally *t,
 		    bool *complete, const struct verify_opts *o, struct err *e);
 
+/*
+ * A job that only reads, with verify= (fio's read verify): every block
+ * it reads is checked as it arrives, against its own header. With
+ * verify_state_load a target carries the map of the blocks an earlier
+ * run wrote (workload/vstate.h), and only those are checked; a read of
+ * another size or place than a block of the map is not checked either.
+ * The worker's own: no lock, no allocation once set up.
+ */
+struct verify_read_target {
+	uint64_t base;
+	uint32_t bs;			/* the map's block size */
+	struct verify_map map;		/* bits NULL: check every read */
+	const char *path;		/* for verify_dump */
+};
+
+struct verify_reads {
+	unsigned ntargets;
+	struct verify_read_target *t;
+	struct verify_tally tally;
+	unsigned dumps;
+	struct verify_opts o;		/* dump: unused (each target's path) */
+};
+
+/* Empty checks for @ntargets targets (-ENOMEM); verify_reads_free undoes. */
+int verify_reads_init(struct verify_reads *v, unsigned ntargets, const struct verify_opts *o);
+void verify_reads_free(struct verify_reads *v);
+
+/* A read of @len bytes at @off of the worker's target @t (@target: its
+ * index in the job, for the tally) that returned @data. False: stop
+ * (verify_fatal and a bad block). */
+bool verify_read_check(struct verify_reads *v, unsigned t, unsigned target, const uint8_t *data,
+		       uint32_t len, uint64_t off);
+
 /* faultline --verify: at most this many mismatches are kept per target
  * with their offsets (all are counted). */
 #define VERIFY_KEEP_BAD 20
