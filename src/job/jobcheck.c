@@ -491,6 +491,23 @@ static int optverify_check(const struct job *j, const struct engine_ops *eng, co
 	return 0;
 }
 
+/* fio's log options that need others (fio's own messages say the same). */
+static int check_logs(const struct job *j, const int *line, struct err *e)
+{
+	char w[300];
+
+	if (j->log_issue_time && (!j->lat_log || !j->log_offset))
+		return err_set(e, EINVAL, "log_issue_time=1 at %s needs write_lat_log and "
+			       "log_offset=1 (as fio says): it is a column of the latency logs, "
+			       "after the offset's", jobcheck_where(j, line, "log_issue_time", w, sizeof(w)));
+	if (j->log_window_value != LOG_WINDOW_AVG && j->log_prio &&
+	    (j->cmdprio[0].perc || j->cmdprio[0].nbs || j->cmdprio[1].perc || j->cmdprio[1].nbs))
+		return err_set(e, EINVAL, "log_window_value at %s with log_prio and cmdprio_*: the "
+			       "entries split by priority keep each window's sum, not its maximum",
+			       jobcheck_where(j, line, "log_window_value", w, sizeof(w)));
+	return 0;
+}
+
 static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
@@ -599,6 +616,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	ret = optio_check(j, eng, e);
 	if (!ret)
 		ret = optverify_check(j, eng, line, e);
+	if (!ret)
+		ret = check_logs(j, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

@@ -23,6 +23,24 @@
 #define IOPRIO_HINT_MAX		1023
 
 const char *const optio_dedupe_names[] = { "repeat", "working_set", NULL };
+const char *const optio_log_window_names[] = { "avg", "max", "both", NULL };
+
+/* log_window_value: fio's names, and its older 0 (avg) and 1 (max). */
+int optio_log_window(struct job *j, const struct option_def *o, const char *val,
+		     const struct option_ctx *c, struct err *e)
+{
+	(void)o;
+	for (int i = 0; optio_log_window_names[i]; i++)
+		if (val && !strcmp(val, optio_log_window_names[i])) {
+			j->log_window_value = i;
+			return 0;
+		}
+	if (val && (!strcmp(val, "0") || !strcmp(val, "1"))) {
+		j->log_window_value = val[0] == '1' ? LOG_WINDOW_MAX : LOG_WINDOW_AVG;
+		return 0;
+	}
+	return opt_fail(c, val, e, "expected avg, max, both, 0 (avg) or 1 (max)");
+}
 
 int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
 		   const struct option_ctx *c, struct err *e)

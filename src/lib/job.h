@@ -46,6 +46,8 @@ enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFET
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 enum dedupe_mode { DEDUPE_REPEAT, DEDUPE_WORKING_SET };
+/* log_window_value: what a log entry of a window holds (fio's). */
+enum log_window { LOG_WINDOW_AVG, LOG_WINDOW_MAX, LOG_WINDOW_BOTH };
 
 /* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
 #define JOB_BSSPLIT_MAX	64
@@ -277,6 +279,8 @@ struct job {
 	unsigned log_avg_msec;
 	bool per_job_logs;		/* <prefix>_bw.<thread>.log, else <prefix>_bw.log */
 	bool log_offset;		/* the offset column (always 0: entries are averages) */
+	int log_window_value;		/* LOG_WINDOW_*: an entry's mean, maximum or both */
+	bool log_issue_time;		/* latency logs' issue-time column (0: averages) */
 
 	/* Writes and durability (SPEC 10; writes.c, verify.c). */
 	unsigned rwmixread;		/* % of a mixed job's requests that read */

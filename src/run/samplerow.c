@@ -428,6 +428,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 
 			js->share[i].dir[FIOLOG_READ].lat_n = n;
 			js->share[i].dir[FIOLOG_READ].lat_sum_ns = sum;
+			js->share[i].dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
 		}
 		if (ts->prev_w) {
 			uint64_t wo = ts->wops, wb = ts->wbytes, sy = ts->syncs;
@@ -448,6 +449,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 				if (i < sj->nworkers) {
 					js->share[i].dir[FIOLOG_WRITE].lat_n = n;
 					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = sum;
+					js->share[i].dir[FIOLOG_WRITE].lat_max_ns =
+						n ? hist_stage_max(&ts->stage[1]) : 0;
 				}
 				hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
 			}
