@@ -375,7 +375,18 @@ static void test_write_options(void **state)
 	joblist_free(&jl);
 
 	expect_bad("[j]\nsize=1m\nrw=write\nverify=pattern\n", "verify=pattern at job.fio:4",
-		   "pattern is an fio option value faultline does not support", NULL);
+		   "needs verify_pattern", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=null\n", "verify=null at job.fio:4",
+		   "null is an fio option value faultline does not support", NULL);
+	/* verify_pattern alone is verify=pattern, as in fio; a later verify= wins */
+	j = one_job(&jl, "rw=write\nverify_pattern=0xaa\n");
+	assert_int_equal(j->verify, VERIFY_PATTERN);
+	joblist_free(&jl);
+	j = one_job(&jl, "rw=write\nverify_pattern=%o\nverify=md5\n");
+	assert_int_equal(j->verify, VERIFY_MD5);
+	joblist_free(&jl);
+	expect_bad("[j]\nsize=1m\nrw=write\n\nverify_pattern=0xzz\n", "verify_pattern=0xzz at job.fio:5",
+		   "expected 0xHEX", NULL);
 	j = one_job(&jl, "rw=write\nverify=md5\n");
 	assert_int_equal(j->verify, VERIFY_MD5);
 	joblist_free(&jl);

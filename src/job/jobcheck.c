@@ -468,6 +468,15 @@ static int optverify_check(const struct job *j, const struct engine_ops *eng, co
 {
 	char w[300], w2[300];
 
+	if (j->verify == VERIFY_PATTERN && !j->verify_pattern)
+		return err_set(e, EINVAL, "verify=pattern at %s needs verify_pattern (what the blocks "
+			       "must hold; as fio says)", jobcheck_where(j, line, "verify", w, sizeof(w)));
+	if ((j->verify_pattern || j->buffer_pattern) && (j->dedupe_pct || j->compress_pct))
+		return err_set(e, EINVAL, "%s at %s with dedupe_percentage or "
+			       "buffer_compress_percentage: a block holds one or the other",
+			       j->verify_pattern ? "verify_pattern" : "buffer_pattern",
+			       jobcheck_where(j, line, j->verify_pattern ? "verify_pattern" :
+					      "buffer_pattern", w, sizeof(w)));
 	if (j->verify_backlog_batch && !j->verify_backlog)
 		return err_set(e, EINVAL, "verify_backlog_batch=%u at %s without verify_backlog: "
 			       "it says how many blocks each backlog check reads",

@@ -16,6 +16,8 @@
 
 #include "job/optset.h"
 #include "workload/content.h"
+#include "workload/pattern.h"
+#include "job/optverify.h"
 
 /* fio's limits (os/os-linux.h). */
 #define IOPRIO_CLASS_MAX	3
@@ -380,4 +382,26 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 				       "event loop's requests carry none", j->name);
 	}
 	return 0;
+}
+
+int optverify_pattern(struct job *j, const struct option_def *o, const char *val,
+		      const struct option_ctx *c, struct err *e)
+{
+	struct pattern *p = malloc(sizeof(*p));
+	char why[300];
+	int ret;
+
+	if (!p)
+		return err_set(e, ENOMEM, "out of memory");
+	ret = pattern_parse(val, p, why, sizeof(why));
+	if (!ret)
+		pattern_free(p);
+	free(p);
+	if (ret)
+		return opt_fail(c, val, e, "%s (fio's pattern: 0xHEX, a decimal, \"text\", 'file' "
+				"and %%o, in any order)", why);
+	ret = set_str(j, o, val, c, e);
+	if (!ret && o->off == offsetof(struct job, verify_pattern) && j->verify == VERIFY_NONE)
+		j->verify = VERIFY_PATTERN;
+	return ret;
 }

@@ -162,12 +162,16 @@ static int parse_verify(struct job *j, const struct option_def *o, const char *v
 		j->verify = (enum verify_mode)m;
 		return 0;
 	}
-	if (val && (!strcmp(val, "pattern") || !strcmp(val, "null")))
+	if (val && !strcmp(val, "pattern")) {
+		j->verify = VERIFY_PATTERN;
+		return 0;
+	}
+	if (val && !strcmp(val, "null"))
 		return opt_fail(c, val, e, "%s is an fio option value faultline does not "
 				"support: faultline's blocks carry their own header and checksum", val);
 	return opt_fail(c, val, e, "expected 0, crc32c (crc32c-intel), crc64, crc32, crc16, crc7, "
 			"md5, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, "
-			"xxhash or meta");
+			"xxhash, meta or pattern");
 }
 
 static int parse_ioengine(struct job *j, const struct option_def *o, const char *val,
@@ -659,7 +663,7 @@ const struct option_def option_table[] = {
 	  .syntax = "0|1|none|dsync|sync",
 	  .help = "write jobs open targets O_DSYNC (1, dsync) or O_SYNC (sync); refused with mmap" },
 	{ .name = "verify", .type = OPT_CUSTOM, .off = OFF(verify), .def = "0", .parse = parse_verify,
-	  .syntax = "0|crc32c|crc64|crc32|crc16|crc7|md5|sha1|sha256|sha512|sha3-*|xxhash|meta",
+	  .syntax = "0|crc32c|crc64|crc32|crc16|crc7|md5|sha1|sha256|sha512|sha3-*|xxhash|meta|pattern",
 	  .help = "read back every block the job wrote at its end, checked with this checksum (fio's names), count mismatches" },
 	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
 	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },

@@ -23,6 +23,12 @@
  * each, 16 MiB at most): fio's own bound is memory, not a number. */
 #define VERIFY_BACKLOG_MAX (1u << 20)
 
+/* verify_pattern, buffer_pattern: the text checked with
+ * workload/pattern.h's parser (a quoted file is read now) and kept as
+ * written; verify_pattern alone means verify=pattern, as in fio. */
+int optverify_pattern(struct job *j, const struct option_def *o, const char *val,
+		      const struct option_ctx *c, struct err *e);
+
 #define OPTVERIFY_OFF(f) offsetof(struct job, f)
 
 /* Entries of option_table (options.c). */
@@ -38,6 +44,12 @@
 	{ .name = "verify_backlog", .type = OPT_INT, .off = OPTVERIFY_OFF(verify_backlog), .def = "0", \
 	  .max = VERIFY_BACKLOG_MAX, .help = "with verify: a thread reads back and checks the blocks it wrote after every N writes, while it writes (0: only at its end)" }, \
 	{ .name = "verify_backlog_batch", .type = OPT_INT, .off = OPTVERIFY_OFF(verify_backlog_batch), \
-	  .def = "0", .max = VERIFY_BACKLOG_MAX, .help = "with verify_backlog: how many of the thread's last writes each check reads back (0: verify_backlog's N; more than N checks some twice, fewer leaves some to the end)" },
+	  .def = "0", .max = VERIFY_BACKLOG_MAX, .help = "with verify_backlog: how many of the thread's last writes each check reads back (0: verify_backlog's N; more than N checks some twice, fewer leaves some to the end)" }, \
+	{ .name = "verify_pattern", .type = OPT_STR, .off = OPTVERIFY_OFF(verify_pattern), \
+	  .parse = optverify_pattern, .syntax = "0xHEX|DECIMAL|\"text\"|'file'|%o...", \
+	  .help = "written blocks are this pattern repeated (%o: the block's offset); verify=pattern (its meaning alone) checks it byte for byte, a checksum verify= seals it with a header" }, \
+	{ .name = "buffer_pattern", .type = OPT_STR, .off = OPTVERIFY_OFF(buffer_pattern), \
+	  .parse = optverify_pattern, .syntax = "0xHEX|DECIMAL|\"text\"|'file'|%o...", \
+	  .help = "written blocks are this pattern repeated, with no header of faultline's (with a checksum verify=, one over it); verify_pattern wins when both are set" },
 
 #endif

@@ -42,6 +42,10 @@ enum verify_mode { VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC64, VERIFY_CRC32, VERIF
 		   VERIFY_CRC7, VERIFY_MD5, VERIFY_SHA1, VERIFY_SHA256, VERIFY_SHA512,
 		   VERIFY_SHA3_224, VERIFY_SHA3_256, VERIFY_SHA3_384, VERIFY_SHA3_512,
 		   VERIFY_XXHASH, VERIFY_MODES };
+/* verify=pattern (or verify_pattern alone, as fio): blocks hold
+ * verify_pattern and no header, and are checked byte for byte. Never a
+ * header's type byte, so it sits past the checksums. */
+#define VERIFY_PATTERN ((enum verify_mode)VERIFY_MODES)
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
@@ -301,6 +305,8 @@ struct job {
 	bool verify_state_load;		/* a read job checks only what a state file names */
 	unsigned verify_backlog;	/* check after every N blocks written; 0: at the end */
 	unsigned verify_backlog_batch;	/* blocks checked each time (0: verify_backlog) */
+	char *verify_pattern;		/* fio's pattern syntax (workload/pattern.h), as written */
+	char *buffer_pattern;		/* the same, filling written blocks without verify */
 	bool allow_destructive;		/* write a block device that carries data */
 	/* fio's write buffer contents (workload/content.h); 0: faultline's
 	 * fresh stamped blocks. */

@@ -12,6 +12,7 @@
 
 #include "run/worker.h"
 #include "workload/blockdata.h"
+#include "workload/pattern.h"
 #include "workload/vstate.h"
 
 int work_vstate_load(struct work *wk, const struct worker *workers, unsigned nworkers,
@@ -130,7 +131,7 @@ void worker_backlog_check(struct worker *w)
 			return;
 		}
 		bl->tally.blocks++;
-		code = blockdata_check(w->vbuf, b->len, b->off, NULL);
+		code = verify_block(worker_check_pattern(w), w->vbuf, b->len, b->off);
 		if (!code)
 			continue;
 		if (!bl->tally.bad || b->target < bl->tally.first_target ||
@@ -151,13 +152,52 @@ void worker_backlog_check(struct worker *w)
 	bl->n = 0;
 }
 
+void worker_pattern_write(struct worker *w, struct io_req *r)
+{
+	const struct job *j = w->wk->job;
+
+	pattern_fill(w->pat, r->wbuf, r->len, r->off);
+	w->wr.gen++;
+	if (j->verify != VERIFY_NONE && j->verify != VERIFY_PATTERN)
+		blockdata_seal(r->wbuf, r->len, r->off, w->wr.gen, (int)j->verify);
+}
+
+const struct pattern *worker_check_pattern(const struct worker *w)
+{
+	return w->wk->job->verify == VERIFY_PATTERN ? w->pat : NULL;
+}
+
+/* The pattern of the job's writes, or of its checks (verify=pattern). */
+static int pattern_setup(struct worker *w, struct err *e)
+{
+	const struct job *j = w->wk->job;
+	const char *text = j->verify_pattern ? j->verify_pattern :
+			   job_writes(j) ? j->buffer_pattern : NULL;
+	char why[300];
+
+	if (!text)
+		return 0;
+	w->pat = calloc(1, sizeof(*w->pat));
+	if (!w->pat)
+		return err_set(e, ENOMEM, "out of memory");
+	if (pattern_parse(text, w->pat, why, sizeof(why)))
+		return err_set(e, EINVAL, "%s: %s", j->verify_pattern ? "verify_pattern" :
+			       "buffer_pattern", why);
+	return 0;
+}
+
 int worker_verify_setup(struct worker *w, struct err *e)
 {
 	const struct work *wk = w->wk;
 	const struct job *j = wk->job;
-	const struct verify_opts o = { .fatal = j->verify_fatal, .dump = j->verify_dump ? "" : NULL };
+	struct verify_opts o = { .fatal = j->verify_fatal, .dump = j->verify_dump ? "" : NULL };
 	struct verify_reads *rv;
+	int ret;
 
+	ret = pattern_setup(w, e);
+	if (ret)
+		return ret;
+	o.pat = worker_check_pattern(w);
 	if (job_writes(j) && j->verify_backlog && job_verifies(j))
 		return backlog_setup(w, e);
 	if (!job_read_verifies(j))
@@ -260,4 +300,8 @@ void worker_verify_free(struct worker *w)
 		free(w->bl->ring);
 	free(w->bl);
 	w->bl = NULL;
+	if (w->pat)
+		pattern_free(w->pat);
+	free(w->pat);
+	w->pat = NULL;
 }

@@ -473,7 +473,9 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 		off = writes_place(&w->wr, tgt, off);
 	r->op = IO_WRITE;
 	r->off = off;
-	if (__builtin_expect(w->content.on, 0))
+	if (__builtin_expect(w->pat != NULL, 0))
+		worker_pattern_write(w, r);
+	else if (__builtin_expect(w->content.on, 0))
 		content_fill(&w->content, r->wbuf, r->len);
 	else if (__builtin_expect(w->wr.sum != 0, 0))
 		blockdata_stamp_sum(r->wbuf, r->len, off, ++w->wr.gen, w->wr.sum);
@@ -946,6 +948,7 @@ void worker_verify(struct worker *w)
 	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
 		const struct target *tg = &ej->targets[w->tfirst + i];
 		const struct verify_opts o = { .fatal = w->wk->job->verify_fatal,
+					       .pat = worker_check_pattern(w),
 					       .dump = w->wk->job->verify_dump ? tg->path : NULL };
 		struct err e = { 0 };
 		int ret;

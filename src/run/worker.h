@@ -39,6 +39,7 @@ struct loop_rt;
 struct loop_setup;
 struct vstate;
 struct worker_backlog;
+struct pattern;
 
 /* A dry start (jobhost_measure): each worker sets itself up, counts
  * itself in @ready and waits for @release, then leaves without a single
@@ -121,6 +122,9 @@ struct worker {
 	struct verify_reads *rv;	/* a read job with verify: its checks, else NULL */
 	struct worker_backlog *bl;	/* verify_backlog: the last writes, else NULL */
 	bool bl_due;			/* ... due a check once nothing is in flight */
+	/* verify_pattern or buffer_pattern: written blocks' contents and,
+	 * with verify=pattern, what blocks are checked against; else NULL */
+	struct pattern *pat;
 	unsigned coe;			/* continue_on_error: ENGINE_OP bits of the
 					 * requests whose errors are counted and skipped */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
@@ -180,6 +184,11 @@ void worker_verify_free(struct worker *w);
  * thread's last writes are due a check, which worker_backlog_check
  * then does once they have all completed (nothing in flight). */
 bool worker_backlog_note(struct worker *w, const struct io_req *r);
+/* verify_pattern, buffer_pattern: @r's block filled (and sealed with
+ * the checksum of a checksum verify=), instead of faultline's stamp. */
+void worker_pattern_write(struct worker *w, struct io_req *r);
+/* The pattern blocks are checked against (verify=pattern), or NULL. */
+const struct pattern *worker_check_pattern(const struct worker *w);
 void worker_backlog_check(struct worker *w);
 /* verify_state_load: each worker's state file read and matched to its
  * targets into wk->vstate, before the job runs; a missing or foreign

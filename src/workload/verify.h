@@ -24,6 +24,11 @@
 #include "lib/err.h"
 #include "lib/job.h"
 #include "lib/stats.h"
+#include "workload/pattern.h"
+
+/* A block's check: its header and checksum, or, with a verify=pattern
+ * @pat, the pattern byte for byte (-EILSEQ when it differs). */
+int verify_block(const struct pattern *pat, const uint8_t *buf, uint32_t len, uint64_t off);
 
 /* The blocks of one target a worker wrote: bit b is the block at
  * base + b * bs. */
@@ -63,6 +68,9 @@ const char *verify_code_name(int code);
 /* fio's verify_fatal and verify_dump for verify_readback (NULL: neither). */
 struct verify_opts {
 	bool fatal;		/* stop at the first mismatch */
+	/* verify=pattern: blocks are this pattern, no header (NULL: the
+	 * header and checksum decide) */
+	const struct pattern *pat;
 	const char *dump;	/* the target's path: each bad block read is written to
 				 * <its base name>.<offset>.received in the current
 				 * directory, at most VERIFY_DUMP_MAX a call; NULL: none */

@@ -41,7 +41,7 @@ int writes_setup(struct writes *ws, const struct writes_config *c,
 	}
 	/* The map of written blocks serves the read-back and the state file. */
 	ws->verify = job_verifies(j) || (j->verify != VERIFY_NONE && j->verify_state_save);
-	ws->sum = j->verify > VERIFY_CRC32C ? (int)j->verify : 0;
+	ws->sum = j->verify > VERIFY_CRC32C && j->verify != VERIFY_PATTERN ? (int)j->verify : 0;
 	writes_flush_init(&ws->fl, j->fsync_every ? j->fsync_every : j->fdatasync_every,
 			  c->interval, 0);
 

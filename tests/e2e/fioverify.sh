@@ -84,6 +84,64 @@ assert v["blocks_checked"] == 384 and v["mismatches"] == 0, v
 ' out.json
 done
 
+# verify_pattern and buffer_pattern, fio's syntax. verify_pattern alone
+# is verify=pattern: the blocks hold the pattern, %o each one's offset,
+# and no header; the read job checks them byte for byte.
+expect_exit 0 "verify_pattern=0xaa%o: a write job runs and checks" run --name=p --filename=fp \
+	--size=64k --bs=4k --rw=write --verify_pattern=0xaa%o
+pycheck "verify_pattern: every block is 0xaa and its offset, repeated" '
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+assert len(d) == 65536
+for off in range(0, 65536, 4096):
+    rep = b"\xaa" + struct.pack("<Q", off)
+    blk = (rep * 456)[:4096]
+    assert d[off:off + 4096] == blk, off
+' fp
+pycheck "verify_pattern: the read-back checked 16 blocks (pattern)" '
+import json, sys
+v = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["verify"]
+assert v["mode"] == "pattern" and v["blocks_checked"] == 16 and v["mismatches"] == 0, v
+' out.json
+printf '\x55' | dd of=fp bs=1 seek=$((3 * 4096 + 7)) conv=notrunc status=none
+expect_exit 1 "verify=pattern: a read job finds the changed byte" run --name=p --filename=fp \
+	--size=64k --bs=4k --rw=read --verify=pattern --verify_pattern=0xaa%o
+pycheck "verify=pattern: block 3 is the bad one" '
+import json, sys
+v = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["verify"]
+assert v["mismatches"] == 1 and v["first_bad_offset"] == 3 * 4096, v
+' out.json
+# buffer_pattern without verify: the blocks are the pattern, nothing else.
+expect_exit 0 "buffer_pattern=\"abcd\"-12: a write job runs" run --name=bp --filename=fq \
+	--size=64k --bs=4k --rw=randwrite --buffer_pattern='"abcd"-12' --number_ios=16
+pycheck "buffer_pattern: each written block is abcd f4 ff ff ff repeated" '
+import sys
+d = open(sys.argv[1], "rb").read()
+blk = (b"abcd\xf4\xff\xff\xff" * 512)[:4096]
+n = sum(d[o:o + 4096] == blk for o in range(0, 65536, 4096))
+assert n >= 1 and all(d[o:o + 4096] == blk or d[o:o+8] != b"abcd\xf4\xff\xff\xff" for o in range(0, 65536, 4096)), n
+' fq
+# A checksum verify= seals the pattern with faultline's header.
+expect_exit 0 "verify=md5 with verify_pattern: runs and checks" run --name=pm --filename=fm \
+	--size=64k --bs=4k --rw=write --verify=md5 --verify_pattern='"xyzw"'
+pycheck "verify=md5 with verify_pattern: header, then the pattern" '
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"FAULTLN2", d[:8]
+assert d[64:4096] == (b"xyzw" * 1024)[64:4096]
+' fm
+vp=(--name=p --filename=fp2 --size=64k --bs=4k --rw=write --verify_pattern=0x1234)
+expect_exit 0 "verify_pattern=0x1234: written" run "${vp[@]}"
+expect_exit 0 "faultline --verify checks a verify=pattern job's blocks" "$FAULTLINE" --verify "${vp[@]}"
+printf '\x55' | dd of=fp2 bs=1 seek=5000 conv=notrunc status=none
+expect_exit 1 "faultline --verify finds a changed byte of a pattern block" "$FAULTLINE" --verify "${vp[@]}"
+printf '[j]\nfilename=fp\nsize=64k\nrw=write\nbuffer_pattern=abcd\n' >badp.fio
+expect_exit 2 "buffer_pattern=abcd (no quotes) is refused" "$FAULTLINE" --parse-only badp.fio
+expect_err_has "buffer_pattern=abcd at badp.fio:5" "buffer_pattern's refusal names its line"
+printf '[j]\nfilename=fp\nsize=64k\nrw=write\nverify=pattern\n' >badp2.fio
+expect_exit 2 "verify=pattern without verify_pattern is refused" "$FAULTLINE" --parse-only badp2.fio
+expect_err_has "verify=pattern at badp2.fio:5 needs verify_pattern" "verify=pattern's refusal"
+
 # Bad values and misplaced options: exit 2 with the option and its line.
 cat >bad.fio <<'JOB'
 [global]
