@@ -182,7 +182,8 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 		return opt_fail(c, val, e, "expected min-max, e.g. 1k-16k (a second range after "
 				"a comma is for writes)");
 	for (unsigned d = 0; d < 2; d++) {
-		char *dash = strchr(parts[d], '-');
+		/* fio's separator is '-', or ':' where there is none (t0002) */
+		char *dash = strchr(parts[d], '-') ? strchr(parts[d], '-') : strchr(parts[d], ':');
 		uint64_t lo, hi;
 
 		if (!given[d])
