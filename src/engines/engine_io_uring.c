@@ -285,6 +285,15 @@ static int uring_reap(struct engine_thread *et, unsigned min, unsigned max, stru
 
 	if (min > max)
 		min = max;
+	if (!min) {
+		/* iodepth_batch_complete_min=0: one look, no wait (fio's
+		 * polling). Entering the kernel pushes what is queued and
+		 * runs the completions DEFER_TASKRUN holds for this task. */
+		ret = io_uring_submit_and_get_events(&u->ring);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		return (int)uring_harvest(u, max, done);
+	}
 	for (;;) {
 		/* The kernel's min_complete counts every CQE not yet
 		 * consumed, those already in the ring included. */

@@ -231,6 +231,7 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 {
 	struct aio *a = et->priv;
 	unsigned got = 0, i;
+	bool looked = false;	/* min 0: io_getevents asked once, without waiting */
 	int ret;
 
 	if (min > max)
@@ -252,8 +253,11 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 			a->inkernel -= n;
 			got += n;
 		}
-		if (got >= min || !a->inkernel)
+		/* min 0 (iodepth_batch_complete_min=0) with nothing found and
+		 * no user ring to look at: ask the kernel once, without waiting */
+		if ((got >= min && (min || got || a->ring || looked)) || !a->inkernel)
 			return got;
+		looked = true;
 
 		n = min - got < a->inkernel ? min - got : a->inkernel;
 		ret = io_getevents(a->ctx, n, max - got < a->depth ? max - got : a->depth,

@@ -528,6 +528,20 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		jobcheck_warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
 		      "engine: one request in flight per thread (as fio)", j->iodepth,
 		      jobcheck_where(j, line, "iodepth", w, sizeof(w)), eng->name);
+	if ((jobcheck_given(line, "iodepth_batch_complete_min") ||
+	     jobcheck_given(line, "iodepth_batch_complete_max")) &&
+	    (!(eng->flags & ENGINE_F_ASYNC) || j->loop))
+		jobcheck_warnf(warn, "iodepth_batch_complete at %s has no effect with %s%s: %s",
+		      jobcheck_where(j, line, jobcheck_given(line, "iodepth_batch_complete_min")
+				     ? "iodepth_batch_complete_min" : "iodepth_batch_complete_max",
+				     w, sizeof(w)), j->loop ? "loop=" : "ioengine=",
+		      j->loop ? "" : eng->name, j->loop ? "the loop reaps its streams its own way"
+		      : "a synchronous engine completes each request in its call");
+	if (j->serialize_overlap && (!(eng->flags & ENGINE_F_ASYNC) || !job_writes(j) || j->loop))
+		jobcheck_warnf(warn, "serialize_overlap=1 at %s has no effect here: only a write job's "
+		      "io_uring or libaio requests can overlap in flight (a thread of a synchronous "
+		      "engine has one, threads never write the same blocks at once, reads do not race)",
+		      jobcheck_where(j, line, "serialize_overlap", w, sizeof(w)));
 	if (j->iodepth_batch != IODEPTH_BATCH_AUTO && !(eng->flags & ENGINE_F_ASYNC))
 		jobcheck_warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
 		      "synchronous engine", j->iodepth_batch,

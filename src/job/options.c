@@ -23,6 +23,7 @@
 #include "engines/vmcache.h"
 #include "job/optio.h"
 #include "job/optverify.h"
+#include "job/optqueue.h"
 #include "workload/checksum.h"
 #include "job/optset.h"
 #include "job/optrun.h"
@@ -726,6 +727,7 @@ const struct option_def option_table[] = {
 	OPTIO_PRIO_TABLE
 	OPTIO_VERIFY_TABLE
 	OPTVERIFY_TABLE
+	OPTQUEUE_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);

@@ -305,6 +305,10 @@ struct job {
 	bool verify_state_load;		/* a read job checks only what a state file names */
 	unsigned verify_backlog;	/* check after every N blocks written; 0: at the end */
 	unsigned verify_backlog_batch;	/* blocks checked each time (0: verify_backlog) */
+	/* fio's reaping and ordering in flight (job/optqueue.h). */
+	unsigned iodepth_batch_complete_min;	/* a reap waits for this many (1; 0: polls) */
+	unsigned iodepth_batch_complete_max;	/* and takes at most this many (0: iodepth) */
+	bool serialize_overlap;		/* no two overlapping requests of a thread in flight */
 	char *verify_pattern;		/* fio's pattern syntax (workload/pattern.h), as written */
 	char *buffer_pattern;		/* the same, filling written blocks without verify */
 	bool allow_destructive;		/* write a block device that carries data */

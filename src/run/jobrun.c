@@ -422,6 +422,15 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		wk->ej.depth *= job->loop;
 	/* A synchronous engine submits nothing: one request at a time. */
 	wk->batch = (wk->ops->flags & ENGINE_F_ASYNC) ? worker_batch_resolve(job, wk->ej.depth) : 1;
+	/* fio's: max below min is the min; faultline's unset max is the
+	 * whole depth, where fio's is the min */
+	wk->reap_min = job->iodepth_batch_complete_min < wk->ej.depth ? job->iodepth_batch_complete_min
+								    : wk->ej.depth;
+	wk->reap_max = job->iodepth_batch_complete_max ? job->iodepth_batch_complete_max : wk->ej.depth;
+	if (wk->reap_max < wk->reap_min)
+		wk->reap_max = wk->reap_min;
+	if (wk->reap_max > wk->ej.depth || !wk->reap_max)
+		wk->reap_max = wk->ej.depth;
 	c->nworkers = job->numjobs;
 	c->probe = job->cpu_probe ? &stats[wk->slots.probe] : NULL;
 

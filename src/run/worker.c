@@ -371,7 +371,8 @@ void worker_run_async(struct worker *w)
 		/* Keep the queue full while there is work; drain at the end
 		 * so no buffer is freed under an in-flight read. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight : 1, depth, done);
+		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight :
+					worker_reap_min(w, inflight), wk->reap_max, done);
 		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
@@ -696,6 +697,8 @@ void worker_run_async_rw(struct worker *w)
 	int lsync = -1;			/* a replay: the target of a logged sync, flushed
 					 * once nothing is in flight (lsync_ds: datasync) */
 	bool lsync_ds = false;
+	struct io_req *ser_r = NULL;	/* serialize_overlap: prepared, waiting for the
+					 * requests in flight to complete */
 	bool more = true, stopping = false;
 	uint64_t t;
 	int ret;
@@ -740,16 +743,28 @@ void worker_run_async_rw(struct worker *w)
 		}
 		/* Flushes already decided are queued even when stopping:
 		 * they belong to writes already issued. */
-		if (nfree && (nfq || (!stopping && more && !drain && !w->bl_due && lsync < 0))) {
+		if ((nfree || ser_r) && (nfq || ser_r || (!stopping && more && !drain && !w->bl_due && lsync < 0))) {
 			t = lat ? now_ns() : 0;
-			while (nfree) {
+			while (nfree || ser_r) {
 				struct io_req *r;
 				unsigned tgt;
 				uint64_t off;
 				uint32_t len;
 				bool wr;
 
-				if (nfq) {
+				if (ser_r) {
+					/* prepared already (placed, stamped): issued
+					 * once nothing is in flight, stopping or not */
+					if (inflight || st->failed) {
+						if (st->failed)	/* never issued: its slot is free */
+							freeslots[nfree++] = ser_r->slot;
+						ser_r = st->failed ? NULL : ser_r;
+						break;
+					}
+					r = ser_r;
+					ser_r = NULL;
+					wr = r->op == IO_WRITE;
+				} else if (nfq) {
 					r = &w->et.reqs[freeslots[--nfree]];
 					r->op = IO_FLUSH;
 					r->datasync = engine_flush_datasync(wk->job);
@@ -816,6 +831,11 @@ void worker_run_async_rw(struct worker *w)
 					}
 					if (__builtin_expect(wk->prio.on, 0))
 						prio_req(w, r, wr);
+					if (__builtin_expect(w->sermap != NULL, 0) && inflight &&
+					    worker_overlaps(w, r)) {
+						ser_r = r;
+						break;
+					}
 				}
 				record_req(&w->rec, r);
 				ret = ops->queue(&w->et, r);
@@ -847,6 +867,8 @@ void worker_run_async_rw(struct worker *w)
 					freeslots[nfree++] = r->slot;
 				} else {
 					inflight++;
+					if (w->sermap)
+						w->sermap[r->slot] = 1;
 				}
 				if (wr && flush_due(ws)) {
 					if (ordered) {
@@ -880,8 +902,8 @@ void worker_run_async_rw(struct worker *w)
 		 * stopping or before an unordered flush. */
 		worker_reaping(w, pending, inflight);
 		ret = ops->reap(&w->et, (stopping || !more || drain || w->bl_due || lsync >= 0 ||
-					 w->pace.drain) ? inflight : 1,
-				depth, done);
+					 ser_r || w->pace.drain) ? inflight : worker_reap_min(w, inflight),
+				wk->reap_max, done);
 		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
@@ -900,6 +922,8 @@ void worker_run_async_rw(struct worker *w)
 
 			inflight--;
 			freeslots[nfree++] = r->slot;
+			if (w->sermap)
+				w->sermap[r->slot] = 0;
 			if (stopping && st->failed)
 				continue;
 			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {

@@ -60,6 +60,9 @@ struct work {
 	/* iodepth_batch_submit resolved: queued requests are pushed to the
 	 * kernel every this many (1..ej.depth). */
 	unsigned batch;
+	/* iodepth_batch_complete_min/max resolved: a reap waits for
+	 * reap_min completions (0: none) and takes at most reap_max. */
+	unsigned reap_min, reap_max;
 	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
 	uint64_t seed;			/* the job's (drawn when randseed is unset) */
 	struct thread_stats *stats;	/* the job's slots in the arena, laid out as slots */
@@ -125,6 +128,7 @@ struct worker {
 	/* verify_pattern or buffer_pattern: written blocks' contents and,
 	 * with verify=pattern, what blocks are checked against; else NULL */
 	struct pattern *pat;
+	uint8_t *sermap;		/* serialize_overlap: 1 per slot in flight, else NULL */
 	unsigned coe;			/* continue_on_error: ENGINE_OP bits of the
 					 * requests whose errors are counted and skipped */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
@@ -236,6 +240,27 @@ static inline void worker_reaping(struct worker *w, unsigned pending, unsigned i
 {
 	if (pending)
 		stats_mark_submit(w->st, pending, inflight);
+}
+
+/* What a reap waits for with @inflight requests in flight, when the loop
+ * is not draining (iodepth_batch_complete_min, at most what is there). */
+static inline unsigned worker_reap_min(const struct worker *w, unsigned inflight)
+{
+	return w->wk->reap_min < inflight ? w->wk->reap_min : inflight;
+}
+
+/* serialize_overlap: whether @r overlaps a request of the thread in
+ * flight (a flush, of no length, overlaps nothing). */
+static inline bool worker_overlaps(const struct worker *w, const struct io_req *r)
+{
+	for (unsigned i = 0; i < w->wk->ej.depth; i++) {
+		const struct io_req *q = &w->et.reqs[i];
+
+		if (w->sermap[i] && q->target == r->target && q->off < r->off + r->len &&
+		    r->off < q->off + q->len)
+			return true;
+	}
+	return false;
 }
 
 /* After a reap that returned @got (>= 0) requests. */

@@ -156,6 +156,15 @@ int worker_setup(struct worker *w, struct err *e)
 			   wk->ops->flags & ENGINE_F_NO_TARGET, wk->stop, wk->job_stop, e);
 	if (ret)
 		return ret;
+	/* serialize_overlap: only a write job's asynchronous loop can have
+	 * two requests of the thread in flight that race; a replay keeps
+	 * its log's order (fio, too, leaves read_iolog alone) */
+	if (j->serialize_overlap && job_writes(j) && (wk->ops->flags & ENGINE_F_ASYNC) &&
+	    !j->read_iolog) {
+		w->sermap = calloc(depth, 1);
+		if (!w->sermap)
+			return err_set(e, ENOMEM, "out of memory");
+	}
 	if (job_writes(j)) {
 		ret = setup_writes(w, e);
 		if (ret)
@@ -188,6 +197,8 @@ void worker_teardown(struct worker *w)
 	w->et.targets = NULL;
 	record_free(&w->rec);
 	worker_verify_free(w);
+	free(w->sermap);
+	w->sermap = NULL;
 	writes_free(&w->wr);
 	free(w->vbuf);
 	free(w->wbufs);

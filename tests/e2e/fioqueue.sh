@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# fio's reaping and ordering options, as its regression jobs t0009 and
+# t0013 use them: iodepth_batch_complete_min/max (0: polling) for
+# io_uring and libaio, and serialize_overlap (no two overlapping
+# requests of a write job's thread in flight).
+. "$(dirname "$0")/lib.sh"
+
+cd "$E2E_TMP" || exit 1
+head -c 1048576 /dev/urandom >data
+run() { "$FAULTLINE" --quiet --output-format=json --output=out.json "$@"; }
+
+for eng in io_uring libaio; do
+	# min 0: a reap never waits; the polling loop still completes every
+	# request. max 2: no reap takes more than 2 (fio's "4" bucket: 1-4).
+	expect_exit 0 "$eng: iodepth_batch_complete_min=0 max=2 runs" run --name=q \
+		--filename=data --size=1m --bs=4k --rw=randread --ioengine=$eng --iodepth=16 \
+		--direct=1 --iodepth_batch_complete_min=0 --iodepth_batch_complete_max=2
+	pycheck "$eng: every request completed, no reap above 4" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+c = j["iodepth_complete"]
+assert j["read"]["total_ios"] == 256, j["read"]["total_ios"]
+assert all(c[k] == 0 for k in ("8", "16", "32", "64", ">=64")), c
+' out.json
+	expect_exit 0 "$eng: iodepth_batch_complete=4 (fio's alias) runs" run --name=q \
+		--filename=data --size=1m --bs=4k --rw=randread --ioengine=$eng --iodepth=16 \
+		--direct=1 --iodepth_batch_complete=4 --iodepth_batch_complete_max=4
+	pycheck "$eng: min=max=4: every reap 1-4 (the drain's last ones included)" '
+import json, sys
+c = json.load(open(sys.argv[1]))["jobs"][0]["iodepth_complete"]
+assert all(c[k] == 0 for k in ("0", "8", "16", "32", "64", ">=64")), c
+' out.json
+
+	# serialize_overlap over 4 blocks at depth 16: never more than 4 in
+	# flight (each block once); without it the queue fills to 16.
+	for s in 0 1; do
+		expect_exit 0 "$eng: serialize_overlap=$s runs and verifies" run --name=o \
+			--filename=data --size=16k --bs=4k --rw=randwrite --ioengine=$eng \
+			--iodepth=16 --direct=1 --time_based --runtime=1 --serialize_overlap=$s \
+			--verify=crc32c
+		pycheck "$eng: serialize_overlap=$s: depth $([ $s = 1 ] && echo 'at most 4' || echo 'reaches 8 or more')" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+d, ser = j["iodepth_level"], sys.argv[2] == "1"
+deep = d["8"] + d["16"] + d["32"] + d[">=64"]
+assert (deep == 0) if ser else (deep > 0), d
+assert j["faultline"]["verify"]["mismatches"] == 0
+' out.json $s
+	done
+done
+
+printf '[j]\nfilename=data\nsize=1m\nioengine=libaio\niodepth=8\niodepth_batch_complete_max=5000\n' >bad.fio
+expect_exit 2 "iodepth_batch_complete_max=5000 is refused" "$FAULTLINE" --parse-only bad.fio
+expect_err_has "bad.fio:6" "the refusal names its line"
+printf '[j]\nfilename=data\nsize=1m\nrw=write\nserialize_overlap=maybe\n' >bad2.fio
+expect_exit 2 "serialize_overlap=maybe is refused" "$FAULTLINE" --parse-only bad2.fio
+expect_err_has "bad2.fio:5" "serialize_overlap's refusal names its line"
+printf '[j]\nfilename=data\nsize=1m\nrw=write\nserialize_overlap=1\n' >warn.fio
+expect_exit 0 "serialize_overlap with psync parses" "$FAULTLINE" --parse-only warn.fio
+expect_err_has "serialize_overlap=1 at warn.fio:5 has no effect here" "with psync it says it does nothing"
+
+e2e_done
