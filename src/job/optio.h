@@ -101,6 +101,8 @@ static inline bool job_zoned(const struct job *j)
 	{ .name = "ignore_error", .type = OPT_STR, .off = OPTIO_OFF(ignore_error), \
 	  .parse = optio_ignore_error, .syntax = "READ_LIST,WRITE_LIST,VERIFY_LIST (errnos, ':'-separated)", \
 	  .help = "the errnos continue_on_error goes on after, per kind (fio's; EIO and EILSEQ for a kind without a list)" }, \
+	{ .name = "error_dump", .type = OPT_BOOL, .off = OPTIO_OFF(error_dump), .def = "1", \
+	  .help = "each error continue_on_error goes on after is in the summary (the first 16 a thread; the rest counted); 0: only the count and the first, and the error that ended the job" }, \
 	{ .name = "verify_fatal", .type = OPT_BOOL, .off = OPTIO_OFF(verify_fatal), .def = "0", \
 	  .help = "the end-of-job read-back stops at a thread's first mismatch (the job fails either way)" }, \
 	{ .name = "verify_dump", .type = OPT_BOOL, .off = OPTIO_OFF(verify_dump), .def = "0", \

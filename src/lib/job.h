@@ -248,6 +248,7 @@ struct job {
 	unsigned ignore_nr[3];
 	int ignore_err[3][JOB_IGNORE_MAX];
 	char *ignore_error;		/* as written */
+	bool error_dump;		/* each error gone on after is in the summary */
 	bool latency;
 
 	/* Placement. NULL = not set. */

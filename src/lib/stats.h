@@ -23,6 +23,9 @@
  * job could not start): the message says it all. */
 #define WORKER_ERROR_SETUP 0xffffffffu
 
+/* error_dump: errors gone on after that a worker keeps each of. */
+#define STATS_ERR_KEEP 16
+
 /* Why a worker stopped early; 0 = it did not. */
 struct worker_error {
 	int code;			/* positive errno (EIO, ENXIO, EFAULT for SIGBUS...) */
@@ -104,6 +107,14 @@ struct thread_stats {
 	int first_error;
 	unsigned first_error_target;
 	uint64_t first_error_off;
+	/* error_dump: the first STATS_ERR_KEEP of them, each (the rest are
+	 * only counted). */
+	struct stats_errrec {
+		int err;		/* positive errno */
+		unsigned target;
+		uint64_t off;
+		uint8_t op;		/* enum io_op */
+	} errs[STATS_ERR_KEEP];
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
 	pid_t pid;			/* process the worker runs in */
 	/* The thread's own fault counters (getrusage RUSAGE_THREAD) when its

@@ -622,6 +622,12 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 			jr->io_errors, jr->io_errors ? "; the first: " : "",
 			jr->io_errors ? strerror(jr->first_error) : "", jr->io_errors ? " at " : "",
 			jr->io_errors ? jr->first_error_at : "");
+	/* error_dump (fio's default): each error gone on after, as kept */
+	for (unsigned i = 0; i < jr->ndumped; i++)
+		fprintf(f, "    error gone on after: %s\n", jr->dumped[i]);
+	if (jr->ndumped && jr->ndumped < jr->io_errors)
+		fprintf(f, "    (%" PRIu64 " more not kept: %u a thread)\n",
+			jr->io_errors - jr->ndumped, STATS_ERR_KEEP);
 	if (jr->error || jr->errmsg[0])
 		fprintf(f, "  error: %s (%s)\n",
 			jr->errmsg[0] ? jr->errmsg : strerror(jr->error),

@@ -129,6 +129,10 @@ struct job_result {
 	uint64_t io_errors;
 	int first_error;
 	char first_error_at[300];	/* "/x offset 123", "" */
+	/* error_dump: each error kept (STATS_ERR_KEEP a thread), as
+	 * "read /x offset 123: Input/output error"; NULL when none. */
+	char (*dumped)[360];
+	unsigned ndumped;
 
 	bool faults_ok;
 	uint64_t majflt, minflt;	/* the job's own threads */

@@ -126,6 +126,9 @@ static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io
 		st->first_error_target = r->target;
 		st->first_error_off = r->off;
 	}
+	if (st->io_errors < STATS_ERR_KEEP)
+		st->errs[st->io_errors] = (struct stats_errrec){ .err = err, .target = r->target,
+								 .off = r->off, .op = r->op };
 	STAT_STORE(&st->io_errors, st->io_errors + 1);
 	return true;
 }

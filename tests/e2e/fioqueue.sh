@@ -2,7 +2,8 @@
 # fio's reaping and ordering options, as its regression jobs t0009 and
 # t0013 use them: iodepth_batch_complete_min/max (0: polling) for
 # io_uring and libaio, and serialize_overlap (no two overlapping
-# requests of a write job's thread in flight).
+# requests of a write job's thread in flight); and error_dump, each
+# error continue_on_error goes on after in the summary.
 . "$(dirname "$0")/lib.sh"
 
 cd "$E2E_TMP" || exit 1
@@ -47,6 +48,36 @@ assert (deep == 0) if ser else (deep > 0), d
 assert j["faultline"]["verify"]["mismatches"] == 0
 ' out.json $s
 	done
+done
+
+# error_dump: a target cut short under a running job gives short reads
+# (EIO), gone on after with continue_on_error=read; error_dump=1 (fio's
+# default) lists each (16 a thread, the rest counted), 0 only counts.
+for dump in 1 0; do
+	head -c $((4 << 20)) /dev/urandom >tr
+	"$FAULTLINE" --quiet --output=sum.txt --name=t --filename=tr --size=4m --rw=randread \
+		--bs=4k --ioengine=psync --time_based --runtime=2 --continue_on_error=read \
+		--error_dump=$dump 2>err &
+	pid=$!
+	for _ in $(seq 100); do
+		ls -l /proc/$pid/task/*/fd 2>/dev/null | grep -q "$E2E_TMP/tr" && break
+		sleep 0.05
+	done
+	truncate -s 64k tr
+	wait $pid
+	rc=$?
+	[ $rc = 0 ] && pass "error_dump=$dump: the job goes on and ends well" ||
+		fail "error_dump=$dump: the job goes on and ends well" "exit $rc" "$(head -c 300 err)"
+	n=$(grep -Ec 'error gone on after: read (.*/)?tr offset [0-9]*: Input/output error' sum.txt)
+	if [ $dump = 1 ]; then
+		[ "$n" = 16 ] && grep -q 'more not kept: 16 a thread' sum.txt &&
+			pass "error_dump=1: 16 errors listed, the rest counted" ||
+			fail "error_dump=1: 16 errors listed, the rest counted" "$n listed" "$(grep -i error sum.txt | head -5)"
+	else
+		[ "$n" = 0 ] && grep -q 'errors gone on after (continue_on_error): [1-9]' sum.txt &&
+			pass "error_dump=0: counted, none listed" ||
+			fail "error_dump=0: counted, none listed" "$n listed"
+	fi
 done
 
 printf '[j]\nfilename=data\nsize=1m\nioengine=libaio\niodepth=8\niodepth_batch_complete_max=5000\n' >bad.fio
