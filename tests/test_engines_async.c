@@ -29,6 +29,7 @@
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_posixaio;
 
 /* The big file is the brief's 64 MiB; the small one ends 1000 bytes into
  * a 4k block so that a read there is short. */
@@ -505,6 +506,8 @@ static const struct param uring_buffered = { &engine_io_uring, false };
 static const struct param uring_direct = { &engine_io_uring, true };
 static const struct param aio_buffered = { &engine_libaio, false };
 static const struct param aio_direct = { &engine_libaio, true };
+static const struct param paio_buffered = { &engine_posixaio, false };
+static const struct param paio_direct = { &engine_posixaio, true };
 
 /* One test per engine and mode, named so a failure says which. */
 #define CASE(fn, p, tag) \
@@ -513,7 +516,9 @@ static const struct param aio_direct = { &engine_libaio, true };
 	CASE(fn, uring_buffered, "io_uring"), \
 	CASE(fn, uring_direct, "io_uring,direct"), \
 	CASE(fn, aio_buffered, "libaio"), \
-	CASE(fn, aio_direct, "libaio,direct")
+	CASE(fn, aio_direct, "libaio,direct"), \
+	CASE(fn, paio_buffered, "posixaio"), \
+	CASE(fn, paio_direct, "posixaio,direct")
 
 int main(void)
 {
@@ -525,10 +530,13 @@ int main(void)
 		cmocka_unit_test(test_batch_resolve),
 		CASE(test_short_read_at_eof, uring_buffered, "io_uring"),
 		CASE(test_short_read_at_eof, aio_buffered, "libaio"),
+		CASE(test_short_read_at_eof, paio_buffered, "posixaio"),
 		CASE(test_rejected_request_completes, uring_direct, "io_uring,direct"),
 		CASE(test_rejected_request_completes, aio_direct, "libaio,direct"),
+		CASE(test_rejected_request_completes, paio_direct, "posixaio,direct"),
 		CASE(test_init_exit_repeat, uring_buffered, "io_uring"),
 		CASE(test_init_exit_repeat, aio_buffered, "libaio"),
+		CASE(test_init_exit_repeat, paio_buffered, "posixaio"),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

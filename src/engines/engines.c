@@ -11,6 +11,7 @@ extern const struct engine_ops engine_psync;
 extern const struct engine_ops engine_mmap;
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_posixaio;
 extern const struct engine_ops engine_null;
 extern const struct engine_ops engine_bufpool;
 extern const struct engine_ops engine_vmcache;
@@ -20,6 +21,7 @@ static const struct engine_ops *const engines[] = {
 	&engine_mmap,
 	&engine_io_uring,
 	&engine_libaio,
+	&engine_posixaio,
 	&engine_null,
 	&engine_bufpool,
 	&engine_vmcache,

@@ -80,6 +80,27 @@ for dump in 1 0; do
 	fi
 done
 
+# posixaio (fio's t0017): a write mix verified, and fio's t0017 job itself.
+expect_exit 0 "posixaio: randrw at depth 16 runs and verifies" run --name=p --filename=data \
+	--size=1m --bs=4k --rw=randrw --ioengine=posixaio --iodepth=16 --verify=md5 \
+	--time_based --runtime=1
+pycheck "posixaio: reads, writes, depth 16 reached, verify clean" '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0
+assert j["iodepth_level"]["16"] > 0, j["iodepth_level"]
+assert j["faultline"]["verify"]["mismatches"] == 0
+' out.json
+printf '[test]\nfilename=data\nioengine=posixaio\nsize=1M\niodepth=16\n' >t17.fio
+expect_exit 0 "posixaio: fio's t0017 (1 MiB at depth 16) runs" run t17.fio
+pycheck "posixaio: t0017 read its 1 MiB" '
+import json, sys
+assert json.load(open(sys.argv[1]))["jobs"][0]["read"]["io_bytes"] == 1048576
+' out.json
+expect_exit 2 "posixaio: atomic=1 is refused (no RWF_ATOMIC through aio_write)" run --name=a \
+	--filename=data --size=1m --rw=write --ioengine=posixaio --atomic=1 --direct=1
+expect_err_has "glibc's aio_write has no RWF_ATOMIC" "posixaio: the refusal says why"
+
 printf '[j]\nfilename=data\nsize=1m\nioengine=libaio\niodepth=8\niodepth_batch_complete_max=5000\n' >bad.fio
 expect_exit 2 "iodepth_batch_complete_max=5000 is refused" "$FAULTLINE" --parse-only bad.fio
 expect_err_has "bad.fio:6" "the refusal names its line"
