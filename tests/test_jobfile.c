@@ -273,7 +273,7 @@ static void test_unknown_engine(void **state)
 	struct err e = { 0 };
 
 	(void)state;
-	expect_bad("[j]\nsize=1m\nioengine=posixaio\n", "ioengine=posixaio", "job.fio:3", NULL);
+	expect_bad("[j]\nsize=1m\nioengine=windowsaio\n", "ioengine=windowsaio", "job.fio:3", NULL);
 	assert_int_equal(jobfile_parse_text(&jl, "job.fio", "[j]\nsize=1m\nioengine=x\n", &e),
 			 -EINVAL);
 	for (int i = 0; l[i]; i++)
@@ -321,8 +321,16 @@ static void test_rw_values(void **state)
 	/* readwrite= is also fio's name for the option itself */
 	assert_int_equal(one_job(&jl, "readwrite=randrw\n")->rw, RW_RANDRW);
 	joblist_free(&jl);
-	expect_bad("[j]\nsize=1m\nrw=trim\n", "rw=trim", "trims are not supported", NULL);
-	expect_bad("[j]\nsize=1m\nrw=randtrimwrite\n", "rw=randtrimwrite", NULL);
+	/* fio's trims; a trim job's trims take bs's third size */
+	assert_int_equal(one_job(&jl, "rw=randtrimwrite\nbs=4k,4k,8k\n")->rw, RW_RANDTRIMWRITE);
+	assert_int_equal(job_bs_min(jl.jobs[0], JOB_DIR_WRITE), 8192);
+	assert_int_equal(jl.jobs[0]->bs, 4096);
+	joblist_free(&jl);
+	assert_int_equal(one_job(&jl, "rw=write\nbs=4k,16k\n")->rw, RW_WRITE);
+	assert_int_equal(job_bs_min(jl.jobs[0], JOB_DIR_WRITE), 16384);
+	joblist_free(&jl);
+	expect_bad("[j]\nsize=1m\nrw=trim\nioengine=vmcache\npool_size=1m\n", "rw=trim at job.fio:3",
+		   "does not trim", NULL);
 	expect_bad("[j]\nsize=1m\nrw=sideways\n", "rw=sideways", "randwrite", "randrw", NULL);
 	/* fio's offset modifier: bytes skipped after each sequential
 	 * request, or a new random offset every N random ones. */

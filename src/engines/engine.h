@@ -47,6 +47,8 @@ enum io_op {
 	IO_WRITE,	/* store len bytes from wbuf at off */
 	IO_FLUSH,	/* make the target's written data durable (len 0, off unused):
 			 * fdatasync when the request's datasync says, else fsync */
+	IO_TRIM,	/* discard len bytes at off (engine_trim: a hole in a file,
+			 * BLKDISCARD on a block device); res len when done */
 	IO_NOPS
 };
 
@@ -187,6 +189,12 @@ static inline bool engine_flush_datasync(const struct job *job)
 {
 	return job->fdatasync_every != 0;
 }
+
+/* fio's trims, the same in every engine that serves them, from the
+ * calling thread: fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+ * on a file, ioctl(BLKDISCARD) on a block device (target.c). Sets
+ * r->res (len, or -errno) and r->data NULL; returns ENGINE_DONE. */
+int engine_trim(const struct target *t, struct io_req *r);
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
 const struct engine_ops *engine_find(const char *name);

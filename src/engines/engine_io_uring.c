@@ -216,8 +216,12 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 static int uring_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct uring *u = et->priv;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	struct io_uring_sqe *sqe;
 
+	/* A trim from the thread, as every engine's (engine_trim) */
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(&engine_targets(et)[r->target], r);
+	sqe = io_uring_get_sqe(&u->ring);
 	/* The ring has an entry per request slot and a request holds at
 	 * most one of them, so this only fails on a worker bug. */
 	if (!sqe)
@@ -322,7 +326,7 @@ const struct engine_ops engine_io_uring = {
 	.help = "io_uring (liburing): iodepth reads or writes in flight per thread, registered "
 		"files and buffers, batched submit and reap; IORING_OP_FSYNC to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.init = uring_init,
 	.exit = uring_exit,
 	.queue = uring_queue,

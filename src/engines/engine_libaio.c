@@ -138,6 +138,8 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 	struct iocb *cb = &a->iocbs[r->slot];
 	const struct target *t = &a->targets[r->target];
 
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(t, r);
 	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
 		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
 
@@ -283,7 +285,7 @@ const struct engine_ops engine_libaio = {
 	.help = "Linux native AIO (libaio): iodepth reads or writes in flight per thread through "
 		"io_submit/io_getevents; fsync(2) from the thread to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.init = aio_init,
 	.exit = aio_exit,
 	.queue = aio_queue,

@@ -116,6 +116,8 @@ static int paio_queue(struct engine_thread *et, struct io_req *r)
 	struct aiocb *cb = &p->cbs[r->slot];
 	const struct target *t = &p->targets[r->target];
 
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(t, r);
 	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
 		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
 
@@ -216,7 +218,7 @@ const struct engine_ops engine_posixaio = {
 	.help = "POSIX AIO (glibc's aio(3)): iodepth reads or writes queued per thread to glibc's "
 		"helper threads (aio_read/aio_write, aio_suspend); fsync(2) from the thread to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.prepare = paio_prepare,
 	.init = paio_init,
 	.exit = paio_exit,

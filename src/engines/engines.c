@@ -66,6 +66,7 @@ static const char *const op_names[IO_NOPS] = {
 	[IO_READ] = "reads",
 	[IO_WRITE] = "writes",
 	[IO_FLUSH] = "flushes",
+	[IO_TRIM] = "trims",
 };
 
 unsigned engine_job_ops(const struct job *job)
@@ -74,11 +75,22 @@ unsigned engine_job_ops(const struct job *job)
 
 	if (job_reads(job))
 		ops |= ENGINE_OP(IO_READ);
-	if (job_writes(job))
+	if (job_writes_data(job))
 		ops |= ENGINE_OP(IO_WRITE);
+	if (job_trims(job))
+		ops |= ENGINE_OP(IO_TRIM);
 	if (job_writes(job) && job_flushes(job))
 		ops |= ENGINE_OP(IO_FLUSH);
 	return ops;
+}
+
+int engine_trim(const struct target *t, struct io_req *r)
+{
+	int ret = target_trim(t, r->off, r->len);
+
+	r->res = ret < 0 ? ret : (int64_t)r->len;
+	r->data = NULL;
+	return ENGINE_DONE;
 }
 
 int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)

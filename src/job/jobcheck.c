@@ -252,7 +252,8 @@ static uint64_t pow2_at_least(uint64_t n)
 
 static const char *rw_name(enum rw_mode rw)
 {
-	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
 }
@@ -370,7 +371,7 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 			void (*warn)(const char *), struct err *e)
 {
 	static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw",
-						"randrw" };
+						"randrw", "trim", "randtrim", "trimwrite", "randtrimwrite" };
 	const char *rw = rw_names[j->rw];
 	char w[300], w2[300];
 
@@ -421,7 +422,8 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 }
 
 /* fio's verify phases (job/optverify.h): what they need of each other. */
-static const char *const vrw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const vrw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 /* A job that only reads: which of the options cannot apply to it. */
 static int check_reader(const struct job *j, const struct engine_ops *eng, const int *line,
@@ -500,6 +502,46 @@ static int optverify_check(const struct job *j, const struct engine_ops *eng, co
 	return 0;
 }
 
+/* fio's trims: the one-request loop (run/trimloop.c) and what it lacks. */
+static int check_trims(const struct job *j, const struct engine_ops *eng, const int *line,
+		       struct err *e)
+{
+	static const struct { const char *opt; const char *why; } no[] = {
+		{ "loop", "the event loop reads only" },
+		{ "read_iolog", "a replay's trims are not replayed (replay_skip)" },
+		{ "verify_backlog", "trims run their own loop, which checks at the end only" },
+		{ "fsync", "trims run their own loop, without flushes" },
+		{ "fdatasync", "trims run their own loop, without flushes" },
+		{ "sync_interval", "trims run their own loop, without flushes" },
+		{ "end_fsync", "trims run their own loop, without flushes" },
+		{ "rate", "trims run their own loop, unpaced" },
+		{ "rate_iops", "trims run their own loop, unpaced" },
+		{ "thinktime", "trims run their own loop, unpaced" },
+		{ "continue_on_error", "a failed trim ends the job" },
+	};
+	char w[300], w2[300];
+
+	if (!job_trims(j))
+		return 0;
+	if (!(eng->ops & ENGINE_OP(IO_TRIM)))
+		return err_set(e, EINVAL, "rw=%s at %s: ioengine=%s at %s does not trim (its pages "
+			       "live in its own pool)", vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->verify != VERIFY_NONE && !job_trimwrites(j))
+		return err_set(e, EINVAL, "verify at %s with rw=%s at %s: a trimmed block holds no "
+			       "data to check (trimwrite writes after each trim)",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)), vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (jobcheck_given(line, no[i].opt) || (!line && !strcmp(no[i].opt, "loop") && j->loop))
+			return err_set(e, EINVAL, "%s at %s with rw=%s at %s: %s",
+				       no[i].opt, jobcheck_where(j, line, no[i].opt, w, sizeof(w)),
+				       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)),
+				       no[i].why);
+	return 0;
+}
+
 /* fio's log options that need others (fio's own messages say the same). */
 static int check_logs(const struct job *j, const int *line, struct err *e)
 {
@@ -537,6 +579,10 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 				     w, sizeof(w)), j->loop ? "loop=" : "ioengine=",
 		      j->loop ? "" : eng->name, j->loop ? "the loop reaps its streams its own way"
 		      : "a synchronous engine completes each request in its call");
+	if (j->iodepth > 1 && job_trims(j) && (eng->flags & ENGINE_F_ASYNC))
+		jobcheck_warnf(warn, "iodepth=%u at %s: trims run one request at a time (each is a "
+		      "system call from the thread in every engine; trimwrite's write follows it)",
+		      j->iodepth, jobcheck_where(j, line, "iodepth", w, sizeof(w)));
 	if (j->serialize_overlap && (!(eng->flags & ENGINE_F_ASYNC) || !job_writes(j) || j->loop))
 		jobcheck_warnf(warn, "serialize_overlap=1 at %s has no effect here: only a write job's "
 		      "io_uring or libaio requests can overlap in flight (a thread of a synchronous "
@@ -614,7 +660,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 		return err_set(e, EINVAL, "uncached=1 at %s with rw=%s at %s: faultline reads uncached "
 			       "only; write jobs keep the page cache's write-back (SPEC 10)",
 			       jobcheck_where(j, line, "uncached", w, sizeof(w)),
-			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
+			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw",
+						 "trim", "randtrim", "trimwrite", "randtrimwrite" }[j->rw],
 			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
 	ret = check_target(j, eng, line, e);
 	if (ret)
@@ -641,6 +688,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 		ret = optverify_check(j, eng, line, e);
 	if (!ret)
 		ret = check_logs(j, line, e);
+	if (!ret)
+		ret = check_trims(j, eng, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

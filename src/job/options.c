@@ -45,7 +45,7 @@ _Static_assert(sizeof(enum exit_what_mode) == sizeof(int), "enum size");
 /* custom parsers */
 
 static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
-				       NULL };
+				       "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 static const char *const fst_names[] = { "roundrobin", "random", "sequential", NULL };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed",
 					  "hugepage", NULL };
@@ -76,19 +76,13 @@ static int parse_size(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* rw=: reads, writes and mixes (SPEC 10); fio's trims are not supported. */
+/* rw=: reads, writes and mixes (SPEC 10), and fio's trims. */
 static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
-	static const char *const trims[] = { "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 	const char *colon = NULL, *full = val;
 	char base[32];
 	int v;
-
-	for (int i = 0; val && trims[i]; i++)
-		if (!strcmp(val, trims[i]))
-			return opt_fail(c, val, e, "fio's trims are not supported; expected read, "
-					"randread, write, randwrite, rw (readwrite) or randrw");
 	/* fio's offset modifier, rw=randread:8 or rw=read:-8k (optshape.c). */
 	if (val && (colon = strchr(val, ':'))) {
 		snprintf(base, sizeof(base), "%.*s", (int)(colon - val), val);
@@ -547,7 +541,8 @@ const struct option_def option_table[] = {
 	  .values = rw_names, .parse = parse_rw,
 	  .help = "sequential or random reads, writes, or a mix of both (rw, randrw; rwmixread)" },
 	{ .name = "bs", .aliases = "blocksize", .type = OPT_SIZE, .off = OFF(bs), .def = "4k",
-	  .min = 1, .max = BS_MAX, .help = "request size" },
+	  .min = 1, .max = BS_MAX, .parse = optshape_bs, .syntax = "size[,size[,size]]",
+	  .help = "request size; READS,WRITES,TRIMS as fio (a size not ended by a comma holds for the directions after it)" },
 	{ .name = "ioengine", .type = OPT_CUSTOM, .off = OFF(ioengine), .def = "psync",
 	  .parse = parse_ioengine, .syntax = "engine (--cmdhelp=ioengine)",
 	  .help = "how bytes arrive: mmap, psync, io_uring, libaio, null, bufpool (sync and pread mean psync)" },

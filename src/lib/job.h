@@ -13,8 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads first, then the writes and mixes of SPEC 10 (job_writes()). */
-enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW };
+/* Reads first, then the writes and mixes of SPEC 10 (job_writes()), then
+ * fio's trims (job_trims(); they change the target, so job_writes()
+ * holds for them too: safety checks, O_RDWR, the writing loops' state). */
+enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW,
+	       RW_TRIM, RW_RANDTRIM, RW_TRIMWRITE, RW_RANDTRIMWRITE };
 enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
 enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
@@ -185,6 +188,10 @@ struct job {
 	char *rate_min;
 	char *rate_iops_min;
 	bool bs_unaligned;
+	/* bs=R,W,T (fio's per-direction sizes): the writes' and trims' when
+	 * they differ from bs (0: bs; a trim job's writes and trims take T,
+	 * optshape_resolve). */
+	uint64_t bs_write, bs_trim;
 	unsigned seq_nr;		/* rw=randread:N: a new random offset every N requests (1) */
 	int64_t seq_add;		/* rw=read:N: bytes skipped (or, negative, stepped back) after each request */
 	enum rw_seq_mode rw_seq;
@@ -348,22 +355,42 @@ struct job {
 /* What a job's rw= asks for. */
 static inline bool job_rw_random(enum rw_mode rw)
 {
-	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
+	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW || rw == RW_RANDTRIM ||
+	       rw == RW_RANDTRIMWRITE;
 }
 
+/* The job changes its targets: writes, mixes and trims. */
 static inline bool job_writes(const struct job *j)
 {
 	return j->rw >= RW_WRITE;
 }
 
-static inline bool job_reads(const struct job *j)
-{
-	return j->rw <= RW_RANDREAD || j->rw >= RW_RW;
-}
-
 static inline bool job_mixed(const struct job *j)
 {
-	return j->rw >= RW_RW;
+	return j->rw == RW_RW || j->rw == RW_RANDRW;
+}
+
+static inline bool job_reads(const struct job *j)
+{
+	return j->rw <= RW_RANDREAD || job_mixed(j);
+}
+
+/* fio's trims: rw=trim, randtrim, trimwrite, randtrimwrite. */
+static inline bool job_trims(const struct job *j)
+{
+	return j->rw >= RW_TRIM;
+}
+
+/* trimwrite, randtrimwrite: each block trimmed, then written. */
+static inline bool job_trimwrites(const struct job *j)
+{
+	return j->rw >= RW_TRIMWRITE;
+}
+
+/* Whether the job writes data (not only trims). */
+static inline bool job_writes_data(const struct job *j)
+{
+	return job_writes(j) && (!job_trims(j) || job_trimwrites(j));
 }
 
 /* Direction @d's smallest and largest request (bs unless bsrange or

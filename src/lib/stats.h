@@ -104,6 +104,9 @@ struct thread_stats {
 	/* continue_on_error: the errors the worker counted and went on
 	 * after, and the first of them (positive errno, target, offset). */
 	uint64_t io_errors;
+	/* Trims completed (fio's trim direction): a system call each, off
+	 * the hot line. */
+	uint64_t tops, tbytes;
 	int first_error;
 	unsigned first_error_target;
 	uint64_t first_error_off;
@@ -163,6 +166,7 @@ struct thread_stats {
 	 * pages of them stay unallocated zero pages. */
 	struct hist wlat;
 	struct hist slat;
+	struct hist tlat;		/* trims: a write job's, as wlat */
 } __attribute__((aligned(CACHELINE)));
 
 /* Publication: a store that makes everything the writer did before it

@@ -566,7 +566,12 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	dir_view(jr, DIR_WRITE, &d);
 	put(o, "write", direction_object(&d, group_bytes_s(r, idx, DIR_WRITE), with_bins));
 	d = (struct dir_view){ 0 };
-	put(o, "trim", direction_object(&d, 0, false));
+	/* fio's trims: counts and latency, no per-interval series */
+	if (jr->w && job_trims(jr->job))
+		d = (struct dir_view){ .ops = jr->w->trims, .bytes = jr->w->trim_bytes,
+				       .lat_ok = jr->lat_ok, .lat = &jr->w->trim_lat,
+				       .runtime_ns = jr->w->trim_bytes ? jr->runtime_ns : 0 };
+	put(o, "trim", direction_object(&d, 0, with_bins));
 	put(o, "sync", sync_object(jr, with_bins));
 	put(o, "job_runtime", ju64(ns_to_ms(jr->thread_ns)));
 	put_cpu(o, jr);

@@ -33,7 +33,8 @@
 #include "workload/checksum.h"
 #include "workload/verify.h"
 
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
@@ -444,10 +445,22 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	double iops = jr->runtime_ns ? (double)w->ops / secs : 0, bw = jr->runtime_ns ? (double)w->bytes / secs : 0;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
 
-	fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
-		fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
-		fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
-	print_lat_of(f, jr->lat_ok, &w->lat);
+	if (job_trims(j)) {
+		double ti = jr->runtime_ns ? (double)w->trims / secs : 0;
+		double tb = jr->runtime_ns ? (double)w->trim_bytes / secs : 0;
+
+		fprintf(f, "  trim: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, ti), fmt_bytes(b2, tb, 1024), fmt_bytes(b3, tb, 1000),
+			fmt_bytes(b4, (double)w->trim_bytes, 1024), fmt_duration(b5, jr->runtime_ns),
+			w->trims);
+		print_lat_of(f, jr->lat_ok, &w->trim_lat);
+	}
+	if (job_writes_data(j)) {
+		fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
+			fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
+		print_lat_of(f, jr->lat_ok, &w->lat);
+	}
 	if (job_flushes(j)) {
 		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
 			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :

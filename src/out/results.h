@@ -67,6 +67,8 @@ struct write_result {
 	struct hist lat;		/* ns, merged over threads (valid with job_result.lat_ok) */
 	uint64_t syncs;			/* flushes: fsync, fdatasync, msync, end_fsync's */
 	struct hist sync_lat;
+	uint64_t trims, trim_bytes;	/* fio's trims (rw=trim...) */
+	struct hist trim_lat;
 	/* verify=crc32c: every block the job wrote, read back at its end. */
 	bool verify;
 	bool verify_complete;		/* every worker read all its blocks back */

@@ -163,6 +163,8 @@ static void *worker_main(void *arg)
 	sigbus_arm(&jb);
 	if (wk->loop)
 		loop_run(w);
+	else if (job_trims(wk->job))
+		worker_run_trim(w);
 	else if (job_writes(wk->job) && (wk->ops->flags & ENGINE_F_ASYNC))
 		worker_run_async_rw(w);
 	else if (job_writes(wk->job))

@@ -124,8 +124,9 @@ static int open_targets(struct job_run *jr, struct err *e)
 
 	if (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET) {
 		/* One virtual target so the generator has a region. A null
-		 * job with no size runs one TiB of requests per pass; a
-		 * replay's region reaches its furthest request. */
+		 * job with no size runs filesize x nrfiles (fio's size then),
+		 * else one TiB of requests per pass; a replay's region
+		 * reaches its furthest request. */
 		jr->ntargets = 1;
 		jr->targets = calloc(1, sizeof(*jr->targets));
 		if (!jr->targets)
@@ -133,7 +134,8 @@ static int open_targets(struct job_run *jr, struct err *e)
 		jr->targets[0].path = strdup("(null engine)");
 		jr->targets[0].fd = jr->targets[0].fd_direct = -1;
 		jr->targets[0].base = jr->replaying ? 0 : j->offset;
-		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size : 1ull << 40;
+		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size :
+				     j->filesize ? j->filesize * j->nrfiles : 1ull << 40;
 		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
 		return 0;
 	}

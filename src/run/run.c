@@ -435,7 +435,7 @@ static void collect_runctl(struct run *r, unsigned j)
 static void keep_errors(struct job_result *res, const struct job_run *jr,
 			const struct thread_stats *s)
 {
-	static const char *const ops[] = { "read", "write", "flush" };
+	static const char *const ops[] = { "read", "write", "flush", "trim" };
 	unsigned n = s->io_errors < STATS_ERR_KEEP ? (unsigned)s->io_errors : STATS_ERR_KEEP;
 	char (*d)[360] = realloc(res->dumped, (res->ndumped + n) * sizeof(*d));
 
@@ -446,7 +446,7 @@ static void keep_errors(struct job_result *res, const struct job_run *jr,
 		const struct stats_errrec *e = &s->errs[i];
 
 		snprintf(d[res->ndumped++], sizeof(*d), "%s %s offset %llu: %s",
-			 e->op < 3 ? ops[e->op] : "request",
+			 e->op < 4 ? ops[e->op] : "request",
 			 e->target < jr->ntargets ? jr->targets[e->target].path : "?",
 			 (unsigned long long)e->off, strerror(e->err));
 	}

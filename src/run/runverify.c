@@ -1,8 +1,9 @@
 /*
- * runverify.c - a worker's verify beyond the end-of-job read-back
- * (worker.c's worker_verify): a read job's check of every block it
- * reads, the state file a write job leaves (verify_state_save) and the
- * one a read job loads (verify_state_load). See worker.h.
+ * runverify.c - a worker's verify: the end-of-job read-back
+ * (worker_verify), verify_backlog's checks while it writes, a read job's
+ * check of every block it reads, the blocks' pattern (verify_pattern,
+ * buffer_pattern), the state file a write job leaves (verify_state_save)
+ * and the one a read job loads (verify_state_load). See worker.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -231,6 +232,37 @@ __attribute__((noinline)) void worker_read_check(struct worker *w, const struct 
 					  r->off))
 		return;
 	worker_fail(w, EILSEQ, r->target, r->off, "verify_fatal: a block read does not check");
+}
+
+/* verify=: after the loop (untimed), every block this worker wrote read
+ * back and checked, into its thread_stats. */
+void worker_verify(struct worker *w)
+{
+	const struct engine_job *ej = &w->wk->ej;
+	struct writes *ws = &w->wr;
+	struct thread_stats *st = w->st;
+	struct verify_tally t = { 0 };
+	bool complete = true;
+
+	if (!job_verifies(w->wk->job) || !w->vbuf || st->failed)
+		return;
+	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
+		const struct target *tg = &ej->targets[w->tfirst + i];
+		const struct verify_opts o = { .fatal = w->wk->job->verify_fatal,
+					       .pat = worker_check_pattern(w),
+					       .dump = w->wk->job->verify_dump ? tg->path : NULL };
+		struct err e = { 0 };
+		int ret;
+
+		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
+				      w->tfirst + i, w->wk->stop, &t, &complete, &o, &e);
+		if (ret) {
+			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
+			return;
+		}
+	}
+	st->verify = t;
+	STAT_STORE(&st->verify_done, complete ? 1 : 0);
 }
 
 /* verify_state_save: the blocks this worker wrote, for a later run. */

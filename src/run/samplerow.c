@@ -183,7 +183,8 @@ static const int8_t ev_cols[][2] = {
 };
 
 /* The CSV's rw column, by enum rw_mode. */
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 /* ---- per-thread faults ---------------------------------------------- */
 

@@ -489,6 +489,11 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 		w->bl_due = true;
 }
 
+void worker_prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
+{
+	prep_write(w, r, tgt, off);
+}
+
 /*
  * One flush of target @tgt (fdatasync when @ds, else fsync) issued and
  * completed by this thread, timed
@@ -951,7 +956,7 @@ out_leak:
 	free(fq);
 }
 
-/* ---- verify=crc32c ---------------------------------------------------- */
+/* ---- the end of a loop ------------------------------------------------ */
 
 void worker_iolog_close(struct worker *w)
 {
@@ -960,33 +965,4 @@ void worker_iolog_close(struct worker *w)
 
 	if (ret && !w->st->failed)
 		worker_fail(w, ret, w->tfirst, 0, e.msg);
-}
-
-void worker_verify(struct worker *w)
-{
-	const struct engine_job *ej = &w->wk->ej;
-	struct writes *ws = &w->wr;
-	struct thread_stats *st = w->st;
-	struct verify_tally t = { 0 };
-	bool complete = true;
-
-	if (!job_verifies(w->wk->job) || !w->vbuf || st->failed)
-		return;
-	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
-		const struct target *tg = &ej->targets[w->tfirst + i];
-		const struct verify_opts o = { .fatal = w->wk->job->verify_fatal,
-					       .pat = worker_check_pattern(w),
-					       .dump = w->wk->job->verify_dump ? tg->path : NULL };
-		struct err e = { 0 };
-		int ret;
-
-		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
-				      w->tfirst + i, w->wk->stop, &t, &complete, &o, &e);
-		if (ret) {
-			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
-			return;
-		}
-	}
-	st->verify = t;
-	STAT_STORE(&st->verify_done, complete ? 1 : 0);
 }

@@ -170,6 +170,12 @@ void worker_run_async_rw(struct worker *w);
 /* write_iolog's close lines and last write, after the loop; a log that
  * could not be written fails the worker. */
 void worker_iolog_close(struct worker *w);
+/* A write request in @r, at @off of the worker's target @tgt: placed,
+ * stamped (or filled with the pattern), noted for verify_backlog. */
+void worker_prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off);
+/* fio's trims (trimloop.c): one request at a time, each a trim and,
+ * for trimwrite, the write of the same block after it. */
+void worker_run_trim(struct worker *w);
 /* verify=crc32c, after the loop (untimed): read back every block this
  * worker wrote and record what was found in its thread_stats. */
 void worker_verify(struct worker *w);
