@@ -13,6 +13,7 @@ extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
 extern const struct engine_ops engine_posixaio;
 extern const struct engine_ops engine_null;
+extern const struct engine_ops engine_filecreate;
 extern const struct engine_ops engine_bufpool;
 extern const struct engine_ops engine_vmcache;
 
@@ -23,6 +24,7 @@ static const struct engine_ops *const engines[] = {
 	&engine_libaio,
 	&engine_posixaio,
 	&engine_null,
+	&engine_filecreate,
 	&engine_bufpool,
 	&engine_vmcache,
 	NULL,

@@ -521,6 +521,11 @@ static int check_trims(const struct job *j, const struct engine_ops *eng, const 
 	};
 	char w[300], w2[300];
 
+	if ((eng->flags & ENGINE_F_CREATES) && (j->loop || j->read_iolog))
+		return err_set(e, EINVAL, "ioengine=%s at %s with %s: its requests are the job's "
+			       "files, one each, in the generator's order", eng->name,
+			       jobcheck_where(j, line, "ioengine", w, sizeof(w)),
+			       j->loop ? "loop=" : "read_iolog");
 	if (!job_trims(j))
 		return 0;
 	if (!(eng->ops & ENGINE_OP(IO_TRIM)))

@@ -136,6 +136,10 @@ static int open_targets(struct job_run *jr, struct err *e)
 		jr->targets[0].base = jr->replaying ? 0 : j->offset;
 		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size :
 				     j->filesize ? j->filesize * j->nrfiles : 1ull << 40;
+		/* filecreate: a block of the requests' size per file */
+		if (jr->crew.wk.ops->flags & ENGINE_F_CREATES)
+			jr->targets[0].len = (uint64_t)engine_filecreate_files(j) *
+					     job_bs_min(j, job_writes(j) ? JOB_DIR_WRITE : JOB_DIR_READ);
 		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
 		return 0;
 	}
