@@ -171,7 +171,7 @@ int pattern_parse(const char *text, struct pattern *p, char *why, size_t whylen)
 
 			if (!q) {
 				snprintf(why, whylen, "a string in \"\" is not closed");
-				return -EINVAL;
+				goto fail;
 			}
 			ret = put(p, s + 1, (size_t)(q - s - 1));
 			s = q + 1;
@@ -182,7 +182,7 @@ int pattern_parse(const char *text, struct pattern *p, char *why, size_t whylen)
 
 			if (p->noff == PATTERN_FMT_MAX) {
 				snprintf(why, whylen, "more than %d %%o", PATTERN_FMT_MAX);
-				return -EINVAL;
+				goto fail;
 			}
 			p->off_at[p->noff++] = p->len;
 			ret = put(p, zero, sizeof(zero));
@@ -198,19 +198,17 @@ int pattern_parse(const char *text, struct pattern *p, char *why, size_t whylen)
 		} else {
 			snprintf(why, whylen, "'%c' at '%s': expected 0xHEX, a decimal, \"text\", "
 				 "'file' or %%o", *s, s);
-			return -EINVAL;
+			goto fail;
 		}
-		if (ret) {
-			pattern_free(p);
-			return -EINVAL;
-		}
+		if (ret)
+			goto fail;
 	}
-	if (!p->len) {
-		snprintf(why, whylen, "an empty pattern");
-		pattern_free(p);
-		return -EINVAL;
-	}
-	return 0;
+	if (p->len)
+		return 0;
+	snprintf(why, whylen, "an empty pattern");
+fail:
+	pattern_free(p);
+	return -EINVAL;
 }
 
 void pattern_free(struct pattern *p)
