@@ -195,7 +195,7 @@ static inline bool engine_flush_datasync(const struct job *job)
 
 /* fio's trims, the same in every engine that serves them, from the
  * calling thread: fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
- * on a file, ioctl(BLKDISCARD) on a block device (target.c). Sets
+ * on a file, ioctl(BLKDISCARD) on a block device (engines.c). Sets
  * r->res (len, or -errno) and r->data NULL; returns ENGINE_DONE. */
 int engine_trim(const struct target *t, struct io_req *r);
 

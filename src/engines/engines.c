@@ -3,7 +3,10 @@
  * this table. Adding an engine: one source file and one line below.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "engines/engine.h"
 
@@ -86,10 +89,18 @@ unsigned engine_job_ops(const struct job *job)
 	return ops;
 }
 
+/* A hole punched in a file (the size stays, the page cache's pages of
+ * the range go), BLKDISCARD on a block device; EOPNOTSUPP where the
+ * filesystem or device has no such thing. */
 int engine_trim(const struct target *t, struct io_req *r)
 {
-	int ret = target_trim(t, r->off, r->len);
+	uint64_t range[2] = { r->off, r->len };
+	int ret = t->is_blkdev ? ioctl(t->fd, BLKDISCARD, range)
+			       : fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					   (off_t)r->off, (off_t)r->len);
 
+	if (ret < 0)
+		ret = -errno;
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	r->data = NULL;
 	return ENGINE_DONE;

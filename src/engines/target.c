@@ -860,14 +860,3 @@ int target_probe_size(const char *path, uint64_t *size, struct err *e)
 	close(fd);
 	return r;
 }
-
-int target_trim(const struct target *t, uint64_t off, uint64_t len)
-{
-	if (t->is_blkdev) {
-		uint64_t range[2] = { off, len };
-
-		return ioctl(t->fd, BLKDISCARD, range) < 0 ? -errno : 0;
-	}
-	return fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-			 (off_t)len) < 0 ? -errno : 0;
-}

@@ -121,10 +121,4 @@ int target_invalidate(struct target *t, struct err *e);
  * *size set, or -errno. Block devices via BLKGETSIZE64. */
 int target_probe_size(const char *path, uint64_t *size, struct err *e);
 
-/* Discard @len bytes at @off of @t (fio's trim): a hole punched in a
- * file (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE: the size stays, the
- * page cache's pages of it go), BLKDISCARD on a block device. 0 or
- * -errno (EOPNOTSUPP where the filesystem or device has no such thing). */
-int target_trim(const struct target *t, uint64_t off, uint64_t len);
-
 #endif
