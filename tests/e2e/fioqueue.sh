@@ -107,6 +107,9 @@ expect_err_has "bad.fio:6" "the refusal names its line"
 printf '[j]\nfilename=data\nsize=1m\nrw=write\nserialize_overlap=maybe\n' >bad2.fio
 expect_exit 2 "serialize_overlap=maybe is refused" "$FAULTLINE" --parse-only bad2.fio
 expect_err_has "bad2.fio:5" "serialize_overlap's refusal names its line"
+printf '[j]\nfilename=data\nsize=1m\nerror_dump=sometimes\n' >bad3.fio
+expect_exit 2 "error_dump=sometimes is refused" "$FAULTLINE" --parse-only bad3.fio
+expect_err_has "error_dump=sometimes at bad3.fio:4" "error_dump's refusal names its line"
 printf '[j]\nfilename=data\nsize=1m\nrw=write\nserialize_overlap=1\n' >warn.fio
 expect_exit 0 "serialize_overlap with psync parses" "$FAULTLINE" --parse-only warn.fio
 expect_err_has "serialize_overlap=1 at warn.fio:5 has no effect here" "with psync it says it does nothing"

@@ -157,6 +157,12 @@ expect_err_has "verify_backlog=8 at bad.fio:7" "verify_backlog's refusal names b
 printf '[w]\nfilename=f1\nsize=1m\nrw=write\nverify_state_save=1\n' >bad2.fio
 expect_exit 2 "verify_state_save without verify is refused" "$FAULTLINE" --parse-only bad2.fio
 expect_err_has "bad2.fio:5" "verify_state_save's refusal names its line"
+printf '[w]\nfilename=f1\nsize=1m\nrw=write\nverify=md5\nexperimental_verify=yes please\n' >bad4.fio
+expect_exit 2 "experimental_verify=yes please is refused" "$FAULTLINE" --parse-only bad4.fio
+expect_err_has "bad4.fio:6" "experimental_verify's refusal names its line"
+printf '[w]\nfilename=f1\nsize=1m\nrw=write\nverify=md5\nverify_backlog=lots\n' >bad5.fio
+expect_exit 2 "verify_backlog=lots is refused" "$FAULTLINE" --parse-only bad5.fio
+expect_err_has "verify_backlog=lots at bad5.fio:6" "verify_backlog's refusal names its line"
 printf '[w]\nfilename=f1\nsize=1m\nrw=write\nverify=md5\ndo_verify=maybe\n' >bad3.fio
 expect_exit 2 "do_verify=maybe is refused" "$FAULTLINE" --parse-only bad3.fio
 expect_err_has "bad3.fio:6" "do_verify's refusal names its line"
