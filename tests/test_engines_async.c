@@ -29,6 +29,7 @@
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_posixaio;
 
 /* The big file is the brief's 64 MiB; the small one ends 1000 bytes into
  * a 4k block so that a read there is short. */
@@ -391,6 +392,40 @@ static void test_reap_respects_max(void **state)
 	rig_destroy(&g);
 }
 
+/* iodepth_batch_complete_min=0: a reap with min 0 never waits, and
+ * polling it collects every request. With DEFER_TASKRUN (io_uring) the
+ * completions run only when the task enters the kernel, so a reap that
+ * looked at the ring alone would spin forever: the bound says it did. */
+static void test_reap_polls(void **state)
+{
+	const struct param *p = *state;
+	unsigned seen[16] = { 0 }, got = 0, i, polls = 0;
+	struct rig g;
+
+	if (p->direct && !direct_works())
+		skip();
+	rig_init(&g, p->ops, 16, 4096, p->direct);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(rig_queue(&g, 0, (uint64_t)i * 8192, 4096), ENGINE_QUEUED);
+	if (p->ops->submit)
+		assert_int_equal(p->ops->submit(&g.w.et), 0);
+	while (got < 16 && polls < 10000000) {
+		int n = p->ops->reap(&g.w.et, 0, 16, g.done);
+
+		assert_true(n >= 0 && n <= 16);
+		for (int k = 0; k < n; k++) {
+			check_data(g.done[k], 4096);
+			seen[g.done[k]->slot]++;
+		}
+		got += (unsigned)n;
+		polls++;
+	}
+	assert_int_equal(got, 16);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(seen[i], 1);
+	rig_destroy(&g);
+}
+
 /* A buffered read across the end of a file is short, one past it is 0:
  * the engine reports res as the kernel gave it. */
 static void test_short_read_at_eof(void **state)
@@ -471,6 +506,8 @@ static const struct param uring_buffered = { &engine_io_uring, false };
 static const struct param uring_direct = { &engine_io_uring, true };
 static const struct param aio_buffered = { &engine_libaio, false };
 static const struct param aio_direct = { &engine_libaio, true };
+static const struct param paio_buffered = { &engine_posixaio, false };
+static const struct param paio_direct = { &engine_posixaio, true };
 
 /* One test per engine and mode, named so a failure says which. */
 #define CASE(fn, p, tag) \
@@ -479,21 +516,27 @@ static const struct param aio_direct = { &engine_libaio, true };
 	CASE(fn, uring_buffered, "io_uring"), \
 	CASE(fn, uring_direct, "io_uring,direct"), \
 	CASE(fn, aio_buffered, "libaio"), \
-	CASE(fn, aio_direct, "libaio,direct")
+	CASE(fn, aio_direct, "libaio,direct"), \
+	CASE(fn, paio_buffered, "posixaio"), \
+	CASE(fn, paio_direct, "posixaio,direct")
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		EACH(test_random_reads),
 		EACH(test_reap_respects_max),
+		EACH(test_reap_polls),
 		EACH(test_batched_submit),
 		cmocka_unit_test(test_batch_resolve),
 		CASE(test_short_read_at_eof, uring_buffered, "io_uring"),
 		CASE(test_short_read_at_eof, aio_buffered, "libaio"),
+		CASE(test_short_read_at_eof, paio_buffered, "posixaio"),
 		CASE(test_rejected_request_completes, uring_direct, "io_uring,direct"),
 		CASE(test_rejected_request_completes, aio_direct, "libaio,direct"),
+		CASE(test_rejected_request_completes, paio_direct, "posixaio,direct"),
 		CASE(test_init_exit_repeat, uring_buffered, "io_uring"),
 		CASE(test_init_exit_repeat, aio_buffered, "libaio"),
+		CASE(test_init_exit_repeat, paio_buffered, "posixaio"),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

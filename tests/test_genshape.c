@@ -151,6 +151,19 @@ static void test_bsrange(void **state)
 	option_release(&j);
 }
 
+/* fio's ':' separator where there is no '-' (its t0002 has 512:1M). */
+static void test_bsrange_colon(void **state)
+{
+	static const char *const o[] = { "rw", "randread", "bsrange", "512:1M", NULL };
+	struct job j;
+
+	(void)state;
+	job_of(&j, o);
+	assert_int_equal(j.dir[JOB_DIR_READ].bs_min, 512);
+	assert_int_equal(j.dir[JOB_DIR_READ].bs_max, 1 << 20);
+	option_release(&j);
+}
+
 static void test_blockalign(void **state)
 {
 	static const char *const o[] = { "rw", "randread", "bs", "4k", "blockalign", "64k",
@@ -943,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_bssplit_shares),
 		cmocka_unit_test(test_bssplit_missing_and_dirs),
 		cmocka_unit_test(test_bsrange),
+		cmocka_unit_test(test_bsrange_colon),
 		cmocka_unit_test(test_blockalign),
 		cmocka_unit_test(test_zoned_shares),
 		cmocka_unit_test(test_zoned_abs),

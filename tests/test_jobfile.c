@@ -131,8 +131,8 @@ static void test_missing_file(void **state)
 static void test_fio_only_option(void **state)
 {
 	(void)state;
-	expect_bad("[j]\nsize=1m\nbs=4k\n\n\n\nverify_backlog=64\n",
-		   "'verify_backlog' at job.fio:7 is an fio option faultline does not support", NULL);
+	expect_bad("[j]\nsize=1m\nbs=4k\n\n\n\nverify_interval=64\n",
+		   "'verify_interval' at job.fio:7 is an fio option faultline does not support", NULL);
 	/* aliases and engine options fio knows count too */
 	expect_bad("[j]\nsize=1m\nhipri=1\n", "'hipri'", "job.fio:3", "fio option", NULL);
 	expect_bad("[j]\nsize=1m\ninclude other.fio\n", "'include'", "job.fio:3",
@@ -273,7 +273,7 @@ static void test_unknown_engine(void **state)
 	struct err e = { 0 };
 
 	(void)state;
-	expect_bad("[j]\nsize=1m\nioengine=posixaio\n", "ioengine=posixaio", "job.fio:3", NULL);
+	expect_bad("[j]\nsize=1m\nioengine=windowsaio\n", "ioengine=windowsaio", "job.fio:3", NULL);
 	assert_int_equal(jobfile_parse_text(&jl, "job.fio", "[j]\nsize=1m\nioengine=x\n", &e),
 			 -EINVAL);
 	for (int i = 0; l[i]; i++)
@@ -321,8 +321,16 @@ static void test_rw_values(void **state)
 	/* readwrite= is also fio's name for the option itself */
 	assert_int_equal(one_job(&jl, "readwrite=randrw\n")->rw, RW_RANDRW);
 	joblist_free(&jl);
-	expect_bad("[j]\nsize=1m\nrw=trim\n", "rw=trim", "trims are not supported", NULL);
-	expect_bad("[j]\nsize=1m\nrw=randtrimwrite\n", "rw=randtrimwrite", NULL);
+	/* fio's trims; a trim job's trims take bs's third size */
+	assert_int_equal(one_job(&jl, "rw=randtrimwrite\nbs=4k,4k,8k\n")->rw, RW_RANDTRIMWRITE);
+	assert_int_equal(job_bs_min(jl.jobs[0], JOB_DIR_WRITE), 8192);
+	assert_int_equal(jl.jobs[0]->bs, 4096);
+	joblist_free(&jl);
+	assert_int_equal(one_job(&jl, "rw=write\nbs=4k,16k\n")->rw, RW_WRITE);
+	assert_int_equal(job_bs_min(jl.jobs[0], JOB_DIR_WRITE), 16384);
+	joblist_free(&jl);
+	expect_bad("[j]\nsize=1m\nrw=trim\nioengine=vmcache\npool_size=1m\n", "rw=trim at job.fio:3",
+		   "does not trim", NULL);
 	expect_bad("[j]\nsize=1m\nrw=sideways\n", "rw=sideways", "randwrite", "randrw", NULL);
 	/* fio's offset modifier: bytes skipped after each sequential
 	 * request, or a new random offset every N random ones. */
@@ -375,7 +383,18 @@ static void test_write_options(void **state)
 	joblist_free(&jl);
 
 	expect_bad("[j]\nsize=1m\nrw=write\nverify=pattern\n", "verify=pattern at job.fio:4",
-		   "pattern is an fio option value faultline does not support", NULL);
+		   "needs verify_pattern", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=null\n", "verify=null at job.fio:4",
+		   "null is an fio option value faultline does not support", NULL);
+	/* verify_pattern alone is verify=pattern, as in fio; a later verify= wins */
+	j = one_job(&jl, "rw=write\nverify_pattern=0xaa\n");
+	assert_int_equal(j->verify, VERIFY_PATTERN);
+	joblist_free(&jl);
+	j = one_job(&jl, "rw=write\nverify_pattern=%o\nverify=md5\n");
+	assert_int_equal(j->verify, VERIFY_MD5);
+	joblist_free(&jl);
+	expect_bad("[j]\nsize=1m\nrw=write\n\nverify_pattern=0xzz\n", "verify_pattern=0xzz at job.fio:5",
+		   "expected 0xHEX", NULL);
 	j = one_job(&jl, "rw=write\nverify=md5\n");
 	assert_int_equal(j->verify, VERIFY_MD5);
 	joblist_free(&jl);
@@ -393,8 +412,20 @@ static void test_write_contradictions(void **state)
 	(void)state;
 	expect_bad("[j]\nsize=1m\nioengine=mmap\nrw=randwrite\nsync=1\n",
 		   "sync at job.fio:5 contradicts ioengine=mmap at job.fio:3", "no O_DSYNC", NULL);
-	expect_bad("[j]\nsize=1m\nrw=randread\nverify=crc32c\n", "verify=crc32c at job.fio:4",
-		   "rw=randread at job.fio:3", "--verify", NULL);
+	/* A read job checks what it reads (fio's read verify), and the
+	 * verify phases' options say where they cannot apply. */
+	expect_bad("[j]\nsize=1m\nrw=randread\nverify=crc32c\nloop=2\nnrfiles=2\n",
+		   "verify at job.fio:4 with loop at job.fio:5", NULL);
+	expect_bad("[j]\nsize=1m\nrw=randread\nverify=md5\nverify_backlog=4\n",
+		   "verify_backlog=4 at job.fio:5", "rw=randread at job.fio:3", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\nverify_backlog_batch=4\n",
+		   "verify_backlog_batch=4 at job.fio:5 without verify_backlog", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\ndo_verify=0\nverify_backlog=4\n",
+		   "verify_backlog=4 at job.fio:6 needs verify= with do_verify=1", NULL);
+	expect_bad("[j]\nsize=1m\nrw=write\nverify=md5\nverify_state_load=1\n",
+		   "verify_state_load=1 at job.fio:5 with rw=write at job.fio:3", NULL);
+	expect_bad("[j]\nsize=1m\nrw=read\nverify_state_load=1\n",
+		   "verify_state_load=1 at job.fio:4 needs verify=", NULL);
 	expect_bad("[j]\nsize=1m\nrw=write\nfsync=1\nfdatasync=1\n", "fsync=1 at job.fio:4",
 		   "fdatasync=1 at job.fio:5", NULL);
 	expect_bad("[j]\nsize=1m\nrw=write\nbs=1000\n", "bs=1000 at job.fio:4", "multiple of 512",
@@ -1161,7 +1192,7 @@ static void test_cmdline_errors(void **state)
 	char *zero[] = { "--name=x", "--size=1m", "--bs=0" };
 	char *noname[] = { "--size=1m" };
 	char *nodash[] = { "--name=x", "size=1m" };
-	char *fio[] = { "--name=x", "--size=1m", "--verify_backlog=8" };
+	char *fio[] = { "--name=x", "--size=1m", "--verify_interval=8" };
 
 	(void)state;
 	/* fio-style values are one argument: --bs=4k */
@@ -1170,7 +1201,7 @@ static void test_cmdline_errors(void **state)
 	cmdline_bad(3, zero, "bs=0 at command line:3", NULL);
 	cmdline_bad(1, noname, "--name", NULL);
 	cmdline_bad(2, nodash, "command line:2", "size=1m");
-	cmdline_bad(3, fio, "'verify_backlog' at command line:3", "fio option");
+	cmdline_bad(3, fio, "'verify_interval' at command line:3", "fio option");
 }
 
 /* ------------------------------------------------------------------ */

@@ -47,6 +47,8 @@ enum io_op {
 	IO_WRITE,	/* store len bytes from wbuf at off */
 	IO_FLUSH,	/* make the target's written data durable (len 0, off unused):
 			 * fdatasync when the request's datasync says, else fsync */
+	IO_TRIM,	/* discard len bytes at off (engine_trim: a hole in a file,
+			 * BLKDISCARD on a block device); res len when done */
 	IO_NOPS
 };
 
@@ -140,14 +142,17 @@ static inline const struct target *engine_targets(const struct engine_thread *et
 #define ENGINE_F_REGION		(1u << 8)	/* with ENGINE_F_POOL: the pool is one address
 						 * space's region of base pages (vmcache), so
 						 * pool_page >= the base page, threads only */
+#define ENGINE_F_CREATES	(1u << 9)	/* with ENGINE_F_NO_TARGET: a request creates one of
+						 * the job's files (filecreate); the virtual target
+						 * holds a bs block per file */
 /* Each flag its own bit: branches that each took the next free one
  * collided once (bufpool and uncached both on bit 6). */
 #define ENGINE_F_ALL_ (ENGINE_F_ASYNC | ENGINE_F_NO_TARGET | ENGINE_F_NO_DIRECT | ENGINE_F_BUFFERS | \
 		       ENGINE_F_MAPPED | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED | ENGINE_F_POOL | \
-		       ENGINE_F_REGION)
+		       ENGINE_F_REGION | ENGINE_F_CREATES)
 _Static_assert(ENGINE_F_ALL_ == (ENGINE_F_ASYNC + ENGINE_F_NO_TARGET + ENGINE_F_NO_DIRECT + ENGINE_F_BUFFERS +
 				 ENGINE_F_MAPPED + ENGINE_F_ORDERED_FLUSH + ENGINE_F_UNCACHED + ENGINE_F_POOL +
-				 ENGINE_F_REGION),
+				 ENGINE_F_REGION + ENGINE_F_CREATES),
 	       "two engine flags share a bit");
 
 struct engine_ops {
@@ -196,6 +201,15 @@ static inline bool engine_flush_datasync(const struct job *job)
 {
 	return job->fdatasync_every != 0;
 }
+
+/* fio's trims, the same in every engine that serves them, from the
+ * calling thread: fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
+ * on a file, ioctl(BLKDISCARD) on a block device (engines.c). Sets
+ * r->res (len, or -errno) and r->data NULL; returns ENGINE_DONE. */
+int engine_trim(const struct target *t, struct io_req *r);
+
+/* filecreate's files: filename='s count, else numjobs x nrfiles. */
+unsigned engine_filecreate_files(const struct job *j);
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
 const struct engine_ops *engine_find(const char *name);

@@ -216,8 +216,12 @@ static inline void uring_prep(struct uring *u, struct io_uring_sqe *sqe,
 static int uring_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct uring *u = et->priv;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	struct io_uring_sqe *sqe;
 
+	/* A trim from the thread, as every engine's (engine_trim) */
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(&engine_targets(et)[r->target], r);
+	sqe = io_uring_get_sqe(&u->ring);
 	/* The ring has an entry per request slot and a request holds at
 	 * most one of them, so this only fails on a worker bug. */
 	if (!sqe)
@@ -285,6 +289,15 @@ static int uring_reap(struct engine_thread *et, unsigned min, unsigned max, stru
 
 	if (min > max)
 		min = max;
+	if (!min) {
+		/* iodepth_batch_complete_min=0: one look, no wait (fio's
+		 * polling). Entering the kernel pushes what is queued and
+		 * runs the completions DEFER_TASKRUN holds for this task. */
+		ret = io_uring_submit_and_get_events(&u->ring);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		return (int)uring_harvest(u, max, done);
+	}
 	for (;;) {
 		/* The kernel's min_complete counts every CQE not yet
 		 * consumed, those already in the ring included. */
@@ -313,7 +326,7 @@ const struct engine_ops engine_io_uring = {
 	.help = "io_uring (liburing): iodepth reads or writes in flight per thread, registered "
 		"files and buffers, batched submit and reap; IORING_OP_FSYNC to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS | ENGINE_F_ORDERED_FLUSH | ENGINE_F_UNCACHED,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.init = uring_init,
 	.exit = uring_exit,
 	.queue = uring_queue,

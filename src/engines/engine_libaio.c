@@ -138,6 +138,8 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 	struct iocb *cb = &a->iocbs[r->slot];
 	const struct target *t = &a->targets[r->target];
 
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(t, r);
 	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
 		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
 
@@ -231,6 +233,7 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 {
 	struct aio *a = et->priv;
 	unsigned got = 0, i;
+	bool looked = false;	/* min 0: io_getevents asked once, without waiting */
 	int ret;
 
 	if (min > max)
@@ -252,8 +255,11 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 			a->inkernel -= n;
 			got += n;
 		}
-		if (got >= min || !a->inkernel)
+		/* min 0 (iodepth_batch_complete_min=0) with nothing found and
+		 * no user ring to look at: ask the kernel once, without waiting */
+		if ((got >= min && (min || got || a->ring || looked)) || !a->inkernel)
 			return got;
+		looked = true;
 
 		n = min - got < a->inkernel ? min - got : a->inkernel;
 		ret = io_getevents(a->ctx, n, max - got < a->depth ? max - got : a->depth,
@@ -279,7 +285,7 @@ const struct engine_ops engine_libaio = {
 	.help = "Linux native AIO (libaio): iodepth reads or writes in flight per thread through "
 		"io_submit/io_getevents; fsync(2) from the thread to flush",
 	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.init = aio_init,
 	.exit = aio_exit,
 	.queue = aio_queue,

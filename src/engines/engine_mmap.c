@@ -157,6 +157,11 @@ static int mmap_queue(struct engine_thread *et, struct io_req *r)
 		r->res = r->len;
 		return ENGINE_DONE;
 	}
+	/* A trim goes to the file (the hole MADV_REMOVE would make through
+	 * the mapping); the kernel unmaps the range's pages with it, so
+	 * later loads read zeros. A device's BLKDISCARD drops its cache. */
+	if (r->op == IO_TRIM)
+		return engine_trim(t, r);
 	return mmap_flush(et, r);
 }
 
@@ -165,7 +170,7 @@ const struct engine_ops engine_mmap = {
 	.help = "loads from and stores into a shared MAP_SHARED mapping; faults (and I/O) happen "
 		"inside the access; msync(MS_SYNC) of the range written to flush",
 	.flags = ENGINE_F_NO_DIRECT | ENGINE_F_MAPPED,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.job_setup = mmap_job_setup,
 	.job_teardown = mmap_job_teardown,
 	.init = mmap_init,

@@ -12,7 +12,7 @@
 static int null_queue(struct engine_thread *et, struct io_req *r)
 {
 	(void)et;
-	r->res = r->op == IO_FLUSH ? 0 : r->len;
+	r->res = r->op == IO_FLUSH ? 0 : r->len;	/* a trim, too, is done */
 	r->data = NULL;		/* nothing to touch */
 	return ENGINE_DONE;
 }
@@ -22,6 +22,6 @@ const struct engine_ops engine_null = {
 	.help = "no I/O: requests (reads, writes, flushes) complete at once and are not consumed; "
 		"measures faultline's own per-request cost",
 	.flags = ENGINE_F_NO_TARGET,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.queue = null_queue,
 };

@@ -18,6 +18,8 @@ static int psync_queue(struct engine_thread *et, struct io_req *r)
 	int fd = et->ej->job->direct ? t->fd_direct : t->fd;
 	ssize_t n;
 
+	if (__builtin_expect(r->op == IO_TRIM, 0))
+		return engine_trim(t, r);
 	switch (r->op) {
 	case IO_READ:
 		if (et->ej->job->uncached) {
@@ -64,6 +66,6 @@ const struct engine_ops engine_psync = {
 	.help = "pread(2)/pwrite(2) with a private aligned buffer, one request at a time; "
 		"fsync(2) or fdatasync(2) to flush (aliases: pread, sync)",
 	.flags = ENGINE_F_BUFFERS | ENGINE_F_UNCACHED,
-	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH) | ENGINE_OP(IO_TRIM),
 	.queue = psync_queue,
 };

@@ -3,7 +3,10 @@
  * this table. Adding an engine: one source file and one line below.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "engines/engine.h"
 
@@ -11,7 +14,9 @@ extern const struct engine_ops engine_psync;
 extern const struct engine_ops engine_mmap;
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_posixaio;
 extern const struct engine_ops engine_null;
+extern const struct engine_ops engine_filecreate;
 extern const struct engine_ops engine_bufpool;
 extern const struct engine_ops engine_vmcache;
 
@@ -20,7 +25,9 @@ static const struct engine_ops *const engines[] = {
 	&engine_mmap,
 	&engine_io_uring,
 	&engine_libaio,
+	&engine_posixaio,
 	&engine_null,
+	&engine_filecreate,
 	&engine_bufpool,
 	&engine_vmcache,
 	NULL,
@@ -64,6 +71,7 @@ static const char *const op_names[IO_NOPS] = {
 	[IO_READ] = "reads",
 	[IO_WRITE] = "writes",
 	[IO_FLUSH] = "flushes",
+	[IO_TRIM] = "trims",
 };
 
 unsigned engine_job_ops(const struct job *job)
@@ -72,11 +80,30 @@ unsigned engine_job_ops(const struct job *job)
 
 	if (job_reads(job))
 		ops |= ENGINE_OP(IO_READ);
-	if (job_writes(job))
+	if (job_writes_data(job))
 		ops |= ENGINE_OP(IO_WRITE);
+	if (job_trims(job))
+		ops |= ENGINE_OP(IO_TRIM);
 	if (job_writes(job) && job_flushes(job))
 		ops |= ENGINE_OP(IO_FLUSH);
 	return ops;
+}
+
+/* A hole punched in a file (the size stays, the page cache's pages of
+ * the range go), BLKDISCARD on a block device; EOPNOTSUPP where the
+ * filesystem or device has no such thing. */
+int engine_trim(const struct target *t, struct io_req *r)
+{
+	uint64_t range[2] = { r->off, r->len };
+	int ret = t->is_blkdev ? ioctl(t->fd, BLKDISCARD, range)
+			       : fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					   (off_t)r->off, (off_t)r->len);
+
+	if (ret < 0)
+		ret = -errno;
+	r->res = ret < 0 ? ret : (int64_t)r->len;
+	r->data = NULL;
+	return ENGINE_DONE;
 }
 
 int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)

@@ -19,6 +19,7 @@
 #include "job/options.h"
 #include "job/optrun.h"
 #include "job/optio.h"
+#include "job/optverify.h"
 #include "job/optshape.h"
 
 /* Where option @name of @j was set: its line, else the job's header. */
@@ -288,7 +289,8 @@ static uint64_t pow2_at_least(uint64_t n)
 
 static const char *rw_name(enum rw_mode rw)
 {
-	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
 }
@@ -406,17 +408,11 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 			void (*warn)(const char *), struct err *e)
 {
 	static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw",
-						"randrw" };
+						"randrw", "trim", "randtrim", "trimwrite", "randtrimwrite" };
 	const char *rw = rw_names[j->rw];
 	char w[300], w2[300];
 
 	if (!job_writes(j)) {
-		if (j->verify != VERIFY_NONE)
-			return err_set(e, EINVAL, "verify=crc32c at %s checks the blocks a job wrote, "
-				       "and rw=%s at %s writes none (faultline --verify JOBFILE checks "
-				       "what an earlier write job left)",
-				       jobcheck_where(j, line, "verify", w, sizeof(w)), rw,
-				       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
 		if (job_flushes(j) || j->sync != SYNC_NONE)
 			jobcheck_warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
 			      "sync_interval, end_fsync and sync have no effect", j->name,
@@ -462,6 +458,149 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 	return 0;
 }
 
+/* fio's verify phases (job/optverify.h): what they need of each other. */
+static const char *const vrw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
+
+/* A job that only reads: which of the options cannot apply to it. */
+static int check_reader(const struct job *j, const struct engine_ops *eng, const int *line,
+			struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->verify_backlog)
+		return err_set(e, EINVAL, "verify_backlog=%u at %s checks blocks while a job writes "
+			       "them, and rw=%s at %s writes none", j->verify_backlog,
+			       jobcheck_where(j, line, "verify_backlog", w, sizeof(w)), vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_save)
+		return err_set(e, EINVAL, "verify_state_save=1 at %s records what a write job wrote, "
+			       "and rw=%s at %s writes nothing (verify_state_load reads the state)",
+			       jobcheck_where(j, line, "verify_state_save", w, sizeof(w)),
+			       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_load && j->verify == VERIFY_NONE)
+		return err_set(e, EINVAL, "verify_state_load=1 at %s needs verify= (the checksum the "
+			       "earlier run stamped)",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)));
+	if (!job_read_verifies(j))
+		return 0;
+	if (eng->flags & ENGINE_F_NO_TARGET)
+		return err_set(e, EINVAL, "verify at %s contradicts ioengine=%s at %s: it reads "
+			       "nothing that could be checked",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->loop || j->read_iolog)
+		return err_set(e, EINVAL, "verify at %s with %s at %s: a read job checks each block "
+			       "of its own plain loop as it reads it",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)),
+			       j->loop ? "loop" : "read_iolog",
+			       jobcheck_where(j, line, j->loop ? "loop" : "read_iolog", w2, sizeof(w2)));
+	if (job_bs_varies(j, JOB_DIR_READ) && j->verify_state_load)
+		return err_set(e, EINVAL, "verify_state_load at %s with reads of several sizes: the "
+			       "state names blocks of one size",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)));
+	return 0;
+}
+
+static int optverify_check(const struct job *j, const struct engine_ops *eng, const int *line,
+		    struct err *e)
+{
+	char w[300], w2[300];
+
+	if (j->verify == VERIFY_PATTERN && !j->verify_pattern)
+		return err_set(e, EINVAL, "verify=pattern at %s needs verify_pattern (what the blocks "
+			       "must hold; as fio says)", jobcheck_where(j, line, "verify", w, sizeof(w)));
+	if ((j->verify_pattern || j->buffer_pattern) && (j->dedupe_pct || j->compress_pct))
+		return err_set(e, EINVAL, "%s at %s with dedupe_percentage or "
+			       "buffer_compress_percentage: a block holds one or the other",
+			       j->verify_pattern ? "verify_pattern" : "buffer_pattern",
+			       jobcheck_where(j, line, j->verify_pattern ? "verify_pattern" :
+					      "buffer_pattern", w, sizeof(w)));
+	if (j->verify_backlog_batch && !j->verify_backlog)
+		return err_set(e, EINVAL, "verify_backlog_batch=%u at %s without verify_backlog: "
+			       "it says how many blocks each backlog check reads",
+			       j->verify_backlog_batch,
+			       jobcheck_where(j, line, "verify_backlog_batch", w, sizeof(w)));
+	if (!job_writes(j))
+		return check_reader(j, eng, line, e);
+	if (j->verify_state_load)
+		return err_set(e, EINVAL, "verify_state_load=1 at %s with rw=%s at %s: a state file "
+			       "is loaded by the job that checks what an earlier one wrote (rw=read)",
+			       jobcheck_where(j, line, "verify_state_load", w, sizeof(w)),
+			       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	if (j->verify_state_save && j->verify == VERIFY_NONE)
+		return err_set(e, EINVAL, "verify_state_save=1 at %s needs verify= (the checksum a "
+			       "later verify_state_load checks)",
+			       jobcheck_where(j, line, "verify_state_save", w, sizeof(w)));
+	if (j->verify_backlog && !job_verifies(j))
+		return err_set(e, EINVAL, "verify_backlog=%u at %s needs verify= with do_verify=1: "
+			       "it says when written blocks are checked", j->verify_backlog,
+			       jobcheck_where(j, line, "verify_backlog", w, sizeof(w)));
+	return 0;
+}
+
+/* fio's trims: the one-request loop (run/trimloop.c) and what it lacks. */
+static int check_trims(const struct job *j, const struct engine_ops *eng, const int *line,
+		       struct err *e)
+{
+	static const struct { const char *opt; const char *why; } no[] = {
+		{ "loop", "the event loop reads only" },
+		{ "read_iolog", "a replay's trims are not replayed (replay_skip)" },
+		{ "verify_backlog", "trims run their own loop, which checks at the end only" },
+		{ "fsync", "trims run their own loop, without flushes" },
+		{ "fdatasync", "trims run their own loop, without flushes" },
+		{ "sync_interval", "trims run their own loop, without flushes" },
+		{ "end_fsync", "trims run their own loop, without flushes" },
+		{ "rate", "trims run their own loop, unpaced" },
+		{ "rate_iops", "trims run their own loop, unpaced" },
+		{ "thinktime", "trims run their own loop, unpaced" },
+		{ "continue_on_error", "a failed trim ends the job" },
+	};
+	char w[300], w2[300];
+
+	if ((eng->flags & ENGINE_F_CREATES) && (j->loop || j->read_iolog))
+		return err_set(e, EINVAL, "ioengine=%s at %s with %s: its requests are the job's "
+			       "files, one each, in the generator's order", eng->name,
+			       jobcheck_where(j, line, "ioengine", w, sizeof(w)),
+			       j->loop ? "loop=" : "read_iolog");
+	if (!job_trims(j))
+		return 0;
+	if (!(eng->ops & ENGINE_OP(IO_TRIM)))
+		return err_set(e, EINVAL, "rw=%s at %s: ioengine=%s at %s does not trim (its pages "
+			       "live in its own pool)", vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w, sizeof(w)), eng->name,
+			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
+	if (j->verify != VERIFY_NONE && !job_trimwrites(j))
+		return err_set(e, EINVAL, "verify at %s with rw=%s at %s: a trimmed block holds no "
+			       "data to check (trimwrite writes after each trim)",
+			       jobcheck_where(j, line, "verify", w, sizeof(w)), vrw_names[j->rw],
+			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (jobcheck_given(line, no[i].opt) || (!line && !strcmp(no[i].opt, "loop") && j->loop))
+			return err_set(e, EINVAL, "%s at %s with rw=%s at %s: %s",
+				       no[i].opt, jobcheck_where(j, line, no[i].opt, w, sizeof(w)),
+				       vrw_names[j->rw], jobcheck_where(j, line, "rw", w2, sizeof(w2)),
+				       no[i].why);
+	return 0;
+}
+
+/* fio's log options that need others (fio's own messages say the same). */
+static int check_logs(const struct job *j, const int *line, struct err *e)
+{
+	char w[300];
+
+	if (j->log_issue_time && (!j->lat_log || !j->log_offset))
+		return err_set(e, EINVAL, "log_issue_time=1 at %s needs write_lat_log and "
+			       "log_offset=1 (as fio says): it is a column of the latency logs, "
+			       "after the offset's", jobcheck_where(j, line, "log_issue_time", w, sizeof(w)));
+	if (j->log_window_value != LOG_WINDOW_AVG && j->log_prio &&
+	    (j->cmdprio[0].perc || j->cmdprio[0].nbs || j->cmdprio[1].perc || j->cmdprio[1].nbs))
+		return err_set(e, EINVAL, "log_window_value at %s with log_prio and cmdprio_*: the "
+			       "entries split by priority keep each window's sum, not its maximum",
+			       jobcheck_where(j, line, "log_window_value", w, sizeof(w)));
+	return 0;
+}
+
 static void check_warnings(const struct job *j, const struct engine_ops *eng,
 			   const int *line, void (*warn)(const char *))
 {
@@ -473,6 +612,24 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		jobcheck_warnf(warn, "iodepth=%u at %s has no effect with ioengine=%s, a synchronous "
 		      "engine: one request in flight per thread (as fio)", j->iodepth,
 		      jobcheck_where(j, line, "iodepth", w, sizeof(w)), eng->name);
+	if ((jobcheck_given(line, "iodepth_batch_complete_min") ||
+	     jobcheck_given(line, "iodepth_batch_complete_max")) &&
+	    (!(eng->flags & ENGINE_F_ASYNC) || j->loop))
+		jobcheck_warnf(warn, "iodepth_batch_complete at %s has no effect with %s%s: %s",
+		      jobcheck_where(j, line, jobcheck_given(line, "iodepth_batch_complete_min")
+				     ? "iodepth_batch_complete_min" : "iodepth_batch_complete_max",
+				     w, sizeof(w)), j->loop ? "loop=" : "ioengine=",
+		      j->loop ? "" : eng->name, j->loop ? "the loop reaps its streams its own way"
+		      : "a synchronous engine completes each request in its call");
+	if (j->iodepth > 1 && job_trims(j) && (eng->flags & ENGINE_F_ASYNC))
+		jobcheck_warnf(warn, "iodepth=%u at %s: trims run one request at a time (each is a "
+		      "system call from the thread in every engine; trimwrite's write follows it)",
+		      j->iodepth, jobcheck_where(j, line, "iodepth", w, sizeof(w)));
+	if (j->serialize_overlap && (!(eng->flags & ENGINE_F_ASYNC) || !job_writes(j) || j->loop))
+		jobcheck_warnf(warn, "serialize_overlap=1 at %s has no effect here: only a write job's "
+		      "io_uring or libaio requests can overlap in flight (a thread of a synchronous "
+		      "engine has one, threads never write the same blocks at once, reads do not race)",
+		      jobcheck_where(j, line, "serialize_overlap", w, sizeof(w)));
 	if (j->iodepth_batch != IODEPTH_BATCH_AUTO && !(eng->flags & ENGINE_F_ASYNC))
 		jobcheck_warnf(warn, "iodepth_batch_submit=%u at %s has no effect with ioengine=%s, a "
 		      "synchronous engine", j->iodepth_batch,
@@ -545,7 +702,8 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 		return err_set(e, EINVAL, "uncached=1 at %s with rw=%s at %s: faultline reads uncached "
 			       "only; write jobs keep the page cache's write-back (SPEC 10)",
 			       jobcheck_where(j, line, "uncached", w, sizeof(w)),
-			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw" }[j->rw],
+			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw",
+						 "trim", "randtrim", "trimwrite", "randtrimwrite" }[j->rw],
 			       jobcheck_where(j, line, "rw", w2, sizeof(w2)));
 	ret = check_target(j, eng, line, e);
 	if (!ret)
@@ -570,6 +728,12 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 	if (ret)
 		return ret;
 	ret = optio_check(j, eng, e);
+	if (!ret)
+		ret = optverify_check(j, eng, line, e);
+	if (!ret)
+		ret = check_logs(j, line, e);
+	if (!ret)
+		ret = check_trims(j, eng, line, e);
 	if (ret)
 		return ret;
 	check_warnings(j, eng, line, warn);

@@ -25,6 +25,7 @@
 #include "workload/blockdata.h"
 #include "engines/engine.h"
 #include "job/jobcheck.h"
+#include "job/optshape.h"
 #include "job/options.h"
 #include "job/optval.h"
 
@@ -408,6 +409,7 @@ static int finish_job(struct parser *p, struct err *e)
 			      "before it)", s->job.name, s->job.src_file, s->job.src_line);
 	else
 		ret = resolve_direct(&s->job, s->line, e);
+	optshape_resolve(&s->job);
 	if (!ret)
 		ret = job_check(&s->job, s->line, jobfile_warn, e);
 	/* fio's wait_for=NAME: an earlier job's name; it starts a stonewall

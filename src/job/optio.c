@@ -16,6 +16,8 @@
 
 #include "job/optset.h"
 #include "workload/content.h"
+#include "workload/pattern.h"
+#include "job/optverify.h"
 
 /* fio's limits (os/os-linux.h). */
 #define IOPRIO_CLASS_MAX	3
@@ -23,6 +25,24 @@
 #define IOPRIO_HINT_MAX		1023
 
 const char *const optio_dedupe_names[] = { "repeat", "working_set", NULL };
+const char *const optio_log_window_names[] = { "avg", "max", "both", NULL };
+
+/* log_window_value: fio's names, and its older 0 (avg) and 1 (max). */
+int optio_log_window(struct job *j, const struct option_def *o, const char *val,
+		     const struct option_ctx *c, struct err *e)
+{
+	(void)o;
+	for (int i = 0; optio_log_window_names[i]; i++)
+		if (val && !strcmp(val, optio_log_window_names[i])) {
+			j->log_window_value = i;
+			return 0;
+		}
+	if (val && (!strcmp(val, "0") || !strcmp(val, "1"))) {
+		j->log_window_value = val[0] == '1' ? LOG_WINDOW_MAX : LOG_WINDOW_AVG;
+		return 0;
+	}
+	return opt_fail(c, val, e, "expected avg, max, both, 0 (avg) or 1 (max)");
+}
 
 int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
 		   const struct option_ctx *c, struct err *e)
@@ -362,4 +382,26 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 				       "event loop's requests carry none", j->name);
 	}
 	return 0;
+}
+
+int optverify_pattern(struct job *j, const struct option_def *o, const char *val,
+		      const struct option_ctx *c, struct err *e)
+{
+	struct pattern *p = malloc(sizeof(*p));
+	char why[300];
+	int ret;
+
+	if (!p)
+		return err_set(e, ENOMEM, "out of memory");
+	ret = pattern_parse(val, p, why, sizeof(why));
+	if (!ret)
+		pattern_free(p);
+	free(p);
+	if (ret)
+		return opt_fail(c, val, e, "%s (fio's pattern: 0xHEX, a decimal, \"text\", 'file' "
+				"and %%o, in any order)", why);
+	ret = set_str(j, o, val, c, e);
+	if (!ret && o->off == offsetof(struct job, verify_pattern) && j->verify == VERIFY_NONE)
+		j->verify = VERIFY_PATTERN;
+	return ret;
 }

@@ -28,6 +28,9 @@ int optio_cmdprio(struct job *j, const struct option_def *o, const char *val,
 int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char *val,
 			  const struct option_ctx *c, struct err *e);
 extern const char *const optio_dedupe_names[];
+extern const char *const optio_log_window_names[];
+int optio_log_window(struct job *j, const struct option_def *o, const char *val,
+		     const struct option_ctx *c, struct err *e);
 
 int optio_ignore_error(struct job *j, const struct option_def *o, const char *val,
 		       const struct option_ctx *c, struct err *e);
@@ -78,7 +81,13 @@ static inline bool job_zoned(const struct job *j)
 	  .parse = optio_cmdprio_bssplit, .syntax = "bs/pct[/class/level[/hint]]:...[,writes]", \
 	  .help = "io_uring, libaio: per request size, the share of requests given a priority (cmdprio_class/cmdprio, or their own), as fio" }, \
 	{ .name = "log_prio", .type = OPT_BOOL, .off = OPTIO_OFF(log_prio), .def = "0", \
-	  .help = "fio logs: the priority column holds the ioprio value, and latency entries are split by priority" },
+	  .help = "fio logs: the priority column holds the ioprio value, and latency entries are split by priority" }, \
+	{ .name = "log_window_value", .aliases = "log_max_value", .type = OPT_ENUM, \
+	  .off = OPTIO_OFF(log_window_value), .def = "avg", .values = optio_log_window_names, \
+	  .parse = optio_log_window, .syntax = "avg|max|both|0|1", \
+	  .help = "fio logs: an entry holds its window's mean, its maximum, or both (a second value column); latency logs, as a rate's window has one value" }, \
+	{ .name = "log_issue_time", .type = OPT_BOOL, .off = OPTIO_OFF(log_issue_time), .def = "0", \
+	  .help = "fio latency logs: a last column, the issue time, 0 in faultline's averaged entries as fio writes it in its own (needs write_lat_log and log_offset)" },
 
 /* Entries of option_table (options.c): fio's verify and atomic writes. */
 #define OPTIO_VERIFY_TABLE \
@@ -92,6 +101,8 @@ static inline bool job_zoned(const struct job *j)
 	{ .name = "ignore_error", .type = OPT_STR, .off = OPTIO_OFF(ignore_error), \
 	  .parse = optio_ignore_error, .syntax = "READ_LIST,WRITE_LIST,VERIFY_LIST (errnos, ':'-separated)", \
 	  .help = "the errnos continue_on_error goes on after, per kind (fio's; EIO and EILSEQ for a kind without a list)" }, \
+	{ .name = "error_dump", .type = OPT_BOOL, .off = OPTIO_OFF(error_dump), .def = "1", \
+	  .help = "each error continue_on_error goes on after is in the summary (the first 16 a thread; the rest counted); 0: only the count and the first, and the error that ended the job" }, \
 	{ .name = "verify_fatal", .type = OPT_BOOL, .off = OPTIO_OFF(verify_fatal), .def = "0", \
 	  .help = "the end-of-job read-back stops at a thread's first mismatch (the job fails either way)" }, \
 	{ .name = "verify_dump", .type = OPT_BOOL, .off = OPTIO_OFF(verify_dump), .def = "0", \

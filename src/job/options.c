@@ -22,6 +22,8 @@
 #include "engines/engine.h"
 #include "engines/vmcache.h"
 #include "job/optio.h"
+#include "job/optverify.h"
+#include "job/optqueue.h"
 #include "workload/checksum.h"
 #include "job/optset.h"
 #include "job/optrun.h"
@@ -43,7 +45,7 @@ _Static_assert(sizeof(enum exit_what_mode) == sizeof(int), "enum size");
 /* custom parsers */
 
 static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
-				       NULL };
+				       "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 static const char *const fst_names[] = { "roundrobin", "random", "sequential", NULL };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed",
 					  "hugepage", NULL };
@@ -74,19 +76,13 @@ static int parse_size(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* rw=: reads, writes and mixes (SPEC 10); fio's trims are not supported. */
+/* rw=: reads, writes and mixes (SPEC 10), and fio's trims. */
 static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
-	static const char *const trims[] = { "trim", "randtrim", "trimwrite", "randtrimwrite", NULL };
 	const char *colon = NULL, *full = val;
 	char base[32];
 	int v;
-
-	for (int i = 0; val && trims[i]; i++)
-		if (!strcmp(val, trims[i]))
-			return opt_fail(c, val, e, "fio's trims are not supported; expected read, "
-					"randread, write, randwrite, rw (readwrite) or randrw");
 	/* fio's offset modifier, rw=randread:8 or rw=read:-8k (optshape.c). */
 	if (val && (colon = strchr(val, ':'))) {
 		snprintf(base, sizeof(base), "%.*s", (int)(colon - val), val);
@@ -161,12 +157,16 @@ static int parse_verify(struct job *j, const struct option_def *o, const char *v
 		j->verify = (enum verify_mode)m;
 		return 0;
 	}
-	if (val && (!strcmp(val, "pattern") || !strcmp(val, "null")))
+	if (val && !strcmp(val, "pattern")) {
+		j->verify = VERIFY_PATTERN;
+		return 0;
+	}
+	if (val && !strcmp(val, "null"))
 		return opt_fail(c, val, e, "%s is an fio option value faultline does not "
 				"support: faultline's blocks carry their own header and checksum", val);
 	return opt_fail(c, val, e, "expected 0, crc32c (crc32c-intel), crc64, crc32, crc16, crc7, "
 			"md5, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, "
-			"xxhash or meta");
+			"xxhash, meta or pattern");
 }
 
 static int parse_ioengine(struct job *j, const struct option_def *o, const char *val,
@@ -541,7 +541,8 @@ const struct option_def option_table[] = {
 	  .values = rw_names, .parse = parse_rw,
 	  .help = "sequential or random reads, writes, or a mix of both (rw, randrw; rwmixread)" },
 	{ .name = "bs", .aliases = "blocksize", .type = OPT_SIZE, .off = OFF(bs), .def = "4k",
-	  .min = 1, .max = BS_MAX, .help = "request size" },
+	  .min = 1, .max = BS_MAX, .parse = optshape_bs, .syntax = "size[,size[,size]]",
+	  .help = "request size; READS,WRITES,TRIMS as fio (a size not ended by a comma holds for the directions after it)" },
 	{ .name = "ioengine", .type = OPT_CUSTOM, .off = OFF(ioengine), .def = "psync",
 	  .parse = parse_ioengine, .syntax = "engine (--cmdhelp=ioengine)",
 	  .help = "how bytes arrive: mmap, psync, io_uring, libaio, null, bufpool (sync and pread mean psync)" },
@@ -660,7 +661,7 @@ const struct option_def option_table[] = {
 	  .syntax = "0|1|none|dsync|sync",
 	  .help = "write jobs open targets O_DSYNC (1, dsync) or O_SYNC (sync); refused with mmap" },
 	{ .name = "verify", .type = OPT_CUSTOM, .off = OFF(verify), .def = "0", .parse = parse_verify,
-	  .syntax = "0|crc32c|crc64|crc32|crc16|crc7|md5|sha1|sha256|sha512|sha3-*|xxhash|meta",
+	  .syntax = "0|crc32c|crc64|crc32|crc16|crc7|md5|sha1|sha256|sha512|sha3-*|xxhash|meta|pattern",
 	  .help = "read back every block the job wrote at its end, checked with this checksum (fio's names), count mismatches" },
 	{ .name = "allow_destructive", .type = OPT_BOOL, .off = OFF(allow_destructive), .def = "0",
 	  .help = "let a write job write a block device that carries a filesystem, partition table or RAID signature" },
@@ -722,6 +723,8 @@ const struct option_def option_table[] = {
 	OPTIO_TABLE
 	OPTIO_PRIO_TABLE
 	OPTIO_VERIFY_TABLE
+	OPTVERIFY_TABLE
+	OPTQUEUE_TABLE
 };
 
 const size_t option_count = sizeof(option_table) / sizeof(option_table[0]);

@@ -179,6 +179,59 @@ int optshape_bssplit(struct job *j, const struct option_def *o, const char *val,
 	return set_str(j, o, val, c, e);
 }
 
+/* ---- bs per direction ------------------------------------------------- */
+
+/* fio's default block size, for a direction left empty (bs=,8k). */
+#define BS_DEFAULT 4096
+
+int optshape_bs(struct job *j, const struct option_def *o, const char *val,
+		const struct option_ctx *c, struct err *e)
+{
+	uint64_t v[3] = { BS_DEFAULT, BS_DEFAULT, BS_DEFAULT };
+	const char *p = val;
+	unsigned n = 0;
+
+	if (!val || !*val)
+		return opt_fail(c, val, e, "needs a size (bs=4k, or bs=READS,WRITES,TRIMS)");
+	for (; n < 3; n++) {
+		size_t len = strcspn(p, ",");
+		char part[PART_MAX];
+
+		if (len >= sizeof(part))
+			return opt_fail(c, val, e, "expected a size, or READS,WRITES,TRIMS");
+		memcpy(part, p, len);
+		part[len] = '\0';
+		if (len && size_of(c, c->key ? c->key : "bs", part, &v[n], e))
+			return -EINVAL;
+		if (v[n] < (uint64_t)o->min)
+			return opt_fail(c, val, e, "must be at least %lld", o->min);
+		if (v[n] > (uint64_t)o->max)
+			return opt_fail(c, val, e, "must be at most 1g");
+		if (!p[len]) {
+			/* not ended by a comma: the value holds for the rest */
+			for (unsigned k = n + 1; k < 3; k++)
+				v[k] = v[n];
+			break;
+		}
+		p += len + 1;
+		if (n == 2)
+			return opt_fail(c, val, e, "at most three sizes: reads, writes, trims");
+	}
+	j->bs = v[0];
+	j->bs_write = v[1] != v[0] ? v[1] : 0;
+	j->bs_trim = v[2] != v[1] ? v[2] : 0;
+	return 0;
+}
+
+void optshape_resolve(struct job *j)
+{
+	struct job_dir *w = &j->dir[JOB_DIR_WRITE];
+	uint64_t v = job_trims(j) && j->bs_trim ? j->bs_trim : j->bs_write;
+
+	if (v && !w->nsplit && !w->bs_min)
+		w->bs_min = w->bs_max = v;
+}
+
 /* ---- bsrange, blockalign ---------------------------------------------- */
 
 int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
@@ -191,7 +244,8 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 		return opt_fail(c, val, e, "expected min-max, e.g. 1k-16k (a second range after "
 				"a comma is for writes)");
 	for (unsigned d = 0; d < 2; d++) {
-		char *dash = strchr(parts[d], '-');
+		/* fio's separator is '-', or ':' where there is none (t0002) */
+		char *dash = strchr(parts[d], '-') ? strchr(parts[d], '-') : strchr(parts[d], ':');
 		uint64_t lo, hi;
 
 		if (!given[d])
@@ -615,6 +669,21 @@ int optshape_fmt(const struct job *j, const struct option_def *o, char *buf, siz
 
 	if (o->parse == optshape_usec) {
 		optval_fmt_time(buf, len, *(const uint64_t *)((const char *)j + o->off));
+		return 1;
+	}
+	if (o->parse == optshape_bs) {
+		char r[32], w[32], t[32];
+		uint64_t wv = j->bs_write ? j->bs_write : j->bs;
+
+		optval_fmt_size(r, sizeof(r), j->bs);
+		optval_fmt_size(w, sizeof(w), wv);
+		optval_fmt_size(t, sizeof(t), j->bs_trim ? j->bs_trim : wv);
+		if (j->bs_trim)
+			snprintf(buf, len, "%s,%s,%s", r, w, t);
+		else if (j->bs_write)
+			snprintf(buf, len, "%s,%s", r, w);
+		else
+			snprintf(buf, len, "%s", r);
 		return 1;
 	}
 	if (o->parse == optshape_coe) {

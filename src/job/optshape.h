@@ -25,6 +25,13 @@
 
 int optshape_bssplit(struct job *j, const struct option_def *o, const char *val,
 		     const struct option_ctx *c, struct err *e);
+/* bs=R[,W[,T]], fio's: a value not ended by a comma holds for the
+ * directions after it; an empty one is 4k. */
+int optshape_bs(struct job *j, const struct option_def *o, const char *val,
+		const struct option_ctx *c, struct err *e);
+/* After a section is parsed: bs's write (or, for a trim job, trim) size
+ * into the write direction, unless bsrange or bssplit say otherwise. */
+void optshape_resolve(struct job *j);
 int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 		     const struct option_ctx *c, struct err *e);
 int optshape_blockalign(struct job *j, const struct option_def *o, const char *val,

@@ -339,6 +339,20 @@ void hist_stage_free(struct hist_stage *sg)
 	memset(sg, 0, sizeof(*sg));
 }
 
+uint64_t hist_stage_max(const struct hist_stage *sg)
+{
+	unsigned hi;
+	uint64_t v;
+
+	if (!sg->n)
+		return 0;
+	hi = sg->bucket[sg->n - 1];
+	v = hist_bucket_high(hi);
+	if (sg->max < v && sg->max >= hist_bucket_low(hi))
+		v = sg->max;
+	return v;
+}
+
 uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum)
 {
 	struct hist_stage sg = { 0 };

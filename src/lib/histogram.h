@@ -138,6 +138,10 @@ uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg,
  * under way (the sampler) reserves HIST_BUCKETS, and hist_take then never
  * grows it. 0 or -ENOMEM. */
 int hist_stage_reserve(struct hist_stage *sg, unsigned cap);
+/* The largest value of the interval @sg held (its highest grown bucket's
+ * bound, exact where the source's own maximum lies in that bucket, as
+ * hist_commit's extremes), still valid after hist_commit; 0 when none. */
+uint64_t hist_stage_max(const struct hist_stage *sg);
 void hist_stage_free(struct hist_stage *sg);
 
 /* Empty @h as hist_init does, writing only the buckets between its min

@@ -13,8 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads first, then the writes and mixes of SPEC 10 (job_writes()). */
-enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW };
+/* Reads first, then the writes and mixes of SPEC 10 (job_writes()), then
+ * fio's trims (job_trims(); they change the target, so job_writes()
+ * holds for them too: safety checks, O_RDWR, the writing loops' state). */
+enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW,
+	       RW_TRIM, RW_RANDTRIM, RW_TRIMWRITE, RW_RANDTRIMWRITE };
 enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
 enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
@@ -42,10 +45,16 @@ enum verify_mode { VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC64, VERIFY_CRC32, VERIF
 		   VERIFY_CRC7, VERIFY_MD5, VERIFY_SHA1, VERIFY_SHA256, VERIFY_SHA512,
 		   VERIFY_SHA3_224, VERIFY_SHA3_256, VERIFY_SHA3_384, VERIFY_SHA3_512,
 		   VERIFY_XXHASH, VERIFY_MODES };
+/* verify=pattern (or verify_pattern alone, as fio): blocks hold
+ * verify_pattern and no header, and are checked byte for byte. Never a
+ * header's type byte, so it sits past the checksums. */
+#define VERIFY_PATTERN ((enum verify_mode)VERIFY_MODES)
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
 enum dedupe_mode { DEDUPE_REPEAT, DEDUPE_WORKING_SET };
+/* log_window_value: what a log entry of a window holds (fio's). */
+enum log_window { LOG_WINDOW_AVG, LOG_WINDOW_MAX, LOG_WINDOW_BOTH };
 
 /* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
 #define JOB_BSSPLIT_MAX	64
@@ -186,6 +195,10 @@ struct job {
 	char *rate_min;
 	char *rate_iops_min;
 	bool bs_unaligned;
+	/* bs=R,W,T (fio's per-direction sizes): the writes' and trims' when
+	 * they differ from bs (0: bs; a trim job's writes and trims take T,
+	 * optshape_resolve). */
+	uint64_t bs_write, bs_trim;
 	unsigned seq_nr;		/* rw=randread:N: a new random offset every N requests (1) */
 	int64_t seq_add;		/* rw=read:N: bytes skipped (or, negative, stepped back) after each request */
 	enum rw_seq_mode rw_seq;
@@ -249,6 +262,7 @@ struct job {
 	unsigned ignore_nr[3];
 	int ignore_err[3][JOB_IGNORE_MAX];
 	char *ignore_error;		/* as written */
+	bool error_dump;		/* each error gone on after is in the summary */
 	bool latency;
 
 	/* Placement. NULL = not set. */
@@ -285,6 +299,8 @@ struct job {
 	unsigned log_avg_msec;
 	bool per_job_logs;		/* <prefix>_bw.<thread>.log, else <prefix>_bw.log */
 	bool log_offset;		/* the offset column (always 0: entries are averages) */
+	int log_window_value;		/* LOG_WINDOW_*: an entry's mean, maximum or both */
+	bool log_issue_time;		/* latency logs' issue-time column (0: averages) */
 
 	/* Writes and durability (SPEC 10; writes.c, verify.c). */
 	unsigned rwmixread;		/* % of a mixed job's requests that read */
@@ -298,6 +314,19 @@ struct job {
 	bool verify_write_sequence;	/* fio's; accepted (job/optio.h says what it means here) */
 	bool verify_fatal;		/* the read-back stops at the first mismatch */
 	bool verify_dump;		/* each bad block read is written to a file */
+	/* fio's verify phases (job/optverify.h says what each means here). */
+	bool do_verify;			/* check what was written or read (1); 0: stamp only */
+	bool experimental_verify;	/* fio's; the same check here */
+	bool verify_state_save;		/* a write job leaves a state file of what it wrote */
+	bool verify_state_load;		/* a read job checks only what a state file names */
+	unsigned verify_backlog;	/* check after every N blocks written; 0: at the end */
+	unsigned verify_backlog_batch;	/* blocks checked each time (0: verify_backlog) */
+	/* fio's reaping and ordering in flight (job/optqueue.h). */
+	unsigned iodepth_batch_complete_min;	/* a reap waits for this many (1; 0: polls) */
+	unsigned iodepth_batch_complete_max;	/* and takes at most this many (0: iodepth) */
+	bool serialize_overlap;		/* no two overlapping requests of a thread in flight */
+	char *verify_pattern;		/* fio's pattern syntax (workload/pattern.h), as written */
+	char *buffer_pattern;		/* the same, filling written blocks without verify */
 	bool allow_destructive;		/* write a block device that carries data */
 	/* fio's write buffer contents (workload/content.h); 0: faultline's
 	 * fresh stamped blocks. */
@@ -334,22 +363,42 @@ struct job {
 /* What a job's rw= asks for. */
 static inline bool job_rw_random(enum rw_mode rw)
 {
-	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
+	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW || rw == RW_RANDTRIM ||
+	       rw == RW_RANDTRIMWRITE;
 }
 
+/* The job changes its targets: writes, mixes and trims. */
 static inline bool job_writes(const struct job *j)
 {
 	return j->rw >= RW_WRITE;
 }
 
-static inline bool job_reads(const struct job *j)
-{
-	return j->rw <= RW_RANDREAD || j->rw >= RW_RW;
-}
-
 static inline bool job_mixed(const struct job *j)
 {
-	return j->rw >= RW_RW;
+	return j->rw == RW_RW || j->rw == RW_RANDRW;
+}
+
+static inline bool job_reads(const struct job *j)
+{
+	return j->rw <= RW_RANDREAD || job_mixed(j);
+}
+
+/* fio's trims: rw=trim, randtrim, trimwrite, randtrimwrite. */
+static inline bool job_trims(const struct job *j)
+{
+	return j->rw >= RW_TRIM;
+}
+
+/* trimwrite, randtrimwrite: each block trimmed, then written. */
+static inline bool job_trimwrites(const struct job *j)
+{
+	return j->rw >= RW_TRIMWRITE;
+}
+
+/* Whether the job writes data (not only trims). */
+static inline bool job_writes_data(const struct job *j)
+{
+	return job_writes(j) && (!job_trims(j) || job_trimwrites(j));
 }
 
 /* Direction @d's smallest and largest request (bs unless bsrange or
@@ -395,6 +444,19 @@ static inline bool job_paced(const struct job *j)
 		if (j->dir[d].rate || j->dir[d].rate_iops)
 			return true;
 	return false;
+}
+
+/* verify= with do_verify: written blocks are read back, read blocks
+ * checked as they arrive. verify= alone only stamps the checksum. */
+static inline bool job_verifies(const struct job *j)
+{
+	return j->verify != VERIFY_NONE && j->do_verify;
+}
+
+/* A read-only job that checks every block it reads (fio's read verify). */
+static inline bool job_read_verifies(const struct job *j)
+{
+	return job_verifies(j) && !job_writes(j);
 }
 
 /* A flush policy is set: some flush requests will be issued. */

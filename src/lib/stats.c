@@ -36,6 +36,7 @@ void stats_init_writes(struct thread_stats *st)
 {
 	hist_init(&st->wlat);
 	hist_init(&st->slat);
+	hist_init(&st->tlat);
 }
 
 void stats_arena_destroy(struct stats_arena *a)

@@ -23,6 +23,9 @@
  * job could not start): the message says it all. */
 #define WORKER_ERROR_SETUP 0xffffffffu
 
+/* error_dump: errors gone on after that a worker keeps each of. */
+#define STATS_ERR_KEEP 16
+
 /* Why a worker stopped early; 0 = it did not. */
 struct worker_error {
 	int code;			/* positive errno (EIO, ENXIO, EFAULT for SIGBUS...) */
@@ -111,9 +114,20 @@ struct thread_stats {
 	/* continue_on_error: the errors the worker counted and went on
 	 * after, and the first of them (positive errno, target, offset). */
 	uint64_t io_errors;
+	/* Trims completed (fio's trim direction): a system call each, off
+	 * the hot line. */
+	uint64_t tops, tbytes;
 	int first_error;
 	unsigned first_error_target;
 	uint64_t first_error_off;
+	/* error_dump: the first STATS_ERR_KEEP of them, each (the rest are
+	 * only counted). */
+	struct stats_errrec {
+		int err;		/* positive errno */
+		unsigned target;
+		uint64_t off;
+		uint8_t op;		/* enum io_op */
+	} errs[STATS_ERR_KEEP];
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
 	pid_t pid;			/* process the worker runs in */
 	/* The thread's own fault counters (getrusage RUSAGE_THREAD) when its
@@ -167,6 +181,7 @@ struct thread_stats {
 	 * pages of them stay unallocated zero pages. */
 	struct hist wlat;
 	struct hist slat;
+	struct hist tlat;		/* trims: a write job's, as wlat */
 } __attribute__((aligned(CACHELINE)));
 
 /* Publication: a store that makes everything the writer did before it

@@ -174,6 +174,9 @@ static void put_job(struct msg *m, const struct job_result *jr)
 		put_u64(m, jr->w->syncs);
 		put_hist(m, &jr->w->lat);
 		put_hist(m, &jr->w->sync_lat);
+		put_u64(m, jr->w->trims);
+		put_u64(m, jr->w->trim_bytes);
+		put_hist(m, &jr->w->trim_lat);
 	}
 }
 
@@ -216,6 +219,9 @@ static void get_job(struct rd *rd, struct rjob *j)
 		j->w.syncs = get_u64(rd);
 		get_hist(rd, &j->w.lat);
 		get_hist(rd, &j->w.sync_lat);
+		j->w.trims = get_u64(rd);
+		j->w.trim_bytes = get_u64(rd);
+		get_hist(rd, &j->w.trim_lat);
 		/* Who wrote its data (issue 28) is not sent: null, said so. */
 		j->r.wb.state = WB_UNREAD;
 		snprintf(j->r.wb.why, sizeof(j->r.wb.why), "not sent between ranks: the rank's own run has it");
@@ -251,6 +257,7 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 		memset(w, 0, sizeof(*w));
 		hist_init(&w->lat);
 		hist_init(&w->sync_lat);
+		hist_init(&w->trim_lat);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct job_result *r = in[i];
@@ -278,6 +285,9 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 			w->syncs += r->w->syncs;
 			merge_nonempty(&w->lat, &r->w->lat);
 			merge_nonempty(&w->sync_lat, &r->w->sync_lat);
+			w->trims += r->w->trims;
+			w->trim_bytes += r->w->trim_bytes;
+			merge_nonempty(&w->trim_lat, &r->w->trim_lat);
 		}
 	}
 	/* As collect_job reports an empty histogram. */
@@ -288,6 +298,8 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 			w->lat.min = 0;
 		if (!w->sync_lat.n)
 			w->sync_lat.min = 0;
+		if (!w->trim_lat.n)
+			w->trim_lat.min = 0;
 		out->w = w;
 	}
 	/* Each rank's split is its own file's: no sum of them is made. */

@@ -203,9 +203,19 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 
 /* One line, as fio's flush_samples() writes an averaged entry: block
  * size and offset 0, priority 0 (log_prio: @prio). */
-static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint64_t v,
-		     unsigned dir, unsigned prio)
+/* An entry's value columns: log_window_value=max puts @max in the
+ * value column, both puts @v and then @max, as fio's val0 and val1. */
+struct logval {
+	uint64_t v, max;
+	const struct job *j;
+	bool issue;		/* log_issue_time's column (a latency log) */
+};
+
+static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms,
+		     const struct logval *lv, unsigned dir, unsigned prio)
 {
+	const int win = lv->j->log_window_value;
+	char vals[48], tail[24] = "";
 	struct logfile *f;
 	int n;
 
@@ -214,12 +224,21 @@ static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms, uint
 	f = &l->files[idx];
 	if (f->broken)
 		return;
-	if (offset)
-		n = fprintf(f->f, "%llu, %llu, %u, 0, 0, %u\n", (unsigned long long)t_ms,
-			    (unsigned long long)v, dir, prio);
+	if (win == LOG_WINDOW_BOTH)
+		snprintf(vals, sizeof(vals), "%llu, %llu", (unsigned long long)lv->v,
+			 (unsigned long long)lv->max);
 	else
-		n = fprintf(f->f, "%llu, %llu, %u, 0, %u\n", (unsigned long long)t_ms,
-			    (unsigned long long)v, dir, prio);
+		snprintf(vals, sizeof(vals), "%llu",
+			 (unsigned long long)(win == LOG_WINDOW_MAX ? lv->max : lv->v));
+	/* an averaged entry's issue time is 0, as its offset (fio's too) */
+	if (lv->issue && lv->j->log_issue_time)
+		snprintf(tail, sizeof(tail), ", 0");
+	if (offset)
+		n = fprintf(f->f, "%llu, %s, %u, 0, 0, %u%s\n", (unsigned long long)t_ms, vals, dir,
+			    prio, tail);
+	else
+		n = fprintf(f->f, "%llu, %s, %u, 0, %u%s\n", (unsigned long long)t_ms, vals, dir,
+			    prio, tail);
 	if (n < 0) {
 		f->broken = true;
 		say(l, "fio log %s: write failed: %s; no more entries", f->path, strerror(errno));
@@ -241,18 +260,22 @@ static void put_entries(struct fiolog *l, struct job_logs *jl, unsigned t, unsig
 
 	if (!ops)
 		return;
+	struct logval lv = { .j = jl->job };
+
 	if (whole) {
-		put_line(l, jl->file[LOG_BW * jl->nthreads + t], off, t_ms,
-			 (uint64_t)((double)a->bytes / 1024.0 / secs), d, prio);
-		put_line(l, jl->file[LOG_IOPS * jl->nthreads + t], off, t_ms,
-			 (uint64_t)((double)ops / secs), d, prio);
+		/* one rate per window: its maximum is itself */
+		lv.v = lv.max = (uint64_t)((double)a->bytes / 1024.0 / secs);
+		put_line(l, jl->file[LOG_BW * jl->nthreads + t], off, t_ms, &lv, d, prio);
+		lv.v = lv.max = (uint64_t)((double)ops / secs);
+		put_line(l, jl->file[LOG_IOPS * jl->nthreads + t], off, t_ms, &lv, d, prio);
 	}
 	if (!n)
 		return;
-	put_line(l, jl->file[LOG_LAT * jl->nthreads + t], off, t_ms,
-		 (a->lat_sum_ns + n / 2) / n, d, prio);
-	put_line(l, jl->file[LOG_CLAT * jl->nthreads + t], off, t_ms,
-		 (a->lat_sum_ns + n / 2) / n, d, prio);
+	lv.v = (a->lat_sum_ns + n / 2) / n;
+	lv.max = a->lat_max_ns;
+	lv.issue = true;
+	put_line(l, jl->file[LOG_LAT * jl->nthreads + t], off, t_ms, &lv, d, prio);
+	put_line(l, jl->file[LOG_CLAT * jl->nthreads + t], off, t_ms, &lv, d, prio);
 }
 
 static void flush_window(struct fiolog *l, struct job_logs *jl, uint64_t t_ms, bool whole)
@@ -315,6 +338,8 @@ void fiolog_interval(struct fiolog *l, unsigned job, uint64_t t_ms, uint64_t dt_
 			jl->acc[t].dir[d].bytes += th[t].dir[d].bytes;
 			jl->acc[t].dir[d].lat_n += th[t].dir[d].lat_n;
 			jl->acc[t].dir[d].lat_sum_ns += th[t].dir[d].lat_sum_ns;
+			if (th[t].dir[d].lat_max_ns > jl->acc[t].dir[d].lat_max_ns)
+				jl->acc[t].dir[d].lat_max_ns = th[t].dir[d].lat_max_ns;
 			for (unsigned i = 0; jl->split && i < jl->prio.n; i++) {
 				struct fiolog_dirsample *a = &jl->acc[t].prio[d][i];
 				const struct fiolog_dirsample *b = &th[t].prio[d][i];

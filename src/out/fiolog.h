@@ -46,6 +46,7 @@ struct fiolog_dirsample {
 	uint64_t ops, bytes;
 	uint64_t lat_n;		/* requests timed (latency=1) */
 	uint64_t lat_sum_ns;	/* their latencies, summed */
+	uint64_t lat_max_ns;	/* the largest (log_window_value=max, both) */
 };
 
 /* One worker's share of one interval, per direction; with log_prio and

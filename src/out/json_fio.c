@@ -261,7 +261,7 @@ static void dir_view(const struct job_result *jr, unsigned dir, struct dir_view 
 			.ops = jr->ops, .bytes = jr->bytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
 			.iops = &jr->read_iops, .bw = &jr->read_bw,
 		};
-	else if (dir == DIR_WRITE && w)
+	else if (dir == DIR_WRITE && w && job_writes(jr->job))
 		*d = (struct dir_view){
 			.ops = w->ops, .bytes = w->bytes, .lat_ok = jr->lat_ok, .lat = &w->lat,
 			.iops = &jr->write_iops, .bw = &jr->write_bw,
@@ -586,7 +586,12 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	dir_view(jr, DIR_WRITE, &d);
 	put(o, "write", direction_object(&d, group_bytes_s(r, idx, DIR_WRITE), with_bins));
 	d = (struct dir_view){ 0 };
-	put(o, "trim", direction_object(&d, 0, false));
+	/* fio's trims: counts and latency, no per-interval series */
+	if (jr->w && job_trims(jr->job))
+		d = (struct dir_view){ .ops = jr->w->trims, .bytes = jr->w->trim_bytes,
+				       .lat_ok = jr->lat_ok, .lat = &jr->w->trim_lat,
+				       .runtime_ns = jr->w->trim_bytes ? jr->runtime_ns : 0 };
+	put(o, "trim", direction_object(&d, 0, with_bins));
 	put(o, "sync", sync_object(jr, with_bins));
 	put(o, "job_runtime", ju64(ns_to_ms(jr->thread_ns)));
 	put_cpu(o, jr);

@@ -43,7 +43,8 @@
 /* Digits enough that 1.07 prints as 1.07 and iops keeps 15 figures. */
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };

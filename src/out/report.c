@@ -34,7 +34,8 @@
 #include "workload/checksum.h"
 #include "workload/verify.h"
 
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 static const char *const touch_names[] = { "copy", "page", "stride", "all" };
 static const char *const madv_names[] = { "normal", "random", "sequential", "willneed", "hugepage" };
 static const char *const fadv_names[] = { "normal", "random", "sequential" };
@@ -259,7 +260,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 		else
 			fprintf(f, ": read %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
-		if (d->ok && jr->w)
+		if (d->ok && jr->w && job_writes(jr->job))
 			fprintf(f, ", wrote %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->write_bytes, 1024), d->write_ios);
 		if (n == 1) {
@@ -426,6 +427,26 @@ static void print_policy(FILE *f, const struct job *j)
 		fprintf(f, ", sync=%s", j->sync == SYNC_SYNC ? "sync (O_SYNC)" : "dsync (O_DSYNC)");
 }
 
+/* verify: what the read-back (or, in a job that only reads, the check of
+ * every block read) found. */
+static void print_verify(FILE *f, const struct job_result *jr)
+{
+	const struct write_result *w = jr->w;
+	const struct job *j = jr->job;
+
+	if (!w->verify)
+		return;
+	fprintf(f, "  verify: %" PRIu64 " blocks %s (%s), %" PRIu64 " mismatches%s\n",
+		w->verify_blocks, job_writes(j) ? "read back" : "checked as read",
+		checksum_name(j->verify), w->verify_bad,
+		w->verify_complete ? "" : " (not complete: the job stopped first)");
+	if (w->verify_bad)
+		fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
+			w->verify_first_target < jr->ntargets && jr->targets
+				? jr->targets[w->verify_first_target].path : "?",
+			w->verify_first_off, verify_code_name(w->verify_first_code));
+}
+
 /* Writes, flushes and the read-back of a job that writes. */
 static void print_writes(FILE *f, const struct job_result *jr)
 {
@@ -436,26 +457,29 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	double iops = jr->runtime_ns ? (double)w->ops / secs : 0, bw = jr->runtime_ns ? (double)w->bytes / secs : 0;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
 
-	fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
-		fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
-		fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
-	print_lat_of(f, jr->lat_ok, &w->lat);
+	if (job_trims(j)) {
+		double ti = jr->runtime_ns ? (double)w->trims / secs : 0;
+		double tb = jr->runtime_ns ? (double)w->trim_bytes / secs : 0;
+
+		fprintf(f, "  trim: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, ti), fmt_bytes(b2, tb, 1024), fmt_bytes(b3, tb, 1000),
+			fmt_bytes(b4, (double)w->trim_bytes, 1024), fmt_duration(b5, jr->runtime_ns),
+			w->trims);
+		print_lat_of(f, jr->lat_ok, &w->trim_lat);
+	}
+	if (job_writes_data(j)) {
+		fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
+			fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
+			fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
+		print_lat_of(f, jr->lat_ok, &w->lat);
+	}
 	if (job_flushes(j)) {
 		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
 			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
 			engine_flush_datasync(j) ? "fdatasync" : "fsync");
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
-	if (w->verify) {
-		fprintf(f, "  verify: %" PRIu64 " blocks read back (%s), %" PRIu64 " mismatches%s\n",
-			w->verify_blocks, checksum_name(j->verify), w->verify_bad,
-			w->verify_complete ? "" : " (not complete: the job stopped first)");
-		if (w->verify_bad)
-			fprintf(f, "    first bad block: %s offset %" PRIu64 ": %s\n",
-				w->verify_first_target < jr->ntargets && jr->targets
-					? jr->targets[w->verify_first_target].path : "?",
-				w->verify_first_off, verify_code_name(w->verify_first_code));
-	}
+	print_verify(f, jr);
 }
 
 /*
@@ -624,8 +648,10 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 			fmt_duration(b5, jr->runtime_ns), jr->ops);
 		print_lat(f, jr);
 	}
-	if (jr->w)
+	if (jr->w && job_writes(j))
 		print_writes(f, jr);
+	else if (jr->w)
+		print_verify(f, jr);
 	/* A paced job's latency is from the schedule (run/pace.h). */
 	if (job_paced(j) && jr->lat_ok)
 		fprintf(f, "    lat is from each request's due time (rate): a late start counts "
@@ -649,6 +675,12 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 			jr->io_errors, jr->io_errors ? "; the first: " : "",
 			jr->io_errors ? strerror(jr->first_error) : "", jr->io_errors ? " at " : "",
 			jr->io_errors ? jr->first_error_at : "");
+	/* error_dump (fio's default): each error gone on after, as kept */
+	for (unsigned i = 0; i < jr->ndumped; i++)
+		fprintf(f, "    error gone on after: %s\n", jr->dumped[i]);
+	if (jr->ndumped && jr->ndumped < jr->io_errors)
+		fprintf(f, "    (%" PRIu64 " more not kept: %u a thread)\n",
+			jr->io_errors - jr->ndumped, STATS_ERR_KEEP);
 	if (jr->error || jr->errmsg[0])
 		fprintf(f, "  error: %s (%s)\n",
 			jr->errmsg[0] ? jr->errmsg : strerror(jr->error),
@@ -751,15 +783,15 @@ static void print_table(FILE *f, const struct run_result *r)
 		snprintf(wiops, sizeof(wiops), "-");
 		snprintf(wmib, sizeof(wmib), "-");
 		snprintf(wp99, sizeof(wp99), "-");
-		if (jr->w && jr->runtime_ns) {
+		if (jr->w && job_writes(j) && jr->runtime_ns) {
 			double secs = (double)jr->runtime_ns / 1e9;
 
 			fmt_count(wiops, (double)jr->w->ops / secs);
 			snprintf(wmib, sizeof(wmib), "%.1f", (double)jr->w->bytes / secs / 1048576.0);
 		}
-		if (jr->w && jr->lat_ok && jr->w->lat.n)
+		if (jr->w && job_writes(j) && jr->lat_ok && jr->w->lat.n)
 			snprintf(wp99, sizeof(wp99), "%.1f", (double)hist_percentile(&jr->w->lat, 99) / 1e3);
-		else if (jr->w && !jr->lat_ok)
+		else if (jr->w && job_writes(j) && !jr->lat_ok)
 			snprintf(wp99, sizeof(wp99), "off");
 
 		fprintf(f, "%-*s  %-8s  %-9s  %5s  %7u  %7u  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",

@@ -68,6 +68,8 @@ struct write_result {
 	struct hist lat;		/* ns, merged over threads (valid with job_result.lat_ok) */
 	uint64_t syncs;			/* flushes: fsync, fdatasync, msync, end_fsync's */
 	struct hist sync_lat;
+	uint64_t trims, trim_bytes;	/* fio's trims (rw=trim...) */
+	struct hist trim_lat;
 	/* verify=crc32c: every block the job wrote, read back at its end. */
 	bool verify;
 	bool verify_complete;		/* every worker read all its blocks back */
@@ -135,6 +137,10 @@ struct job_result {
 	uint64_t io_errors;
 	int first_error;
 	char first_error_at[300];	/* "/x offset 123", "" */
+	/* error_dump: each error kept (STATS_ERR_KEEP a thread), as
+	 * "read /x offset 123: Input/output error"; NULL when none. */
+	char (*dumped)[360];
+	unsigned ndumped;
 
 	bool faults_ok;
 	uint64_t majflt, minflt;	/* the job's own threads */

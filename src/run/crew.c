@@ -203,6 +203,8 @@ static void *worker_main(void *arg)
 	sigbus_arm(&jb);
 	if (wk->loop)
 		loop_run(w);
+	else if (job_trims(wk->job))
+		worker_run_trim(w);
 	else if (job_writes(wk->job) && (wk->ops->flags & ENGINE_F_ASYNC))
 		worker_run_async_rw(w);
 	else if (job_writes(wk->job))
@@ -240,6 +242,7 @@ out_stop:
 	/* verify=crc32c: after the job's timed part, so its reads count in
 	 * no rate; the sampler has stopped giving the job rows. */
 	worker_verify(w);
+	worker_verify_end(w);
 out_exit:
 	/* Helpers first: they may still use the engine and the buffers. */
 	loop_worker_exit(w);

@@ -124,8 +124,9 @@ static int open_targets(struct job_run *jr, struct err *e)
 
 	if (jr->crew.wk.ops->flags & ENGINE_F_NO_TARGET) {
 		/* One virtual target so the generator has a region. A null
-		 * job with no size runs one TiB of requests per pass; a
-		 * replay's region reaches its furthest request. */
+		 * job with no size runs filesize x nrfiles (fio's size then),
+		 * else one TiB of requests per pass; a replay's region
+		 * reaches its furthest request. */
 		jr->ntargets = 1;
 		jr->targets = calloc(1, sizeof(*jr->targets));
 		if (!jr->targets)
@@ -133,7 +134,12 @@ static int open_targets(struct job_run *jr, struct err *e)
 		jr->targets[0].path = strdup("(null engine)");
 		jr->targets[0].fd = jr->targets[0].fd_direct = -1;
 		jr->targets[0].base = jr->replaying ? 0 : j->offset;
-		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size : 1ull << 40;
+		jr->targets[0].len = jr->replaying ? jr->replay.end[0] : j->size ? j->size :
+				     j->filesize ? j->filesize * j->nrfiles : 1ull << 40;
+		/* filecreate: a block of the requests' size per file */
+		if (jr->crew.wk.ops->flags & ENGINE_F_CREATES)
+			jr->targets[0].len = (uint64_t)engine_filecreate_files(j) *
+					     job_bs_min(j, job_writes(j) ? JOB_DIR_WRITE : JOB_DIR_READ);
 		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
 		return 0;
 	}
@@ -445,6 +451,15 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		wk->ej.depth *= job->loop;
 	/* A synchronous engine submits nothing: one request at a time. */
 	wk->batch = (wk->ops->flags & ENGINE_F_ASYNC) ? worker_batch_resolve(job, wk->ej.depth) : 1;
+	/* fio's: max below min is the min; faultline's unset max is the
+	 * whole depth, where fio's is the min */
+	wk->reap_min = job->iodepth_batch_complete_min < wk->ej.depth ? job->iodepth_batch_complete_min
+								    : wk->ej.depth;
+	wk->reap_max = job->iodepth_batch_complete_max ? job->iodepth_batch_complete_max : wk->ej.depth;
+	if (wk->reap_max < wk->reap_min)
+		wk->reap_max = wk->reap_min;
+	if (wk->reap_max > wk->ej.depth || !wk->reap_max)
+		wk->reap_max = wk->ej.depth;
 	c->nworkers = job->numjobs;
 	c->probe = job->cpu_probe ? &stats[wk->slots.probe] : NULL;
 
@@ -606,6 +621,9 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		if (ret)
 			goto fail;
 	}
+	ret = work_vstate_load(wk, c->workers, c->nworkers, e);
+	if (ret)
+		goto fail;
 	if (job->mem_limit) {
 		ret = check_mem_limit(jr, e);
 		if (ret)
@@ -822,6 +840,7 @@ void job_run_destroy(struct job_run *jr)
 
 	loop_destroy(c->wk.loop);
 	c->wk.loop = NULL;
+	work_vstate_free(&c->wk, c->nworkers);
 	if (c->workers) {
 		for (unsigned i = 0; i < c->nworkers; i++)
 			gen_free(&c->workers[i].gen);

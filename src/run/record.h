@@ -125,6 +125,8 @@ static inline void record_req(struct record *rc, const struct io_req *r)
 		op = IOLOG_WRITE;
 	else if (r->op == IO_FLUSH)
 		op = r->datasync ? IOLOG_DATASYNC : IOLOG_SYNC;
+	else if (r->op == IO_TRIM)
+		op = IOLOG_TRIM;
 	/* The latency clock (the TSC where it is usable): a clock_gettime
 	 * per request was a sixth of a logging worker's time. */
 	iolog_add(rc->log, latclock_ns(latclock_ticks() - rc->t0_ticks) / 1000, r->target - rc->tfirst, op,

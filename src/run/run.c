@@ -433,6 +433,28 @@ static void collect_runctl(struct run *r, unsigned j)
 	rc->ss_n = ss_window(ss, ss->lat, rc->ss_lat);
 }
 
+/* error_dump: thread @s's kept errors, each a line of the summary. A
+ * dump that cannot grow is cut short: the count stands without it. */
+static void keep_errors(struct job_result *res, const struct job_run *jr,
+			const struct thread_stats *s)
+{
+	static const char *const ops[] = { "read", "write", "flush", "trim" };
+	unsigned n = s->io_errors < STATS_ERR_KEEP ? (unsigned)s->io_errors : STATS_ERR_KEEP;
+	char (*d)[360] = realloc(res->dumped, (res->ndumped + n) * sizeof(*d));
+
+	if (!d)
+		return;
+	res->dumped = d;
+	for (unsigned i = 0; i < n; i++) {
+		const struct stats_errrec *e = &s->errs[i];
+
+		snprintf(d[res->ndumped++], sizeof(*d), "%s %s offset %llu: %s",
+			 e->op < 4 ? ops[e->op] : "request",
+			 e->target < jr->ntargets ? jr->targets[e->target].path : "?",
+			 (unsigned long long)e->off, strerror(e->err));
+	}
+}
+
 static void collect_job(struct run *r, unsigned j)
 {
 	const struct job_run *jr = &r->jrs[j];
@@ -476,6 +498,8 @@ static void collect_job(struct run *r, unsigned j)
 						jr->targets[s->first_error_target].path : "?",
 					 (unsigned long long)s->first_error_off);
 			}
+			if (jr->job->error_dump)
+				keep_errors(res, jr, s);
 			res->io_errors += s->io_errors;
 		}
 		if (s->failed && !res->error) {
@@ -509,7 +533,8 @@ static void collect_job(struct run *r, unsigned j)
 		res->probe_ok = true;
 		res->probe_per_s = (double)units * 1e9 / (double)res->runtime_ns;
 	}
-	if (job_writes(job))
+	/* A read job with verify has its checks' tally there too. */
+	if (job_writes(job) || job_read_verifies(job))
 		run_collect_writes(&r->jrs[j], &r->base[r->stat_first[j]], &r->res.jobs[j]);
 	res->ntargets = jr->ntargets;
 	res->targets = calloc(jr->ntargets ? jr->ntargets : 1, sizeof(*res->targets));
@@ -967,6 +992,7 @@ void run_destroy(struct run *r)
 		free(r->res.jobs[i].targets);
 		free(r->res.jobs[i].streams);
 		free(r->res.jobs[i].w);
+		free(r->res.jobs[i].dumped);
 		free(r->res.jobs[i].rc.ss_iops);
 		free(r->res.jobs[i].rc.ss_bw);
 		free(r->res.jobs[i].rc.ss_lat);

@@ -45,7 +45,8 @@ void run_collect_writes(const struct job_run *jr, const struct thread_stats *bas
 		return;
 	hist_init(&w->lat);
 	hist_init(&w->sync_lat);
-	w->verify = jr->job->verify != VERIFY_NONE;
+	hist_init(&w->trim_lat);
+	w->verify = job_verifies(jr->job);
 	w->verify_complete = w->verify;
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];
@@ -58,6 +59,10 @@ void run_collect_writes(const struct job_run *jr, const struct thread_stats *bas
 		hist_merge(&w->lat, &tmp);
 		hist_diff(&tmp, &s->slat, &b->slat);
 		hist_merge(&w->sync_lat, &tmp);
+		w->trims += s->tops - b->tops;
+		w->trim_bytes += s->tbytes - b->tbytes;
+		hist_diff(&tmp, &s->tlat, &b->tlat);
+		hist_merge(&w->trim_lat, &tmp);
 		if (!w->verify)
 			continue;
 		if (!STAT_LOAD(&s->verify_done))
@@ -74,6 +79,7 @@ void run_collect_writes(const struct job_run *jr, const struct thread_stats *bas
 	}
 	exact_extremes(&w->lat, c, offsetof(struct thread_stats, wlat));
 	exact_extremes(&w->sync_lat, c, offsetof(struct thread_stats, slat));
+	exact_extremes(&w->trim_lat, c, offsetof(struct thread_stats, tlat));
 	/* A block that did not read back as written fails the job (as fio's
 	 * verify does, with its errno EILSEQ), unless it failed already. */
 	if (w->verify_bad && !res->error && jr->job->continue_on_error != COE_VERIFY &&

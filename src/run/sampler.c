@@ -580,7 +580,7 @@ static bool reading_back(const struct sampler *s, unsigned j)
 {
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
-	if (sj->job->verify == VERIFY_NONE || !sj->nworkers)
+	if (!job_verifies(sj->job) || !sj->nworkers)
 		return false;
 	for (unsigned i = 0; i < sj->nworkers; i++)
 		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))

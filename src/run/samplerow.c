@@ -183,7 +183,8 @@ static const int8_t ev_cols[][2] = {
 };
 
 /* The CSV's rw column, by enum rw_mode. */
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 /* ---- per-thread faults ---------------------------------------------- */
 
@@ -428,6 +429,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 
 			js->share[i].dir[FIOLOG_READ].lat_n = n;
 			js->share[i].dir[FIOLOG_READ].lat_sum_ns = sum;
+			js->share[i].dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
 		}
 		if (ts->prev_w) {
 			uint64_t wo = ts->wops, wb = ts->wbytes, sy = ts->syncs;
@@ -448,6 +450,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 				if (i < sj->nworkers) {
 					js->share[i].dir[FIOLOG_WRITE].lat_n = n;
 					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = sum;
+					js->share[i].dir[FIOLOG_WRITE].lat_max_ns =
+						n ? hist_stage_max(&ts->stage[1]) : 0;
 				}
 				hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
 			}

@@ -130,6 +130,9 @@ static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io
 		st->first_error_target = r->target;
 		st->first_error_off = r->off;
 	}
+	if (st->io_errors < STATS_ERR_KEEP)
+		st->errs[st->io_errors] = (struct stats_errrec){ .err = err, .target = r->target,
+								 .off = r->off, .op = r->op };
 	STAT_STORE(&st->io_errors, st->io_errors + 1);
 	return true;
 }
@@ -153,6 +156,8 @@ static inline void consume(struct worker *w, const struct io_req *r)
 
 	if (r->data)
 		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+	if (__builtin_expect(w->rv != NULL, 0))
+		worker_read_check(w, r);
 }
 
 /* The engine's memory behind a consumed request goes back (bufpool's
@@ -377,7 +382,8 @@ void worker_run_async(struct worker *w)
 		/* Keep the queue full while there is work; drain at the end
 		 * so no buffer is freed under an in-flight read. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight : 1, depth, done);
+		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight :
+					worker_reap_min(w, inflight), wk->reap_max, done);
 		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
@@ -479,12 +485,21 @@ static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, 
 		off = writes_place(&w->wr, tgt, off);
 	r->op = IO_WRITE;
 	r->off = off;
-	if (__builtin_expect(w->content.on, 0))
+	if (__builtin_expect(w->pat != NULL, 0))
+		worker_pattern_write(w, r);
+	else if (__builtin_expect(w->content.on, 0))
 		content_fill(&w->content, r->wbuf, r->len);
 	else if (__builtin_expect(w->wr.sum != 0, 0))
 		blockdata_stamp_sum(r->wbuf, r->len, off, ++w->wr.gen, w->wr.sum);
 	else
 		blockdata_stamp(r->wbuf, r->len, off, ++w->wr.gen);
+	if (__builtin_expect(w->bl != NULL, 0) && worker_backlog_note(w, r))
+		w->bl_due = true;
+}
+
+void worker_prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
+{
+	prep_write(w, r, tgt, off);
 }
 
 /*
@@ -668,6 +683,8 @@ void worker_run_sync_rw(struct worker *w)
 		stat_add(&st->wops, 1);
 		stat_add(&st->wbytes, len);
 		late = req_clock_done(&clk, &st->wlat);
+		if (__builtin_expect(w->bl_due, 0))
+			worker_backlog_check(w);
 		/* The flush follows its write whatever the clock says, so
 		 * a run always ends with floor(writes / N) of them. */
 		if (flush_due(ws) && !flush_dirty(w, r, lat, &clk.t0))
@@ -699,6 +716,8 @@ void worker_run_async_rw(struct worker *w)
 	int lsync = -1;			/* a replay: the target of a logged sync, flushed
 					 * once nothing is in flight (lsync_ds: datasync) */
 	bool lsync_ds = false;
+	struct io_req *ser_r = NULL;	/* serialize_overlap: prepared, waiting for the
+					 * requests in flight to complete */
 	bool more = true, stopping = false;
 	uint64_t t;
 	int ret;
@@ -719,6 +738,8 @@ void worker_run_async_rw(struct worker *w)
 	for (;;) {
 		if (!stopping && (should_stop(w) || now_ns() >= deadline))
 			stopping = true;
+		if (w->bl_due && !inflight && !st->failed)
+			worker_backlog_check(w);
 		if (drain && !inflight) {
 			/* Everything before the flush has completed: it now
 			 * covers exactly those writes. */
@@ -741,16 +762,28 @@ void worker_run_async_rw(struct worker *w)
 		}
 		/* Flushes already decided are queued even when stopping:
 		 * they belong to writes already issued. */
-		if (nfree && (nfq || (!stopping && more && !drain && lsync < 0))) {
+		if ((nfree || ser_r) && (nfq || ser_r || (!stopping && more && !drain && !w->bl_due && lsync < 0))) {
 			t = lat ? now_ns() : 0;
-			while (nfree) {
+			while (nfree || ser_r) {
 				struct io_req *r;
 				unsigned tgt;
 				uint64_t off;
 				uint32_t len;
 				bool wr;
 
-				if (nfq) {
+				if (ser_r) {
+					/* prepared already (placed, stamped): issued
+					 * once nothing is in flight, stopping or not */
+					if (inflight || st->failed) {
+						if (st->failed)	/* never issued: its slot is free */
+							freeslots[nfree++] = ser_r->slot;
+						ser_r = st->failed ? NULL : ser_r;
+						break;
+					}
+					r = ser_r;
+					ser_r = NULL;
+					wr = r->op == IO_WRITE;
+				} else if (nfq) {
 					r = &w->et.reqs[freeslots[--nfree]];
 					r->op = IO_FLUSH;
 					r->datasync = engine_flush_datasync(wk->job);
@@ -762,7 +795,7 @@ void worker_run_async_rw(struct worker *w)
 					nfq--;
 					wr = false;
 				} else {
-					if (stopping || !more || drain || lsync >= 0)
+					if (stopping || !more || drain || w->bl_due || lsync >= 0)
 						break;
 					if (__builtin_expect(w->rec.rp != NULL, 0)) {
 						/* A replay: what the log says, in its order. */
@@ -817,6 +850,11 @@ void worker_run_async_rw(struct worker *w)
 					}
 					if (__builtin_expect(wk->prio.on, 0))
 						prio_req(w, r, wr);
+					if (__builtin_expect(w->sermap != NULL, 0) && inflight &&
+					    worker_overlaps(w, r)) {
+						ser_r = r;
+						break;
+					}
 				}
 				record_req(&w->rec, r);
 				worker_note(w, r);
@@ -849,6 +887,8 @@ void worker_run_async_rw(struct worker *w)
 					freeslots[nfree++] = r->slot;
 				} else {
 					inflight++;
+					if (w->sermap)
+						w->sermap[r->slot] = 1;
 				}
 				if (wr && flush_due(ws)) {
 					if (ordered) {
@@ -872,7 +912,7 @@ void worker_run_async_rw(struct worker *w)
 			}
 		}
 		if (!inflight) {
-			if (drain && !st->failed)
+			if ((drain || w->bl_due) && !st->failed)
 				continue;
 			if (stopping || !more)
 				break;
@@ -881,8 +921,9 @@ void worker_run_async_rw(struct worker *w)
 		/* Keep the queue full while there is work; drain when
 		 * stopping or before an unordered flush. */
 		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || drain || lsync >= 0 || w->pace.drain) ? inflight : 1,
-				depth, done);
+		ret = ops->reap(&w->et, (stopping || !more || drain || w->bl_due || lsync >= 0 ||
+					 ser_r || w->pace.drain) ? inflight : worker_reap_min(w, inflight),
+				wk->reap_max, done);
 		w->pace.drain = false;
 		pending = 0;
 		if (ret >= 0)
@@ -901,6 +942,8 @@ void worker_run_async_rw(struct worker *w)
 
 			inflight--;
 			freeslots[nfree++] = r->slot;
+			if (w->sermap)
+				w->sermap[r->slot] = 0;
 			if (stopping && st->failed)
 				continue;
 			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
@@ -925,7 +968,7 @@ out_leak:
 	free(fq);
 }
 
-/* ---- verify=crc32c ---------------------------------------------------- */
+/* ---- the end of a loop ------------------------------------------------ */
 
 void worker_iolog_close(struct worker *w)
 {
@@ -934,32 +977,4 @@ void worker_iolog_close(struct worker *w)
 
 	if (ret && !w->st->failed)
 		worker_fail(w, ret, w->tfirst, 0, e.msg);
-}
-
-void worker_verify(struct worker *w)
-{
-	const struct engine_job *ej = &w->wk->ej;
-	struct writes *ws = &w->wr;
-	struct thread_stats *st = w->st;
-	struct verify_tally t = { 0 };
-	bool complete = true;
-
-	if (!ws->verify || !w->vbuf || st->failed)
-		return;
-	for (unsigned i = 0; i < ws->ntargets && complete && !(t.bad && w->wk->job->verify_fatal); i++) {
-		const struct target *tg = &ej->targets[w->tfirst + i];
-		const struct verify_opts o = { .fatal = w->wk->job->verify_fatal,
-					       .dump = w->wk->job->verify_dump ? tg->path : NULL };
-		struct err e = { 0 };
-		int ret;
-
-		ret = verify_readback(tg->fd, &ws->t[i].vmap, ws->t[i].base, ws->bs, w->vbuf,
-				      w->tfirst + i, w->wk->stop, &t, &complete, &o, &e);
-		if (ret) {
-			worker_fail(w, ret, w->tfirst + i, 0, e.msg);
-			return;
-		}
-	}
-	st->verify = t;
-	STAT_STORE(&st->verify_done, complete ? 1 : 0);
 }

@@ -37,6 +37,9 @@
 struct prefetch;
 struct loop_rt;
 struct loop_setup;
+struct vstate;
+struct worker_backlog;
+struct pattern;
 
 /* A dry start (jobhost_measure): each worker sets itself up, counts
  * itself in @ready and waits for @release, then leaves without a single
@@ -57,6 +60,9 @@ struct work {
 	/* iodepth_batch_submit resolved: queued requests are pushed to the
 	 * kernel every this many (1..ej.depth). */
 	unsigned batch;
+	/* iodepth_batch_complete_min/max resolved: a reap waits for
+	 * reap_min completions (0: none) and takes at most reap_max. */
+	unsigned reap_min, reap_max;
 	uint64_t bs_stride;		/* slot buffer spacing: bs rounded up to 4 KiB */
 	uint64_t seed;			/* the job's (drawn when randseed is unset) */
 	struct thread_stats *stats;	/* the job's slots in the arena, laid out as slots */
@@ -73,6 +79,9 @@ struct work {
 	/* flow: its flow_id's shared state (pace.h), set by the controller;
 	 * NULL without flow. */
 	struct pace_flow *flow;
+	/* verify_state_load: the earlier run's state per worker (runverify.c),
+	 * else NULL. */
+	struct vstate *vstate;
 
 	/* Set by the run controller; read by workers. */
 	int *stop;			/* non-zero: stop at the next request */
@@ -113,6 +122,13 @@ struct worker {
 	uint8_t *vbuf;			/* verify=crc32c: bs bytes */
 	struct writes wr;
 	struct content content;		/* dedupe_percentage, buffer_compress_percentage */
+	struct verify_reads *rv;	/* a read job with verify: its checks, else NULL */
+	struct worker_backlog *bl;	/* verify_backlog: the last writes, else NULL */
+	bool bl_due;			/* ... due a check once nothing is in flight */
+	/* verify_pattern or buffer_pattern: written blocks' contents and,
+	 * with verify=pattern, what blocks are checked against; else NULL */
+	struct pattern *pat;
+	uint8_t *sermap;		/* serialize_overlap: 1 per slot in flight, else NULL */
 	unsigned coe;			/* continue_on_error: ENGINE_OP bits of the
 					 * requests whose errors are counted and skipped */
 	uint64_t sink;			/* touch results, so reads are not optimised out */
@@ -154,9 +170,42 @@ void worker_run_async_rw(struct worker *w);
 /* write_iolog's close lines and last write, after the loop; a log that
  * could not be written fails the worker. */
 void worker_iolog_close(struct worker *w);
+/* A write request in @r, at @off of the worker's target @tgt: placed,
+ * stamped (or filled with the pattern), noted for verify_backlog. */
+void worker_prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off);
+/* fio's trims (trimloop.c): one request at a time, each a trim and,
+ * for trimwrite, the write of the same block after it. */
+void worker_run_trim(struct worker *w);
 /* verify=crc32c, after the loop (untimed): read back every block this
  * worker wrote and record what was found in its thread_stats. */
 void worker_verify(struct worker *w);
+
+/* runverify.c: what verify does beyond the end-of-job read-back.
+ * worker_verify_setup (in worker_setup): a read job's checks, with the
+ * state the controller loaded; worker_read_check: one read request
+ * checked (consume's slow path); worker_verify_end (after
+ * worker_verify): a read job's tally stored, a write job's state file
+ * saved; worker_verify_free (in worker_teardown). */
+int worker_verify_setup(struct worker *w, struct err *e);
+void worker_read_check(struct worker *w, const struct io_req *r);
+void worker_verify_end(struct worker *w);
+void worker_verify_free(struct worker *w);
+/* verify_backlog: the write in @r issued (prep_write); true when the
+ * thread's last writes are due a check, which worker_backlog_check
+ * then does once they have all completed (nothing in flight). */
+bool worker_backlog_note(struct worker *w, const struct io_req *r);
+/* verify_pattern, buffer_pattern: @r's block filled (and sealed with
+ * the checksum of a checksum verify=), instead of faultline's stamp. */
+void worker_pattern_write(struct worker *w, struct io_req *r);
+/* The pattern blocks are checked against (verify=pattern), or NULL. */
+const struct pattern *worker_check_pattern(const struct worker *w);
+void worker_backlog_check(struct worker *w);
+/* verify_state_load: each worker's state file read and matched to its
+ * targets into wk->vstate, before the job runs; a missing or foreign
+ * file is an error naming it. work_vstate_free undoes it. */
+int work_vstate_load(struct work *wk, const struct worker *workers, unsigned nworkers,
+		     struct err *e);
+void work_vstate_free(struct work *wk, unsigned nworkers);
 
 static inline bool worker_should_stop(const struct worker *w)
 {
@@ -210,6 +259,27 @@ static inline void worker_reaping(struct worker *w, unsigned pending, unsigned i
 {
 	if (pending)
 		stats_mark_submit(w->st, pending, inflight);
+}
+
+/* What a reap waits for with @inflight requests in flight, when the loop
+ * is not draining (iodepth_batch_complete_min, at most what is there). */
+static inline unsigned worker_reap_min(const struct worker *w, unsigned inflight)
+{
+	return w->wk->reap_min < inflight ? w->wk->reap_min : inflight;
+}
+
+/* serialize_overlap: whether @r overlaps a request of the thread in
+ * flight (a flush, of no length, overlaps nothing). */
+static inline bool worker_overlaps(const struct worker *w, const struct io_req *r)
+{
+	for (unsigned i = 0; i < w->wk->ej.depth; i++) {
+		const struct io_req *q = &w->et.reqs[i];
+
+		if (w->sermap[i] && q->target == r->target && q->off < r->off + r->len &&
+		    r->off < q->off + q->len)
+			return true;
+	}
+	return false;
 }
 
 /* After a reap that returned @got (>= 0) requests. */

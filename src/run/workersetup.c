@@ -56,7 +56,7 @@ static int setup_writes(struct worker *w, struct err *e)
 		w->et.reqs[i].wbuf = w->wbufs + (size_t)i * wk->bs_stride;
 		blockdata_init(w->et.reqs[i].wbuf, (uint32_t)fill, seed);
 	}
-	if (j->verify != VERIFY_NONE) {
+	if (job_verifies(j)) {
 		w->vbuf = aligned_alloc(BUF_ALIGN, wk->bs_stride);
 		if (!w->vbuf)
 			return err_set(e, ENOMEM, "allocating the verify buffer");
@@ -158,9 +158,21 @@ int worker_setup(struct worker *w, struct err *e)
 			   wk->ops->flags & ENGINE_F_NO_TARGET, wk->stop, wk->job_stop, e);
 	if (ret)
 		return ret;
-	if (job_writes(j))
-		return setup_writes(w, e);
-	return 0;
+	/* serialize_overlap: only a write job's asynchronous loop can have
+	 * two requests of the thread in flight that race; a replay keeps
+	 * its log's order (fio, too, leaves read_iolog alone) */
+	if (j->serialize_overlap && job_writes(j) && (wk->ops->flags & ENGINE_F_ASYNC) &&
+	    !j->read_iolog) {
+		w->sermap = calloc(depth, 1);
+		if (!w->sermap)
+			return err_set(e, ENOMEM, "out of memory");
+	}
+	if (job_writes(j)) {
+		ret = setup_writes(w, e);
+		if (ret)
+			return ret;
+	}
+	return worker_verify_setup(w, e);
 }
 
 int worker_prefetch_start(struct worker *w, struct err *e)
@@ -186,6 +198,9 @@ void worker_teardown(struct worker *w)
 	targets_reopen_free((struct target *)w->et.targets, w->tfirst, w->tcount);
 	w->et.targets = NULL;
 	record_free(&w->rec);
+	worker_verify_free(w);
+	free(w->sermap);
+	w->sermap = NULL;
 	writes_free(&w->wr);
 	free(w->vbuf);
 	free(w->wbufs);

@@ -408,7 +408,8 @@ int verdict_jobs_prepare(struct verdict_data *d, const char *jobdir, struct err 
 
 static const char *rw_name(enum rw_mode rw)
 {
-	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw" };
+	static const char *const names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
 
 	return (unsigned)rw < sizeof(names) / sizeof(names[0]) ? names[rw] : "?";
 }

@@ -104,12 +104,21 @@ static inline uint64_t sector_word(uint64_t soff, uint64_t gen)
 	return z ^ (z >> 31);
 }
 
+static void seal1(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen);
+static void seal2(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m, unsigned dl);
+
 void blockdata_stamp(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen)
 {
 	if (len < BLOCKDATA_HDR_SIZE)
 		return;		/* no room for a header: the caller's bs is wrong */
 	for (uint32_t s = 0; s + BLOCKDATA_HDR_SIZE + 8 <= len; s += BLOCKDATA_SECTOR)
 		put64(buf + s + BLOCKDATA_HDR_SIZE, sector_word(off + s, gen));
+	seal1(buf, len, off, gen);
+}
+
+/* The first form's header over the block as it is. */
+static void seal1(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen)
+{
 	put64(buf + HDR_MAGIC, BLOCKDATA_MAGIC);
 	put64(buf + HDR_OFFSET, off);
 	put64(buf + HDR_GEN, gen);
@@ -146,6 +155,24 @@ void blockdata_stamp_sum(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen,
 		return;		/* no room for a header: the caller's bs is wrong */
 	for (uint32_t s = 0; s + BLOCKDATA_HDR_SIZE + 8 <= len; s += BLOCKDATA_SECTOR)
 		put64(buf + s + BLOCKDATA_HDR_SIZE, sector_word(off + s, gen));
+	seal2(buf, len, off, gen, m, dl);
+}
+
+void blockdata_seal(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m)
+{
+	unsigned dl = checksum_len((enum verify_mode)m);
+
+	if (m == VERIFY_CRC32C || !dl) {
+		if (len >= BLOCKDATA_HDR_SIZE)
+			seal1(buf, len, off, gen);
+	} else if (len >= BLOCKDATA_HDR_SIZE + dl) {
+		seal2(buf, len, off, gen, m, dl);
+	}
+}
+
+/* The second form's header and digest over the block as it is. */
+static void seal2(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m, unsigned dl)
+{
 	put64(buf + HDR_MAGIC, BLOCKDATA_MAGIC2);
 	put64(buf + HDR_OFFSET, off);
 	put64(buf + HDR_GEN, gen);

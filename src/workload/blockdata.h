@@ -59,6 +59,10 @@ void blockdata_stamp(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen);
  * header form; crc32c (or none) is blockdata_stamp's. */
 void blockdata_stamp_sum(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m);
 
+/* The header of checksum @m (either form) over @buf as it is, without
+ * the per-sector words: for a block whose body is the job's own
+ * (verify_pattern, buffer_pattern), which the words would break. */
+void blockdata_seal(uint8_t *buf, uint32_t len, uint64_t off, uint64_t gen, int m);
 /*
  * Check a block of @len bytes read back from byte offset @off, in
  * either header form (the block says which checksum it carries).

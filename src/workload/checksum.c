@@ -37,6 +37,8 @@ _Static_assert(SHA512_DIGEST_SIZE <= CHECKSUM_MAX && SHA3_512_DIGEST_SIZE <= CHE
 
 const char *checksum_name(enum verify_mode m)
 {
+	if (m == VERIFY_PATTERN)
+		return "pattern";
 	return (unsigned)m < VERIFY_MODES ? names[m] : NULL;
 }
 

@@ -56,6 +56,8 @@ const char *verify_code_name(int code)
 		return "intact, but written for another offset (misdirected write)";
 	case -EINVAL:
 		return "intact, but written with another block size";
+	case -EILSEQ:
+		return "not the verify_pattern written there";
 	default:
 		return "unreadable";
 	}
@@ -79,6 +81,13 @@ static int read_full(int fd, uint8_t *buf, size_t n, uint64_t off)
 		done += (size_t)r;
 	}
 	return 0;
+}
+
+int verify_block(const struct pattern *pat, const uint8_t *buf, uint32_t len, uint64_t off)
+{
+	if (pat)
+		return pattern_check(pat, buf, len, off) ? 0 : -EILSEQ;
+	return blockdata_check(buf, len, off, NULL);
 }
 
 static void tally_bad(struct verify_tally *t, unsigned target, uint64_t off, int code)
@@ -133,7 +142,7 @@ int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t 
 				return err_set(e, -ret, "verify: reading back offset %llu: %s",
 					       (unsigned long long)off, strerror(-ret));
 			t->blocks++;
-			ret = blockdata_check(buf, bs, off, NULL);
+			ret = verify_block(o ? o->pat : NULL, buf, bs, off);
 			if (!ret)
 				continue;
 			tally_bad(t, target, off, ret);
@@ -149,6 +158,54 @@ int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t 
 	}
 	*complete = true;
 	return 0;
+}
+
+/* ---- a read job's checks ------------------------------------------------ */
+
+int verify_reads_init(struct verify_reads *v, unsigned ntargets, const struct verify_opts *o)
+{
+	memset(v, 0, sizeof(*v));
+	v->t = calloc(ntargets ? ntargets : 1, sizeof(*v->t));
+	if (!v->t)
+		return -ENOMEM;
+	v->ntargets = ntargets;
+	if (o)
+		v->o = *o;
+	return 0;
+}
+
+void verify_reads_free(struct verify_reads *v)
+{
+	for (unsigned i = 0; v->t && i < v->ntargets; i++)
+		verify_map_free(&v->t[i].map);
+	free(v->t);
+	v->t = NULL;
+	v->ntargets = 0;
+}
+
+bool verify_read_check(struct verify_reads *v, unsigned t, unsigned target, const uint8_t *data,
+		       uint32_t len, uint64_t off)
+{
+	const struct verify_read_target *rt = &v->t[t];
+	int ret;
+
+	if (rt->map.bits) {
+		uint64_t rel = off - rt->base, blk = rel / rt->bs;
+
+		if (off < rt->base || len != rt->bs || rel % rt->bs || blk >= rt->map.nblocks ||
+		    !verify_map_test(&rt->map, blk))
+			return true;
+	}
+	v->tally.blocks++;
+	ret = verify_block(v->o.pat, data, len, off);
+	if (!ret)
+		return true;
+	tally_bad(&v->tally, target, off, ret);
+	if (v->o.dump && rt->path && v->dumps < VERIFY_DUMP_MAX) {
+		dump_block(rt->path, off, data, len);
+		v->dumps++;
+	}
+	return !v->o.fatal;
 }
 
 /* ---- faultline --verify ---------------------------------------------- */
@@ -167,7 +224,8 @@ static int add_target(struct verify_result *r, struct verify_target **out)
 
 /* Every bs block of [base, base+len) of @path. */
 static int scan_target(struct verify_target *vt, const char *path, uint64_t base, uint64_t len,
-		       uint32_t bs, uint8_t *buf, size_t bufsz, struct err *e)
+		       uint32_t bs, uint8_t *buf, size_t bufsz, const struct pattern *pat,
+		       struct err *e)
 {
 	uint64_t dev_size, off;
 	int fd, ret = 0;
@@ -201,7 +259,7 @@ static int scan_target(struct verify_target *vt, const char *path, uint64_t base
 		}
 		for (size_t b = 0; b < n; b += bs) {
 			uint64_t at = base + off + b;
-			int code = blockdata_check(buf + b, bs, at, NULL);
+			int code = verify_block(pat, buf + b, bs, at);
 
 			vt->blocks++;
 			if (code == 0) {
@@ -225,6 +283,7 @@ int verify_job(const struct job *j, struct verify_result *r, struct err *e)
 	const struct engine_ops *ops = engine_find(j->ioengine);
 	char path[4096];
 	size_t bufsz = SCAN_CHUNK / j->bs * j->bs;
+	struct pattern *pat = NULL;
 	uint8_t *buf;
 	int ret = 0;
 
@@ -236,8 +295,22 @@ int verify_job(const struct job *j, struct verify_result *r, struct err *e)
 			       (unsigned long long)j->bs, BLOCKDATA_HDR_SIZE);
 	if (!bufsz)
 		bufsz = j->bs;
-	if (posix_memalign((void **)&buf, 4096, bufsz))
+	/* verify=pattern: the blocks are the pattern, not headers */
+	if (j->verify == VERIFY_PATTERN && j->verify_pattern) {
+		char why[300];
+
+		pat = malloc(sizeof(*pat));
+		if (!pat)
+			return err_set(e, ENOMEM, "verify: out of memory");
+		if (pattern_parse(j->verify_pattern, pat, why, sizeof(why))) {
+			free(pat);
+			return err_set(e, EINVAL, "verify_pattern: %s", why);
+		}
+	}
+	if (posix_memalign((void **)&buf, 4096, bufsz)) {
+		free(pat);
 		return err_set(e, ENOMEM, "verify: out of memory");
+	}
 
 	if (j->filename) {
 		const char *p = j->filename;
@@ -263,7 +336,7 @@ int verify_job(const struct job *j, struct verify_result *r, struct err *e)
 			}
 			ret = add_target(r, &vt);
 			if (!ret)
-				ret = scan_target(vt, path, j->offset, len, (uint32_t)j->bs, buf, bufsz, e);
+				ret = scan_target(vt, path, j->offset, len, (uint32_t)j->bs, buf, bufsz, pat, e);
 			else
 				err_set(e, ENOMEM, "verify: out of memory");
 		}
@@ -277,12 +350,15 @@ int verify_job(const struct job *j, struct verify_result *r, struct err *e)
 				 j->name, i / j->nrfiles, i % j->nrfiles);
 			ret = add_target(r, &vt);
 			if (!ret)
-				ret = scan_target(vt, path, j->offset, fsize, (uint32_t)j->bs, buf, bufsz, e);
+				ret = scan_target(vt, path, j->offset, fsize, (uint32_t)j->bs, buf, bufsz, pat, e);
 			else
 				err_set(e, ENOMEM, "verify: out of memory");
 		}
 	}
 	free(buf);
+	if (pat)
+		pattern_free(pat);
+	free(pat);
 	return ret;
 }
 

@@ -24,6 +24,11 @@
 #include "lib/err.h"
 #include "lib/job.h"
 #include "lib/stats.h"
+#include "workload/pattern.h"
+
+/* A block's check: its header and checksum, or, with a verify=pattern
+ * @pat, the pattern byte for byte (-EILSEQ when it differs). */
+int verify_block(const struct pattern *pat, const uint8_t *buf, uint32_t len, uint64_t off);
 
 /* The blocks of one target a worker wrote: bit b is the block at
  * base + b * bs. */
@@ -63,6 +68,9 @@ const char *verify_code_name(int code);
 /* fio's verify_fatal and verify_dump for verify_readback (NULL: neither). */
 struct verify_opts {
 	bool fatal;		/* stop at the first mismatch */
+	/* verify=pattern: blocks are this pattern, no header (NULL: the
+	 * header and checksum decide) */
+	const struct pattern *pat;
 	const char *dump;	/* the target's path: each bad block read is written to
 				 * <its base name>.<offset>.received in the current
 				 * directory, at most VERIFY_DUMP_MAX a call; NULL: none */
@@ -73,6 +81,39 @@ struct verify_opts {
 int verify_readback(int fd, const struct verify_map *m, uint64_t base, uint32_t bs,
 		    uint8_t *buf, unsigned target, const int *stop, struct verify_tally *t,
 		    bool *complete, const struct verify_opts *o, struct err *e);
+
+/*
+ * A job that only reads, with verify= (fio's read verify): every block
+ * it reads is checked as it arrives, against its own header. With
+ * verify_state_load a target carries the map of the blocks an earlier
+ * run wrote (workload/vstate.h), and only those are checked; a read of
+ * another size or place than a block of the map is not checked either.
+ * The worker's own: no lock, no allocation once set up.
+ */
+struct verify_read_target {
+	uint64_t base;
+	uint32_t bs;			/* the map's block size */
+	struct verify_map map;		/* bits NULL: check every read */
+	const char *path;		/* for verify_dump */
+};
+
+struct verify_reads {
+	unsigned ntargets;
+	struct verify_read_target *t;
+	struct verify_tally tally;
+	unsigned dumps;
+	struct verify_opts o;		/* dump: unused (each target's path) */
+};
+
+/* Empty checks for @ntargets targets (-ENOMEM); verify_reads_free undoes. */
+int verify_reads_init(struct verify_reads *v, unsigned ntargets, const struct verify_opts *o);
+void verify_reads_free(struct verify_reads *v);
+
+/* A read of @len bytes at @off of the worker's target @t (@target: its
+ * index in the job, for the tally) that returned @data. False: stop
+ * (verify_fatal and a bad block). */
+bool verify_read_check(struct verify_reads *v, unsigned t, unsigned target, const uint8_t *data,
+		       uint32_t len, uint64_t off);
 
 /* faultline --verify: at most this many mismatches are kept per target
  * with their offsets (all are counted). */

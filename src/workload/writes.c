@@ -39,8 +39,9 @@ int writes_setup(struct writes *ws, const struct writes_config *c,
 		ws->own_n = c->nworkers;
 		ws->own_w = c->worker;
 	}
-	ws->verify = j->verify != VERIFY_NONE;
-	ws->sum = j->verify > VERIFY_CRC32C ? (int)j->verify : 0;
+	/* The map of written blocks serves the read-back and the state file. */
+	ws->verify = job_verifies(j) || (j->verify != VERIFY_NONE && j->verify_state_save);
+	ws->sum = j->verify > VERIFY_CRC32C && j->verify != VERIFY_PATTERN ? (int)j->verify : 0;
 	writes_flush_init(&ws->fl, j->fsync_every ? j->fsync_every : j->fdatasync_every,
 			  c->interval, 0);
 

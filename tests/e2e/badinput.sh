@@ -13,7 +13,7 @@ expect_exit 2 "misspelt option" "$FAULTLINE" "$E2E_TMP/bad.job"
 expect_err_has "did you mean 'iodepth'" "did-you-mean"
 expect_err_has "bad.job:3" "message names file and line"
 
-job "[j]" "filename=$f" "verify_pattern=0xaa"
+job "[j]" "filename=$f" "verify_interval=512"
 expect_exit 2 "fio option faultline lacks" "$FAULTLINE" "$E2E_TMP/bad.job"
 expect_err_has "fio option" "says it is an fio option"
 

@@ -7,7 +7,7 @@
 f=$E2E_TMP/data
 mkdata "$f" 32
 
-for engine in psync mmap io_uring libaio null; do
+for engine in psync mmap io_uring libaio posixaio null; do
 	for rw in read randread; do
 		for touch in copy page stride:512 all; do
 			name="$engine-$rw-${touch%%:*}"
@@ -34,7 +34,7 @@ assert r["lat_ns"]["min"] <= p["50.000000"]
 done
 
 # O_DIRECT through every engine that has it.
-for engine in psync io_uring libaio; do
+for engine in psync io_uring libaio posixaio; do
 	expect_exit 0 "$engine direct=1 runs" "$FAULTLINE" --quiet --name=d --filename="$f" \
 		--ioengine=$engine --rw=randread --bs=4k --iodepth=8 --direct=1 --runtime=300ms \
 		--time_based --output-format=json --output="$E2E_TMP/d.json"

@@ -67,9 +67,9 @@ else
 	fail "fio's bare thread resolves to thread=1" "$(cat "$E2E_TMP/out")"
 fi
 
-expect_exit 2 "verify=pattern is refused" "$FAULTLINE" "$dir/verify.fio"
+expect_exit 2 "verify=null is refused" "$FAULTLINE" "$dir/verify.fio"
 expect_err_has "verify" "names the option"
 expect_err_has "fio option" "says it is an fio option faultline does not support"
-expect_err_has "verify.fio:6" "names the line"
+expect_err_has "verify.fio:7" "names the line"
 
 e2e_done

@@ -54,7 +54,7 @@ else:
 ' "$2" "$1" "$3" "$4" "$5"
 }
 
-for engine in psync mmap io_uring libaio null bufpool; do
+for engine in psync mmap io_uring libaio posixaio null bufpool; do
 	vfy=--verify=crc32c
 	[ $engine = null ] && vfy=
 	for rw in randwrite randrw write; do
@@ -67,7 +67,7 @@ for engine in psync mmap io_uring libaio null bufpool; do
 done
 
 # Each flush policy, each engine that flushes something.
-for engine in psync mmap io_uring libaio bufpool; do
+for engine in psync mmap io_uring libaio posixaio bufpool; do
 	for policy in fdatasync=8 end_fsync sync_interval sync=1 none; do
 		case $policy in
 		fdatasync=8) opt="--fdatasync=8" secs=300ms ;;
@@ -128,7 +128,7 @@ assert j["error"] == 0 and j["faultline"]["verify"]["mismatches"] == 0, j["fault
 # every engine; the two processes share the file, write only their own
 # blocks, flush per process, and each reads back what it wrote. While it
 # runs, the workers are two processes forked by the run.
-for engine in psync mmap io_uring libaio null; do
+for engine in psync mmap io_uring libaio posixaio null; do
 	vfy=--verify=crc32c
 	[ $engine = null ] && vfy=
 	"$FAULTLINE" --quiet --name=p2 --filename="$f" --ioengine=$engine --rw=randwrite \
@@ -279,7 +279,7 @@ s=$E2E_TMP/sentinel
 python3 -c '
 import sys
 open(sys.argv[1], "wb").write(bytes([0xA5]) * (8 << 20))' "$s"
-for engine in psync mmap io_uring libaio bufpool; do
+for engine in psync mmap io_uring libaio posixaio bufpool; do
 	for rw in randwrite write; do
 		"$FAULTLINE" --quiet --name=in --filename="$s" --offset=1m --size=4m --ioengine=$engine \
 			$([ $engine = bufpool ] && echo --pool_size=1m --pool_page=64k) --rw=$rw --bs=64k --iodepth=4 --numjobs=2 --runtime=200ms --time_based \
