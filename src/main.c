@@ -1,5 +1,5 @@
 /*
- * main.c - the command line (SPEC 1). The only place that prints errors
+ * main.c - the command line. The only place that prints errors
  * and decides the exit status:
  *   0  every job ran
  *   1  a job failed at run time, or the run was interrupted
@@ -44,7 +44,7 @@
 /* The embedded default job (jobs/demo.job, generated at build time). */
 extern const char demo_job_text[];
 
-/* SPEC 1: the sampling period's default and floor. */
+/* The sampling period's default and floor (the man page's --interval). */
 #define INTERVAL_DEFAULT_NS 1000000000ull
 #define INTERVAL_MIN_NS 100000000ull
 
@@ -64,7 +64,7 @@ struct cli {
 	const char *demo_json;		/* --demo: JSON written here as well */
 	const char *demo_scratch;	/* --demo: its scratch file, kept for the next run */
 	bool check_system;
-	bool verdict;			/* --verdict: the matrix of SPEC 16 */
+	bool verdict;			/* --verdict: the matrix of engines and memory */
 	uint64_t budget_ns;
 	bool write_probe;
 	const char *target;
@@ -488,7 +488,7 @@ static int verify_jobs(const struct joblist *jl)
 }
 
 /*
- * The summary and JSON, whole or not at all (SPEC 8): a file goes
+ * The summary and JSON, whole or not at all: a file goes
  * through a temporary file renamed into place (outfile.c); stdout is
  * checked, so a full disk or a closed pipe there is an error too.
  */
@@ -835,7 +835,7 @@ static int faultline_main(int argc, char **argv)
 		goto out_cli;
 	status = EXIT_INVALID;
 
-	/* Only when asked: mounting changes the host (SPEC 15). */
+	/* Only when asked: mounting changes the host. */
 	if (c.mount_tracefs) {
 		ret = tracefmt_mount(&e);
 		if (ret < 0) {

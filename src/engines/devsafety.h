@@ -1,5 +1,5 @@
 /*
- * devsafety.h - may a write job write to this target? (SPEC 8, 10)
+ * devsafety.h - may a write job write to this target?
  *
  * A write job must not destroy what someone else uses or keeps: a block
  * device that is mounted or held by the kernel for someone else is never

@@ -20,7 +20,7 @@
  *
  * Writes are io_prep_pwrite from the slot's stamped block. A flush is
  * fsync(2) or fdatasync(2) from the worker's thread, inside queue()
- * (SPEC 10): without ENGINE_F_ORDERED_FLUSH the worker has drained every
+ * without ENGINE_F_ORDERED_FLUSH the worker has drained every
  * request in flight first, so it covers exactly the writes before it.
  */
 #include <errno.h>

@@ -12,7 +12,7 @@
  * sigbus.c) and reported with the target and offset.
  *
  * A store dirties pages the kernel writes back whenever it chooses
- * (SPEC 10, the paper's section 3.1): msync(MS_SYNC) is the only control
+ * (the CIDR 2022 paper's section 3.1): msync(MS_SYNC) is the only control
  * a program has. So each thread keeps, per target, the range it stored
  * into since its last flush, and a flush is msync(MS_SYNC) of that range
  * rounded out to pages (a no-op when the thread stored nothing there).

@@ -8,7 +8,7 @@
  * devices and files are only ever opened read-only; only a write job
  * asks for O_RDWR.
  *
- * A read job writes nothing it did not make (SPEC 8): a new file is
+ * A read job writes nothing it did not make: a new file is
  * created with O_EXCL (which never follows a link), marked with
  * TARGET_LAYOUT_XATTR, and only a file so marked, owned by us and not
  * reached through a symlink, is ever appended to; any other short file

@@ -97,7 +97,7 @@ void target_close(struct target *t);
  * kernel's state of the open file (its reference count, its readahead's
  * last position): threads that share one descriptor move that line
  * between their CPUs on every request, where fio's jobs, processes that
- * open the file each, do not (issue 24). Only the descriptors differ
+ * open the file each, do not. Only the descriptors differ
  * from @t; target_reopen_close closes them. 0 or -errno, with nothing
  * left open.
  */

@@ -1,5 +1,5 @@
 /*
- * jobcheck.c - whether a job makes sense (SPEC 2): bounds, a target that
+ * jobcheck.c - whether a job makes sense: bounds, a target that
  * exists, contradictions between options (each named with the line it
  * was set on), what a pool, a write or a concurrency model needs, and
  * the warnings for options that have no effect. jobfile.c calls it on
@@ -203,7 +203,7 @@ static int check_replay(const struct job *j, const int *line, void (*warn)(const
 /* Most request slots a loop may hold: the engines' iodepth bound. */
 #define LOOP_SLOTS_MAX 4096
 
-/* loop, offload and prefetch (SPEC 9): what each needs of the others. */
+/* loop, offload and prefetch: what each needs of the others. */
 static int check_concurrency(const struct job *j, const struct engine_ops *eng,
 			     const int *line, struct err *e)
 {
@@ -403,7 +403,7 @@ static int check_pool(const struct job *j, const struct engine_ops *eng, const i
 	return 0;
 }
 
-/* Writes and durability (SPEC 10): what each option needs of the others. */
+/* Writes and durability: what each option needs of the others. */
 static int check_writes(const struct job *j, const struct engine_ops *eng, const int *line,
 			void (*warn)(const char *), struct err *e)
 {
@@ -700,7 +700,7 @@ int job_check(const struct job *j, const int *line, void (*warn)(const char *),
 			       jobcheck_where(j, line, "ioengine", w2, sizeof(w2)));
 	if (j->uncached && job_writes(j))
 		return err_set(e, EINVAL, "uncached=1 at %s with rw=%s at %s: faultline reads uncached "
-			       "only; write jobs keep the page cache's write-back (SPEC 10)",
+			       "only; write jobs keep the page cache's write-back",
 			       jobcheck_where(j, line, "uncached", w, sizeof(w)),
 			       (const char *[]){ "read", "randread", "write", "randwrite", "rw", "randrw",
 						 "trim", "randtrim", "trimwrite", "randtrimwrite" }[j->rw],

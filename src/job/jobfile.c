@@ -162,7 +162,7 @@ static int joblist_splice(struct joblist *to, struct joblist *from)
 
 /*
  * ${NAME} -> its value, or @def when unset or empty ("${NAME:-def}", the
- * shell's form: SPEC 11's bundled jobs take sizes and thread counts from
+ * shell's form: the bundled jobs take sizes and thread counts from
  * the environment with defaults; fio has no such form). Unlike fio, an
  * unset variable without a default is an error, not "".
  */

@@ -1,5 +1,5 @@
 /*
- * options.c - the option table (SPEC 2) and the value parsers behind it.
+ * options.c - the option table and the value parsers behind it.
  *
  * option_table is the single source of truth: jobfile.c parses through
  * it, option_defaults applies its defaults, cmdhelp.c prints it, json_out
@@ -76,7 +76,7 @@ static int parse_size(struct job *j, const struct option_def *o, const char *val
 	return 0;
 }
 
-/* rw=: reads, writes and mixes (SPEC 10), and fio's trims. */
+/* rw=: reads, writes and mixes, and fio's trims. */
 static int parse_rw(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, struct err *e)
 {
@@ -117,7 +117,7 @@ static int parse_rwmixwrite(struct job *j, const struct option_def *o, const cha
 }
 
 /*
- * sync=: fio's values. SPEC 10 makes sync=1 the O_DSYNC open (every
+ * sync=: fio's values. sync=1 is the O_DSYNC open (every
  * write durable, data only); fio's sync=1 is O_SYNC, which also waits
  * for the inode's timestamps, and faultline gives that for the word
  * "sync", so a fio job that means O_SYNC can still say it.
@@ -238,7 +238,7 @@ static int parse_batch(struct job *j, const struct option_def *o, const char *va
 /* A prefetch window below a page prefetches nothing. */
 #define PREFETCH_WINDOW_MIN 4096
 
-/* prefetch=none or MODE:W, W a size (SPEC 9). */
+/* prefetch=none or MODE:W, W a size. */
 static int parse_prefetch(struct job *j, const struct option_def *o, const char *val,
 			  const struct option_ctx *c, struct err *e)
 {

@@ -1,5 +1,5 @@
 /*
- * options.h - the one option table (SPEC 2).
+ * options.h - the one option table.
  *
  * Parser, defaults, validation, --cmdhelp and the man-page test all read
  * option_table. An entry names the option, its fio aliases, its type,

@@ -1,6 +1,6 @@
 /*
  * optshape.h - the parsers and table entries of fio's workload-shape
- * options (SPEC 2, "Workload shapes and replay"): request sizes
+ * options (the man page's "Workload shapes and replay"): request sizes
  * (bssplit, bsrange, blockalign, blocksize_unaligned), offsets
  * (random_distribution's fio forms, percentage_random, rw=...:N,
  * rw_sequencer, random_generator), amounts (loops, number_ios), pace

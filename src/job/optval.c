@@ -440,7 +440,7 @@ static int parse_sum(struct expr *x, struct num *out)
  * a time expression without a unit is in seconds and one with units
  * counts bare numbers in microseconds. A size expression that uses
  * $mb_memory without a unit is in MiB: fio's HOWTO promises
- * "size=8*$mb_memory" is 8 times the memory and SPEC 2 that
+ * "size=8*$mb_memory" is 8 times the memory, and the man page says that
  * "size=$mb_memory/8" is an eighth of it (fio 3.33 itself, piping the
  * text to bc, would take the result as bytes).
  */

@@ -102,7 +102,7 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
 
 /*
  * One interval of a histogram another thread is writing, in one pass
- * (the sampler's per-interval step; issue 27): the counts @src gained
+ * (the sampler's per-interval step): the counts @src gained
  * since @prev (an earlier state of it that only this function updates,
  * from a hist_init) are added into @acc, and @prev is brought up to
  * @src. Only the buckets between @src's min and max are visited, where
@@ -155,7 +155,7 @@ void hist_clear(struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 
-/* A sparse copy to send to another process (SPEC 14: rank 0 merges the
+/* A sparse copy to send to another process (under MPI rank 0 merges the
  * ranks' histograms): n, sum, min, max, then a (bucket, count) pair per
  * non-empty bucket, native byte order. hist_pack returns the bytes it
  * wrote to @buf, or would write when @buf is NULL. hist_unpack fills @h

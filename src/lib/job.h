@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads first, then the writes and mixes of SPEC 10 (job_writes()), then
+/* Reads first, then the writes and mixes (job_writes()), then
  * fio's trims (job_trims(); they change the target, so job_writes()
  * holds for them too: safety checks, O_RDWR, the writing loops' state). */
 enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW,
@@ -37,7 +37,7 @@ enum exit_what_mode { EXIT_WHAT_GROUP, EXIT_WHAT_STONEWALL, EXIT_WHAT_ALL };
 /* steadystate's measure (fio's iops, bw, lat; _slope and % are flags). */
 enum ss_metric { SS_IOPS, SS_BW, SS_LAT };
 enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
-/* sync=: how write jobs open their targets (SPEC 10). */
+/* sync=: how write jobs open their targets. */
 enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
 /* verify=: fio's checksums (workload/checksum.h); the value is also the
  * type byte of a written block's header (blockdata.h), so never reorder. */
@@ -101,7 +101,7 @@ struct job_zone {
 	uint64_t size;		/* zoned_abs: bytes */
 };
 
-/* One direction's request shape and pace (SPEC 2, workload shapes). */
+/* One direction's request shape and pace (workload shapes). */
 struct job_dir {
 	uint64_t bs_min, bs_max;	/* bsrange or bssplit; 0 = bs */
 	uint64_t ba;			/* blockalign; 0 = the smallest size */
@@ -141,7 +141,7 @@ struct job {
 	char src_file[256];
 	int src_line;
 
-	/* Targets (SPEC 2, 4). */
+	/* Targets. */
 	char *filename;			/* raw "a:b:c", or NULL for scratch files */
 	char *directory;		/* scratch directory, NULL = cwd */
 	unsigned nrfiles;
@@ -184,7 +184,7 @@ struct job {
 	double pareto_h;		/* pareto:H, 0 < H < 1 */
 	double gauss_dev;		/* normal:P, 0 <= P < 100 */
 
-	/* Workload shapes (SPEC 2; workload/shape.h): per direction. */
+	/* Workload shapes (workload/shape.h): per direction. */
 	struct job_dir dir[2];
 	char *bssplit;			/* the values as written, for output */
 	char *bsrange;
@@ -225,7 +225,7 @@ struct job {
 	char *cmdprio_bssplit_text;
 	bool log_prio;			/* fio logs' priority column holds the ioprio */
 
-	/* Pace (SPEC 2; run/pace.h). */
+	/* Pace (run/pace.h). */
 	enum rate_process_mode rate_process;
 	unsigned rate_cycle_ms;		/* rate_min's averaging window (fio: ms) */
 	uint64_t thinktime_ns;		/* stall after thinktime_blocks requests */
@@ -270,7 +270,7 @@ struct job {
 	char *numa_cpu_nodes;
 	char *numa_mem_policy;
 
-	/* Memory and cache control (SPEC 5). */
+	/* Memory and cache control. */
 	uint64_t mem_limit;		/* 0 = none */
 	uint64_t reserve_mem;		/* 0 = none */
 	bool invalidate;
@@ -282,7 +282,7 @@ struct job {
 	bool delayacct;			/* time_*_pct: the kernel's delay accounting */
 	bool stonewall;
 
-	/* Concurrency models and prefetch (SPEC 9; loop.c, offload.c,
+	/* Concurrency models and prefetch (loop.c, offload.c,
 	 * prefetch.c). */
 	unsigned loop;			/* streams one thread drives; 0 = off */
 	unsigned offload;		/* helpers a loop hands sync requests to; 0 = none */
@@ -302,7 +302,7 @@ struct job {
 	int log_window_value;		/* LOG_WINDOW_*: an entry's mean, maximum or both */
 	bool log_issue_time;		/* latency logs' issue-time column (0: averages) */
 
-	/* Writes and durability (SPEC 10; writes.c, verify.c). */
+	/* Writes and durability (writes.c, verify.c). */
 	unsigned rwmixread;		/* % of a mixed job's requests that read */
 	unsigned fsync_every;		/* fsync=N: flush after every N writes; 0 = off */
 	unsigned fdatasync_every;	/* fdatasync=N: the same, data only */
@@ -337,7 +337,7 @@ struct job {
 	unsigned compress_pct;		/* buffer_compress_percentage */
 	uint64_t compress_chunk;	/* buffer_compress_chunk */
 
-	/* ioengine=bufpool and vmcache (SPEC 3; engine_bufpool.c,
+	/* ioengine=bufpool and vmcache (engine_bufpool.c,
 	 * engine_vmcache.c). */
 	uint64_t pool_size;		/* bytes of frames; 0 = not set (required) */
 	uint64_t pool_page;		/* bytes per page, a power of two */

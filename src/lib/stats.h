@@ -3,7 +3,7 @@
  *
  * All of a run's counters live in one shared anonymous mapping created
  * before any worker starts (stats_arena_create), so workers that run in a
- * child process (mem_limit, SPEC 5) publish them to the parent's sampler
+ * child process (mem_limit) publish them to the parent's sampler
  * exactly as threads do. Each worker's block starts on its own cache
  * line; its hot counters share that line with nothing another thread
  * writes.
@@ -238,7 +238,7 @@ struct stats_arena {
  * or process rings it when its timed part ends, and the run controller,
  * waiting on it between samples, sees the end at once rather than at its
  * next poll. So a job's last row, and the host-wide readings it divides
- * by its dt_s, end where its work did (SPEC 8: one window per figure).
+ * by its dt_s, end where its work did (one window per figure).
  * stats_bell_seen before looking at what the workers did; then
  * stats_bell_wait returns at @until_ns (CLOCK_MONOTONIC) or as soon as a
  * ring came after that look, whichever is first.

@@ -1,5 +1,5 @@
 /*
- * suggest.c - "did you mean" for misspelt names (SPEC 2: "unknown option
+ * suggest.c - "did you mean" for misspelt names (as in "unknown option
  * 'iodpeth' at job.job:7, did you mean 'iodepth'?").
  */
 #include "lib/suggest.h"

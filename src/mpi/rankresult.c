@@ -222,7 +222,7 @@ static void get_job(struct rd *rd, struct rjob *j)
 		j->w.trims = get_u64(rd);
 		j->w.trim_bytes = get_u64(rd);
 		get_hist(rd, &j->w.trim_lat);
-		/* Who wrote its data (issue 28) is not sent: null, said so. */
+		/* Who wrote its data is not sent: null, said so. */
 		j->r.wb.state = WB_UNREAD;
 		snprintf(j->r.wb.why, sizeof(j->r.wb.why), "not sent between ranks: the rank's own run has it");
 	}

@@ -1,5 +1,5 @@
 /*
- * rankresult.h - the summary and JSON of an MPI launch (SPEC 14): every
+ * rankresult.h - the summary and JSON of an MPI launch: every
  * rank's results go to rank 0, which writes each rank's jobs (with that
  * rank's host facts and telemetry) and, per job, an aggregate over the
  * ranks whose latency percentiles come from the merged histograms.

@@ -1,7 +1,7 @@
 /*
  * rankrows.c - the merged CSV of an MPI launch; see rankrows.h.
  *
- * How a column of the all row is made, by its name (SPEC 14: rates
+ * How a column of the all row is made, by its name (rates
  * summed, host-wide gauges their maximum; documented in faultline(1),
  * "Many hosts"):
  *   first     job, engine, rw: the first rank's value

@@ -1,5 +1,5 @@
 /*
- * rankrows.h - the one time series of an MPI launch (SPEC 14): every
+ * rankrows.h - the one time series of an MPI launch: every
  * rank's sampler hands its CSV rows here instead of writing them; at
  * each interval boundary the ranks exchange, and rank 0 writes every
  * rank's rows with `host` and `rank` appended, then one `rank=all` row

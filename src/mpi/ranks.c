@@ -7,7 +7,7 @@
  * build time; Open MPI's predefined handles (MPI_COMM_WORLD, MPI_BYTE,
  * ...) are the addresses of its global objects (ompi_mpi_comm_world,
  * ...), so they are looked up by name like the functions. That is Open
- * MPI's ABI (libmpi.so.40, Open MPI 3 to 5), the MPI SPEC 14 names.
+ * MPI's ABI (libmpi.so.40, Open MPI 3 to 5), the MPI functions faultline names.
  *
  * Only the controller (main) thread calls MPI: MPI_THREAD_FUNNELED.
  *

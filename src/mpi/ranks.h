@@ -1,5 +1,5 @@
 /*
- * ranks.h - faultline as one rank of an MPI launch (SPEC 14).
+ * ranks.h - faultline as one rank of an MPI launch.
  *
  * `mpirun -n N faultline JOB` (or Slurm's srun) starts N copies; each
  * learns from its launcher's environment that it is a rank, loads

@@ -1,6 +1,6 @@
 /*
  * csvout.h - the time-series CSV as it is written: one whole row at a
- * time, or nothing (SPEC 7, 8).
+ * time, or nothing.
  *
  * Each row goes out in one write(2), so a run killed at any moment
  * leaves only whole rows behind (the kernel does not split a write to a

@@ -368,7 +368,7 @@ static void group_bounds(const struct run_result *r, unsigned idx, unsigned *fir
  * @dir over the group's longest runtime in it, in bytes per second.
  * Only the group's own jobs are visited: a run of 2000 jobs writes its
  * document in milliseconds, not in the minute a walk of every job per
- * job per group took (issue 27). */
+ * job per group took. */
 static double group_bytes_s(const struct run_result *r, unsigned idx, unsigned dir)
 {
 	uint64_t bytes = 0, longest = 0;

@@ -1,5 +1,5 @@
 /*
- * json_fio.h - the parts of faultline's JSON that are fio's (SPEC 7):
+ * json_fio.h - the parts of faultline's JSON that are fio's:
  * each jobs[] entry with every field fio 3.33 writes for a job, in its
  * order, names and units, and the top-level "global options". Checked
  * field by field against `fio --output-format=json` and json+ of the

@@ -9,7 +9,7 @@
  *     "timestamp", "timestamp_ms", "time", "global options",
  *     "jobs": [ { fio's fields (json_fio.c): read, write (fio's all-zero
  *                 form in a read job), trim (all zero: faultline never
- *                 trims), sync (the flushes, SPEC 10), ...,
+ *                 trims), sync (the flushes), ...,
  *                 "faultline": { what fio lacks } } ],
  *     "disk_util": [ ... ],
  *     "faultline": { version, host, system, interrupted, duration_ms,
@@ -147,7 +147,7 @@ static json_t *device_object(const struct dev_result *d)
 	return o;
 }
 
-/* loop=, offload=, prefetch= (SPEC 9): present for every job, so one
+/* loop=, offload=, prefetch=: present for every job, so one
  * reader handles all; zeros and empty arrays when unused. */
 static void put_concurrency(json_t *o, const struct job_result *jr)
 {
@@ -194,7 +194,7 @@ static void put_concurrency(json_t *o, const struct job_result *jr)
 	put(o, "streams", a);
 }
 
-/* ioengine=bufpool, vmcache (SPEC 3): null for the engines without a
+/* ioengine=bufpool, vmcache: null for the engines without a
  * pool; vmcache's batches and region null for bufpool. */
 static json_t *pool_object(const struct job_result *jr)
 {
@@ -239,7 +239,7 @@ static json_t *pool_object(const struct job_result *jr)
 	return o;
 }
 
-/* SPEC 15: the job's own kernel counters over the measured part, null
+/* The job's own kernel counters over the measured part, null
  * where not counted, with why under "unavailable" and caveats of the
  * counted ones under "notes". */
 static json_t *events_object(const struct job_result *jr, const struct perfev_plan *p)
@@ -297,7 +297,7 @@ static void put_writes(json_t *o, const struct job_result *jr)
 }
 
 /*
- * Who wrote the job's data to the device (issue 28): null for a read
+ * Who wrote the job's data to the device: null for a read
  * job; numbers null, with why, where the trace could not be read or
  * lost events while the job ran.
  */
@@ -587,7 +587,7 @@ static json_t *system_object(const struct sys_result *s)
 	return o;
 }
 
-/* What sampling cost the sampler itself (issue 27); null times, with
+/* What sampling cost the sampler itself; null times, with
  * why, when no interval boundary was sampled. */
 static json_t *sampler_object(const struct sampler_result *c)
 {

@@ -1,5 +1,5 @@
 /*
- * json_out.h - the run's results as JSON (SPEC 7), in fio's layout
+ * json_out.h - the run's results as JSON, in fio's layout
  * wherever fio has the concept, so tools that read fio's JSON read
  * faultline's; everything fio lacks lives under "faultline" objects.
  * Field by field documentation: man/faultline.1, JSON OUTPUT.

@@ -1,5 +1,5 @@
 /*
- * outfile.h - an output file that is whole or absent (SPEC 8).
+ * outfile.h - an output file that is whole or absent.
  *
  * The summary and JSON files are written to a temporary file beside
  * the destination and renamed over it only when every byte, the close

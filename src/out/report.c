@@ -9,7 +9,7 @@
  *       device vda: read 512MiB in 131072 requests; read amplification 1.07x
  *     error: ... (only if the job failed)
  *
- * A job that writes (SPEC 10) shows its read line only when it reads
+ * A job that writes shows its read line only when it reads
  * (rw, randrw), then
  *     write: IOPS=..., BW=..., ops=...
  *       lat (usec): ...
@@ -281,7 +281,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 	}
 }
 
-/* loop=, offload=, prefetch= (SPEC 9): one line each when used. */
+/* loop=, offload=, prefetch=: one line each when used. */
 static void print_concurrency(FILE *f, const struct job_result *jr)
 {
 	static const char *const pf_names[] = { "none", "willneed", "populate", "touch", "readahead" };
@@ -357,7 +357,7 @@ static void print_pool(FILE *f, const struct job_result *jr)
 			"tlb_ipi / evictions)\n", ipi);
 }
 
-/* The job's own kernel counters (SPEC 15): what was counted, then what
+/* The job's own kernel counters: what was counted, then what
  * was not and why, each reason once. */
 static void print_events(FILE *f, const struct job_result *jr, const struct perfev_plan *p)
 {
@@ -483,7 +483,7 @@ static void print_writes(FILE *f, const struct job_result *jr)
 }
 
 /*
- * Who wrote the job's data to the device (issue 28):
+ * Who wrote the job's data to the device:
  *   written: 251.7 MiB to the device for the job's files: own 53.7 MiB
  *     (its writes and flushes), kernel 198.0 MiB (79%: reclaim 198.0 MiB),
  *     dirty data 462 ms old on average when the kernel took it (max 1977 ms)
@@ -720,7 +720,7 @@ static void print_system(FILE *f, const struct sys_result *s)
 		fprintf(f, "  page cache: %s\n", UNREADABLE);
 }
 
-/* The instrument's own cost (issue 27): a sample's time against the
+/* The instrument's own cost: a sample's time against the
  * interval, so a user sees when the sampler is the bottleneck. */
 static void print_sampler(FILE *f, const struct sampler_result *c, uint64_t interval_ns)
 {

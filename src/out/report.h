@@ -1,5 +1,5 @@
 /*
- * report.h - the human summary (--output-format=normal, SPEC 7): per
+ * report.h - the human summary (--output-format=normal): per
  * job its settings, throughput, latency, faults and device traffic with
  * read amplification; the system-wide block; and with several jobs a
  * one-line-per-job comparison table.
@@ -14,7 +14,7 @@
 /* 0, or -EIO when @f reported a write error. */
 int report_normal(FILE *f, const struct run_result *r);
 /* The jobs of @r and their comparison table, without the header and the
- * system block (the aggregate of an MPI launch, SPEC 14). */
+ * system block (the aggregate of an MPI launch). */
 int report_jobs(FILE *f, const struct run_result *r);
 
 #endif

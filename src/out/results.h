@@ -62,7 +62,7 @@ struct stream_result {
 	uint64_t ops, bytes;		/* measured part, as the job's */
 };
 
-/* A job's writes, flushes and read-back (SPEC 10), measured part only. */
+/* A job's writes, flushes and read-back, measured part only. */
 struct write_result {
 	uint64_t ops, bytes;		/* writes */
 	struct hist lat;		/* ns, merged over threads (valid with job_result.lat_ok) */
@@ -79,7 +79,7 @@ struct write_result {
 	int verify_first_code;		/* blockdata_check's answer for it */
 };
 
-/* Who wrote a write job's data to the device (issue 28, wbtrace.h). */
+/* Who wrote a write job's data to the device (wbtrace.h). */
 enum wb_state {
 	WB_NONE,		/* a read job */
 	WB_BY_CONSTRUCTION,	/* O_DIRECT or a pool: no page cache, the kernel's share is 0 */
@@ -161,7 +161,7 @@ struct job_result {
 	bool probe_ok;			/* cpu_probe=1 */
 	double probe_per_s;
 
-	/* Concurrency models and prefetch (SPEC 9). */
+	/* Concurrency models and prefetch. */
 	unsigned nstreams;		/* loop=N: N, else 0 */
 	struct stream_result *streams;
 	unsigned offload_helpers, prefetch_helpers;
@@ -174,7 +174,7 @@ struct job_result {
 	uint64_t reader_blocked_ns;	/* ... and asleep: wall - on CPU - waiting for one */
 	uint64_t prefetch_reqs, prefetch_bytes, prefetch_skipped;
 
-	/* ioengine=bufpool (SPEC 3): the pool's counters over the measured
+	/* ioengine=bufpool: the pool's counters over the measured
 	 * part, summed over the workers. pool_ok: the engine has a pool. */
 	bool pool_ok;
 	/* ioengine=vmcache: evictions go in batches given back with madvise
@@ -182,7 +182,7 @@ struct job_result {
 	bool pool_batches_ok;
 	struct pool_counters pool;
 	/* Kernel counters of the job's own tasks over the measured part
-	 * (SPEC 15, perfev.h); why they could not be opened for this job,
+	 * (perfev.h); why they could not be opened for this job,
 	 * or "". What the host does not offer at all: run_result.events. */
 	struct perfev_values events;
 	char events_why[PERFEV_WHY_MAX];
@@ -200,7 +200,7 @@ struct job_result {
 	unsigned time_every;		/* read over one interval in this many */
 	unsigned time_threads;		/* the workers whose time it is */
 	char time_why[160];
-	/* fio's per-job figures (SPEC 7). The job's threads are its workers
+	/* fio's per-job figures. The job's threads are its workers
 	 * and helpers, not the cpu probe; their CPU time and context
 	 * switches cover each thread's whole loop, ramp_time included. */
 	uint64_t thread_ns;		/* the workers' measured time, summed: fio's job_runtime */
@@ -236,7 +236,7 @@ struct sys_result {
 };
 
 /*
- * What sampling cost the sampler itself (issue 27): each sample's time
+ * What sampling cost the sampler itself: each sample's time
  * (one interval boundary: every job's counters, the host's files, the
  * devices, the target regions, every thread's task files, every job's
  * kernel counters, the rows), and how long after the boundary the last

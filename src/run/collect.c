@@ -66,7 +66,7 @@ void collect_base(struct run *r, unsigned j, uint64_t now)
 	loop_take_base(r->jrs[j].crew.wk.loop);
 	/* Each running worker's CPU, wait and sleeps at this moment, read
 	 * from /proc, so the reader's shares (collect_concurrency) cover
-	 * the measured window, not the ramp before it (SPEC 8). */
+	 * the measured window, not the ramp before it. */
 	for (unsigned i = 0; i < jr->crew.nworkers; i++) {
 		struct thread_stats *b = &r->base[r->stat_first[j] + i];
 		const struct thread_stats *s = &r->arena.ts[r->stat_first[j] + i];

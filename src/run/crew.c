@@ -38,7 +38,7 @@
 #include "run/sigbus.h"
 #include "telemetry/taskstats.h"
 
-/* ---- the CPU probe (SPEC 2 cpu_probe) -------------------------------- */
+/* ---- the CPU probe (cpu_probe) -------------------------------------- */
 
 /* One work unit: a fixed chain of integer mixing, about a microsecond
  * of pure CPU with no memory traffic, so its rate shows how much CPU the
@@ -292,7 +292,7 @@ static int spawn_process(struct crew *c, struct worker *w, struct err *e)
 			       c->wk.job->name, strerror(errno));
 	if (pid == 0) {
 		/* Die with the task that forked us, even one killed by
-		 * SIGKILL (SPEC 8), as jobhost_fork's child does; a parent
+		 * SIGKILL, as jobhost_fork's child does; a parent
 		 * that died before prctl took effect shows as a changed
 		 * parent pid. (The signal follows the forking thread, the
 		 * leader, which outlives its workers in crew_join.) */

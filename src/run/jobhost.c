@@ -62,7 +62,7 @@ int jobhost_fork(struct job_host *h, struct crew *c,
 		struct err ce = { 0 };
 		int ok;
 
-		/* Die with the parent, even a parent killed by SIGKILL (SPEC 8);
+		/* Die with the parent, even a parent killed by SIGKILL;
 		 * a parent that died before prctl took effect is noticed by
 		 * the changed parent pid. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)

@@ -1,8 +1,8 @@
 /*
  * jobhost.h - where a job runs: the memory it holds back from the host
  * (reserve_mem), the memory cgroup it runs in (mem_limit), and the
- * worker process that joins that cgroup and runs the crew (SPEC 5:
- * memory is charged per address space, so a thread alone cannot be
+ * worker process that joins that cgroup and runs the crew
+ * (memory is charged per address space, so a thread alone cannot be
  * limited).
  *
  * The worker process is forked ready (in its cgroup, prewarmed) and
@@ -56,7 +56,7 @@ bool jobhost_exited(struct job_host *h);
  * fails the job in @c's first slot. Every slot then counts as done. */
 void jobhost_wait(struct job_host *h, struct crew *c);
 /*
- * What @c's worker process is charged once set up (SPEC 5), file pages
+ * What @c's worker process is charged once set up, file pages
  * excluded: a dry start in a cgroup @name with no limit, the crew at the
  * job's thread count (threads, or thread=0 processes) set up as for the
  * run, held, measured, and sent away without a request. Returns 0 with

@@ -372,7 +372,7 @@ static int check_privileges(const struct job *j, struct err *e)
 
 /*
  * mem_limit: a limit the kernel cannot live within is refused here,
- * before anything runs (SPEC 5; the parts are memneed.h's): the worker
+ * before anything runs (the parts are memneed.h's): the worker
  * process's charge, measured by a dry start at the job's thread count,
  * the page tables of its mappings, and the read-ahead windows its reads
  * can have in flight, from the largest read_ahead_kb of its targets'

@@ -1,6 +1,6 @@
 /*
  * loop.h - one thread driving many streams, as an event loop does
- * (SPEC 9, loop=N).
+ * (loop=N).
  *
  * A stream is a sequential scan (or random reads) over its own file, or
  * over its own slice of a single target. The loop thread serves them in

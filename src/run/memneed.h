@@ -1,6 +1,6 @@
 /*
  * memneed.h - the smallest mem_limit a job's cgroup can live within
- * (SPEC 5), so a limit the kernel cannot keep is refused before anything
+ * so a limit the kernel cannot keep is refused before anything
  * runs instead of ending in the OOM killer.
  *
  * Two parts the cgroup is charged and cannot reclaim while the job runs:

@@ -1,6 +1,6 @@
 /*
  * offload.h - a pool of helper threads that run blocking requests for
- * one thread (SPEC 9, offload=K).
+ * one thread (offload=K).
  *
  * An event loop cannot wait inside a page fault or a pread without
  * stopping every stream it drives; handing the request to a helper and

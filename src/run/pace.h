@@ -1,5 +1,5 @@
 /*
- * pace.h - a worker's pace (SPEC 2): fio's rate, rate_iops and
+ * pace.h - a worker's pace: fio's rate, rate_iops and
  * rate_process, rate_min and rate_iops_min over rate_cycle, and
  * thinktime with thinktime_spin and thinktime_blocks.
  *

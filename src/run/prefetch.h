@@ -1,6 +1,6 @@
 /*
  * prefetch.h - keep the next W bytes of each sequential stream requested
- * ahead of an mmap reader (SPEC 9, prefetch=MODE:W).
+ * ahead of an mmap reader (prefetch=MODE:W).
  *
  * The reader calls prefetch_advance() with each request before it
  * touches the bytes. Per stream (a loop's stream, or one of a worker's

@@ -1,5 +1,5 @@
 /*
- * reserve.h - reserve_mem (SPEC 5): hold anonymous memory locked while a
+ * reserve.h - reserve_mem: hold anonymous memory locked while a
  * job runs, so the whole host runs short of page cache and kswapd does
  * the eviction, as in the paper's setting.
  */

@@ -239,7 +239,7 @@ static void start_failed(struct run *r, unsigned j, const struct err *e, int ret
 }
 
 /*
- * MPI (SPEC 14): every rank starts the group together, after a barrier
+ * MPI: every rank starts the group together, after a barrier
  * (before the sampler's first readings, so a long wait for another rank
  * falls in no row), and on rank 0's grid: g0 is rank 0's start of the
  * group relative to the run's start (itself taken after a barrier), so
@@ -444,7 +444,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			b->sched_ok = 0;	/* no ramp: the workers' own starts */
 			/* Fresh from calloc the histogram is already empty:
 			 * left untouched, its 38 KB stay unallocated pages
-			 * (2000 jobs: 76 MB; issue 27). hist_diff reads only
+			 * (2000 jobs: 76 MB). hist_diff reads only
 			 * its counts and sum. */
 			if (b->lat.n || b->lat.sum)
 				hist_init(&b->lat);

@@ -103,7 +103,7 @@ struct work {
  * per-request store to sink could also hold worker 1's head, which worker
  * 1 reads on every request: the line moved between the CPUs twice a
  * request. The 8 bytes bufpool added to engine_thread put the two there
- * in half of the heap's placements (issue 24, tests/bench/README.md).
+ * in half of the heap's placements (tests/bench/README.md).
  */
 struct worker {
 	struct work *wk;
@@ -115,7 +115,7 @@ struct worker {
 	struct engine_thread et;	/* request slots and the engine's thread state */
 	uint8_t *bufs;			/* depth * bs_stride, aligned, ENGINE_F_BUFFERS */
 	uint8_t *copybuf;		/* touch=copy destination, bs bytes */
-	/* Write jobs (SPEC 10): the slots' blocks to write, each filled
+	/* Write jobs: the slots' blocks to write, each filled
 	 * once with random data and stamped per write, a buffer for the
 	 * verify read-back, and the mix, placement and flush state. */
 	uint8_t *wbufs;			/* depth * bs_stride, aligned */

@@ -1,5 +1,5 @@
 /*
- * cgroup.h - memory cgroups for mem_limit (SPEC 5).
+ * cgroup.h - memory cgroups for mem_limit.
  *
  * faultline only ever creates a child of the memory cgroup it already
  * runs in, and removes it when the job ends. cgroup v2 (memory.max,

@@ -1,6 +1,6 @@
 /*
  * checkexplain.h - the part of --check-system about what explains a
- * run (issue 19): pressure stall information (host, and the mem_limit
+ * run: pressure stall information (host, and the mem_limit
  * cgroup's), page-cache residency (cachestat or mincore), uncached
  * reads (RWF_DONTCACHE), and for a --target file its residency by both
  * methods, side by side (what vmtouch shows).

@@ -87,7 +87,7 @@ static json_t *dev_json(const struct devinfo *d)
 	return o;
 }
 
-/* SPEC 15's per-job counters: one entry per source, what it gives and
+/* The per-job kernel counters (perfev.h): one entry per source, what it gives and
  * whether it can be had here, and why not. */
 static const struct {
 	const char *source;		/* as perfev_source() names it, once per line */

@@ -1,5 +1,5 @@
 /*
- * explain.h - the numbers that explain a run (issue 19), per job and
+ * explain.h - the numbers that explain a run, per job and
  * interval: how much of its targets sits in the page cache (cachestat,
  * or mincore on older kernels), memory and I/O pressure (PSI, host-wide
  * and of its mem_limit cgroup on cgroup v2), device bytes and CPU time

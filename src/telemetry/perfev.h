@@ -1,5 +1,5 @@
 /*
- * perfev.h - kernel evidence per job (SPEC 15): counters the kernel
+ * perfev.h - kernel evidence per job: counters the kernel
  * keeps for one job's own tasks, through perf_event_open(2).
  *
  * System-wide counters cannot tell two concurrent jobs apart; these can.

@@ -57,7 +57,7 @@ void residency_close(struct residency_src *s);
 const char *residency_method_name(enum residency_method m);
 
 /*
- * Regions shared among jobs (issue 27). 2000 jobs reading one file ask
+ * Regions shared among jobs. 2000 jobs reading one file ask
  * about one region: a set holds each distinct region (file and range)
  * once, opened on a duplicate of the first job's descriptor (so it
  * outlives that job's own), and reads it at most once per sample: a

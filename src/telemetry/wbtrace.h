@@ -1,5 +1,5 @@
 /*
- * wbtrace.h - who wrote a write job's data to its device (issue 28): the
+ * wbtrace.h - who wrote a write job's data to its device: the
  * job itself (its writes, and its fsync, fdatasync and msync with the
  * write-back they wait for) or the kernel on its own, before any flush
  * of the job asked (reclaim waking the flusher threads, the flushers on

@@ -1,6 +1,6 @@
 /*
  * judge.c - winners, ratios and evidence sentences of the verdict
- * (SPEC 16), from the runs' JSON documents. Every sentence is built from
+ * from the runs' JSON documents. Every sentence is built from
  * numbers read out of the documents, and only when a number passes its
  * threshold (judge.h; faultline(1), THE VERDICT lists them). A figure is
  * taken from the job's own counters (jobs[].faultline.events) when the
@@ -449,7 +449,7 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
 
 /*
  * What the kernel wrote of the job's file on its own, before any flush
- * asked (jobs[].faultline.writeback, issue 28), once it is a share worth
+ * asked (jobs[].faultline.writeback), once it is a share worth
  * a sentence. Through a mapping that is the paper's problem #1: a store
  * is not a decision, and the kernel may write a page the database has
  * not yet decided may reach the disk. With pwrite the database handed

@@ -1,5 +1,5 @@
 /*
- * judge.h - the verdict's reasoning (SPEC 16): from the JSON documents
+ * judge.h - the verdict's reasoning: from the JSON documents
  * of the runs of a verdict's matrix, per workload the winner, its ratio
  * over the runner-up with the spread across rounds, and evidence
  * sentences built from the measured numbers and the thresholds below.
@@ -9,7 +9,7 @@
  *
  * Pure: it reads only the documents and the host facts it is given, so
  * it is tested on recorded results. Where a job's own kernel counters
- * (jobs[].faultline.events, SPEC 15) are in a document they are used;
+ * (jobs[].faultline.events) are in a document they are used;
  * otherwise the system-wide figures of the run (faultline.system), said
  * so in the sentence; a number whose source is missing is left out of
  * the text, never shown as zero.
@@ -81,7 +81,7 @@ struct judge_wl {
 #define JUDGE_READ_AMP 2.0		/* read amplification worth a sentence */
 #define JUDGE_MAJFLT_PER_OP 0.1		/* major faults per request (mmap) */
 #define JUDGE_FLUSH_RATIO 2.0		/* flush p99 differences worth a sentence */
-#define JUDGE_KERNEL_WRITE_SHARE 0.2	/* of the data written, the kernel's own (issue 28) */
+#define JUDGE_KERNEL_WRITE_SHARE 0.2	/* of the data written, the kernel's own */
 #define JUDGE_BLOCKED_PCT 50.0		/* the loop thread asleep this share of its time */
 #define JUDGE_RA_KB 512			/* read_ahead_kb at or above: a host fact */
 #define JUDGE_RATE_SHORT 0.05		/* delivered this far below the rate: fell behind */
@@ -121,7 +121,7 @@ struct judge_sentence {
 	char key[32];		/* "tlb_per_s", "read_amp", ... */
 	double value;
 	double threshold;	/* the one it passed, NAN when none applies */
-	char source[64];	/* "job" (SPEC 15 counters), "system", "device", ... */
+	char source[64];	/* "job" (its own perf counters), "system", "device", ... */
 	char text[JUDGE_SENT_LEN];
 };
 

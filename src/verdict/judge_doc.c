@@ -1,8 +1,8 @@
 /*
- * judge_doc.c - the judge's reading of a run's JSON document (SPEC 16):
+ * judge_doc.c - the judge's reading of a run's JSON document:
  * numbers by path (a null is a source not read, never a zero), a run's
  * throughput and p99, and the kernel's figures
- * behind the evidence, taken from the job's own counters (SPEC 15) when
+ * behind the evidence, taken from the job's own counters when
  * the document has them, else from the run's system-wide telemetry, each
  * saying which. Pure, tested with judge.c (tests/test_judge.c).
  */
@@ -94,7 +94,7 @@ bool judge_doc_p99_us(json_t *doc, double *v)
 /* ------------------------------------------------------------------ */
 /* Evidence: a number, where it came from */
 
-/* TLB shootdowns per second: the IPIs the job's tasks sent (SPEC 15),
+/* TLB shootdowns per second: the IPIs the job's tasks sent,
  * else every shootdown on the host during the run (/proc/interrupts). */
 struct judge_ev judge_ev_tlb(json_t *doc)
 {
@@ -110,7 +110,7 @@ struct judge_ev judge_ev_tlb(json_t *doc)
 }
 
 /* Reclaim the job's own threads did: direct and cgroup reclaim entries
- * of its tasks (SPEC 15), else pages scanned outside kswapd, host-wide
+ * of its tasks, else pages scanned outside kswapd, host-wide
  * (pgscan_anon+file, cgroup reclaim included, less pgscan_kswapd). */
 struct judge_ev judge_ev_direct(json_t *doc, bool *pages)
 {
@@ -143,7 +143,7 @@ struct judge_ev judge_ev_kswapd(json_t *doc)
 }
 
 /* Bytes brought in per byte asked for: the job's page-cache additions
- * (SPEC 15), else the device's reads while it ran (every process's). */
+ * else the device's reads while it ran (every process's). */
 struct judge_ev judge_ev_read_amp(json_t *doc)
 {
 	double a;

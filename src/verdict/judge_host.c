@@ -1,5 +1,5 @@
 /*
- * judge_host.c - the verdict's host facts (SPEC 16): what the host alone
+ * judge_host.c - the verdict's host facts: what the host alone
  * says that bears on the answer (read_ahead_kb, few CPUs, a virtual
  * machine, a rotational device, THP, DAMON's pageout, a memory limit by
  * reserve_mem), each with the number it rests on. Pure, as judge.c, and

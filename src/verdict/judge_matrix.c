@@ -1,5 +1,5 @@
 /*
- * judge_matrix.c - the verdict's vocabulary (SPEC 16): what its workloads
+ * judge_matrix.c - the verdict's vocabulary: what its workloads
  * and engines are called in the text and keyed in verdict.json, the unit
  * a workload is ranked in, and which engines each workload of the fixed
  * matrix runs. Pure; judge.c and the writers use it.

@@ -1,5 +1,5 @@
 /*
- * verdict.c - faultline --verdict (SPEC 16). Sizes a memory budget and a
+ * verdict.c - faultline --verdict. Sizes a memory budget and a
  * file about four times larger, plans a fixed matrix (uniform, zipf and
  * scan reads through mmap normal/random, bufpool and io_uring O_DIRECT;
  * a write mix with flushes every 32 writes; the async-hazard loop) in
@@ -10,7 +10,7 @@
  * With job files (faultline --verdict JOBFILE...), the workloads are the
  * user's jobs instead (vjobs.c), planned and run the same way.
  *
- * The asynchronous side gets a fair fight (issue 31): io_uring O_DIRECT
+ * The asynchronous side gets a fair fight: io_uring O_DIRECT
  * runs at depth 1 per thread and, beside it, at the depth a short probe
  * of the device finds (probe.c), and the buffer pool reads ahead on
  * sequential runs what the kernel reads ahead for mmap.
@@ -58,7 +58,7 @@
 #define MEM_MIN (32 * MIB)
 #define MEM_MAX (4 * GIB)
 #define FILE_FACTOR 4
-/* reserve_mem leaves at least 1 GiB available (SPEC 5), so without a
+/* reserve_mem leaves at least 1 GiB available, so without a
  * cgroup the budget is that floor and some room. */
 #define RESERVE_MEM_FLOOR (GIB + 256 * MIB)
 /* Assumed, printed as such: set-up per run (cgroup, cache drop, threads,

@@ -1,5 +1,5 @@
 /*
- * verdict.h - faultline --verdict (SPEC 16): plan a host-sized matrix
+ * verdict.h - faultline --verdict: plan a host-sized matrix
  * within a time budget, run it through the run controller (run.c) one
  * job at a time, judge it (judge.c) and write the report (verdict_out.c).
  */

@@ -1,5 +1,5 @@
 /*
- * verdict_out.c - the verdict's writers (SPEC 16): the plan and the
+ * verdict_out.c - the verdict's writers: the plan and the
  * verdict as text, verdict.json with every number the text rests on and
  * every run's job text and command, and verdict.html, which a Python
  * helper (plot/verdict-html) draws from verdict.json and the CSV so the

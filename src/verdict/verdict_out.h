@@ -1,5 +1,5 @@
 /*
- * verdict_out.h - what a verdict (SPEC 16) hands its writers: the plan it
+ * verdict_out.h - what a verdict hands its writers: the plan it
  * followed, every run of the matrix with its job text and JSON, and the
  * judge's results; and the writers: the text on stdout, verdict.json,
  * and verdict.html (drawn by plot/verdict-html from verdict.json and the
@@ -39,7 +39,7 @@ struct verdict_plan {
 	char target[512];		/* the file or device read */
 	bool target_ours;		/* a scratch file this verdict made */
 	bool target_existed;
-	/* The fair fight (issue 31): io_uring O_DIRECT's queue depth, from a
+	/* The fair fight: io_uring O_DIRECT's queue depth, from a
 	 * short probe of the device (or VERDICT_DEPTH_DEFAULT, and why), and
 	 * the pages the pools read ahead on sequential runs. */
 	unsigned depth;

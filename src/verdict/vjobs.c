@@ -1,5 +1,5 @@
 /*
- * vjobs.c - faultline --verdict JOBFILE... (issue 31, SPEC 16): each job
+ * vjobs.c - faultline --verdict JOBFILE...: each job
  * of the user's files is a workload. Its options stay as written (rw and
  * the mix, bs or bssplit, the distribution, the rate, size, offsets,
  * threads, a read_iolog trace: whatever the job file says, including

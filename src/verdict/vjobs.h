@@ -1,6 +1,6 @@
 /*
  * vjobs.h - the user's own workloads for faultline --verdict JOBFILE...
- * (issue 31): each job of the files a workload (struct verdict_wl), and
+ * each job of the files a workload (struct verdict_wl), and
  * each of its cells' job text.
  */
 #ifndef FAULTLINE_VJOBS_H

@@ -1,6 +1,6 @@
 /*
  * blockdata.h - what every block faultline writes looks like, and the
- * check of a block read back (SPEC 10: verify=crc32c, --verify).
+ * check of a block read back (verify=crc32c, --verify).
  *
  * A written block is incompressible random data whose first
  * BLOCKDATA_HDR_SIZE bytes are a header, all fields little-endian:

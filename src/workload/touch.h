@@ -1,6 +1,6 @@
 /*
  * touch.h - how a request's bytes are consumed, the same for every
- * engine (SPEC 2 `touch`). For mmap this is where the page faults
+ * engine (the `touch` option). For mmap this is where the page faults
  * happen; for psync/io_uring the bytes already sit in the buffer.
  */
 #ifndef FAULTLINE_TOUCH_H

@@ -1,5 +1,5 @@
 /*
- * verify.h - reading written blocks back and checking them (SPEC 10).
+ * verify.h - reading written blocks back and checking them.
  *
  * Two users: a write job with verify=crc32c, whose workers record which
  * blocks they wrote (struct verify_map, a bit per bs block of a target)

@@ -1,5 +1,5 @@
 /*
- * writes.h - what one worker keeps to write (SPEC 10): which request of
+ * writes.h - what one worker keeps to write: which request of
  * a mixed job writes, which block it writes, when to flush, and which
  * blocks to read back for verify=crc32c.
  *
