@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fmtnum.h"
 #include "telemetry/cgroup.h"
 #include "run/samplerow.h"
 
@@ -258,11 +259,33 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 
 static void cell_f(char **p, char *end, bool ok, double v, int prec)
 {
-	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
-		   : snprintf(*p, (size_t)(end - *p), ",");
+	fmt_cell(p, end, ok, v, prec);
+}
 
-	if (n > 0 && *p + n < end)
-		*p += n;
+static void cell_u(char **p, char *end, uint64_t v)
+{
+	char tmp[24], *q = tmp + sizeof(tmp);
+
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	*--q = ',';
+	if (end - *p > tmp + sizeof(tmp) - q) {
+		memcpy(*p, q, (size_t)(tmp + sizeof(tmp) - q));
+		*p += tmp + sizeof(tmp) - q;
+	}
+}
+
+static void cell_s(char **p, char *end, const char *v)
+{
+	size_t n = strlen(v);
+
+	if ((size_t)(end - *p) > n + 1) {
+		**p = ',';
+		memcpy(*p + 1, v, n);
+		*p += n + 1;
+	}
 }
 
 /*
@@ -482,10 +505,20 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 
 		fio_interval(s, j, now, dops, dbytes);
 	}
-	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
-		      (double)(now - s->t0) / 1e9,
-		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
-		      job->name, job->ioengine, rw_names[job->rw], sj->nworkers, ramp ? 1 : 0);
+	/* The row's first cells, without printf (fmtnum.h says why). */
+	{
+		int n = fmt_fixed(p, (size_t)(end - p), (double)(now - s->t0) / 1e9, 3);
+
+		if (n > 0 && p + n < end)
+			p += n;
+	}
+	cell_u(&p, end, s->epoch0_ms + (now - s->t0) / 1000000ull);
+	cell_f(&p, end, true, dt, 3);
+	cell_s(&p, end, job->name);
+	cell_s(&p, end, job->ioengine);
+	cell_s(&p, end, rw_names[job->rw]);
+	cell_u(&p, end, sj->nworkers);
+	cell_u(&p, end, ramp ? 1 : 0);
 	cell_f(&p, end, true, (double)ops / dt, 1);
 	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
 	/* The status line shows both directions together. */

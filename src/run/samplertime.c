@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "lib/fmtnum.h"
 #include "lib/latclock.h"
 #include "run/samplerow.h"
 #include "telemetry/delayacct.h"
@@ -162,11 +163,7 @@ static bool due(const struct sampler *s, unsigned j, uint64_t now)
 static void cells(char **p, char *end, const unsigned *tenths)
 {
 	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
-		int n = tenths ? snprintf(*p, (size_t)(end - *p), ",%u.%u", tenths[k] / 10, tenths[k] % 10)
-			       : snprintf(*p, (size_t)(end - *p), ",");
-
-		if (n > 0 && *p + n < end)
-			*p += n;
+		fmt_cell(p, end, tenths, tenths ? (double)tenths[k] / 10 : 0, 1);
 	}
 }
 
