@@ -63,6 +63,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	struct sys_result *sr = &res->sys;
 
 	sampler_read_sys(s, &end, now);
+	sampler_flush(s);
 	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
 	if (s->cfg.status_line && s->status_len)
 		fprintf(stderr, "\n");

@@ -153,11 +153,10 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 	return true;
 }
 
-/* One CSV line, whole or not at all (csvout.c). */
-void sampler_csv_write(struct sampler *s, const char *line, size_t len)
+/* A CSV write that failed: the run stops when its reader left, else
+ * the CSV ends at its last whole row (csvout.c). */
+static void csv_failed(struct sampler *s, int ret)
 {
-	int ret = csvout_row(&s->csv, line, len);
-
 	if (!ret)
 		return;
 	if (ret == -EPIPE) {
@@ -169,6 +168,17 @@ void sampler_csv_write(struct sampler *s, const char *line, size_t len)
 		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
 			s->csv.path, strerror(-ret));
 	}
+}
+
+void sampler_csv_write(struct sampler *s, const char *line, size_t len)
+{
+	csv_failed(s, csvout_row(&s->csv, line, len));
+}
+
+void sampler_flush(struct sampler *s)
+{
+	if (s->have_csv)
+		csv_failed(s, csvout_flush(&s->csv));
 }
 
 /* The job_* columns (SPEC 15), in header order: a counter, and a second
