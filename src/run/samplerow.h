@@ -174,6 +174,7 @@ struct sampler {
 	 * were read. */
 	struct hist tick_cost, snap_skew;
 	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
+	uint64_t snap_cost;		/* ... and what that pass took */
 	bool snap_any;			/* some job was running at it */
 	unsigned over_quarter;		/* ticks longer than a quarter interval */
 	unsigned snap_retaken;		/* first passes held up and taken again */
@@ -229,7 +230,8 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
 void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */
 void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One CSV line, whole or not at all (csvout.c). */
+/* One CSV line, whole or not at all (csvout.c): gathered with the
+ * sample's others until sampler_flush. */
 void sampler_csv_write(struct sampler *s, const char *line, size_t len);
 /* Per-thread task files: their buffers are made with the sampler. */
 #define SAMPLER_TASK_BUF 1024		/* a task's stat line is ~350 bytes */
