@@ -234,6 +234,12 @@ static int open_fiolog(struct sampler *s, struct err *e)
 
 static uint64_t planned_ns(const struct sampler_config *c);
 
+/* Jobs' counter sets a sample may read: one read of a job's set (every
+ * event of its tasks, an IPI to each CPU where one runs) took 4 to 25 us
+ * on the 2-vCPU guest under load (tests/bench/README.md, many-jobs), so
+ * 50 are 0.2-1.3 ms, within the 2 ms a sample of 2000 jobs may cost. */
+#define EV_READS_PER_SAMPLE 50
+
 /* Rows reserved per job at most: 1024 rows of 160 bytes (a run of 100 s
  * at 100 ms) is 160 KB a job, 320 MB at 2000 jobs, touched at set-up;
  * a longer run grows them as it goes (a doubling now and then). */
@@ -297,6 +303,10 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	s->ev_reserve = 256;
 	for (unsigned j = 0; j < cfg->njobs; j++)
 		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
+	/* Read in pairs of boundaries, as delayacct's threads are. */
+	s->ev_every = 1;
+	if (cfg->njobs > EV_READS_PER_SAMPLE / 2)
+		s->ev_every = (2 * cfg->njobs + EV_READS_PER_SAMPLE - 1) / EV_READS_PER_SAMPLE;
 	/* Rows for the planned run, a row per interval plus ramp and
 	 * startdelay: only a longer run grows them while it runs. */
 	{
@@ -446,6 +456,12 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 		}
 		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		if (js->ev_open && s->ev_every > 1 && !s->noted_ev) {
+			s->noted_ev = true;
+			fprintf(stderr, "faultline: note: per-job kernel counters of %u jobs: each job's are "
+				"read over one interval in %u (a read costs microseconds); its other rows' "
+				"job_* cells stay empty\n", s->cfg.njobs, s->ev_every);
+		}
 		js->ev_base = js->ev_last;
 	}
 	if (js->wb == WB_TRACED && leader > 0)

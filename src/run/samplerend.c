@@ -49,6 +49,9 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->retaken = s->snap_retaken;
 	c->delay_queries = s->da_queries;
 	c->delay_query_ns = s->da_query_ns;
+	c->counters_every = s->ev_every;
+	c->counter_reads = s->ev_reads;
+	c->counter_read_ns = s->ev_read_ns;
 	if (s->over_quarter)
 		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
 			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "

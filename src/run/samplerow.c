@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/fmtnum.h"
+#include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "run/samplerow.h"
 
@@ -375,6 +376,33 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 	}
 }
 
+bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every)
+{
+	uint64_t k;
+
+	if (every <= 1 || s->jobs[j].ending)
+		return true;
+	k = (now - s->t0 + s->cfg.interval_ns / 2) / s->cfg.interval_ns + j;
+	return k % every == 0 || (k + 1) % every == 0;
+}
+
+/* The job's own kernel counters now, when due; none (every ok false)
+ * when not, so that neither this row nor the next has cells. */
+static void ev_read_row(struct sampler *s, unsigned j, uint64_t now, struct perfev_values *ev)
+{
+	struct job_samp *js = &s->jobs[j];
+	uint64_t t0;
+
+	memset(ev->ok, 0, sizeof(ev->ok));
+	if (!js->ev_open || !sampler_due(s, j, now, s->ev_every))
+		return;
+	t0 = now_ns();
+	if (perfev_read(&js->ev, ev) < 0)
+		memset(ev->ok, 0, sizeof(ev->ok));
+	s->ev_read_ns += now_ns() - t0;
+	s->ev_reads++;
+}
+
 /* log_prio: a worker's requests per priority since the last row. */
 static void prio_share(struct fiolog_sample *sh, struct thread_samp *ts)
 {
@@ -631,8 +659,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	{
 		struct perfev_values ev;
 
-		if (!js->ev_open || perfev_read(&js->ev, &ev) < 0)
-			memset(ev.ok, 0, sizeof(ev.ok));
+		ev_read_row(s, j, now, &ev);
 		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
 			bool ok = true;
 			double d = 0;

@@ -148,6 +148,11 @@ struct sampler {
 	struct wbtrace *wb;		/* write-back tracepoints, when a job needs them */
 	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
 	unsigned ev_skipped;		/* jobs whose counters did not fit */
+	/* A job's counters are read over one interval in ev_every (a read
+	 * costs microseconds: sampler_due), their reads and time. */
+	unsigned ev_every;
+	bool noted_ev;
+	uint64_t ev_reads, ev_read_ns;
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
 	bool group_sys_taken;
 	struct explain_host psi;
@@ -261,6 +266,10 @@ void sampler_time_start(struct sampler *s, unsigned j, uint64_t start_ns);
 void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, char **p, char *end);
 void sampler_time_result(const struct sampler *s, unsigned j, struct job_result *r);
 void sampler_time_close(struct sampler *s);
+/* Is a source read one interval in @every due for job @j at the
+ * boundary @now? Both ends of one row in every @every, jobs staggered,
+ * and always at the job's end (its last row). */
+bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* One CSV row for job @j covering [its previous row, now), from the

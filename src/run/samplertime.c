@@ -148,17 +148,6 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
 	return true;
 }
 
-/* Is job @j read at the boundary @now? Both ends of a row in one
- * interval of every da_every, jobs staggered; always at its end. */
-static bool due(const struct sampler *s, unsigned j, uint64_t now)
-{
-	uint64_t k;
-
-	if (s->da_every <= 1 || s->jobs[j].ending)
-		return true;
-	k = (now - s->t0 + s->cfg.interval_ns / 2) / s->cfg.interval_ns + j;
-	return k % s->da_every == 0 || (k + 1) % s->da_every == 0;
-}
 
 static void cells(char **p, char *end, const unsigned *tenths)
 {
@@ -241,7 +230,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		cells(p, end, NULL);
 		return;
 	}
-	if (!due(s, j, now)) {
+	if (!sampler_due(s, j, now, s->da_every)) {
 		js->da_read = false;
 		cells(p, end, NULL);
 		return;
