@@ -257,7 +257,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	{
 		uint64_t ns;
-		ssize_t n = ts->sched_open ? procfs_src_read(&ts->sched) : -EBADF;
+		ssize_t n = ts->sched_open ? procfs_src_read_record(&ts->sched) : -EBADF;
 
 		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
 			ts->cpu_ns = ns;
