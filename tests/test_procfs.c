@@ -509,6 +509,35 @@ static void test_src_reads_past_seq_file_short_reads(void **state)
 	procfs_src_close(&smaps);
 }
 
+/* One record in one read where it fits; read on where it fills the
+ * buffer; the same text as reading to the end, live and recorded. */
+static void test_src_read_record(void **state)
+{
+	struct procfs_src a, b;
+	ssize_t n;
+
+	(void)state;
+	assert_int_equal(procfs_src_open(&a, "/proc", "thread-self/stat"), 0);
+	assert_int_equal(procfs_src_open(&b, "/proc", "thread-self/stat"), 0);
+	n = procfs_src_read_record(&a);
+	assert_true(n > 0 && procfs_src_read(&b) > 0);
+	/* Times move between the reads: the pid and name do not. */
+	assert_memory_equal(a.buf, b.buf, (size_t)(strchr(b.buf, ')') - b.buf));
+	assert_int_equal(a.buf[a.len - 1], '\n');
+	procfs_src_close(&a);
+	procfs_src_close(&b);
+	/* 8 bytes: the record fills them and is read on to its end. */
+	assert_int_equal(procfs_src_prealloc(&a, 8), 0);
+	assert_int_equal(procfs_task_attach(&a, THIS_HOST, 0, 27383, "stat"), 0);
+	assert_int_equal(procfs_src_open(&b, THIS_HOST, "self/task/27383/stat"), 0);
+	n = procfs_src_read(&b);
+	assert_true(n > 8);
+	assert_int_equal(procfs_src_read_record(&a), n);
+	assert_string_equal(a.buf, b.buf);
+	procfs_src_close(&a);
+	procfs_src_close(&b);
+}
+
 static void test_src_missing_file(void **state)
 {
 	struct procfs_src src;
@@ -638,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_kswapd_none),
 		cmocka_unit_test(test_src_grows_for_large_file),
 		cmocka_unit_test(test_src_reads_past_seq_file_short_reads),
+		cmocka_unit_test(test_src_read_record),
 		cmocka_unit_test(test_src_missing_file),
 		cmocka_unit_test(test_root_from_environment),
 		cmocka_unit_test(test_probe_this_host),

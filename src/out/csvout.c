@@ -24,28 +24,25 @@ int csvout_open(struct csvout *c, const char *path, struct err *e)
 	return 0;
 }
 
-int csvout_row(struct csvout *c, const char *line, size_t len)
+/* @iov's @n parts, @total bytes of whole rows, in one write. */
+static int write_rows(struct csvout *c, const struct iovec *iov, int n, size_t total)
 {
-	struct iovec iov[2] = {
-		{ .iov_base = (void *)line, .iov_len = len },
-		{ .iov_base = "\n", .iov_len = 1 },
-	};
-	ssize_t n;
+	ssize_t w;
 
 	if (c->broken)
 		return 0;
 	do
-		n = writev(c->fd, iov, 2);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)(len + 1)) {
-		c->good += n;
+		w = writev(c->fd, iov, n);
+	while (w < 0 && errno == EINTR);
+	if (w == (ssize_t)total) {
+		c->good += w;
 		return 0;
 	}
 	c->broken = true;
-	c->error = n < 0 ? errno : ENOSPC;	/* a short write to a file: out of room */
+	c->error = w < 0 ? errno : ENOSPC;	/* a short write to a file: out of room */
 	/* Cut a partial row back off a regular file; a pipe keeps what
 	 * its reader took. */
-	if (n > 0 && !c->is_stdout) {
+	if (w > 0 && !c->is_stdout) {
 		struct stat st;
 
 		if (fstat(c->fd, &st) == 0 && S_ISREG(st.st_mode))
@@ -54,8 +51,56 @@ int csvout_row(struct csvout *c, const char *line, size_t len)
 	return -c->error;
 }
 
+int csvout_flush(struct csvout *c)
+{
+	struct iovec iov = { .iov_base = c->buf, .iov_len = c->len };
+	size_t len = c->len;
+
+	if (!len)
+		return 0;
+	c->len = 0;
+	return write_rows(c, &iov, 1, len);
+}
+
+int csvout_row(struct csvout *c, const char *line, size_t len)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)line, .iov_len = len },
+		{ .iov_base = "\n", .iov_len = 1 },
+	};
+	int ret;
+
+	if (c->broken)
+		return 0;
+	if (c->buf && c->len + len + 1 > c->cap) {
+		ret = csvout_flush(c);
+		if (ret)
+			return ret;
+	}
+	if (!c->buf || len + 1 > c->cap)
+		return write_rows(c, iov, 2, len + 1);
+	memcpy(c->buf + c->len, line, len);
+	c->buf[c->len + len] = '\n';
+	c->len += len + 1;
+	return 0;
+}
+
+int csvout_buffer(struct csvout *c, size_t cap)
+{
+	c->buf = malloc(cap);
+	if (!c->buf)
+		return -ENOMEM;
+	c->cap = cap;
+	c->len = 0;
+	return 0;
+}
+
 void csvout_close(struct csvout *c)
 {
+	if (c->fd >= 0)
+		csvout_flush(c);
+	free(c->buf);
+	c->buf = NULL;
 	if (!c->is_stdout && c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;

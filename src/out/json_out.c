@@ -604,6 +604,9 @@ static json_t *sampler_object(const struct sampler_result *c)
 	put(o, "reads_retaken", ju64(c->retaken));
 	put(o, "delay_queries", ju64(c->delay_queries));
 	put(o, "delay_query_ns", ju64(c->delay_query_ns));
+	put(o, "job_counters_read_every", ju64(c->counters_every));
+	put(o, "job_counter_reads", ju64(c->counter_reads));
+	put(o, "job_counter_read_ns", ju64(c->counter_read_ns));
 	if (!ok)
 		put(o, "why", json_string("no interval boundary fell inside the run"));
 	return o;

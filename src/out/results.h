@@ -251,6 +251,10 @@ struct sampler_result {
 	/* delayacct=1: the taskstats queries the samples made (one per
 	 * thread read) and their time, ns. */
 	uint64_t delay_queries, delay_query_ns;
+	/* Each job's kernel counters read over one interval in
+	 * counters_every; the reads the samples made and their time, ns. */
+	unsigned counters_every;
+	uint64_t counter_reads, counter_read_ns;
 };
 
 struct host_result {

@@ -558,6 +558,8 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 			r->job_ended[j] = true;
 			left--;
 		}
+		/* Jobs that ended together: their last rows in one write. */
+		sampler_flush(r->sampler);
 		if (now >= g0 + (tick + 1) * iv) {
 			sampler_tick(r->sampler, now);
 			/* Overloaded host: skip the boundaries already past

@@ -59,6 +59,10 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now);
 void sampler_tick(struct sampler *s, uint64_t now);
 /* Job @job has ended (its workers joined): its last, partial row. */
 void sampler_job_ended(struct sampler *s, unsigned job, uint64_t now);
+/* The rows made since the last flush go out to the CSV now, in one
+ * write: the controller calls it at the end of each pass (a tick
+ * flushes its own). */
+void sampler_flush(struct sampler *s);
 /* Fill the telemetry parts of @res. */
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);

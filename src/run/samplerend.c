@@ -49,6 +49,9 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->retaken = s->snap_retaken;
 	c->delay_queries = s->da_queries;
 	c->delay_query_ns = s->da_query_ns;
+	c->counters_every = s->ev_every;
+	c->counter_reads = s->ev_reads;
+	c->counter_read_ns = s->ev_read_ns;
 	if (s->over_quarter)
 		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
 			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "
@@ -63,6 +66,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	struct sys_result *sr = &res->sys;
 
 	sampler_read_sys(s, &end, now);
+	sampler_flush(s);
 	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
 	if (s->cfg.status_line && s->status_len)
 		fprintf(stderr, "\n");

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fmtnum.h"
+#include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "run/samplerow.h"
 
@@ -152,11 +154,10 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 	return true;
 }
 
-/* One CSV line, whole or not at all (csvout.c). */
-void sampler_csv_write(struct sampler *s, const char *line, size_t len)
+/* A CSV write that failed: the run stops when its reader left, else
+ * the CSV ends at its last whole row (csvout.c). */
+static void csv_failed(struct sampler *s, int ret)
 {
-	int ret = csvout_row(&s->csv, line, len);
-
 	if (!ret)
 		return;
 	if (ret == -EPIPE) {
@@ -168,6 +169,17 @@ void sampler_csv_write(struct sampler *s, const char *line, size_t len)
 		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
 			s->csv.path, strerror(-ret));
 	}
+}
+
+void sampler_csv_write(struct sampler *s, const char *line, size_t len)
+{
+	csv_failed(s, csvout_row(&s->csv, line, len));
+}
+
+void sampler_flush(struct sampler *s)
+{
+	if (s->have_csv)
+		csv_failed(s, csvout_flush(&s->csv));
 }
 
 /* The job_* columns (SPEC 15), in header order: a counter, and a second
@@ -246,7 +258,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	{
 		uint64_t ns;
-		ssize_t n = ts->sched_open ? procfs_src_read(&ts->sched) : -EBADF;
+		ssize_t n = ts->sched_open ? procfs_src_read_record(&ts->sched) : -EBADF;
 
 		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
 			ts->cpu_ns = ns;
@@ -259,11 +271,33 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 
 static void cell_f(char **p, char *end, bool ok, double v, int prec)
 {
-	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
-		   : snprintf(*p, (size_t)(end - *p), ",");
+	fmt_cell(p, end, ok, v, prec);
+}
 
-	if (n > 0 && *p + n < end)
-		*p += n;
+static void cell_u(char **p, char *end, uint64_t v)
+{
+	char tmp[24], *q = tmp + sizeof(tmp);
+
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	*--q = ',';
+	if (end - *p > tmp + sizeof(tmp) - q) {
+		memcpy(*p, q, (size_t)(tmp + sizeof(tmp) - q));
+		*p += tmp + sizeof(tmp) - q;
+	}
+}
+
+static void cell_s(char **p, char *end, const char *v)
+{
+	size_t n = strlen(v);
+
+	if ((size_t)(end - *p) > n + 1) {
+		**p = ',';
+		memcpy(*p + 1, v, n);
+		*p += n + 1;
+	}
 }
 
 /*
@@ -341,6 +375,33 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
+}
+
+bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every)
+{
+	uint64_t k;
+
+	if (every <= 1 || s->jobs[j].ending)
+		return true;
+	k = (now - s->t0 + s->cfg.interval_ns / 2) / s->cfg.interval_ns + j;
+	return k % every == 0 || (k + 1) % every == 0;
+}
+
+/* The job's own kernel counters now, when due; none (every ok false)
+ * when not, so that neither this row nor the next has cells. */
+static void ev_read_row(struct sampler *s, unsigned j, uint64_t now, struct perfev_values *ev)
+{
+	struct job_samp *js = &s->jobs[j];
+	uint64_t t0;
+
+	memset(ev->ok, 0, sizeof(ev->ok));
+	if (!js->ev_open || !sampler_due(s, j, now, s->ev_every))
+		return;
+	t0 = now_ns();
+	if (perfev_read(&js->ev, ev) < 0)
+		memset(ev->ok, 0, sizeof(ev->ok));
+	s->ev_read_ns += now_ns() - t0;
+	s->ev_reads++;
 }
 
 /* log_prio: a worker's requests per priority since the last row. */
@@ -486,10 +547,20 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 
 		fio_interval(s, j, now, dops, dbytes);
 	}
-	p += snprintf(p, (size_t)(end - p), "%.3f,%llu,%.3f,%s,%s,%s,%u,%d",
-		      (double)(now - s->t0) / 1e9,
-		      (unsigned long long)(s->epoch0_ms + (now - s->t0) / 1000000ull), dt,
-		      job->name, job->ioengine, rw_names[job->rw], sj->nworkers, ramp ? 1 : 0);
+	/* The row's first cells, without printf (fmtnum.h says why). */
+	{
+		int n = fmt_fixed(p, (size_t)(end - p), (double)(now - s->t0) / 1e9, 3);
+
+		if (n > 0 && p + n < end)
+			p += n;
+	}
+	cell_u(&p, end, s->epoch0_ms + (now - s->t0) / 1000000ull);
+	cell_f(&p, end, true, dt, 3);
+	cell_s(&p, end, job->name);
+	cell_s(&p, end, job->ioengine);
+	cell_s(&p, end, rw_names[job->rw]);
+	cell_u(&p, end, sj->nworkers);
+	cell_u(&p, end, ramp ? 1 : 0);
 	cell_f(&p, end, true, (double)ops / dt, 1);
 	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
 	/* The status line shows both directions together. */
@@ -592,8 +663,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	{
 		struct perfev_values ev;
 
-		if (!js->ev_open || perfev_read(&js->ev, &ev) < 0)
-			memset(ev.ok, 0, sizeof(ev.ok));
+		ev_read_row(s, j, now, &ev);
 		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
 			bool ok = true;
 			double d = 0;

@@ -148,6 +148,11 @@ struct sampler {
 	struct wbtrace *wb;		/* write-back tracepoints, when a job needs them */
 	unsigned ev_reserve;		/* descriptors the counters leave to the rest */
 	unsigned ev_skipped;		/* jobs whose counters did not fit */
+	/* A job's counters are read over one interval in ev_every (a read
+	 * costs microseconds: sampler_due), their reads and time. */
+	unsigned ev_every;
+	bool noted_ev;
+	uint64_t ev_reads, ev_read_ns;
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
 	bool group_sys_taken;
 	struct explain_host psi;
@@ -176,6 +181,7 @@ struct sampler {
 	struct hist tick_cost;
 	uint64_t snap_skew_max;
 	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
+	uint64_t snap_cost;		/* ... and what that pass took */
 	bool snap_any;			/* some job was running at it */
 	unsigned over_quarter;		/* ticks longer than a quarter interval */
 	unsigned snap_retaken;		/* first passes held up and taken again */
@@ -231,7 +237,8 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
 void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */
 void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One CSV line, whole or not at all (csvout.c). */
+/* One CSV line, whole or not at all (csvout.c): gathered with the
+ * sample's others until sampler_flush. */
 void sampler_csv_write(struct sampler *s, const char *line, size_t len);
 /* Per-thread task files: their buffers are made with the sampler. */
 #define SAMPLER_TASK_BUF 1024		/* a task's stat line is ~350 bytes */
@@ -261,6 +268,10 @@ void sampler_time_start(struct sampler *s, unsigned j, uint64_t start_ns);
 void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, char **p, char *end);
 void sampler_time_result(const struct sampler *s, unsigned j, struct job_result *r);
 void sampler_time_close(struct sampler *s);
+/* Is a source read one interval in @every due for job @j at the
+ * boundary @now? Both ends of one row in every @every, jobs staggered,
+ * and always at the job's end (its last row). */
+bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* One CSV row for job @j covering [its previous row, now), from the

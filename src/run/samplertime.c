@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "lib/fmtnum.h"
 #include "lib/latclock.h"
 #include "run/samplerow.h"
 #include "telemetry/delayacct.h"
@@ -147,26 +148,11 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
 	return true;
 }
 
-/* Is job @j read at the boundary @now? Both ends of a row in one
- * interval of every da_every, jobs staggered; always at its end. */
-static bool due(const struct sampler *s, unsigned j, uint64_t now)
-{
-	uint64_t k;
-
-	if (s->da_every <= 1 || s->jobs[j].ending)
-		return true;
-	k = (now - s->t0 + s->cfg.interval_ns / 2) / s->cfg.interval_ns + j;
-	return k % s->da_every == 0 || (k + 1) % s->da_every == 0;
-}
 
 static void cells(char **p, char *end, const unsigned *tenths)
 {
 	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
-		int n = tenths ? snprintf(*p, (size_t)(end - *p), ",%u.%u", tenths[k] / 10, tenths[k] % 10)
-			       : snprintf(*p, (size_t)(end - *p), ",");
-
-		if (n > 0 && *p + n < end)
-			*p += n;
+		fmt_cell(p, end, tenths, tenths ? (double)tenths[k] / 10 : 0, 1);
 	}
 }
 
@@ -244,7 +230,7 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		cells(p, end, NULL);
 		return;
 	}
-	if (!due(s, j, now)) {
+	if (!sampler_due(s, j, now, s->da_every)) {
 		js->da_read = false;
 		cells(p, end, NULL);
 		return;

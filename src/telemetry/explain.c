@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fmtnum.h"
+
 #define MIB (1024.0 * 1024.0)
 /* "Per 4 KiB": the paper's page, whatever the host's page size. */
 #define PAGE_4K 4096.0
@@ -33,11 +35,7 @@ static uint64_t page_bytes(void)
 
 static void cell(char **p, char *end, bool ok, double v, int prec)
 {
-	int n = ok ? snprintf(*p, (size_t)(end - *p), ",%.*f", prec, v)
-		   : snprintf(*p, (size_t)(end - *p), ",");
-
-	if (n > 0 && *p + n < end)
-		*p += n;
+	fmt_cell(p, end, ok, v, prec);
 }
 
 /* ---- host PSI ------------------------------------------------------- */

@@ -138,6 +138,27 @@ ssize_t procfs_src_read(struct procfs_src *src)
 	return (ssize_t)off;
 }
 
+ssize_t procfs_src_read_record(struct procfs_src *src)
+{
+	ssize_t n;
+
+	if (src->fd < 0)
+		return -EBADF;
+	if (src->cap < 2)
+		return procfs_src_read(src);
+	do
+		n = pread(src->fd, src->buf, src->cap - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* A record that filled the buffer may go on: read it all. */
+	if ((size_t)n == src->cap - 1)
+		return procfs_src_read(src);
+	src->buf[n] = '\0';
+	src->len = (size_t)n;
+	return n;
+}
+
 void procfs_src_close(struct procfs_src *src)
 {
 	if (src->fd >= 0)
@@ -534,7 +555,7 @@ int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_
 
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out)
 {
-	ssize_t n = procfs_src_read(src);
+	ssize_t n = procfs_src_read_record(src);
 
 	if (n < 0)
 		return (int)n;

@@ -147,4 +147,38 @@ pycheck "after the stalled pass, no 100 ms of the run holds 35 % of its I/O" \
 	"$bins_py" "$E2E_TMP/stall.csv" 0.35 0
 fi
 
+# More jobs than a sample reads kernel counters of (25 pairs): each job's
+# job_* cells only in rows whose end is one of its read boundaries
+# (k = the boundary's index + the job's, read when k % N is 0 or N - 1),
+# or its last row; N (3 at 60 jobs) in the JSON and a note. Checked on
+# the rows' own boundaries, whatever the host's load skips.
+n60=60
+{
+	printf '[global]\nfilename=%s\nioengine=psync\nrw=randread\nbs=4k\nruntime=1s\ntime_based\ninvalidate=0\n' "$f"
+	for i in $(seq "$n60"); do printf '[j%d]\n' "$i"; done
+} >"$E2E_TMP/sixty.job"
+expect_exit 0 "$n60 jobs" "$FAULTLINE" --quiet --interval=100ms --csv="$E2E_TMP/sixty.csv" \
+	--output-format=json --output="$E2E_TMP/sixty.json" "$E2E_TMP/sixty.job"
+cp "$E2E_TMP/err" "$E2E_TMP/sixty.err"
+pycheck "each job's kernel counters are read one interval in 3, and its cells are only there" '
+import csv, json, sys
+s = json.load(open(sys.argv[2]))["faultline"]["sampler"]
+every = s["job_counters_read_every"]
+assert every == 3, s
+rows = list(csv.DictReader(open(sys.argv[1])))
+last = {r["job"]: float(r["t_s"]) for r in rows}
+seen = 0
+for r in rows:
+    if r["job_csw_per_s"] == "":
+        continue
+    seen += 1
+    k = round(float(r["t_s"]) / 0.1) + int(r["job"][1:]) - 1
+    assert k % every in (0, every - 1) or float(r["t_s"]) == last[r["job"]], r["job"]
+# 50 reads at most a boundary, and those of pairs: some job has a row
+# without cells whenever the host has the counter at all.
+assert seen < len(rows), (seen, len(rows))
+# ... and a note says so, where the counters could be opened at all.
+assert not seen or "each job\x27s are read over one interval in 3" in open(sys.argv[3]).read()
+' "$E2E_TMP/sixty.csv" "$E2E_TMP/sixty.json" "$E2E_TMP/sixty.err"
+
 e2e_done

@@ -90,13 +90,16 @@ assert grid["mm"] == grid["ps"], grid
 assert abs(starts["mm"] - starts["ps"]) <= 0.0015, starts
 ' "$E2E_TMP/t.csv" "$secs"
 
-pycheck "every column filled except cgroup_mib and its pressure (no mem_limit), the probe of psync, write latencies (no writes) and the pool columns (no bufpool)" '
+pycheck "every column filled except cgroup_mib and its pressure (no mem_limit), the probe of psync, write latencies (no writes), the pool columns (no bufpool) and the time_* columns (no delayacct)" '
 import csv, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for x in rows:
     for k, v in x.items():
         if k.startswith("job_"):
             continue	# the host decides (tests/e2e/events.sh)
+        if k.startswith("time_"):
+            assert v == "", (k, v)	# no delayacct=1 (tests/e2e/delayacct.sh)
+            continue
         if k in ("cgroup_mib", "w_lat_p50_us", "w_lat_p99_us", "flush_lat_p99_us",
                  "pool_hit_pct", "pool_evict_per_s", "pool_evict_batches_per_s",
                  "pool_ipi_per_evict", "cg_mem_some_pct", "cg_mem_full_pct",
