@@ -112,7 +112,7 @@ void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
 	explain_host_read(&s->psi, &o->psi);
 }
 
-/* ---- who wrote the data (issue 28) ----------------------------------- */
+/* ---- who wrote the data ----------------------------------- */
 
 /* What the kernel may write of job @j's data on its own: nothing when
  * its writes bypass the page cache (O_DIRECT, a pool's frames). */
@@ -533,7 +533,7 @@ void sampler_job_measure_start(struct sampler *s, unsigned j, uint64_t now)
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 
-	/* One window per row (SPEC 8): the row that would straddle the
+	/* One window per row: the row that would straddle the
 	 * ramp's end ends here, a ramp row, and the measured rows start
 	 * here, so they add up to the job's totals, which start here too. */
 	if (js->active && now > js->last_t + 1000000ull && !reading_back(s, j)) {
@@ -626,7 +626,7 @@ static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
 }
 
 /*
- * A sample, in two passes (issue 27): first every job's counters, a few
+ * A sample, in two passes: first every job's counters, a few
  * loads per thread, so all rows' counts end at this boundary; then the
  * slower sources (the host's files, each device and target region once,
  * each thread's task files, each job's kernel counters and histograms)

@@ -1,6 +1,6 @@
 /*
  * sampler.h - every interval, the jobs' throughput next to the kernel's
- * evidence (SPEC 6): one CSV row per running job, the live status line,
+ * evidence: one CSV row per running job, the live status line,
  * and at the end the telemetry totals of the summary and JSON.
  *
  * The run controller owns the clock and calls in at each interval
@@ -33,7 +33,7 @@ struct sampler;
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e);
 void sampler_begin(struct sampler *s, uint64_t now);
 /* Under MPI: epoch_ms counts from rank 0's start, @epoch0_ms, so every
- * rank's rows carry the same wall clock (SPEC 14). */
+ * rank's rows carry the same wall clock. */
 void sampler_set_epoch0(struct sampler *s, uint64_t epoch0_ms);
 /* Job @job is ready to start: the system and device counters its first
  * row counts from, read before any of its requests, and its own kernel
@@ -68,8 +68,8 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);
 
 /*
- * The CSV header: SPEC 7's columns, then SPEC 10's write columns, then
- * SPEC 15's job_* columns, in order.
+ * The CSV header: the read and host columns, then the write columns,
+ * then the job_* kernel counters, in order (the man page's CSV COLUMNS).
  */
 extern const char sampler_csv_header[];
 

@@ -30,7 +30,7 @@ struct sampler_job {
 struct sampler_config {
 	uint64_t interval_ns;
 	const char *csv_path;		/* NULL = no CSV, "-" = stdout */
-	/* Under MPI (SPEC 14) rows go here instead of to a CSV of this
+	/* Under MPI rows go here instead of to a CSV of this
 	 * process's own (rankrows.c), with the row's interval histograms
 	 * (reads, writes, flushes; NULL where the job measures none) for
 	 * the percentiles of the all row; NULL otherwise. */

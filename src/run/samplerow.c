@@ -1,6 +1,7 @@
 /*
- * samplerow.c - one CSV row per job per interval (and the devices it reads) (SPEC 7, then SPEC 10's
- * write columns, then bufpool's pool columns, then SPEC 15's job_* columns): the job's counters and latency histograms since its
+ * samplerow.c - one CSV row per job per interval (and the devices it reads), in the
+ * header's order (the read columns, the write columns, bufpool's pool
+ * columns, the job_* kernel counters): the job's counters and latency histograms since its
  * previous row, its threads' faults, its devices, and the system-wide
  * deltas over the same span. A cell whose source could not be read is
  * empty, never 0.
@@ -182,7 +183,7 @@ void sampler_flush(struct sampler *s)
 		csv_failed(s, csvout_flush(&s->csv));
 }
 
-/* The job_* columns (SPEC 15), in header order: a counter, and a second
+/* The job_* columns, in header order: a counter, and a second
  * one added to it (-1: none). Direct reclaim counts the job's threads
  * entering reclaim themselves, globally or in their memory cgroup (the
  * only kind a mem_limit job does). */
@@ -484,7 +485,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 			}
 		}
 		/* One pass over the buckets the thread has used, not
-		 * copies of its whole histogram (issue 27). */
+		 * copies of its whole histogram. */
 		if (job->latency && i < sj->nworkers) {
 			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
 
@@ -623,7 +624,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
 
 	/*
-	 * Writes (SPEC 10). A job that issues no writes measures none: 0
+	 * Writes. A job that issues no writes measures none: 0
 	 * write and flush rates, like any interval without them; the
 	 * latency cells are empty when no write (flush) completed in the
 	 * interval, as lat_p50_us is without reads. Write-back and device
@@ -658,7 +659,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
 	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
 
-	/* The job's own kernel counters (SPEC 15): empty where the host
+	/* The job's own kernel counters: empty where the host
 	 * has no such source or they could not be opened. */
 	{
 		struct perfev_values ev;

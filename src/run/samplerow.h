@@ -174,7 +174,7 @@ struct sampler {
 	struct sys_snap moment_sys;
 	bool moment_sys_ok;
 	struct residency_set regions;	/* every job's target regions, once each */
-	/* What a sample costs the sampler itself (issue 27): each tick's
+	/* What a sample costs the sampler itself: each tick's
 	 * time, and how long after the boundary the last job's counters
 	 * were read (the longest such wait: it may be 0, so no histogram,
 	 * which records at least HIST_MIN_NS). */

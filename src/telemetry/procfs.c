@@ -4,7 +4,7 @@
  * The parsers never trust the text: every scan is bounded by the buffer
  * length (the buffers are not NUL-terminated as far as the parsers know),
  * numbers are checked for overflow, and a malformed line gives -EBADMSG
- * rather than a guess. They are fuzzed (SPEC 8).
+ * rather than a guess. They are fuzzed.
  */
 #include "telemetry/procfs.h"
 

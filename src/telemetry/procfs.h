@@ -5,7 +5,7 @@
  * allocation, no NUL terminator needed) so they can be tested on recorded
  * files and fuzzed. Sources open a file once and re-read it with pread at
  * offset 0 every sample, because an fopen per sample per file would cost
- * more than the sampler is allowed to (SPEC 12: < 2 %).
+ * more than the sampler is allowed to (under 2 % of the interval).
  *
  * Every path is built from a root directory: procfs_root() is
  * $FAULTLINE_PROC or "/proc", and tests pass a fixture root instead.
@@ -57,7 +57,7 @@ void procfs_src_close(struct procfs_src *src);
  * For a reader that must not allocate once a run is under way (the
  * sampler: a heap that grows takes the address-space lock for writing,
  * which can wait seconds behind a worker preempted in a page fault when
- * thousands of threads share two CPUs; issue 27): the buffer at set-up
+ * thousands of threads share two CPUs): the buffer at set-up
  * with procfs_src_prealloc (fd -1), the file later with
  * procfs_src_attach, which keeps that buffer. procfs_src_close frees it
  * either way.
