@@ -82,7 +82,7 @@ struct bp_thread {
 	const uint32_t *first;		/* bp_job's */
 	struct pool_counters *ctr;
 	struct bufpool_io io;
-	struct bufpool_reader *rd;	/* where this thread publishes its pins */
+	struct pool_reader *rd;	/* where this thread publishes its pins */
 	uint32_t *held;			/* per request slot: the page it pinned */
 	/* A read across pages (a replayed log's, bp_read_span): per slot,
 	 * ej->req_max bytes it is copied into; NULL when no request spans. */

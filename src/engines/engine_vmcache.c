@@ -57,7 +57,7 @@ struct vm_thread {
 	const uint64_t *first;
 	struct pool_counters *ctr;
 	struct vmcache_io io;
-	struct vmcache_reader *rd;	/* where this thread publishes its latches */
+	struct pool_reader *rd;	/* where this thread publishes its latches */
 	uint64_t *held;		/* per request slot: its latch (vmcache_read's ref, or the
 				 * first page of a run of them) */
 	uint32_t *more;		/* per slot: pages latched after it (a replayed
