@@ -262,7 +262,7 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	vt->shift = vj->pool->page_shift;
 	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt,
 				      .stop = { et->stop[0], et->stop[1] } };
-	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
+	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, 0, "vmcache", e);
 	if (ret < 0) {
 		free(vt->held);
 		free(vt->more);
