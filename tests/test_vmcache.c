@@ -277,14 +277,14 @@ static void test_published_stays(void **state)
 	touch(vc, &io, &c, 7);
 	assert_int_equal(vmcache_read(vc, rd, 3, 7, &io, &c, &data, &ref), 0);
 	assert_true(ref & VMCACHE_REF_PUBLISHED);
-	assert_int_equal(rd->slot[3], 8);
+	assert_int_equal(rd->slot[3], 7);
 	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_UNLOCKED);	/* no count */
 	for (uint64_t p = 8; p < 128; p++)
 		touch(vc, &io, &c, p);
 	assert_int_not_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);
 	assert_true(pid_in(data) == 7 && data[PAGE - 1] == 7);
 	vmcache_done(vc, rd, 3, ref);
-	assert_int_equal(rd->slot[3], 0);
+	assert_int_equal(rd->slot[3], POOL_PIN_EMPTY);
 	for (uint64_t p = 8; p < 128; p++)
 		touch(vc, &io, &c, p);
 	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);

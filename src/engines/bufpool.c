@@ -796,6 +796,7 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 {
 	struct bufpool *bp;
 	uint64_t nframes = page ? size / page : 0, nbuckets, most;
+	uint32_t nreaders;
 	size_t tab_len, own_len, meta_len;
 	enum bufpool_mem meta_mem;
 
@@ -824,11 +825,11 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	 * mapping), then owner[], then the readers, from a line of their own. */
 	tab_len = (size_t)nbuckets * sizeof(struct bufpool_bucket);
 	own_len = ((size_t)nframes * sizeof(uint32_t) + 63) & ~(size_t)63;
-	bp->pins.max = nframes / BUFPOOL_FRAMES_PER_READER < POOL_PIN_READERS_MAX ?
-		       (uint32_t)(nframes / BUFPOOL_FRAMES_PER_READER) : POOL_PIN_READERS_MAX;
-	if (!bp->pins.max)
-		bp->pins.max = 1;
-	meta_len = tab_len + own_len + bp->pins.max * sizeof(struct pool_reader);
+	nreaders = nframes / BUFPOOL_FRAMES_PER_READER < POOL_PIN_READERS_MAX ?
+		   (uint32_t)(nframes / BUFPOOL_FRAMES_PER_READER) : POOL_PIN_READERS_MAX;
+	if (!nreaders)
+		nreaders = 1;
+	meta_len = tab_len + own_len + nreaders * sizeof(struct pool_reader);
 	bp->meta_len = meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
@@ -838,8 +839,7 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	}
 	bp->buckets = bp->meta;
 	bp->owner = (uint32_t *)((uint8_t *)bp->meta + tab_len);
-	bp->pins.readers = (struct pool_reader *)((uint8_t *)bp->meta + tab_len + own_len);
-	memset(bp->pins.readers, POOL_PIN_EMPTY, bp->pins.max * sizeof(struct pool_reader));
+	pool_pin_init(&bp->pins, (uint8_t *)bp->meta + tab_len + own_len, nreaders);
 	for (uint64_t b = 0; b < nbuckets; b++)
 		for (unsigned i = 0; i < WAYS; i++)
 			bp->buckets[b].e[i].key = KEY_NONE;

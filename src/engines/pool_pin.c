@@ -8,9 +8,18 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+void pool_pin_init(struct pool_pins *pp, void *mem, uint32_t max)
+{
+	pp->readers = mem;
+	pp->max = max;
+	pp->n = 0;
+	memset(mem, 0xff, (size_t)max * sizeof(struct pool_reader));
+}
 
 struct pool_reader *pool_pin_reader_new(struct pool_pins *pp)
 {
@@ -30,7 +39,7 @@ bool pool_pin_published(const struct pool_pins *pp, uint64_t v)
 
 	for (uint32_t i = 0; i < n; i++)
 		for (unsigned j = 0; j < POOL_PIN_SLOTS; j++)
-			if (__atomic_load_n(&pp->readers[i].slot[j], __ATOMIC_SEQ_CST) == v + 1)
+			if (__atomic_load_n(&pp->readers[i].slot[j], __ATOMIC_SEQ_CST) == v)
 				return true;
 	return false;
 }
@@ -56,7 +65,7 @@ int pool_pin_check(const struct pool_pins *pp, const char *who, struct err *e)
 			if (pp->readers[i].slot[j] != POOL_PIN_EMPTY)
 				return err_set(e, EUCLEAN, "%s: reader %u still holds %llu in slot %u",
 					       who, i,
-					       (unsigned long long)pp->readers[i].slot[j] - 1, j);
+					       (unsigned long long)pp->readers[i].slot[j], j);
 	return 0;
 }
 

@@ -4,8 +4,8 @@
  * waits for them, and the futex and spin helpers of their slow paths.
  *
  * A reader is one thread's published pins, on a cache line of its own.
- * Slot i names the page (as its pool numbers it, plus one; 0 is an empty
- * slot) that the thread's request slot i reads. A page named in any
+ * Slot i names the page (as its pool numbers it) that the thread's
+ * request slot i reads, or holds POOL_PIN_EMPTY. A page named in any
  * reader's slot counts as latched shared: the pool's evictor leaves it
  * and a writer waits for it, as for the shared count in the page's latch
  * word. Publishing writes only the thread's own line, where a shared
@@ -29,8 +29,11 @@
  *   at most; a thread that finds none left latches through the word. The
  *   scan reads only the readers handed out, so the bound costs memory,
  *   not time.
- * - 0 as the empty slot: the memory a pool maps is zeroed, so its readers
- *   start empty with no pass over them.
+ * - UINT64_MAX as the empty slot: no pool numbers a page that high, so a
+ *   slot holds the number itself and the hit path stores it as it is (0
+ *   as empty would need a +1 there, an instruction on every hit); the
+ *   readers are filled with it once, when the pool is made
+ *   (pool_pin_init, 64 KiB at most).
  * - POOL_SPIN 256 pause loops before sleeping or yielding (a few
  *   microseconds: a writer's memcpy or a reader's touch of a page, far
  *   shorter than a device read).
@@ -50,7 +53,7 @@
 
 #define POOL_PIN_SLOTS		8
 #define POOL_PIN_READERS_MAX	1024
-#define POOL_PIN_EMPTY		0
+#define POOL_PIN_EMPTY		UINT64_MAX
 #define POOL_SPIN		256
 #define POOL_WAIT_SLICE_NS	(100 * 1000 * 1000)
 
@@ -60,8 +63,7 @@ struct pool_reader {
 
 _Static_assert(sizeof(struct pool_reader) == 64, "a reader is a cache line");
 
-/* A pool's readers: max of them at @readers (zeroed), the first n handed
- * out. */
+/* A pool's readers: max of them at @readers, the first n handed out. */
 struct pool_pins {
 	struct pool_reader *readers;
 	uint32_t max;
@@ -91,7 +93,7 @@ static inline bool pool_stopped(const int *const *stop)
  * handshake). */
 static inline void pool_pin_publish(struct pool_reader *rd, unsigned hs, uint64_t v)
 {
-	__atomic_store_n(&rd->slot[hs], v + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&rd->slot[hs], v, __ATOMIC_SEQ_CST);
 }
 
 /* Give back what slot @hs of @rd published. */
@@ -99,6 +101,10 @@ static inline void pool_pin_clear(struct pool_reader *rd, unsigned hs)
 {
 	__atomic_store_n(&rd->slot[hs], POOL_PIN_EMPTY, __ATOMIC_RELEASE);
 }
+
+/* @max readers at @mem (max * sizeof(struct pool_reader) bytes, cache
+ * line aligned), every slot empty, none handed out. */
+void pool_pin_init(struct pool_pins *pp, void *mem, uint32_t max);
 
 /* A reader for one thread, or NULL when all are taken (that thread's
  * latches then go to the pages' words). Readers last as long as the pool. */

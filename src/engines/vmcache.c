@@ -691,6 +691,7 @@ int vmcache_create(struct vmcache **vcp, uint64_t npages, uint32_t page, uint64_
 	const long base = sysconf(_SC_PAGESIZE);
 	struct vmcache *vc;
 	uint64_t slots = 1;
+	void *readers;
 
 	if (!page || (page & (page - 1)) || (base > 0 && page < (uint64_t)base))
 		return err_set(e, EINVAL, "vmcache: page size %u is not a power of two of at least "
@@ -735,13 +736,11 @@ int vmcache_create(struct vmcache **vcp, uint64_t npages, uint32_t page, uint64_
 	if (!vc->resident)
 		goto nomem;
 	memset(vc->resident, 0xff, vc->rs_len);
-	/* Readers: zero is no page, so the ones never handed out are never
-	 * touched. */
-	vc->pins.max = POOL_PIN_READERS_MAX;
 	vc->readers_len = POOL_PIN_READERS_MAX * sizeof(struct pool_reader);
-	vc->pins.readers = map_anon(vc->readers_len, 0);
-	if (!vc->pins.readers)
+	readers = map_anon(vc->readers_len, 0);
+	if (!readers)
 		goto nomem;
+	pool_pin_init(&vc->pins, readers, POOL_PIN_READERS_MAX);
 	*vcp = vc;
 	return 0;
 nomem: {
