@@ -87,7 +87,7 @@ check-asan: deps
 # The unit tests of the modules that run threads. (Not all of them: the
 # rest gain nothing, and test_procfs compares two reads of the process's
 # own memory map, which TSan's background thread changes in between.)
-TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool vmcache
+TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool vmcache pool_pin
 TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 	       $(wildcard $(TSAN_MODULES:%=tests/test_%*.c)))
 # Each run has several threads and the sampler at its shortest interval,
