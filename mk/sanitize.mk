@@ -87,7 +87,7 @@ check-asan: deps
 # The unit tests of the modules that run threads. (Not all of them: the
 # rest gain nothing, and test_procfs compares two reads of the process's
 # own memory map, which TSan's background thread changes in between.)
-TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool vmcache
+TSAN_MODULES = worker sampler engine run offload prefetch loop bufpool vmcache pool_pin
 TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 	       $(wildcard $(TSAN_MODULES:%=tests/test_%*.c)))
 # Each run has several threads and the sampler at its shortest interval,
@@ -191,7 +191,7 @@ FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/jo
 				     src/workload/checksum.c src/workload/pattern.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
-				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c \
+				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c src/engines/pool_pin.c \
 				     src/telemetry/procfs.c src/lib/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz -lisal -lnettle -lxxhash
 

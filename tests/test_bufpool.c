@@ -272,7 +272,7 @@ static void test_published_stays(void **state)
 	struct fakedev *d = dev_new();
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(2);
-	struct bufpool_reader *rd = bufpool_reader_new(bp);
+	struct pool_reader *rd = bufpool_reader_new(bp);
 	struct pool_counters c = { 0 };
 	uint32_t held;
 	uint8_t *data;
@@ -295,7 +295,7 @@ static void test_published_stays(void **state)
 	free(d);
 }
 
-/* A pool has a reader for every two frames, at most BUFPOOL_READERS_MAX;
+/* A pool has a reader for every two frames, at most POOL_PIN_READERS_MAX;
  * past those there are none, and a pin without one (or past the
  * reader's slots) goes to the pin count. */
 static void test_readers_run_out(void **state)
@@ -303,21 +303,21 @@ static void test_readers_run_out(void **state)
 	struct fakedev *d = dev_new();
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(4);
-	struct bufpool *big = pool_new(2 * BUFPOOL_READERS_MAX + 2);
-	struct bufpool_reader *rd = NULL;
+	struct bufpool *big = pool_new(2 * POOL_PIN_READERS_MAX + 2);
+	struct pool_reader *rd = NULL;
 	struct pool_counters c = { 0 };
 	uint32_t ref;
 	uint8_t *data;
 
 	(void)state;
-	for (unsigned i = 0; i < BUFPOOL_READERS_MAX; i++)
+	for (unsigned i = 0; i < POOL_PIN_READERS_MAX; i++)
 		assert_non_null(bufpool_reader_new(big));
 	assert_null(bufpool_reader_new(big));
 	bufpool_destroy(big);
 	for (unsigned i = 0; i < 4 / BUFPOOL_FRAMES_PER_READER; i++) {
 		rd = bufpool_reader_new(bp);
 		assert_non_null(rd);
-		assert_int_equal(rd->slot[BUFPOOL_READER_SLOTS - 1], BUFPOOL_NONE);
+		assert_int_equal(rd->slot[POOL_PIN_SLOTS - 1], POOL_PIN_EMPTY);
 	}
 	assert_null(bufpool_reader_new(bp));
 	touch(bp, &io, &c, 9);
@@ -325,9 +325,9 @@ static void test_readers_run_out(void **state)
 	assert_false(ref & BUFPOOL_REF_PUBLISHED);
 	assert_int_equal(bufpool_entry_at(bp, ref)->state & BUFPOOL_PIN_MASK, 1);
 	bufpool_release(bp, NULL, 0, ref);
-	assert_int_equal(bufpool_pin(bp, rd, BUFPOOL_READER_SLOTS, 9, &io, &c, &ref, &data), 0);
+	assert_int_equal(bufpool_pin(bp, rd, POOL_PIN_SLOTS, 9, &io, &c, &ref, &data), 0);
 	assert_false(ref & BUFPOOL_REF_PUBLISHED);
-	bufpool_release(bp, rd, BUFPOOL_READER_SLOTS, ref);
+	bufpool_release(bp, rd, POOL_PIN_SLOTS, ref);
 	assert_int_equal(c.hits, 2);
 	pool_ok(bp);
 	bufpool_destroy(bp);
@@ -595,7 +595,7 @@ static void *get_one(void *arg)
 	uint32_t ref;
 	uint8_t *data;
 
-	struct bufpool_reader *rd = g->pin ? bufpool_reader_new(g->bp) : NULL;
+	struct pool_reader *rd = g->pin ? bufpool_reader_new(g->bp) : NULL;
 
 	__atomic_store_n(&g->tid, (int)gettid(), __ATOMIC_RELEASE);
 	__atomic_store_n(&g->started, 1, __ATOMIC_RELEASE);
@@ -713,7 +713,7 @@ static void test_pin_finds_spilled(void **state)
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(32);
 	struct pool_counters c = { 0 };
-	struct bufpool_reader *rd = bufpool_reader_new(bp);
+	struct pool_reader *rd = bufpool_reader_new(bp);
 	uint32_t col[20], ref;
 	uint8_t *data;
 
@@ -730,10 +730,11 @@ static void test_pin_finds_spilled(void **state)
 		/* Published in the reader's slot 1, not counted in the latch. */
 		assert_true(ref & BUFPOOL_REF_PUBLISHED);
 		assert_int_equal(rd->slot[1], ref & ~BUFPOOL_REF_PUBLISHED);
-		assert_int_equal(bufpool_entry_at(bp, rd->slot[1])->key, col[i]);
-		assert_int_equal(bufpool_entry_at(bp, rd->slot[1])->state & BUFPOOL_PIN_MASK, 0);
+		assert_int_equal(bufpool_entry_at(bp, (uint32_t)rd->slot[1])->key, col[i]);
+		assert_int_equal(bufpool_entry_at(bp, (uint32_t)rd->slot[1])->state &
+				 BUFPOOL_PIN_MASK, 0);
 		bufpool_release(bp, rd, 1, ref);
-		assert_int_equal(rd->slot[1], BUFPOOL_NONE);
+		assert_int_equal(rd->slot[1], POOL_PIN_EMPTY);
 	}
 	assert_int_equal(c.hits, 20);
 	assert_int_equal(c.misses, 0);
@@ -807,7 +808,7 @@ static void test_writer_waits_for_published(void **state)
 	struct fakedev *d = dev_new();
 	struct bufpool_io io = io_of(d);
 	struct bufpool *bp = pool_new(8);
-	struct bufpool_reader *rd = bufpool_reader_new(bp);
+	struct pool_reader *rd = bufpool_reader_new(bp);
 	struct pool_counters c = { 0 };
 	struct writer w = { .bp = bp, .io = io_of(d), .key = 6 };
 	uint32_t ref;
@@ -903,7 +904,7 @@ static void test_writer_not_starved(void **state)
 struct stresser {
 	struct bufpool *bp;
 	struct bufpool_io io;
-	struct bufpool_reader *rd;
+	struct pool_reader *rd;
 	struct pool_counters c;
 	uint64_t *bumps;		/* per page, shared: atomic adds */
 	uint64_t seed;

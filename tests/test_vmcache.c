@@ -293,7 +293,7 @@ static void test_published_stays(void **state)
 	struct fakedev *d = dev_new();
 	struct vmcache_io io = io_of(d);
 	struct vmcache *vc = pool_new(128, 8, 2);
-	struct vmcache_reader *rd = vmcache_reader_new(vc);
+	struct pool_reader *rd = vmcache_reader_new(vc);
 	struct pool_counters c = { 0 };
 	uint64_t ref;
 	uint8_t *data;
@@ -303,23 +303,23 @@ static void test_published_stays(void **state)
 	touch(vc, &io, &c, 7);
 	assert_int_equal(vmcache_read(vc, rd, 3, 7, &io, &c, &data, &ref), 0);
 	assert_true(ref & VMCACHE_REF_PUBLISHED);
-	assert_int_equal(rd->slot[3], 8);
+	assert_int_equal(rd->slot[3], 7);
 	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_UNLOCKED);	/* no count */
 	for (uint64_t p = 8; p < 128; p++)
 		touch(vc, &io, &c, p);
 	assert_int_not_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);
 	assert_true(pid_in(data) == 7 && data[PAGE - 1] == 7);
 	vmcache_done(vc, rd, 3, ref);
-	assert_int_equal(rd->slot[3], 0);
+	assert_int_equal(rd->slot[3], POOL_PIN_EMPTY);
 	for (uint64_t p = 8; p < 128; p++)
 		touch(vc, &io, &c, p);
 	assert_int_equal(vmcache_st(vc->state[7]), VMCACHE_EVICTED);
 	/* No slot for request slot 9, or an evicted page: through the
 	 * word, a count and a miss. */
-	assert_int_equal(vmcache_read(vc, rd, VMCACHE_READER_SLOTS + 1, 9, &io, &c, &data, &ref), 0);
+	assert_int_equal(vmcache_read(vc, rd, POOL_PIN_SLOTS + 1, 9, &io, &c, &data, &ref), 0);
 	assert_false(ref & VMCACHE_REF_PUBLISHED);
 	assert_int_equal(vmcache_st(vc->state[9]), 1);
-	vmcache_done(vc, rd, VMCACHE_READER_SLOTS + 1, ref);
+	vmcache_done(vc, rd, POOL_PIN_SLOTS + 1, ref);
 	pool_ok(vc);
 	vmcache_destroy(vc);
 	free(d);
@@ -575,7 +575,7 @@ static void test_writer_waits_for_published(void **state)
 	struct fakedev *d = dev_new();
 	struct vmcache_io io = io_of(d);
 	struct vmcache *vc = pool_new(64, 8, 2);
-	struct vmcache_reader *rd = vmcache_reader_new(vc);
+	struct pool_reader *rd = vmcache_reader_new(vc);
 	struct pool_counters c = { 0 };
 	struct getter w = { .vc = vc, .io = io_of(d), .pid = 6, .excl = true };
 	uint64_t ref;
@@ -613,7 +613,7 @@ static void test_writer_waits_for_published(void **state)
 struct stresser {
 	struct vmcache *vc;
 	struct vmcache_io io;
-	struct vmcache_reader *rd;
+	struct pool_reader *rd;
 	struct pool_counters c;
 	uint64_t *bumps;
 	uint64_t seed;

@@ -68,13 +68,10 @@
 #include "engines/bufpool.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PIN_MASK	BUFPOOL_PIN_MASK
@@ -112,10 +109,6 @@
 #define HUGE_2M (2ull << 20)
 #define SMALL_PAGE 4096
 
-/* Waiting: this many pause loops before sleeping on the futex (a few
- * microseconds: long enough for a writer's memcpy or a reader's touch,
- * far shorter than the device read a loader is in). */
-#define SPIN_WAIT 256
 /* Home latches are held for a few stores; past this many spins the
  * holder was preempted, so yield the CPU to it. */
 #define SPIN_LATCH 64
@@ -129,15 +122,6 @@
  * on x86 and arm64 it is the same instruction as acquire-release. */
 #define CAS(p, exp, v)	__atomic_compare_exchange_n((p), (exp), (v), false, \
 						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 /* Counters are this thread's own: plain relaxed stores (stats.h). */
 static inline void count(uint64_t *c)
@@ -157,21 +141,6 @@ static inline uint32_t ref_of(uint32_t bucket, unsigned way)
 
 /* ---- futex waits ------------------------------------------------------ */
 
-/* The pool is private to the process (ioengine=bufpool runs its threads
- * in one), so private futexes. */
-static void futex_wait(uint32_t *word, uint32_t val)
-{
-	/* In slices, so that a waiter sees a stop flag (latch_entry). */
-	static const struct timespec slice = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
-
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &slice, NULL, 0);
-}
-
-static void futex_wake_all(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
 /*
  * The latch word of @en was @seen, a state this thread cannot use: wait
  * until it changes. Spins first; then sets WAITERS (only if the word is
@@ -179,8 +148,8 @@ static void futex_wake_all(uint32_t *word)
  */
 static void wait_change(struct bufpool_entry *en, uint32_t seen)
 {
-	for (int i = 0; i < SPIN_WAIT; i++) {
-		cpu_relax();
+	for (int i = 0; i < POOL_SPIN; i++) {
+		pool_cpu_relax();
 		if (LOAD_RLX(&en->state) != seen)
 			return;
 	}
@@ -191,14 +160,14 @@ static void wait_change(struct bufpool_entry *en, uint32_t seen)
 			return;
 		seen = want;
 	}
-	futex_wait(&en->state, seen);
+	pool_futex_wait(&en->state, seen);
 }
 
 /* After an update that returned @old: wake the sleepers it announced. */
 static inline void wake_if(struct bufpool_entry *en, uint32_t old)
 {
 	if (__builtin_expect(old & F_WAITERS, 0))
-		futex_wake_all(&en->state);
+		pool_futex_wake_all(&en->state);
 }
 
 /* ---- home latches ----------------------------------------------------- */
@@ -214,7 +183,7 @@ static uint32_t home_lock(struct bufpool_bucket *b)
 		if (i >= SPIN_LATCH)
 			sched_yield();
 		else
-			cpu_relax();
+			pool_cpu_relax();
 	}
 }
 
@@ -324,52 +293,6 @@ static void table_delete(struct bufpool *bp, uint32_t ref, uint32_t home, uint32
 	wake_if(en, old);
 }
 
-/* ---- published pins ------------------------------------------------------ */
-
-struct bufpool_reader *bufpool_reader_new(struct bufpool *bp)
-{
-	uint32_t n = LOAD_RLX(&bp->nreaders);
-
-	do
-		if (n >= bp->readers_max)
-			return NULL;
-	while (!__atomic_compare_exchange_n(&bp->nreaders, &n, n + 1, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED));
-	return &bp->readers[n];
-}
-
-/* Whether a reader's slot names entry @ref: a pin published by
- * bufpool_pin. Called by the thread that has just locked @ref's latch
- * word (sequentially consistent), so a pin published before that lock is
- * seen here, and one published after sees the lock and is taken back. */
-static bool published(const struct bufpool *bp, uint32_t ref)
-{
-	const uint32_t n = LOAD(&bp->nreaders);
-
-	for (uint32_t i = 0; i < n; i++)
-		for (unsigned j = 0; j < BUFPOOL_READER_SLOTS; j++)
-			if (__atomic_load_n(&bp->readers[i].slot[j], __ATOMIC_SEQ_CST) == ref)
-				return true;
-	return false;
-}
-
-/* Entry @ref, locked by this thread to change its page: wait until no
- * reader has it published (each holds it for one request; spin, then
- * let the holder run). False when a stop flag of @io called it off. */
-static bool wait_published(const struct bufpool *bp, uint32_t ref, const struct bufpool_io *io)
-{
-	for (unsigned i = 0; published(bp, ref); i++) {
-		if (i < SPIN_LATCH) {
-			cpu_relax();
-			continue;
-		}
-		if (bufpool_io_stopped(io))
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
 /* ---- latches on pages --------------------------------------------------- */
 
 /*
@@ -427,7 +350,7 @@ static int latch_entry(struct bufpool *bp, uint32_t ref, uint32_t key, enum bufp
 	if (__builtin_expect(LOAD(&en->key) == key, 1)) {
 		/* Alone, but for readers of published pins: they finish
 		 * the request they hold it for and go. */
-		if (mode != BUFPOOL_SHARED && !wait_published(bp, ref, io)) {
+		if (mode != BUFPOOL_SHARED && pool_pin_wait(&bp->pins, ref, io ? io->stop : NULL) < 0) {
 			bufpool_unlock(bp, ref, false);
 			return -ECANCELED;
 		}
@@ -448,7 +371,7 @@ void bufpool_unpin(struct bufpool *bp, uint32_t ref)
 	/* The last reader out wakes a writer or evictor waiting for it. */
 	if (__builtin_expect(old & F_WAITERS, 0) && (old & PIN_MASK) == 1) {
 		__atomic_fetch_and(&en->state, ~F_WAITERS, __ATOMIC_RELAXED);
-		futex_wake_all(&en->state);
+		pool_futex_wake_all(&en->state);
 	}
 }
 
@@ -533,7 +456,7 @@ static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
 					 * read? And is no reader's published pin
 					 * on it (a pinned page stays)? */
 					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o &&
-					    !published(bp, o)) {
+					    !pool_pin_published(&bp->pins, o)) {
 						int ret = evict(bp, o, s & F_DIRTY, io, c);
 
 						if (ret)
@@ -807,11 +730,8 @@ int bufpool_check(const struct bufpool *bp, struct err *e)
 	if (!ret && owned != used)
 		ret = err_set(e, EUCLEAN, "%llu pages in the table, %llu frames owned",
 			      (unsigned long long)used, (unsigned long long)owned);
-	for (uint32_t i = 0; i < bp->nreaders && !ret; i++)
-		for (unsigned j = 0; j < BUFPOOL_READER_SLOTS && !ret; j++)
-			if (bp->readers[i].slot[j] != BUFPOOL_NONE)
-				ret = err_set(e, EUCLEAN, "reader %u still holds entry %#x in slot %u",
-					      i, bp->readers[i].slot[j], j);
+	if (!ret)
+		ret = pool_pin_check(&bp->pins, "bufpool", e);
 	free(spill);
 	return ret;
 }
@@ -876,6 +796,7 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 {
 	struct bufpool *bp;
 	uint64_t nframes = page ? size / page : 0, nbuckets, most;
+	uint32_t nreaders;
 	size_t tab_len, own_len, meta_len;
 	enum bufpool_mem meta_mem;
 
@@ -904,11 +825,11 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	 * mapping), then owner[], then the readers, from a line of their own. */
 	tab_len = (size_t)nbuckets * sizeof(struct bufpool_bucket);
 	own_len = ((size_t)nframes * sizeof(uint32_t) + 63) & ~(size_t)63;
-	bp->readers_max = nframes / BUFPOOL_FRAMES_PER_READER < BUFPOOL_READERS_MAX ?
-			  (uint32_t)(nframes / BUFPOOL_FRAMES_PER_READER) : BUFPOOL_READERS_MAX;
-	if (!bp->readers_max)
-		bp->readers_max = 1;
-	meta_len = tab_len + own_len + bp->readers_max * sizeof(struct bufpool_reader);
+	nreaders = nframes / BUFPOOL_FRAMES_PER_READER < POOL_PIN_READERS_MAX ?
+		   (uint32_t)(nframes / BUFPOOL_FRAMES_PER_READER) : POOL_PIN_READERS_MAX;
+	if (!nreaders)
+		nreaders = 1;
+	meta_len = tab_len + own_len + nreaders * sizeof(struct pool_reader);
 	bp->meta_len = meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
@@ -918,8 +839,7 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	}
 	bp->buckets = bp->meta;
 	bp->owner = (uint32_t *)((uint8_t *)bp->meta + tab_len);
-	bp->readers = (struct bufpool_reader *)((uint8_t *)bp->meta + tab_len + own_len);
-	memset(bp->readers, 0xff, bp->readers_max * sizeof(struct bufpool_reader));
+	pool_pin_init(&bp->pins, (uint8_t *)bp->meta + tab_len + own_len, nreaders);
 	for (uint64_t b = 0; b < nbuckets; b++)
 		for (unsigned i = 0; i < WAYS; i++)
 			bp->buckets[b].e[i].key = KEY_NONE;

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engines/pool_pin.h"
 #include "lib/err.h"
 #include "lib/stats.h"
 
@@ -72,8 +73,7 @@ struct bufpool_io {
 
 static inline bool bufpool_io_stopped(const struct bufpool_io *io)
 {
-	return io && ((io->stop[0] && __atomic_load_n(io->stop[0], __ATOMIC_RELAXED)) ||
-		      (io->stop[1] && __atomic_load_n(io->stop[1], __ATOMIC_RELAXED)));
+	return io && pool_stopped(io->stop);
 }
 
 enum bufpool_mode {
@@ -124,25 +124,14 @@ struct bufpool_bucket {
 _Static_assert(sizeof(struct bufpool_bucket) == 64, "a bucket is a cache line");
 
 /*
- * A reader: one thread's published pins, on a cache line of its own.
- * Slot i names the entry (a reference) the thread's request slot i holds,
- * or BUFPOOL_NONE. A page named in any reader's slot counts as pinned: the
- * clock passes it over and a writer waits for it, as for the pin count in
- * its latch word. Publishing a pin there writes only the thread's own
- * line, where the pin count writes the page table's, which the other
- * threads read: with two threads hitting one pool, the table's lines
- * went back and forth between their CPUs on every hit.
- */
-#define BUFPOOL_READER_SLOTS	16
-#define BUFPOOL_READERS_MAX	1024
-/* ... and no more than one for every this many frames, so a small pool's
+ * Pins may be published in a thread's reader (pool_pin.h) instead of
+ * counted in the latch word; the value published is the entry's
+ * reference. A pool has a reader per thread, at most POOL_PIN_READERS_MAX
+ * and no more than one for every this many frames, so a small pool's
  * readers cost what its table does per frame (a job's threads need two
- * frames each: jobcheck.c), not a fixed 64 KiB. */
+ * frames each: jobcheck.c), not a fixed 64 KiB.
+ */
 #define BUFPOOL_FRAMES_PER_READER	2
-
-struct bufpool_reader {
-	uint32_t slot[BUFPOOL_READER_SLOTS];
-} __attribute__((aligned(64)));
 
 /* A reference held through a reader's slot, not the pin count. */
 #define BUFPOOL_REF_PUBLISHED	(1u << 31)
@@ -159,9 +148,7 @@ struct bufpool {
 	struct bufpool_bucket *buckets;	/* the page table */
 	uint32_t nbuckets;
 	uint32_t *owner;		/* per frame: the entry holding it, or free/taken */
-	struct bufpool_reader *readers;	/* readers_max, the first nreaders handed out */
-	uint32_t readers_max;
-	uint32_t nreaders;
+	struct pool_pins pins;		/* the readers */
 	void *meta;			/* one mapping for buckets, owner and readers */
 	size_t meta_len;
 	/* The clock hand: frames examined so far, modulo nframes. Shared by
@@ -215,12 +202,15 @@ int bufpool_get(struct bufpool *bp, uint32_t key, enum bufpool_mode mode,
 void bufpool_unpin(struct bufpool *bp, uint32_t ref);
 
 /*
- * A reader for one thread (its slots all BUFPOOL_NONE), or NULL when
- * all the pool's are taken: BUFPOOL_READERS_MAX, or one for every
+ * A reader for one thread (its slots all empty), or NULL when all the
+ * pool's are taken: POOL_PIN_READERS_MAX, or one for every
  * BUFPOOL_FRAMES_PER_READER frames of a smaller pool (that thread's pins
  * then go to the pin count). Readers last as long as the pool.
  */
-struct bufpool_reader *bufpool_reader_new(struct bufpool *bp);
+static inline struct pool_reader *bufpool_reader_new(struct bufpool *bp)
+{
+	return pool_pin_reader_new(&bp->pins);
+}
 
 static inline struct bufpool_entry *bufpool_entry_at(const struct bufpool *bp, uint32_t ref)
 {
@@ -231,29 +221,24 @@ static inline struct bufpool_entry *bufpool_entry_at(const struct bufpool *bp, u
  * bufpool_get(BUFPOOL_SHARED) with its common case inline, for request
  * slot @hs of the thread whose reader is @rd: the page in the table,
  * neither locked, nor being loaded, nor wanted by a writer, pinned by
- * publishing it in the
- * reader's slot. That writes nothing another thread reads (the page's
+ * publishing it in the reader's slot. That writes nothing another thread reads (the page's
  * REF bit only when the clock cleared it), takes one locked instruction,
  * on the thread's own line, and a few dozen instructions: the fewer there
  * are between one request's miss on a page and the next request's, the
  * more of the two the CPU overlaps. Anything else (not in the table,
  * latched, a lost race, no reader or no slot @hs) goes to bufpool_get,
  * which pins with the pin count. Give the page back with
- * bufpool_release.
- *
- * The pin and an evictor or writer pass each other as in Dekker's
- * algorithm: the reader publishes, then looks at the latch word; the
- * other locks the word, then looks at the readers (all sequentially
- * consistent), so at least one of them sees the other and steps back.
+ * bufpool_release. How the pin and an evictor or writer pass each other
+ * is in pool_pin.h.
  */
-static inline int bufpool_pin(struct bufpool *bp, struct bufpool_reader *rd, unsigned hs,
+static inline int bufpool_pin(struct bufpool *bp, struct pool_reader *rd, unsigned hs,
 			      uint32_t key, const struct bufpool_io *io, struct pool_counters *c,
 			      uint32_t *ref, uint8_t **data)
 {
 	const uint32_t home = bufpool_home_of(bp, key);
 	uint32_t b = home, reach = 0;
 
-	if (__builtin_expect(!rd || hs >= BUFPOOL_READER_SLOTS, 0))
+	if (__builtin_expect(!rd || hs >= POOL_PIN_SLOTS, 0))
 		goto slow;
 	for (uint32_t d = 0;; d++) {
 		struct bufpool_entry *en = bp->buckets[b].e;
@@ -267,12 +252,12 @@ static inline int bufpool_pin(struct bufpool *bp, struct bufpool_reader *rd, uns
 			/* The page's line is on its way meanwhile. */
 			__builtin_prefetch(bufpool_frame(bp, __atomic_load_n(&en->frame,
 									     __ATOMIC_RELAXED)));
-			__atomic_store_n(&rd->slot[hs], r, __ATOMIC_SEQ_CST);
+			pool_pin_publish(rd, hs, r);
 			s = __atomic_load_n(&en->state, __ATOMIC_SEQ_CST);
 			if ((s & (BUFPOOL_F_USED | BUFPOOL_F_LOCKED | BUFPOOL_F_XWANT)) !=
 				    BUFPOOL_F_USED ||
 			    __atomic_load_n(&en->key, __ATOMIC_ACQUIRE) != key) {
-				__atomic_store_n(&rd->slot[hs], BUFPOOL_NONE, __ATOMIC_RELEASE);
+				pool_pin_clear(rd, hs);
 				goto slow;
 			}
 			/* Pinned: the key and frame cannot change now. */
@@ -297,11 +282,11 @@ slow:
 }
 
 /* Give back what bufpool_pin returned for slot @hs of @rd. */
-static inline void bufpool_release(struct bufpool *bp, struct bufpool_reader *rd, unsigned hs,
+static inline void bufpool_release(struct bufpool *bp, struct pool_reader *rd, unsigned hs,
 				   uint32_t ref)
 {
 	if (ref & BUFPOOL_REF_PUBLISHED)
-		__atomic_store_n(&rd->slot[hs], BUFPOOL_NONE, __ATOMIC_RELEASE);
+		pool_pin_clear(rd, hs);
 	else
 		bufpool_unpin(bp, ref);
 }

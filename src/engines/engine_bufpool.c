@@ -10,12 +10,12 @@
  * worker's touch consumes it and release() unpins it (a replayed log's
  * request may span pages: each is pinned in turn and copied out,
  * bp_read_span, or latched in turn and copied in, bp_write_span). A page
- * missing
- * from the pool is read by the thread that misses it, with O_DIRECT,
- * through its own I/O: pool_io=io_uring, a ring of its own with the
- * targets and the frames registered (one read in flight, waited for at
- * once), or pool_io=psync, pread(2). A thread that finds the page being
- * read by another waits for that read.
+ * missing from the pool is read by the thread that misses it, with
+ * O_DIRECT, through its own I/O (pagedev.c, as vmcache's):
+ * pool_io=io_uring, a ring of its own with the targets and the frames
+ * registered (one read in flight, waited for at once), or pool_io=psync,
+ * pread(2). A thread that finds the page being read by another waits
+ * for that read.
  *
  * Writes copy the worker's stamped block (r->wbuf) into the frame under
  * the page's exclusive latch and mark it dirty (a whole-page write reads
@@ -38,31 +38,22 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <liburing.h>
 
 #include "engines/bufpool.h"
 #include "engines/engine.h"
-
-/* io_uring refuses a registered buffer larger than 1 GiB; the frames
- * are registered in pieces this large, so a frame's piece is its
- * offset >> this (pool_page divides it: both are powers of two, and
- * pool_page is at most BS_MAX = 1 GiB). */
-#define REG_BUF_SHIFT 30
-/* prewarm reads the region in pieces this large, not a page at a time. */
-#define PREWARM_CHUNK (1u << 20)
+#include "engines/pagedev.h"
 
 /*
- * The pool's keys number the pages of the job's regions densely: target
- * t's page p (counted from its region's start, which offset= puts on a
- * pool_page boundary) is key first[t] + p; first[ntargets] is the
- * total. bp_prepare checks that the total fits in a key.
+ * The pool's keys are pagedev's page numbers of the job's regions
+ * (target t's page p, counted from its region's start, which offset=
+ * puts on a pool_page boundary, is key first[t] + p); bp_prepare checks
+ * that the total fits in a key.
  */
 struct bp_job {
 	struct bufpool *pool;
-	uint32_t *first;
+	uint64_t *first;	/* pagedev_layout's */
 };
 
 /* A page read ahead, in flight. */
@@ -72,190 +63,44 @@ struct pf_slot {
 	bool busy;
 };
 
-/* user_data of the ring's own read or write: a page read ahead is its
- * slot + 1. */
-#define UD_SYNC 0
+/* user_data of a page read ahead: its slot + 1 (pagedev's own request
+ * is 0). */
 
 struct bp_thread {
 	const struct engine_job *ej;
 	struct bufpool *pool;
-	const uint32_t *first;		/* bp_job's */
+	const uint64_t *first;		/* bp_job's */
 	struct pool_counters *ctr;
 	struct bufpool_io io;
-	struct bufpool_reader *rd;	/* where this thread publishes its pins */
+	struct pool_reader *rd;	/* where this thread publishes its pins */
 	uint32_t *held;			/* per request slot: the page it pinned */
 	/* A read across pages (a replayed log's, bp_read_span): per slot,
 	 * ej->req_max bytes it is copied into; NULL when no request spans. */
 	uint8_t *span;
 	unsigned shift;			/* log2(pool_page) */
-	bool uring;			/* pool_io=io_uring */
-	bool fixed_files, fixed_bufs;
-	struct io_uring ring;
+	struct pagedev dev;		/* the thread's I/O (pool_io), its ring shared by pf */
 	/* pool_prefetch: pf slots, pf_n of them in flight; keys below
 	 * pf_next (up to the end of target pf_ti's pages) were looked at. */
 	unsigned pf, pf_n;
 	struct pf_slot *pf_slot;
-	uint32_t pf_next;
+	uint64_t pf_next;
 	unsigned pf_ti;
 };
 
-/* ---- the device side: one page at a time ----------------------------- */
-
-/* Pages of @t's region, counting a partial last one. */
-static uint64_t region_pages(const struct target *t, unsigned shift)
-{
-	return (t->len + (1ull << shift) - 1) >> shift;
-}
-
-/* Key @key's target (by binary search: scratch files make thousands)
- * and byte offset. */
-static unsigned key_target(const uint32_t *first, unsigned ntargets, uint32_t key)
-{
-	unsigned lo = 0, hi = ntargets;
-
-	/* The last t with first[t] <= key. */
-	while (hi - lo > 1) {
-		unsigned mid = lo + (hi - lo) / 2;
-
-		if (first[mid] <= key)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static uint64_t key_offset(const struct engine_job *ej, const uint32_t *first, unsigned ti,
-			   uint32_t key, unsigned shift)
-{
-	return ej->targets[ti].base + ((uint64_t)(key - first[ti]) << shift);
-}
-
-/* Bytes of page @off that the job's region of @t covers: a read must
- * bring at least these (beyond them may be past the end of the file). */
-static uint64_t page_need(const struct target *t, uint64_t off, uint32_t page)
-{
-	uint64_t end = t->base + t->len;
-
-	if (off >= end)
-		return 0;
-	return end - off < page ? end - off : page;
-}
-
-static void pf_complete(struct bp_thread *bt, struct io_uring_cqe *cqe);
-
-/* One read or write of @len bytes at @off through the thread's ring:
- * bytes moved, or -errno. Completions of pages read ahead that come
- * first are put in the pool on the way. */
-static int64_t uring_rw(struct bp_thread *bt, bool write, unsigned ti, uint8_t *buf,
-			uint32_t len, uint64_t off)
-{
-	const struct target *t = &bt->ej->targets[ti];
-	int fd = bt->fixed_files ? (int)ti : t->fd_direct;
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	for (;;) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&bt->ring);
-		unsigned idx = (unsigned)((size_t)(buf - bt->pool->frames) >> REG_BUF_SHIFT);
-
-		/* One request at a time: the ring is never full. */
-		if (!sqe)
-			return -EBUSY;
-		if (bt->fixed_bufs && !write)
-			io_uring_prep_read_fixed(sqe, fd, buf, len, off, (int)idx);
-		else if (bt->fixed_bufs)
-			io_uring_prep_write_fixed(sqe, fd, buf, len, off, (int)idx);
-		else if (!write)
-			io_uring_prep_read(sqe, fd, buf, len, off);
-		else
-			io_uring_prep_write(sqe, fd, buf, len, off);
-		if (bt->fixed_files)
-			sqe->flags |= IOSQE_FIXED_FILE;
-		io_uring_sqe_set_data64(sqe, UD_SYNC);
-		do
-			ret = io_uring_submit_and_wait(&bt->ring, 1);
-		while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
-		if (ret < 0)
-			return ret;
-		for (;;) {
-			do
-				ret = io_uring_wait_cqe(&bt->ring, &cqe);
-			while (ret == -EINTR);
-			if (ret < 0)
-				return ret;
-			if (cqe->user_data == UD_SYNC)
-				break;
-			pf_complete(bt, cqe);
-		}
-		ret = cqe->res;
-		io_uring_cqe_seen(&bt->ring, cqe);
-		if (ret != -EAGAIN && ret != -EINTR)
-			return ret;
-	}
-}
-
-static int64_t do_rw(struct bp_thread *bt, bool write, unsigned ti, uint8_t *buf, uint32_t len,
-		     uint64_t off)
-{
-	const struct target *t = &bt->ej->targets[ti];
-	ssize_t n;
-
-	if (bt->uring)
-		return uring_rw(bt, write, ti, buf, len, off);
-	do
-		n = write ? pwrite(t->fd_direct, buf, len, (off_t)off)
-			  : pread(t->fd_direct, buf, len, (off_t)off);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
+/* ---- the device side ---------------------------------------------------- */
 
 static int bp_read(void *arg, uint32_t key, uint8_t *frame)
 {
 	struct bp_thread *bt = arg;
-	const unsigned ti = key_target(bt->first, bt->ej->ntargets, key);
-	const uint32_t page = bt->pool->page;
-	const uint64_t off = key_offset(bt->ej, bt->first, ti, key, bt->shift);
-	uint32_t got = 0;
 
-	/* O_DIRECT may stop short only at the end of the file. */
-	while (got < page) {
-		int64_t n = do_rw(bt, false, ti, frame + got, page - got, off + got);
-
-		if (n < 0)
-			return (int)n;
-		if (n == 0)
-			break;
-		got += (uint32_t)n;
-	}
-	if (got < page_need(&bt->ej->targets[ti], off, page))
-		return -EIO;	/* the target shrank under the job */
-	if (got < page)
-		memset(frame + got, 0, page - got);
-	return 0;
+	return pagedev_read(&bt->dev, key, frame);
 }
 
 static int bp_write(void *arg, uint32_t key, const uint8_t *frame)
 {
 	struct bp_thread *bt = arg;
-	const unsigned ti = key_target(bt->first, bt->ej->ntargets, key);
-	const struct target *t = &bt->ej->targets[ti];
-	const uint64_t off = key_offset(bt->ej, bt->first, ti, key, bt->shift);
-	uint64_t need = page_need(t, off, bt->pool->page);
-	uint32_t len = (uint32_t)((need + t->lbs - 1) / t->lbs * t->lbs), done = 0;
 
-	if (len > bt->pool->page)
-		len = bt->pool->page;
-	while (done < len) {
-		int64_t n = do_rw(bt, true, ti, (uint8_t *)frame + done, len - done, off + done);
-
-		if (n < 0)
-			return (int)n;
-		if (n == 0)
-			return -EIO;
-		done += (uint32_t)n;
-	}
-	return 0;
+	return pagedev_write(&bt->dev, key, frame);
 }
 
 /* ---- read-ahead ---------------------------------------------------------- */
@@ -265,15 +110,10 @@ static int bp_write(void *arg, uint32_t key, const uint8_t *frame)
 static void pf_complete(struct bp_thread *bt, struct io_uring_cqe *cqe)
 {
 	struct pf_slot *s = &bt->pf_slot[cqe->user_data - 1];
-	const unsigned ti = key_target(bt->first, bt->ej->ntargets, s->key);
-	const uint64_t off = key_offset(bt->ej, bt->first, ti, s->key, bt->shift);
-	const uint32_t page = bt->pool->page;
 	int res = cqe->res;
 
-	io_uring_cqe_seen(&bt->ring, cqe);
-	if (res >= 0 && (uint64_t)res >= page_need(&bt->ej->targets[ti], off, page)) {
-		if ((uint32_t)res < page)
-			memset(bufpool_frame(bt->pool, s->frame) + res, 0, page - (uint32_t)res);
+	io_uring_cqe_seen(&bt->dev.ring, cqe);
+	if (pagedev_read_done(&bt->dev, s->key, bufpool_frame(bt->pool, s->frame), res) == 0) {
 		bufpool_insert(bt->pool, s->key, s->frame, bt->ctr);
 	} else {
 		bufpool_frame_give_back(bt->pool, s->frame);
@@ -290,6 +130,12 @@ static struct pf_slot *pf_find(struct bp_thread *bt, uint32_t key)
 	return NULL;
 }
 
+/* pagedev's callback for a completion on the ring that is not its own. */
+static void pf_other(void *arg, struct io_uring_cqe *cqe)
+{
+	pf_complete(arg, cqe);
+}
+
 /* Before a request for @key: what came back goes into the pool, and a
  * read ahead of @key itself is waited for. */
 static void pf_before(struct bp_thread *bt, uint32_t key)
@@ -297,11 +143,11 @@ static void pf_before(struct bp_thread *bt, uint32_t key)
 	struct io_uring_cqe *cqe;
 	struct pf_slot *s;
 
-	while (bt->pf_n && io_uring_peek_cqe(&bt->ring, &cqe) == 0)
+	while (bt->pf_n && io_uring_peek_cqe(&bt->dev.ring, &cqe) == 0)
 		pf_complete(bt, cqe);
 	s = pf_find(bt, key);
 	while (s && s->busy) {
-		if (io_uring_wait_cqe(&bt->ring, &cqe) < 0)
+		if (io_uring_wait_cqe(&bt->dev.ring, &cqe) < 0)
 			continue;	/* EINTR */
 		pf_complete(bt, cqe);
 	}
@@ -313,7 +159,7 @@ static void pf_drain(struct bp_thread *bt)
 	struct io_uring_cqe *cqe;
 
 	while (bt->pf_n) {
-		int ret = io_uring_wait_cqe(&bt->ring, &cqe);
+		int ret = io_uring_wait_cqe(&bt->dev.ring, &cqe);
 
 		if (ret == -EINTR)
 			continue;
@@ -328,50 +174,39 @@ static void pf_drain(struct bp_thread *bt)
  * flight already. */
 static void pf_issue(struct bp_thread *bt, uint32_t key)
 {
-	const struct engine_job *ej = bt->ej;
-	const unsigned ti = key_target(bt->first, ej->ntargets, key);
+	const unsigned ti = pagedev_target(&bt->dev, key);
 	const uint64_t lim64 = (uint64_t)key + 1 + bt->pf;
-	const uint32_t lim = lim64 < bt->first[ti + 1] ? (uint32_t)lim64 : bt->first[ti + 1];
-	const uint32_t page = bt->pool->page;
-	uint32_t k = key + 1;
+	const uint64_t lim = lim64 < bt->first[ti + 1] ? lim64 : bt->first[ti + 1];
+	uint64_t k = (uint64_t)key + 1;
 	unsigned queued = 0;
 
 	/* Keys up to pf_next were looked at after an earlier request. */
 	if (bt->pf_ti == ti && bt->pf_next > k && bt->pf_next <= lim)
 		k = bt->pf_next;
 	for (; k < lim && bt->pf_n < bt->pf; k++) {
-		struct io_uring_sqe *sqe;
 		struct pf_slot *s = NULL;
-		uint8_t *buf;
 		uint32_t f;
 
-		if (bufpool_lookup(bt->pool, k) != BUFPOOL_NONE || pf_find(bt, k))
+		if (bufpool_lookup(bt->pool, (uint32_t)k) != BUFPOOL_NONE || pf_find(bt, (uint32_t)k))
 			continue;
 		for (unsigned i = 0; i < bt->pf && !s; i++)
 			if (!bt->pf_slot[i].busy)
 				s = &bt->pf_slot[i];
-		sqe = io_uring_get_sqe(&bt->ring);
-		if (!s || !sqe || bufpool_frame_take(bt->pool, &bt->io, bt->ctr, &f) < 0)
+		if (!s || bufpool_frame_take(bt->pool, &bt->io, bt->ctr, &f) < 0)
 			break;
-		buf = bufpool_frame(bt->pool, f);
-		if (bt->fixed_bufs)
-			io_uring_prep_read_fixed(sqe, bt->fixed_files ? (int)ti : ej->targets[ti].fd_direct,
-						 buf, page, key_offset(ej, bt->first, ti, k, bt->shift),
-						 (int)((size_t)(buf - bt->pool->frames) >> REG_BUF_SHIFT));
-		else
-			io_uring_prep_read(sqe, bt->fixed_files ? (int)ti : ej->targets[ti].fd_direct,
-					   buf, page, key_offset(ej, bt->first, ti, k, bt->shift));
-		if (bt->fixed_files)
-			sqe->flags |= IOSQE_FIXED_FILE;
-		io_uring_sqe_set_data64(sqe, (uint64_t)(s - bt->pf_slot) + 1);
-		*s = (struct pf_slot){ .key = k, .frame = f, .busy = true };
+		if (pagedev_queue_read(&bt->dev, k, bufpool_frame(bt->pool, f),
+				       (uint64_t)(s - bt->pf_slot) + 1) < 0) {
+			bufpool_frame_give_back(bt->pool, f);
+			break;
+		}
+		*s = (struct pf_slot){ .key = (uint32_t)k, .frame = f, .busy = true };
 		bt->pf_n++;
 		queued++;
 	}
 	bt->pf_next = k;
 	bt->pf_ti = ti;
 	if (queued)
-		io_uring_submit(&bt->ring);
+		io_uring_submit(&bt->dev.ring);
 }
 
 /* ---- requests ---------------------------------------------------------- */
@@ -381,13 +216,10 @@ static void pf_issue(struct bp_thread *bt, uint32_t key)
  * says, as psync does). */
 static int bp_flush(struct bp_thread *bt, unsigned ti, bool datasync)
 {
-	const int fd = bt->ej->targets[ti].fd_direct;
-	int ret = bufpool_flush_keys(bt->pool, bt->first[ti], bt->first[ti + 1], &bt->io, bt->ctr);
+	int ret = bufpool_flush_keys(bt->pool, (uint32_t)bt->first[ti], (uint32_t)bt->first[ti + 1],
+				     &bt->io, bt->ctr);
 
-	if (ret < 0)
-		return ret;
-	ret = datasync ? fdatasync(fd) : fsync(fd);
-	return ret < 0 ? -errno : 0;
+	return ret < 0 ? ret : pagedev_sync(bt->ej, ti, datasync);
 }
 
 /*
@@ -468,8 +300,8 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct bp_thread *bt = et->priv;
 	struct bufpool *bp = bt->pool;
-	const uint32_t key = bt->first[r->target] +
-			     (uint32_t)((r->off - et->ej->targets[r->target].base) >> bt->shift);
+	const uint32_t key = (uint32_t)(bt->first[r->target] +
+					((r->off - et->ej->targets[r->target].base) >> bt->shift));
 	const uint32_t in_page = (uint32_t)(r->off & (bp->page - 1));
 	uint32_t ref;
 	uint8_t *page;
@@ -539,46 +371,13 @@ static int bp_writeback(struct engine_thread *et)
 
 /* ---- a thread: its counters, slots and I/O ----------------------------- */
 
-/* Register the targets' O_DIRECT descriptors and the frames with the
- * ring; refused (RLIMIT_MEMLOCK, RLIMIT_NOFILE), plain reads do. */
-static void uring_register(struct bp_thread *bt)
+static void bt_free(struct bp_thread *bt)
 {
-	const struct engine_job *ej = bt->ej;
-	struct bufpool *bp = bt->pool;
-	size_t piece = (size_t)1 << REG_BUF_SHIFT;
-	unsigned nbuf = (unsigned)((bp->frames_len + piece - 1) / piece);
-	struct iovec *iov;
-	int *fds;
-
-	fds = malloc(sizeof(*fds) * ej->ntargets);
-	if (fds) {
-		for (unsigned i = 0; i < ej->ntargets; i++)
-			fds[i] = ej->targets[i].fd_direct;
-		bt->fixed_files = io_uring_register_files(&bt->ring, fds, ej->ntargets) == 0;
-		free(fds);
-	}
-	iov = malloc(sizeof(*iov) * nbuf);
-	if (!iov)
-		return;
-	for (unsigned i = 0; i < nbuf; i++) {
-		size_t off = (size_t)i * piece;
-
-		iov[i].iov_base = bp->frames + off;
-		iov[i].iov_len = bp->frames_len - off < piece ? bp->frames_len - off : piece;
-	}
-	bt->fixed_bufs = io_uring_register_buffers(&bt->ring, iov, nbuf) == 0;
-	free(iov);
+	free(bt->pf_slot);
+	free(bt->span);
+	free(bt->held);
+	free(bt);
 }
-
-/* Ring flags, best first (engine_io_uring.c says why each). */
-static const unsigned ring_flag_sets[] = {
-	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-	IORING_SETUP_COOP_TASKRUN,
-	0,
-};
-
-/* One read or write at a time, and a spare (and pool_prefetch more). */
-#define RING_ENTRIES 2
 
 static int bp_init(struct engine_thread *et, struct err *e)
 {
@@ -586,7 +385,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	const struct job *job = ej->job;
 	struct bp_job *pj = ej->priv;
 	struct bp_thread *bt;
-	int ret = -EINVAL;
+	int ret;
 
 	if (!et->pool)
 		return err_set(e, EINVAL, "bufpool: no counters for this thread");
@@ -594,22 +393,20 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	if (!bt)
 		return err_set(e, ENOMEM, "bufpool: out of memory");
 	bt->held = malloc(sizeof(*bt->held) * ej->depth);
-	if (!bt->held) {
-		free(bt);
+	/* Only a replay's requests may span pages (jobcheck refuses a bs
+	 * that does not divide pool_page). */
+	if (job->read_iolog && ej->req_max)
+		bt->span = malloc((size_t)ej->depth * ej->req_max);
+	/* jobcheck.c allows read-ahead only for read jobs through io_uring. */
+	bt->pf = job->pool_io == POOL_IO_URING && !job_writes(job) ? job->pool_prefetch : 0;
+	if (bt->pf)
+		bt->pf_slot = calloc(bt->pf, sizeof(*bt->pf_slot));
+	if (!bt->held || (job->read_iolog && ej->req_max && !bt->span) || (bt->pf && !bt->pf_slot)) {
+		bt_free(bt);
 		return err_set(e, ENOMEM, "bufpool: out of memory");
 	}
 	for (unsigned i = 0; i < ej->depth; i++)
 		bt->held[i] = BUFPOOL_NONE;
-	/* Only a replay's requests may span pages (jobcheck refuses a bs
-	 * that does not divide pool_page). */
-	if (job->read_iolog && ej->req_max) {
-		bt->span = malloc((size_t)ej->depth * ej->req_max);
-		if (!bt->span) {
-			free(bt->held);
-			free(bt);
-			return err_set(e, ENOMEM, "bufpool: out of memory");
-		}
-	}
 	bt->ej = ej;
 	bt->pool = pj->pool;
 	bt->first = pj->first;
@@ -618,40 +415,14 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->shift = pj->pool->page_shift;
 	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt,
 				      .stop = { et->stop[0], et->stop[1] } };
-	bt->uring = job->pool_io == POOL_IO_URING;
-	/* jobcheck.c allows read-ahead only for read jobs through io_uring. */
-	bt->pf = bt->uring && !job_writes(job) ? job->pool_prefetch : 0;
-	if (bt->pf) {
-		bt->pf_slot = calloc(bt->pf, sizeof(*bt->pf_slot));
-		if (!bt->pf_slot) {
-			free(bt->span);
-			free(bt->held);
-			free(bt);
-			return err_set(e, ENOMEM, "bufpool: out of memory");
-		}
+	ret = pagedev_open(&bt->dev, ej, pj->first, bt->shift, pj->pool->frames,
+			   pj->pool->frames_len, bt->pf, "bufpool", e);
+	if (ret < 0) {
+		bt_free(bt);
+		return ret;
 	}
-	if (bt->uring) {
-		for (size_t i = 0; i < sizeof(ring_flag_sets) / sizeof(ring_flag_sets[0]); i++) {
-			struct io_uring_params p;
-
-			memset(&p, 0, sizeof(p));
-			p.flags = ring_flag_sets[i];
-			ret = io_uring_queue_init_params(RING_ENTRIES + bt->pf, &bt->ring, &p);
-			if (ret != -EINVAL)
-				break;
-		}
-		if (ret < 0) {
-			free(bt->pf_slot);
-			free(bt->span);
-			free(bt->held);
-			free(bt);
-			return err_set(e, -ret, "bufpool: pool_io=io_uring: setting up a ring: %s%s",
-				       strerror(-ret), ret == -EPERM ? " (kernel.io_uring_disabled? "
-				       "pool_io=psync does without)" : "");
-		}
-		io_uring_register_ring_fd(&bt->ring);
-		uring_register(bt);
-	}
+	bt->dev.other = pf_other;
+	bt->dev.other_arg = bt;
 	et->priv = bt;
 	return 0;
 }
@@ -665,14 +436,10 @@ static void bp_exit(struct engine_thread *et)
 	for (unsigned i = 0; i < bt->ej->depth; i++)
 		if (bt->held[i] != BUFPOOL_NONE)
 			bufpool_release(bt->pool, bt->rd, i, bt->held[i]);
-	if (bt->uring) {
+	if (bt->pf)
 		pf_drain(bt);
-		io_uring_queue_exit(&bt->ring);
-	}
-	free(bt->pf_slot);
-	free(bt->span);
-	free(bt->held);
-	free(bt);
+	pagedev_close(&bt->dev);
+	bt_free(bt);
 	et->priv = NULL;
 }
 
@@ -680,79 +447,12 @@ static void bp_exit(struct engine_thread *et)
 
 static int bp_prepare(struct engine_job *ej, struct err *e)
 {
-	const struct job *j = ej->job;
-	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
-	uint64_t pages = 0;
-
-	for (unsigned i = 0; i < ej->ntargets; i++) {
-		const struct target *t = &ej->targets[i];
-
-		/* jobfile.c sets direct=1 for bufpool; a job built another
-		 * way may not have. */
-		if (t->fd_direct < 0)
-			return err_set(e, EINVAL, "ioengine=bufpool reads with O_DIRECT: it needs direct=1");
-		if (j->pool_page % t->lbs)
-			return err_set(e, EINVAL, "pool_page=%llu is not a multiple of the logical "
-				       "block size %u of %s, which the pool's O_DIRECT reads need",
-				       (unsigned long long)j->pool_page, t->lbs, t->path);
-		pages += region_pages(t, shift);
-	}
-	if (pages > (uint64_t)BUFPOOL_KEY_MAX + 1)
-		return err_set(e, EINVAL, "the job's regions hold %llu pages of pool_page=%llu; "
-			       "bufpool numbers at most %llu (a larger pool_page makes fewer)",
-			       (unsigned long long)pages, (unsigned long long)j->pool_page,
-			       (unsigned long long)BUFPOOL_KEY_MAX + 1);
-	/* A pool the host cannot hold would be populated into the OOM
-	 * killer; MemAvailable says what fits (unreadable: not checked). */
-	if (ej->mem_available && j->pool_size > ej->mem_available)
-		return err_set(e, ENOMEM, "pool_size=%lluMiB is more than the %lluMiB of "
-			       "memory available (MemAvailable)",
-			       (unsigned long long)(j->pool_size >> 20),
-			       (unsigned long long)(ej->mem_available >> 20));
-	return 0;
+	return pagedev_prepare(ej, "bufpool", (uint64_t)BUFPOOL_KEY_MAX + 1, ej->job->pool_size, e);
 }
-
-/* prewarm's reads: a PREWARM_CHUNK piece at a time into a buffer, each
- * page copied from there into its frame. */
-struct prewarm {
-	const struct engine_job *ej;
-	const uint32_t *first;
-	uint8_t *buf;
-	unsigned target;
-	uint64_t buf_off;
-	uint32_t buf_len;
-	unsigned shift;
-	uint32_t page;
-};
 
 static int prewarm_read(void *arg, uint32_t key, uint8_t *frame)
 {
-	struct prewarm *pw = arg;
-	const unsigned ti = key_target(pw->first, pw->ej->ntargets, key);
-	const struct target *t = &pw->ej->targets[ti];
-	const uint64_t off = key_offset(pw->ej, pw->first, ti, key, pw->shift);
-	uint32_t have;
-
-	if (ti != pw->target || off < pw->buf_off || off >= pw->buf_off + pw->buf_len) {
-		ssize_t n;
-
-		do
-			n = pread(t->fd_direct, pw->buf, PREWARM_CHUNK, (off_t)off);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return -errno;
-		pw->target = ti;
-		pw->buf_off = off;
-		pw->buf_len = (uint32_t)n;
-	}
-	have = (uint32_t)(pw->buf_off + pw->buf_len - off);
-	if (have > pw->page)
-		have = pw->page;
-	if (have < page_need(t, off, pw->page))
-		return -EIO;
-	memcpy(frame, pw->buf + (off - pw->buf_off), have);
-	memset(frame + have, 0, pw->page - have);
-	return 0;
+	return pagedev_prewarm_read(arg, key, frame);
 }
 
 static int prewarm_write(void *arg, uint32_t key, const uint8_t *frame)
@@ -766,29 +466,27 @@ static int prewarm_write(void *arg, uint32_t key, const uint8_t *frame)
  * regions end or every frame holds a page (nothing is evicted: a region
  * larger than the pool starts with its first pool_size bytes in it).
  */
-static int prewarm(struct engine_job *ej, struct bufpool *bp, const uint32_t *first,
+static int prewarm(struct engine_job *ej, struct bufpool *bp, const uint64_t *first,
 		   struct err *e)
 {
-	struct prewarm pw = { .ej = ej, .first = first, .target = UINT32_MAX,
-			      .shift = bp->page_shift, .page = bp->page };
+	struct pagedev_prewarm pw;
 	struct bufpool_io io = { .read = prewarm_read, .write = prewarm_write, .arg = &pw };
 	struct pool_counters c = { 0 };
-	int ret = 0;
+	int ret = pagedev_prewarm_open(&pw, ej, first, bp->page_shift, e);
 
-	pw.buf = aligned_alloc(PREWARM_CHUNK, PREWARM_CHUNK);
-	if (!pw.buf)
-		return err_set(e, ENOMEM, "bufpool: prewarm: out of memory");
+	if (ret)
+		return ret;
 	for (unsigned i = 0; i < ej->ntargets && c.misses < bp->nframes; i++) {
-		const struct target *t = &ej->targets[i];
-
-		for (uint32_t key = first[i]; key < first[i + 1] && c.misses < bp->nframes; key++) {
+		for (uint64_t key = first[i]; key < first[i + 1] && c.misses < bp->nframes; key++) {
 			uint32_t ref;
 			uint8_t *page;
 
-			ret = bufpool_get(bp, key, BUFPOOL_SHARED, &io, &c, &ref, &page);
+			ret = bufpool_get(bp, (uint32_t)key, BUFPOOL_SHARED, &io, &c, &ref, &page);
 			if (ret < 0) {
-				err_set(e, -ret, "bufpool: prewarm: reading %s at %llu: %s", t->path,
-					(unsigned long long)key_offset(ej, first, i, key, bp->page_shift),
+				err_set(e, -ret, "bufpool: prewarm: reading %s at %llu: %s",
+					ej->targets[i].path,
+					(unsigned long long)pagedev_offset(ej, first, i, key,
+									   bp->page_shift),
 					strerror(-ret));
 				goto out;
 			}
@@ -796,7 +494,7 @@ static int prewarm(struct engine_job *ej, struct bufpool *bp, const uint32_t *fi
 		}
 	}
 out:
-	free(pw.buf);
+	pagedev_prewarm_close(&pw);
 	return ret;
 }
 
@@ -818,22 +516,16 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 	struct bp_job *pj = calloc(1, sizeof(*pj));
 	int ret;
 
-	uint64_t key = 0;
-
 	if (!pj)
 		return err_set(e, ENOMEM, "bufpool: out of memory");
-	pj->first = malloc(sizeof(*pj->first) * (ej->ntargets + 1));
-	if (!pj->first) {
-		free(pj);
-		return err_set(e, ENOMEM, "bufpool: out of memory");
-	}
 	/* bp_prepare checked that every key fits. */
-	for (unsigned i = 0; i < ej->ntargets; i++) {
-		pj->first[i] = (uint32_t)key;
-		key += region_pages(&ej->targets[i], (unsigned)__builtin_ctzll(j->pool_page));
+	ret = pagedev_layout(ej, (unsigned)__builtin_ctzll(j->pool_page), &pj->first, e);
+	if (ret) {
+		free(pj);
+		return ret;
 	}
-	pj->first[ej->ntargets] = (uint32_t)key;
-	ret = bufpool_create(&pj->pool, j->pool_size, (uint32_t)j->pool_page, key, e);
+	ret = bufpool_create(&pj->pool, j->pool_size, (uint32_t)j->pool_page,
+			     pj->first[ej->ntargets], e);
 	if (ret) {
 		free(pj->first);
 		free(pj);

@@ -57,7 +57,7 @@ struct vm_thread {
 	const uint64_t *first;
 	struct pool_counters *ctr;
 	struct vmcache_io io;
-	struct vmcache_reader *rd;	/* where this thread publishes its latches */
+	struct pool_reader *rd;	/* where this thread publishes its latches */
 	uint64_t *held;		/* per request slot: its latch (vmcache_read's ref, or the
 				 * first page of a run of them) */
 	uint32_t *more;		/* per slot: pages latched after it (a replayed
@@ -262,7 +262,7 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	vt->shift = vj->pool->page_shift;
 	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt,
 				      .stop = { et->stop[0], et->stop[1] } };
-	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, "vmcache", e);
+	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, 0, "vmcache", e);
 	if (ret < 0) {
 		free(vt->held);
 		free(vt->more);

@@ -1,6 +1,5 @@
 /*
  * pagedev.c - a pool engine's pages on the job's targets; see pagedev.h.
- * (engine_bufpool.c's device side, made a module of its own for vmcache.)
  */
 #include "engines/pagedev.h"
 
@@ -17,8 +16,11 @@
 #define REG_BUF_SHIFT 30
 /* prewarm reads the region in pieces this large, not a page at a time. */
 #define PREWARM_CHUNK (1u << 20)
-/* One read or write at a time, and a spare. */
+/* One read or write at a time, and a spare (and a pool's reads ahead
+ * more). */
 #define RING_ENTRIES 2
+/* user_data of pagedev's own request; a pool's reads ahead use others. */
+#define UD_OWN 0
 
 /* Ring flags, best first (engine_io_uring.c says why each). */
 static const unsigned ring_flag_sets[] = {
@@ -115,43 +117,57 @@ int pagedev_prepare(const struct engine_job *ej, const char *engine, uint64_t ma
 
 /* ---- one page at a time ---------------------------------------------------- */
 
+/* The descriptor and registered buffer of a request on @ti's @buf. */
+static void prep_rw(struct pagedev *pd, struct io_uring_sqe *sqe, bool write, unsigned ti,
+		    uint8_t *buf, uint32_t len, uint64_t off)
+{
+	int fd = pd->fixed_files ? (int)ti : pd->ej->targets[ti].fd_direct;
+	unsigned idx = pd->fixed_bufs ? (unsigned)((size_t)(buf - pd->bufs) >> REG_BUF_SHIFT) : 0;
+
+	if (pd->fixed_bufs && !write)
+		io_uring_prep_read_fixed(sqe, fd, buf, len, off, (int)idx);
+	else if (pd->fixed_bufs)
+		io_uring_prep_write_fixed(sqe, fd, buf, len, off, (int)idx);
+	else if (!write)
+		io_uring_prep_read(sqe, fd, buf, len, off);
+	else
+		io_uring_prep_write(sqe, fd, buf, len, off);
+	if (pd->fixed_files)
+		sqe->flags |= IOSQE_FIXED_FILE;
+}
+
 /* One read or write of @len bytes at @off through the thread's ring:
- * bytes moved, or -errno. */
+ * bytes moved, or -errno. Completions of a pool's own reads that come
+ * first go to its callback on the way. */
 static int64_t uring_rw(struct pagedev *pd, bool write, unsigned ti, uint8_t *buf, uint32_t len,
 			uint64_t off)
 {
-	const struct target *t = &pd->ej->targets[ti];
-	int fd = pd->fixed_files ? (int)ti : t->fd_direct;
 	struct io_uring_cqe *cqe;
 	int ret;
 
 	for (;;) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&pd->ring);
-		unsigned idx = pd->fixed_bufs ? (unsigned)((size_t)(buf - pd->bufs) >> REG_BUF_SHIFT) : 0;
 
-		/* One request at a time: the ring is never full. */
+		/* One request of pagedev's at a time: the ring is never full. */
 		if (!sqe)
 			return -EBUSY;
-		if (pd->fixed_bufs && !write)
-			io_uring_prep_read_fixed(sqe, fd, buf, len, off, (int)idx);
-		else if (pd->fixed_bufs)
-			io_uring_prep_write_fixed(sqe, fd, buf, len, off, (int)idx);
-		else if (!write)
-			io_uring_prep_read(sqe, fd, buf, len, off);
-		else
-			io_uring_prep_write(sqe, fd, buf, len, off);
-		if (pd->fixed_files)
-			sqe->flags |= IOSQE_FIXED_FILE;
+		prep_rw(pd, sqe, write, ti, buf, len, off);
+		io_uring_sqe_set_data64(sqe, UD_OWN);
 		do
 			ret = io_uring_submit_and_wait(&pd->ring, 1);
 		while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
 		if (ret < 0)
 			return ret;
-		do
-			ret = io_uring_wait_cqe(&pd->ring, &cqe);
-		while (ret == -EINTR);
-		if (ret < 0)
-			return ret;
+		for (;;) {
+			do
+				ret = io_uring_wait_cqe(&pd->ring, &cqe);
+			while (ret == -EINTR);
+			if (ret < 0)
+				return ret;
+			if (cqe->user_data == UD_OWN || !pd->other)
+				break;
+			pd->other(pd->other_arg, cqe);
+		}
 		ret = cqe->res;
 		io_uring_cqe_seen(&pd->ring, cqe);
 		if (ret != -EAGAIN && ret != -EINTR)
@@ -174,6 +190,19 @@ static int64_t do_rw(struct pagedev *pd, bool write, unsigned ti, uint8_t *buf, 
 	return n < 0 ? -errno : n;
 }
 
+/* A read of page @off of target @ti into @buf brought @got bytes: all
+ * the region has there (the rest zeroed), or -EIO: the target shrank
+ * under the job. */
+static int read_end(const struct pagedev *pd, unsigned ti, uint64_t off, uint8_t *buf,
+		    uint32_t got)
+{
+	if (got < page_need(&pd->ej->targets[ti], off, pd->page))
+		return -EIO;
+	if (got < pd->page)
+		memset(buf + got, 0, pd->page - got);
+	return 0;
+}
+
 int pagedev_read(struct pagedev *pd, uint64_t key, uint8_t *buf)
 {
 	const unsigned ti = pagedev_target(pd, key);
@@ -191,11 +220,31 @@ int pagedev_read(struct pagedev *pd, uint64_t key, uint8_t *buf)
 			break;
 		got += (uint32_t)n;
 	}
-	if (got < page_need(&pd->ej->targets[ti], off, page))
-		return -EIO;	/* the target shrank under the job */
-	if (got < page)
-		memset(buf + got, 0, page - got);
+	return read_end(pd, ti, off, buf, got);
+}
+
+int pagedev_queue_read(struct pagedev *pd, uint64_t key, uint8_t *buf, uint64_t user_data)
+{
+	const unsigned ti = pagedev_target(pd, key);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&pd->ring);
+
+	if (!sqe)
+		return -EBUSY;
+	prep_rw(pd, sqe, false, ti, buf, pd->page, pagedev_offset(pd->ej, pd->first, ti, key,
+								    pd->shift));
+	io_uring_sqe_set_data64(sqe, user_data);
 	return 0;
+}
+
+int pagedev_read_done(const struct pagedev *pd, uint64_t key, uint8_t *buf, int res)
+{
+	const unsigned ti = pagedev_target(pd, key);
+
+	/* A short read may only end the file. */
+	if (res < 0)
+		return res;
+	return read_end(pd, ti, pagedev_offset(pd->ej, pd->first, ti, key, pd->shift), buf,
+			(uint32_t)res);
 }
 
 int pagedev_write(struct pagedev *pd, uint64_t key, const uint8_t *buf)
@@ -264,7 +313,8 @@ static void uring_register(struct pagedev *pd, size_t bufs_len)
 }
 
 int pagedev_open(struct pagedev *pd, const struct engine_job *ej, const uint64_t *first,
-		 unsigned shift, uint8_t *bufs, size_t bufs_len, const char *who, struct err *e)
+		 unsigned shift, uint8_t *bufs, size_t bufs_len, unsigned more, const char *who,
+		 struct err *e)
 {
 	int ret = -EINVAL;
 
@@ -282,7 +332,7 @@ int pagedev_open(struct pagedev *pd, const struct engine_job *ej, const uint64_t
 
 		memset(&p, 0, sizeof(p));
 		p.flags = ring_flag_sets[i];
-		ret = io_uring_queue_init_params(RING_ENTRIES, &pd->ring, &p);
+		ret = io_uring_queue_init_params(RING_ENTRIES + more, &pd->ring, &p);
 		if (ret != -EINVAL)
 			break;
 	}

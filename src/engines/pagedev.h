@@ -1,7 +1,6 @@
 /*
- * pagedev.h - a pool engine's pages on the job's targets (vmcache's;
- * engine_bufpool.c has its own copy, whose ring its read-ahead
- * shares, pool_prefetch): the targets' regions numbered as one run of pages, target
+ * pagedev.h - a pool engine's pages on the job's targets (bufpool's and
+ * vmcache's): the targets' regions numbered as one run of pages, target
  * after target (target t's page p, counted from its region's start, is
  * page first[t] + p; first[ntargets] is the total), each page read and
  * written with O_DIRECT through the thread's own I/O: pool_io=io_uring,
@@ -12,6 +11,11 @@
  * written up to there, rounded up to the logical block size O_DIRECT
  * needs. Also the checks a pool makes of its targets (prepare) and the
  * chunked reads of prewarm.
+ *
+ * A pool that reads ahead (bufpool's pool_prefetch) shares the ring:
+ * it queues reads of its own (pagedev_queue_read, user_data not 0), and
+ * a completion of one that comes while pagedev waits for its own request
+ * is handed to the pool's callback.
  *
  * Functions return 0 or -errno and never print.
  */
@@ -35,6 +39,10 @@ struct pagedev {
 	bool uring;			/* pool_io=io_uring */
 	bool fixed_files, fixed_bufs;
 	uint8_t *bufs;			/* registered with the ring (fixed_bufs) */
+	/* A completion on the ring that is not pagedev's own (user_data not
+	 * 0): the callback takes it (and marks it seen). */
+	void (*other)(void *arg, struct io_uring_cqe *cqe);
+	void *other_arg;
 	struct io_uring ring;
 };
 
@@ -60,9 +68,12 @@ int pagedev_prepare(const struct engine_job *ej, const char *engine, uint64_t ma
 
 /* One thread's I/O (pool_io), its buffers the @bufs_len bytes at @bufs
  * (registered with the ring when they are real frames), or any memory
- * (@bufs NULL: a region most of which is not there, never registered). */
+ * (@bufs NULL: a region most of which is not there, never registered);
+ * the ring has room for @more requests beyond pagedev's own (reads
+ * ahead). */
 int pagedev_open(struct pagedev *pd, const struct engine_job *ej, const uint64_t *first,
-		 unsigned shift, uint8_t *bufs, size_t bufs_len, const char *who, struct err *e);
+		 unsigned shift, uint8_t *bufs, size_t bufs_len, unsigned more, const char *who,
+		 struct err *e);
 void pagedev_close(struct pagedev *pd);
 
 /* The target of page @key, by binary search (scratch files make
@@ -74,6 +85,13 @@ uint64_t pagedev_offset(const struct engine_job *ej, const uint64_t *first, unsi
 /* Read page @key into @buf (page bytes); write it from @buf. */
 int pagedev_read(struct pagedev *pd, uint64_t key, uint8_t *buf);
 int pagedev_write(struct pagedev *pd, uint64_t key, const uint8_t *buf);
+
+/* A read of page @key into @buf queued on the ring (pool_io=io_uring)
+ * with @user_data (not 0), not submitted: -EBUSY when the ring is full.
+ * pagedev_read_done: whether its completion @res brought the page (0,
+ * the rest of a short last page zeroed) or not (-errno). */
+int pagedev_queue_read(struct pagedev *pd, uint64_t key, uint8_t *buf, uint64_t user_data);
+int pagedev_read_done(const struct pagedev *pd, uint64_t key, uint8_t *buf, int res);
 
 /* Make target @ti durable once its pages are written: fdatasync when
  * @datasync (the request's), fsync otherwise (as psync does). */

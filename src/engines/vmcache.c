@@ -47,13 +47,10 @@
 #include "engines/vmcache.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ST_SHIFT	VMCACHE_ST_SHIFT
@@ -77,23 +74,11 @@
 
 /* Evicting: candidates collected at most (the option's bound too). */
 #define BATCH_MAX	VMCACHE_BATCH_MAX
-/* Spins before sleeping on a word (a few microseconds: a writer's
- * memcpy or a reader's touch; a device read is far longer). */
-#define SPIN_WAIT	256
 
 #define LOAD(p)		__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_RLX(p)	__atomic_load_n((p), __ATOMIC_RELAXED)
 #define CAS(p, exp, v)	__atomic_compare_exchange_n((p), (exp), (v), false, \
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 static inline uint64_t st_of(uint64_t w)
 {
@@ -124,22 +109,17 @@ static inline uint32_t *hi_half(uint64_t *w)
 #endif
 }
 
-/* The pool lives in one process (thread=0 with several workers is
- * refused: jobcheck.c), so private futexes. */
 static void wake_all(uint64_t *w)
 {
-	syscall(SYS_futex, hi_half(w), FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	pool_futex_wake_all(hi_half(w));
 }
-
-/* The longest sleep on a word before looking at the stop flags. */
-static const struct timespec wait_slice = { .tv_sec = 0, .tv_nsec = 100 * 1000 * 1000 };
 
 /* Word @w was @seen, a state this thread cannot use: wait until it
  * changes (or a slice has passed). */
 static void wait_change(uint64_t *w, uint64_t seen)
 {
-	for (int i = 0; i < SPIN_WAIT; i++) {
-		cpu_relax();
+	for (int i = 0; i < POOL_SPIN; i++) {
+		pool_cpu_relax();
 		if (LOAD_RLX(w) != seen)
 			return;
 	}
@@ -151,7 +131,7 @@ static void wait_change(uint64_t *w, uint64_t seen)
 		seen = want;
 	}
 	/* In slices, so that a waiter sees a stop flag (vmcache_get). */
-	syscall(SYS_futex, hi_half(w), FUTEX_WAIT_PRIVATE, (uint32_t)(seen >> 32), &wait_slice, NULL, 0);
+	pool_futex_wait(hi_half(w), (uint32_t)(seen >> 32));
 }
 
 /* A transition of the slow paths: @w from *@old to @want (WAITERS
@@ -198,52 +178,6 @@ void vmcache_unlock(struct vmcache *vc, uint64_t pid, bool dirty)
 
 	while (!move(w, &o, next(o, UNLOCKED) | (dirty ? F_DIRTY : 0)))
 		;
-}
-
-/* ---- published latches -------------------------------------------------- */
-
-struct vmcache_reader *vmcache_reader_new(struct vmcache *vc)
-{
-	uint32_t n = LOAD_RLX(&vc->nreaders);
-
-	do
-		if (n >= vc->readers_max)
-			return NULL;
-	while (!__atomic_compare_exchange_n(&vc->nreaders, &n, n + 1, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED));
-	return &vc->readers[n];
-}
-
-/* Whether a reader has page @pid published. Called by the thread that has
- * just locked @pid's word (sequentially consistent), so a latch published
- * before that lock is seen here, and one published after sees the lock
- * and is taken back (vmcache.h). */
-static bool published(const struct vmcache *vc, uint64_t pid)
-{
-	const uint32_t n = LOAD(&vc->nreaders);
-
-	for (uint32_t i = 0; i < n; i++)
-		for (unsigned j = 0; j < VMCACHE_READER_SLOTS; j++)
-			if (__atomic_load_n(&vc->readers[i].slot[j], __ATOMIC_SEQ_CST) == pid + 1)
-				return true;
-	return false;
-}
-
-/* Page @pid, locked by this thread to change it: wait until no reader
- * has it published (each holds it for one request). False when a stop
- * flag of @io called the wait off. */
-static bool wait_published(const struct vmcache *vc, uint64_t pid, const struct vmcache_io *io)
-{
-	for (unsigned i = 0; published(vc, pid); i++) {
-		if (i < SPIN_WAIT) {
-			cpu_relax();
-			continue;
-		}
-		if (vmcache_io_stopped(io))
-			return false;
-		sched_yield();
-	}
-	return true;
 }
 
 /* ---- the resident set ------------------------------------------------- */
@@ -412,7 +346,7 @@ static int evict_batch(struct vmcache *vc, const struct vmcache_io *io, struct p
 		      move(&vc->state[clean[i]], &s, same(s, LOCKED))))
 			continue;
 		/* A published reader has it: it was used, it stays. */
-		if (published(vc, clean[i]))
+		if (pool_pin_published(&vc->pins, clean[i]))
 			put(&vc->state[clean[i]], same, UNLOCKED);
 		else
 			clean[n++] = clean[i];
@@ -424,7 +358,7 @@ static int evict_batch(struct vmcache *vc, const struct vmcache_io *io, struct p
 		if (!(st_of(s) == 1 && !(s & (F_DIRTY | F_XWANT)) &&
 		      move(&vc->state[dirty[i]], &s, same(s, LOCKED))))
 			vmcache_unpin(vc, dirty[i]);
-		else if (published(vc, dirty[i]))
+		else if (pool_pin_published(&vc->pins, dirty[i]))
 			put(&vc->state[dirty[i]], same, UNLOCKED);
 		else
 			clean[n++] = dirty[i];
@@ -536,7 +470,7 @@ int vmcache_get(struct vmcache *vc, uint64_t pid, enum vmcache_mode mode,
 			/* Alone, but for published readers: they finish the
 			 * request they hold it for and go (and new ones see
 			 * the lock and step back). */
-			if (!wait_published(vc, pid, io)) {
+			if (pool_pin_wait(&vc->pins, pid, io->stop) < 0) {
 				put(w, same, UNLOCKED);	/* unchanged: its version stays */
 				return -ECANCELED;
 			}
@@ -692,11 +626,8 @@ int vmcache_check(const struct vmcache *vc, struct err *e)
 				       (unsigned long long)pid, (unsigned long long)st_of(s));
 		resident++;
 	}
-	for (uint32_t i = 0; i < vc->nreaders; i++)
-		for (unsigned j = 0; j < VMCACHE_READER_SLOTS; j++)
-			if (vc->readers[i].slot[j])
-				return err_set(e, EUCLEAN, "reader %u still holds page %llu in slot %u",
-					       i, (unsigned long long)vc->readers[i].slot[j] - 1, j);
+	if (pool_pin_check(&vc->pins, "vmcache", e) < 0)
+		return -EUCLEAN;
 	if (resident != in_set || resident != vc->used || resident > vc->capacity)
 		return err_set(e, EUCLEAN, "%llu pages resident, %llu in the set, used %llu, "
 			       "capacity %llu", (unsigned long long)resident,
@@ -760,6 +691,7 @@ int vmcache_create(struct vmcache **vcp, uint64_t npages, uint32_t page, uint64_
 	const long base = sysconf(_SC_PAGESIZE);
 	struct vmcache *vc;
 	uint64_t slots = 1;
+	void *readers;
 
 	if (!page || (page & (page - 1)) || (base > 0 && page < (uint64_t)base))
 		return err_set(e, EINVAL, "vmcache: page size %u is not a power of two of at least "
@@ -804,13 +736,11 @@ int vmcache_create(struct vmcache **vcp, uint64_t npages, uint32_t page, uint64_
 	if (!vc->resident)
 		goto nomem;
 	memset(vc->resident, 0xff, vc->rs_len);
-	/* Readers: zero is no page, so the ones never handed out are never
-	 * touched. */
-	vc->readers_max = VMCACHE_READERS_MAX;
-	vc->readers_len = VMCACHE_READERS_MAX * sizeof(struct vmcache_reader);
-	vc->readers = map_anon(vc->readers_len, 0);
-	if (!vc->readers)
+	vc->readers_len = POOL_PIN_READERS_MAX * sizeof(struct pool_reader);
+	readers = map_anon(vc->readers_len, 0);
+	if (!readers)
 		goto nomem;
+	pool_pin_init(&vc->pins, readers, POOL_PIN_READERS_MAX);
 	*vcp = vc;
 	return 0;
 nomem: {
@@ -833,7 +763,7 @@ void vmcache_destroy(struct vmcache *vc)
 		munmap(vc->state, vc->state_len);
 	if (vc->resident)
 		munmap(vc->resident, vc->rs_len);
-	if (vc->readers)
-		munmap(vc->readers, vc->readers_len);
+	if (vc->pins.readers)
+		munmap(vc->pins.readers, vc->readers_len);
 	free(vc);
 }

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engines/pool_pin.h"
 #include "lib/err.h"
 #include "lib/stats.h"
 
@@ -57,24 +58,12 @@
 /* ... and the version in bits 0-52. */
 #define VMCACHE_VERSION_MASK	((1ull << 53) - 1)
 
-/*
- * A reader: one thread's published latches, on a cache line of its own.
- * Slot i holds the page (plus one; 0: none) the thread's request slot i
- * reads. A page named in any reader's slot counts as latched shared: the
- * evictor leaves it and a writer waits for it, as for the shared count in
- * its state word. Publishing writes only the thread's own line, where a
- * shared latch is a compare-and-swap of the page's word: a locked
- * instruction on a line just missed, which also holds back the page's own
- * load behind it (measured: two such per hit made vmcache's hit ~0.6x an
- * mmap hit).
- */
-#define VMCACHE_READER_SLOTS	8
-#define VMCACHE_READERS_MAX	256
-
-struct vmcache_reader {
-	uint64_t slot[VMCACHE_READER_SLOTS];
-} __attribute__((aligned(64)));
-
+/* Shared latches may be published in a thread's reader (pool_pin.h)
+ * instead of taken in the state word, where a shared latch is a
+ * compare-and-swap of the page's word: a locked instruction on a line
+ * just missed, which also holds back the page's own load behind it
+ * (measured: two such per hit made vmcache's hit ~0.6x an mmap hit). The
+ * value published is the page number. */
 /* A latch held through a reader's slot, not the state word. */
 #define VMCACHE_REF_PUBLISHED	(1ull << 63)
 
@@ -102,8 +91,7 @@ struct vmcache_io {
 
 static inline bool vmcache_io_stopped(const struct vmcache_io *io)
 {
-	return (io->stop[0] && __atomic_load_n(io->stop[0], __ATOMIC_RELAXED)) ||
-	       (io->stop[1] && __atomic_load_n(io->stop[1], __ATOMIC_RELAXED));
+	return pool_stopped(io->stop);
 }
 
 enum vmcache_mode {
@@ -126,10 +114,8 @@ struct vmcache {
 	size_t rs_len;
 	uint64_t capacity;		/* resident pages at most */
 	unsigned batch;			/* pages evicted together */
-	struct vmcache_reader *readers;	/* readers_max, the first nreaders handed out */
-	size_t readers_len;
-	uint32_t readers_max;
-	uint32_t nreaders;
+	struct pool_pins pins;		/* the readers */
+	size_t readers_len;		/* as mapped */
 	/* Resident pages, or about to be (a miss reserves its place
 	 * first); shared by the threads, on a line of its own. */
 	uint64_t used __attribute__((aligned(64)));
@@ -197,34 +183,34 @@ static inline int vmcache_pin(struct vmcache *vc, uint64_t pid, const struct vmc
 	return vmcache_get(vc, pid, VMCACHE_SHARED, io, c, data);
 }
 
-/* A reader for one thread, or NULL when all VMCACHE_READERS_MAX are
+/* A reader for one thread, or NULL when all POOL_PIN_READERS_MAX are
  * taken (that thread's latches then go to the state words). */
-struct vmcache_reader *vmcache_reader_new(struct vmcache *vc);
+static inline struct pool_reader *vmcache_reader_new(struct vmcache *vc)
+{
+	return pool_pin_reader_new(&vc->pins);
+}
 
 /*
  * vmcache_pin for request slot @hs of the thread whose reader is @rd,
  * its common case published instead: the page resident and not locked,
  * held by naming it in the reader's slot (a store to the thread's own
- * line) and then finding its word unlocked. The reader and an evictor or
- * writer pass each other as in Dekker's algorithm: the reader publishes,
- * then looks at the word; the other locks the word, then looks at the
- * readers (all sequentially consistent), so at least one sees the other
- * and steps back. Anything else (no reader or slot, locked, evicted,
+ * line) and then finding its word unlocked (pool_pin.h: how the reader
+ * and an evictor or writer pass each other). Anything else (no reader or slot, locked, evicted,
  * marked: the mark is cleared by the slow path, which is how a published
  * reader gives its page a second chance) goes to vmcache_pin. *@ref is
  * what vmcache_done takes back.
  */
-static inline int vmcache_read(struct vmcache *vc, struct vmcache_reader *rd, unsigned hs,
+static inline int vmcache_read(struct vmcache *vc, struct pool_reader *rd, unsigned hs,
 			       uint64_t pid, const struct vmcache_io *io, struct pool_counters *c,
 			       uint8_t **data, uint64_t *ref)
 {
-	if (__builtin_expect(rd && hs < VMCACHE_READER_SLOTS, 1)) {
+	if (__builtin_expect(rd && hs < POOL_PIN_SLOTS, 1)) {
 		uint64_t s;
 
 		/* The page's line is on its way meanwhile (a prefetch of a
 		 * page not there faults nothing). */
 		__builtin_prefetch(vmcache_addr(vc, pid));
-		__atomic_store_n(&rd->slot[hs], pid + 1, __ATOMIC_SEQ_CST);
+		pool_pin_publish(rd, hs, pid);
 		s = __atomic_load_n(&vc->state[pid], __ATOMIC_SEQ_CST);
 		if (__builtin_expect(vmcache_st(s) < VMCACHE_MAX_SHARED && !(s & VMCACHE_F_XWANT), 1)) {
 			stat_add(&c->hits, 1);
@@ -232,7 +218,7 @@ static inline int vmcache_read(struct vmcache *vc, struct vmcache_reader *rd, un
 			*ref = pid | VMCACHE_REF_PUBLISHED;
 			return 0;
 		}
-		__atomic_store_n(&rd->slot[hs], 0, __ATOMIC_RELEASE);
+		pool_pin_clear(rd, hs);
 	}
 	*ref = pid;
 	return vmcache_pin(vc, pid, io, c, data);
@@ -253,11 +239,11 @@ static inline void vmcache_unpin(struct vmcache *vc, uint64_t pid)
 }
 
 /* Give back what vmcache_read returned for slot @hs of @rd. */
-static inline void vmcache_done(struct vmcache *vc, struct vmcache_reader *rd, unsigned hs,
+static inline void vmcache_done(struct vmcache *vc, struct pool_reader *rd, unsigned hs,
 				uint64_t ref)
 {
 	if (ref & VMCACHE_REF_PUBLISHED)
-		__atomic_store_n(&rd->slot[hs], 0, __ATOMIC_RELEASE);
+		pool_pin_clear(rd, hs);
 	else
 		vmcache_unpin(vc, ref);
 }
