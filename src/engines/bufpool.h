@@ -1,7 +1,7 @@
 /*
  * bufpool.h - a database-style buffer pool: a fixed set of frames, a
  * concurrent page table, clock eviction and a latch per page
- * (ioengine=bufpool; SPEC 3). It knows nothing of files: its user reads
+ * (ioengine=bufpool). It knows nothing of files: its user reads
  * and writes pages through the callbacks of struct bufpool_io, so the
  * pool can be tested with a fake device (tests/test_bufpool.c).
  *

@@ -1,7 +1,7 @@
 /*
  * vmcache.h - a buffer pool in the style of vmcache (Leis, Alhomssi,
  * Ziegler, Loeck, Dietrich: "Virtual-Memory Assisted Buffer Management",
- * SIGMOD 2023), behind ioengine=vmcache (SPEC 3).
+ * SIGMOD 2023), behind ioengine=vmcache.
  *
  * Every page of the user's data has a fixed virtual address in one
  * anonymous MAP_NORESERVE region as large as all of it, so a resident
