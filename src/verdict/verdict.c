@@ -419,7 +419,9 @@ static double now_s(void)
 
 /* Append @from's rows (its header too when @to is empty) to @to: 0, or
  * -errno when @from could not be read or @to not written (a full disk's
- * -ENOSPC shows at the flush, buffered writes having succeeded). */
+ * -ENOSPC shows at the flush, buffered writes having succeeded). A run
+ * that failed before its first row left no @from: it adds no rows, and
+ * its line says why it failed. */
 static int csv_append(const char *from, FILE *to, bool *have_header)
 {
 	FILE *f = fopen(from, "r");
@@ -429,7 +431,7 @@ static int csv_append(const char *from, FILE *to, bool *have_header)
 	int ret = 0;
 
 	if (!f)
-		return -errno;
+		return errno == ENOENT ? 0 : -errno;
 	errno = 0;
 	while (getline(&line, &cap, f) > 0) {
 		if (first && *have_header) {
