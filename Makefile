@@ -127,7 +127,7 @@ check-deps:
 # host's, which an alone suite of another clone must not see change.
 unit: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; \
-		$(if $(E2E_LOCK),flock -s $(E2E_LOCK)) $$t || fail=1; done; exit $$fail
+		$(if $(E2E_LOCK),tests/e2e-lock -s $(E2E_LOCK)) $$t || fail=1; done; exit $$fail
 
 # ---- end-to-end suites (tests/e2e/*.sh, run by tests/run-e2e) ----
 # Three passes, each for what only it can find:
@@ -164,8 +164,9 @@ e2e: $(BIN)
 # make check splits the root pass in two lanes (check-lanes below):
 # E2E_BESIDE runs beside the front lane once the TSan lane's own work is
 # done, the other suites in front. Only suites that take the lock shared
-# (no "# e2e: alone"), the longest ones, so that both lanes end together.
-E2E_BESIDE = verdict mpi-hosts install mpi replay runctl fio-cli
+# (no "# e2e: alone"), the longest ones, so that both lanes end together;
+# the shortest first, as the front's alone suites may still be running.
+E2E_BESIDE = fio-cli runctl replay mpi install mpi-hosts verdict
 E2E_FRONT  = $(filter-out $(E2E_BESIDE),$(E2E_ALL))
 e2e-front: $(BIN)
 	@FAULTLINE=$(CURDIR)/$(BIN) $(E2E_RUN) $(E2E_FRONT)
