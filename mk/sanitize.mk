@@ -62,14 +62,17 @@ asan ubsan tsan:
 # Beside the root pass (make check), every run of a binary holds the e2e
 # lock shared, as each suite does: a suite that runs alone (it counts
 # cgroups a run's start may clean, or the host's counters) runs alone.
-SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
+SAN_LOCK = $(if $(E2E_LOCK),tests/e2e-lock -s $(E2E_LOCK))
 # Not chaos nor memory: what they add is the kernel's view of runs ended
 # at random moments and of memory limits (processes, cgroups, the OOM
 # killer); the code they run is the engines', the sampler's and the
 # cgroup module's, which the suites here and test_cgroup, test_memneed
 # run under ASan, and both run alone, holding every other lane.
-E2E_ASAN = async badinput bufpool engines fio-cli fio-examples fio-json reliability reqopts \
-	   replay runctl shapes telemetry verdict vmcache writeback writes
+# Shortest first (the alone ones run first anyway): an alone suite of
+# the front lane waits for the shared ones running to end, and the
+# front's run at the start.
+E2E_ASAN = vmcache badinput reqopts shapes reliability async runctl bufpool replay \
+	   fio-cli fio-json fio-examples engines writes verdict telemetry writeback
 check-asan: deps
 	$(call san_build,asan)
 	@fail=0; \
