@@ -465,4 +465,11 @@ static inline bool job_flushes(const struct job *j)
 	return j->fsync_every || j->fdatasync_every || j->sync_interval_ns || j->end_fsync;
 }
 
+/* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,
+ * end_fsync). */
+static inline bool job_flush_datasync(const struct job *j)
+{
+	return j->fdatasync_every != 0;
+}
+
 #endif

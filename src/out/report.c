@@ -476,7 +476,7 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	if (job_flushes(j)) {
 		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
 			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
-			engine_flush_datasync(j) ? "fdatasync" : "fsync");
+			job_flush_datasync(j) ? "fdatasync" : "fsync");
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
 	print_verify(f, jr);

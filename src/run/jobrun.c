@@ -27,6 +27,7 @@
 #include "engines/devsafety.h"
 #include "engines/engine.h"
 #include "lib/latclock.h"
+#include "run/enginecfg.h"
 #include "run/loop.h"
 #include "run/memneed.h"
 #include "run/placement.h"
@@ -138,7 +139,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 				     j->filesize ? j->filesize * j->nrfiles : 1ull << 40;
 		/* filecreate: a block of the requests' size per file */
 		if (jr->crew.wk.ops->flags & ENGINE_F_CREATES)
-			jr->targets[0].len = (uint64_t)engine_filecreate_files(j) *
+			jr->targets[0].len = (uint64_t)engine_filecreate_files(&jr->crew.wk.ej) *
 					     job_bs_min(j, job_writes(j) ? JOB_DIR_WRITE : JOB_DIR_READ);
 		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
 		return 0;
@@ -438,14 +439,13 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	wk->job_stop = &stats[0].job_stop;
 	worker_slots(job, &wk->slots);
 	wk->bs_stride = (job_bs_largest(job) + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
-	wk->ej.req_max = job_bs_largest(job);
+	enginecfg_resolve(&wk->ej, job);
 	wk->ops = engine_find(job->ioengine);
 	if (!wk->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
-	ret = engine_check_ops(wk->ops, job, e);
+	ret = engine_check_ops(wk->ops, enginecfg_ops(job), e);
 	if (ret)
 		return ret;
-	wk->ej.job = job;
 	wk->ej.depth = (wk->ops->flags & ENGINE_F_ASYNC) ? job->iodepth : 1;
 	if (job->loop)
 		wk->ej.depth *= job->loop;
