@@ -825,3 +825,19 @@ int report_jobs(FILE *f, const struct run_result *r)
 		return -EIO;
 	return 0;
 }
+
+void report_failures(FILE *f, const struct run_result *r, const char *who)
+{
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_result *jr = &r->jobs[i];
+
+		if (!jr->error)
+			continue;
+		if (jr->stuck)
+			fprintf(f, "faultline: %sjob '%s' given up%s: %s\n", who, jr->job->name,
+				jr->stuck_killed ? " (its worker processes killed)" :
+				" (its threads left to end with faultline)", jr->errmsg);
+		else
+			fprintf(f, "faultline: %sjob '%s' failed: %s\n", who, jr->job->name, jr->errmsg);
+	}
+}
