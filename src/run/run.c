@@ -59,7 +59,7 @@ static void runctl_groups(struct run *r)
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job *j = r->jl->jobs[i];
 
-		if ((j->stonewall || (j->fio_noops & FIO_NOOP_NEW_GROUP)) && in_group) {
+		if ((j->stonewall || (j->src.fio_noops & FIO_NOOP_NEW_GROUP)) && in_group) {
 			g++;
 			in_group = 0;
 		}
@@ -165,7 +165,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		ret = job_run_prepare(&r->jrs[i], j, i, &r->arena.ts[r->stat_first[i]],
 				      r->stop, &r->hooks, e);
 		if (ret)
-			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
+			return err_wrap(e, "%s:%d: job '%s'", j->src.file, j->src.line, j->name);
 		r->jrs[i].crew.wk.bell = r->arena.bell;
 	}
 	ret = flow_setup(r, e);
