@@ -92,7 +92,7 @@ struct engine_pool_cfg {
  * What an engine sees of its job: the same for every thread. The
  * controller fills it once when the job is set up (run/enginecfg.c
  * resolves the options below from the job's); an engine reads nothing
- * else of the job.
+ * else of the job (docs/design.md, The engine contract, says why).
  */
 struct engine_job {
 	const char *name;	/* the job's name, for messages */

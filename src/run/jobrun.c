@@ -497,7 +497,9 @@ static void probe_atomic(struct job_run *jr)
 }
 
 /* The targets, open and checked against what the job asks of them, and
- * the engine's own look at them (its prepare hook). */
+ * the engine's own look at them (its prepare hook): everything that can
+ * refuse a job does so before any job runs (docs/design.md, A run's
+ * life). */
 static int prepare_targets(struct job_run *jr, struct err *e)
 {
 	const struct job *job = jr->job;

@@ -5,7 +5,8 @@
  * waits for every earlier job. The controller thread is also the
  * sampler's clock: it sleeps until start + k * interval (absolute, so
  * samples never drift), lets the sampler turn the interval into CSV rows,
- * and checks which jobs have finished.
+ * and checks which jobs have finished (docs/design.md, The sampler's
+ * clock, gives the order of a boundary's steps and why).
  */
 #include "run/run.h"
 
