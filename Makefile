@@ -8,7 +8,7 @@
 #                 and the plot helpers under $(DESTDIR)$(PREFIX); make uninstall
 #   make deb      faultline_VERSION_ARCH.deb with dpkg-deb
 #
-# Packages come from the distribution (SPEC 13); `make deps` installs the
+# Packages come from the distribution, not vendored; `make deps` installs the
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
@@ -44,7 +44,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # Debian packages behind each need: header or tool -> package. The
 # tests make filesystems and partition tables on loop devices (mkfs.ext4:
 # e2fsprogs, sfdisk: fdisk) and watch a run's opens (strace). Open MPI
-# (SPEC 14): mpi.h to build (libopenmpi-dev), mpirun to run and test
+# (many hosts): mpi.h to build (libopenmpi-dev), mpirun to run and test
 # (openmpi-bin); the binary loads libmpi only when started by mpirun.
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
@@ -133,7 +133,7 @@ unit: $(TESTS)
 # Three passes, each for what only it can find:
 #   e2e               every suite, as root: the behaviour.
 #   e2e-unprivileged  as nobody, the suites whose behaviour differs without
-#                     root (SPEC 8: one warning per source it cannot read,
+#                     root (one warning per source it cannot read,
 #                     an empty cell rather than a 0, exit 2 for what needs
 #                     root): the others would repeat the root pass's paths
 #                     or skip (loop devices, cgroups, tracefs).
@@ -190,7 +190,7 @@ plot-tests:
 
 # No include cycle between modules and no file over 1000 lines in src/
 # (STYLE). The self-test first shows, on made-up trees, that it can fail.
-# And tests/check-outputs, SPEC 8's one window per figure over faultline's
+# And tests/check-outputs, one window per figure over faultline's
 # JSON and CSV files (tests/e2e/lib.sh runs it over every suite's
 # outputs), shows on made-up outputs that it finds each flaw it looks for.
 check-modules:
@@ -245,7 +245,7 @@ check-lanes:
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
 
-# ---- install (SPEC 13) ----
+# ---- install ----
 # bin/faultline, bin/faultline-plot (a wrapper that runs the installed
 # plot helpers), share/man/man1/faultline.1.gz, share/faultline/jobs (the
 # bundled jobs and their README), share/faultline/plot (the Python helpers
@@ -315,5 +315,5 @@ demo: deps
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-# asan, ubsan, tsan, fuzz and their check-* targets (SPEC 8).
+# asan, ubsan, tsan, fuzz and their check-* targets.
 include mk/sanitize.mk
