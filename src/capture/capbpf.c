@@ -24,89 +24,29 @@
 
 #ifdef FAULTLINE_NO_BPF
 
-/* The calls a capture watches, by this architecture's numbers. */
-static const struct {
-	long nr;
-	uint8_t kind;
-} calls[] = {
-	{ SYS_pread64, CAPBPF_NR_PREAD },	{ SYS_pwrite64, CAPBPF_NR_PWRITE },
-	{ SYS_preadv, CAPBPF_NR_PREADV },	{ SYS_preadv2, CAPBPF_NR_PREADV },
-	{ SYS_pwritev, CAPBPF_NR_PWRITEV },	{ SYS_pwritev2, CAPBPF_NR_PWRITEV },
-	{ SYS_fsync, CAPBPF_NR_FSYNC },		{ SYS_fdatasync, CAPBPF_NR_FDATASYNC },
-#ifdef SYS_open
-	{ SYS_open, CAPBPF_NR_OPEN },
-#endif
-#ifdef SYS_creat
-	{ SYS_creat, CAPBPF_NR_OPEN },
-#endif
-	{ SYS_openat, CAPBPF_NR_OPENAT },	{ SYS_openat2, CAPBPF_NR_OPENAT },
-	{ SYS_dup, CAPBPF_NR_DUP },
-#ifdef SYS_dup2
-	{ SYS_dup2, CAPBPF_NR_DUP },
-#endif
-	{ SYS_dup3, CAPBPF_NR_DUP },		{ SYS_fcntl, CAPBPF_NR_FCNTL },
-	{ SYS_close, CAPBPF_NR_CLOSE },		{ SYS_mmap, CAPBPF_NR_MMAP },
-	{ SYS_io_uring_enter, CAPBPF_NR_URING }, { SYS_io_submit, CAPBPF_NR_AIO },
-};
-
-static int fill_calls(struct capbpf *t, struct err *e)
-{
-	int fd = bpf_map__fd(t->skel->maps.nr_kind);
-
-	for (unsigned i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		uint32_t nr = (uint32_t)calls[i].nr;
-
-		if (nr >= CAPBPF_NR_MAX)
-			return err_set(e, ERANGE, "system call %u is past the BPF program's table", nr);
-		if (bpf_map_update_elem(fd, &nr, &calls[i].kind, BPF_ANY) < 0)
-			return err_set(e, errno, "filling the BPF program's table of calls: %s", strerror(errno));
-	}
-	return 0;
-}
-
+/* Only capbpf_open is ever called: it fails, and the capture falls back
+ * on the tracepoints (or, asked for bpf, stops there). */
 int capbpf_open(struct capbpf **out, struct err *e)
 {
 	*out = NULL;
 	return err_set(e, ENOTSUP, "this faultline was built without BPF (no BTF on the build host)");
 }
 int capbpf_follow(struct capbpf *t, const int *tids, unsigned n, struct err *e)
-{
-	(void)t, (void)tids, (void)n;
-	return err_set(e, ENOTSUP, "built without BPF");
-}
+{ return (void)t, (void)tids, (void)n, err_set(e, ENOTSUP, "no BPF"); }
 int capbpf_comm(struct capbpf *t, const char *comm, struct err *e)
-{
-	(void)t, (void)comm;
-	return err_set(e, ENOTSUP, "built without BPF");
-}
+{ return (void)t, (void)comm, err_set(e, ENOTSUP, "no BPF"); }
 int capbpf_start(struct capbpf *t, struct err *e)
-{
-	(void)t;
-	return err_set(e, ENOTSUP, "built without BPF");
-}
+{ return (void)t, err_set(e, ENOTSUP, "no BPF"); }
 void capbpf_stop(struct capbpf *t)
-{
-	(void)t;
-}
+{ (void)t; }
 int capbpf_read(struct capbpf *t, struct cap_event **ev, size_t *n, size_t *cap, uint32_t *seq)
-{
-	(void)t, (void)ev, (void)n, (void)cap, (void)seq;
-	return -ENOTSUP;
-}
+{ return (void)t, (void)ev, (void)n, (void)cap, (void)seq, -ENOTSUP; }
 uint64_t capbpf_lost(struct capbpf *t)
-{
-	(void)t;
-	return 0;
-}
+{ return (void)t, 0; }
 uint64_t capbpf_unpositioned(const struct capbpf *t)
-{
-	(void)t;
-	return 0;
-}
+{ return (void)t, 0; }
 void capbpf_close(struct capbpf *t)
-{
-	(void)t;
-}
+{ (void)t; }
 
 #else
 

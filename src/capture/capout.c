@@ -18,7 +18,8 @@ static bool live(const struct cap_stream *st)
 	return !st->merged && st->requests;
 }
 
-static void job_text(FILE *f, const char *dir, const struct cap_state *s, const char *cmdline, const char *method)
+static void job_text(FILE *f, const char *dir, const struct cap_state *s, const char *cmdline,
+		     const char *method)
 {
 	char when[64];
 	time_t now = time(NULL);

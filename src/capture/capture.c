@@ -329,7 +329,14 @@ static int src_open(struct source *src, enum capture_method m, struct err *e)
 		snprintf(src->why, sizeof(src->why), "%s", e->msg);
 	}
 	src->m = CAPTURE_TRACEPOINT;
-	return captrace_open(&src->tp, &src->mounted, e);
+	ret = captrace_open(&src->tp, &src->mounted, e);
+	if (ret && src->why[0]) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		err_set(e, -ret, "%s; and bpf could not load either: %s", msg, src->why);
+	}
+	return ret;
 }
 
 static int src_follow(struct source *src, const int *tids, unsigned n, struct err *e)
