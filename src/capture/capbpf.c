@@ -55,10 +55,21 @@ void capbpf_close(struct capbpf *t)
 
 #include "capture.skel.h"
 
+/* A task's working directory, as its parent's when it was made. */
+struct task_cwd {
+	int tid;
+	char *cwd;
+};
+
 struct capbpf {
 	struct capture_bpf *skel;
 	struct ring_buffer *rb;
 	uint64_t bad;			/* records that could not be decoded */
+	/* Tasks made while the capture runs, until they end: a short-lived
+	 * one (a connection's backend) is gone from /proc by the time its
+	 * opens are read, and its relative paths need a directory. */
+	struct task_cwd *cwds;
+	unsigned ncwd, capcwd;
 	/* The batch being read. */
 	struct cap_event **out;
 	size_t *n, *cap;
@@ -201,6 +212,59 @@ static int push(struct capbpf *t, const struct cap_event *ev)
 	return 0;
 }
 
+static struct task_cwd *cwd_of(struct capbpf *t, int tid)
+{
+	for (unsigned i = 0; i < t->ncwd; i++)
+		if (t->cwds[i].tid == tid)
+			return &t->cwds[i];
+	return NULL;
+}
+
+static void cwd_forget(struct capbpf *t, int tid)
+{
+	struct task_cwd *c = cwd_of(t, tid);
+
+	if (c) {
+		free(c->cwd);
+		*c = t->cwds[--t->ncwd];
+	}
+}
+
+/* Task @child starts in @parent's directory (chdir is not traced: a
+ * wrong guess fails resolve's inode check, and is not kept). */
+static void cwd_inherit(struct capbpf *t, int parent, int child)
+{
+	struct task_cwd *p = cwd_of(t, parent);
+	char link[64], dir[PATH_MAX], *copy;
+	ssize_t n;
+
+	if (p) {
+		copy = strdup(p->cwd);
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/cwd", parent);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		if (n <= 0)
+			return;
+		dir[n] = '\0';
+		copy = strdup(dir);
+	}
+	if (!copy)
+		return;
+	cwd_forget(t, child);
+	if (t->ncwd == t->capcwd) {
+		unsigned cap = t->capcwd ? t->capcwd * 2 : 64;
+		struct task_cwd *q = realloc(t->cwds, cap * sizeof(*q));
+
+		if (!q) {
+			free(copy);
+			return;
+		}
+		t->cwds = q;
+		t->capcwd = cap;
+	}
+	t->cwds[t->ncwd++] = (struct task_cwd){ .tid = child, .cwd = copy };
+}
+
 /*
  * An open's path as the program passed it, made absolute (against its
  * working directory or the descriptor it was relative to, as /proc
@@ -208,8 +272,9 @@ static int push(struct capbpf *t, const struct cap_event *ev)
  * opened (same device and inode): otherwise /proc is asked at the first
  * request, as the tracepoint method does.
  */
-static void resolve(struct cap_event *ev)
+static void resolve(struct capbpf *t, struct cap_event *ev)
 {
+	struct task_cwd *known = cwd_of(t, ev->tid);
 	struct cap_fdinfo *fi = ev->fi;
 	int dfd = (int)(int64_t)ev->off;
 	char base[64], dir[PATH_MAX], full[sizeof(fi->path)];
@@ -222,6 +287,8 @@ static void resolve(struct cap_event *ev)
 		else
 			snprintf(base, sizeof(base), "/proc/%d/fd/%d", ev->tid, dfd);
 		n = readlink(base, dir, sizeof(dir) - 1);
+		if (n <= 0 && dfd == AT_FDCWD && known)
+			n = (ssize_t)snprintf(dir, sizeof(dir), "%s", known->cwd);
 		if (n <= 0 || (size_t)n + 1 + strlen(fi->path) >= sizeof(full))
 			goto drop;
 		dir[n] = '\0';
@@ -247,7 +314,11 @@ static int on_record(void *ctx, void *data, size_t len)
 	int ret = capbpf_decode(data, len, &ev, &t->bad);
 
 	if (ret == 1 && ev.fi)
-		resolve(&ev);
+		resolve(t, &ev);
+	if (ret == 1 && ev.kind == CAP_NEWTASK)
+		cwd_inherit(t, ev.tid, ev.fd);
+	if (ret == 1 && ev.kind == CAP_EXIT)
+		cwd_forget(t, ev.tid);
 
 	if (ret == 1 && push(t, &ev) < 0) {
 		free(ev.fi);
@@ -308,6 +379,9 @@ void capbpf_close(struct capbpf *t)
 		return;
 	ring_buffer__free(t->rb);
 	capture_bpf__destroy(t->skel);
+	while (t->ncwd)
+		cwd_forget(t, t->cwds[0].tid);
+	free(t->cwds);
 	free(t);
 }
 
