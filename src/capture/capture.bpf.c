@@ -185,12 +185,15 @@ static __always_inline void emit_open(int fd, const struct pend *p)
 
 /* ---- system calls ----------------------------------------------------- */
 
-/* Arguments as the system call got them (x86-64: di, si, dx, r10, r8). */
-#define ARG1(r) PT_REGS_PARM1_CORE_SYSCALL(r)
-#define ARG2(r) PT_REGS_PARM2_CORE_SYSCALL(r)
-#define ARG3(r) PT_REGS_PARM3_CORE_SYSCALL(r)
-#define ARG4(r) PT_REGS_PARM4_CORE_SYSCALL(r)
-#define ARG5(r) PT_REGS_PARM5_CORE_SYSCALL(r)
+/* Arguments as the system call got them (x86-64: di, si, dx, r10, r8),
+ * loaded directly: the tracepoint's regs is a pointer the verifier
+ * knows (BTF), and a helper call per argument is what every system call
+ * of the host would pay. */
+#define ARG1(r) PT_REGS_PARM1_SYSCALL(r)
+#define ARG2(r) PT_REGS_PARM2_SYSCALL(r)
+#define ARG3(r) PT_REGS_PARM3_SYSCALL(r)
+#define ARG4(r) PT_REGS_PARM4_SYSCALL(r)
+#define ARG5(r) PT_REGS_PARM5_SYSCALL(r)
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
@@ -260,7 +263,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 static __always_inline bool exit_wanted(struct pt_regs *regs)
 {
 #ifdef __TARGET_ARCH_x86
-	__u32 key = (__u32)BPF_CORE_READ(regs, orig_ax);
+	__u32 key = (__u32)regs->orig_ax;
 	__u8 *k;
 
 	if (key >= CAPBPF_NR_MAX)
