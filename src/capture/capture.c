@@ -387,8 +387,8 @@ static void src_describe(const struct source *src, char *buf, size_t cap)
 		snprintf(buf, cap, "bpf (programs on the raw system-call tracepoints, filtered by call and task "
 			 "in the kernel, binary records through a BPF ring buffer)");
 	else if (src->why[0])
-		snprintf(buf, cap, "tracepoint (the syscall tracepoints through tracefs, which slow every "
-			 "system call of the host; bpf could not serve: %s)", src->why);
+		snprintf(buf, cap, "tracepoint (the syscall tracepoints through tracefs; bpf could not serve: %s)",
+			 src->why);
 	else
 		snprintf(buf, cap, "tracepoint (the syscall tracepoints through tracefs, as asked)");
 }
