@@ -55,6 +55,9 @@ void capbpf_close(struct capbpf *t)
 
 #include "capture.skel.h"
 
+/* Where the kernel's own type information is (CONFIG_DEBUG_INFO_BTF). */
+#define BTF_VMLINUX "/sys/kernel/btf/vmlinux"
+
 /* A task's working directory, as its parent's when it was made. */
 struct task_cwd {
 	int tid;
@@ -77,22 +80,23 @@ struct capbpf {
 	int err;
 };
 
-/* libbpf's last complaint (the verifier's or the loader's), for the
- * message of a load that failed: functions here never print. */
-static char last_msg[256];
+/* libbpf's first complaint (the cause; what follows it says what failed
+ * because of it), for the message of a load that failed: functions here
+ * never print. */
+static char first_msg[256];
 
-static int keep_last(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int keep_first(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[256];
 	size_t n;
 
-	if (level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG || first_msg[0])
 		return 0;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strcspn(line, "\n");
 	line[n] = '\0';
 	if (n)
-		memcpy(last_msg, line, n + 1);
+		memcpy(first_msg, line, n + 1);
 	return 0;
 }
 
@@ -142,8 +146,11 @@ int capbpf_open(struct capbpf **out, struct err *e)
 	int ret;
 
 	*out = NULL;
-	libbpf_set_print(keep_last);
-	last_msg[0] = '\0';
+	if (access(BTF_VMLINUX, R_OK) < 0)
+		return err_set(e, errno, "this kernel has no BTF (%s: %s): the BPF programs cannot be fitted to "
+			       "it", BTF_VMLINUX, strerror(errno));
+	libbpf_set_print(keep_first);
+	first_msg[0] = '\0';
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return err_set(e, ENOMEM, "out of memory");
@@ -152,14 +159,14 @@ int capbpf_open(struct capbpf **out, struct err *e)
 		ret = errno ? errno : EINVAL;
 		free(t);
 		return err_set(e, ret, "opening the BPF programs failed: %s%s%s", strerror(ret),
-			       last_msg[0] ? ": " : "", last_msg);
+			       first_msg[0] ? ": " : "", first_msg);
 	}
 	ret = capture_bpf__load(t->skel);
 	if (ret) {
 		capture_bpf__destroy(t->skel);
 		free(t);
 		return err_set(e, -ret, "loading the BPF programs failed (the kernel's BTF, CAP_BPF and its "
-			       "verifier are needed): %s%s%s", strerror(-ret), last_msg[0] ? ": " : "", last_msg);
+			       "verifier are needed): %s%s%s", strerror(-ret), first_msg[0] ? ": " : "", first_msg);
 	}
 	ret = fill_calls(t, e);
 	if (ret) {
@@ -336,10 +343,11 @@ int capbpf_start(struct capbpf *t, struct err *e)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
 	if (!t->rb)
 		return err_set(e, errno, "the BPF ring buffer cannot be read: %s", strerror(errno));
+	first_msg[0] = '\0';
 	ret = capture_bpf__attach(t->skel);
 	if (ret)
 		return err_set(e, -ret, "attaching the BPF programs failed: %s%s%s", strerror(-ret),
-			       last_msg[0] ? ": " : "", last_msg);
+			       first_msg[0] ? ": " : "", first_msg);
 	return 0;
 }
 
