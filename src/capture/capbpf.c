@@ -205,18 +205,7 @@ int capbpf_comm(struct capbpf *t, const char *comm, struct err *e)
 
 static int push(struct capbpf *t, const struct cap_event *ev)
 {
-	if (*t->n == *t->cap) {
-		size_t cap = *t->cap ? *t->cap * 2 : 4096;
-		struct cap_event *p = realloc(*t->out, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*t->out = p;
-		*t->cap = cap;
-	}
-	(*t->out)[(*t->n)++] = *ev;
-	(*t->out)[*t->n - 1].seq = (*t->seq)++;
-	return 0;
+	return cap_event_push(t->out, t->n, t->cap, t->seq, ev);
 }
 
 static struct task_cwd *cwd_of(struct capbpf *t, int tid)

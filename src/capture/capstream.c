@@ -158,6 +158,22 @@ void cap_stream_file(const struct cap_stream *st, char *buf, size_t cap)
 	snprintf(buf, cap, "%s.iolog", st->name);
 }
 
+int cap_event_push(struct cap_event **ev, size_t *n, size_t *cap, uint32_t *seq, const struct cap_event *e)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		struct cap_event *p = realloc(*ev, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*ev = p;
+		*cap = c;
+	}
+	(*ev)[*n] = *e;
+	(*ev)[(*n)++].seq = (*seq)++;
+	return 0;
+}
+
 void cap_event_release(struct cap_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -67,6 +67,10 @@ struct cap_event {
 	struct cap_fdinfo *fi;
 };
 
+/* Append @e to @ev (*n events, *cap room, grown as needed), numbered
+ * *seq (then counted on): 0, or -ENOMEM. */
+int cap_event_push(struct cap_event **ev, size_t *n, size_t *cap, uint32_t *seq, const struct cap_event *e);
+
 /* Free what @ev[0..n) own. */
 void cap_event_release(struct cap_event *ev, size_t n);
 

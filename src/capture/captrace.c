@@ -277,18 +277,7 @@ static uint64_t field(const struct captrace *t, unsigned i, unsigned f, const st
 
 static int push(struct captrace *t, const struct cap_event *ev)
 {
-	if (*t->n == *t->cap) {
-		size_t cap = *t->cap ? *t->cap * 2 : 4096;
-		struct cap_event *p = realloc(*t->out, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*t->out = p;
-		*t->cap = cap;
-	}
-	(*t->out)[(*t->n)++] = *ev;
-	(*t->out)[*t->n - 1].seq = (*t->seq)++;
-	return 0;
+	return cap_event_push(t->out, t->n, t->cap, t->seq, ev);
 }
 
 static int vec_enter(struct captrace *t, int tid, int fd, uint64_t pos, uint8_t kind)
