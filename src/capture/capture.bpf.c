@@ -82,6 +82,20 @@ struct {
 	__type(value, struct capbpf_open);
 } scratch SEC(".maps");
 
+/* A path is put together here from its last name back to the root: the
+ * names are written backwards from the middle, each up to NAME_MAX past
+ * where it starts, so twice PATH_MAX holds every write. */
+struct pathbuf {
+	char b[2 * CAPBPF_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pathbuf);
+} pathbuf SEC(".maps");
+
 /* Set by the reader: --comm follows every task of this name instead. */
 char want_comm[16];
 __u32 by_comm;
@@ -91,6 +105,10 @@ __u64 dropped;
 __u64 unpositioned;
 
 #define MAP_ANONYMOUS_ 0x20
+#define NAME_MAX_ 255
+/* Directories walked up from a file to its root, mount points crossed
+ * included: deeper paths are left to the program's own string. */
+#define PATH_DEPTH 40
 #define AT_FDCWD_ (-100)
 #define F_DUPFD_ 0
 #define F_DUPFD_CLOEXEC_ 1030
@@ -140,6 +158,87 @@ static __always_inline void wait_exit(__u32 nr, __s32 fd, __u64 pos, __s32 dfd, 
 	bpf_map_update_elem(&pending, &tid, &p, BPF_ANY);
 }
 
+/*
+ * @file's path from the root of the task's mount namespace, as /proc
+ * shows a descriptor's, into @out: its length with the NUL, or 0 when it
+ * cannot be put together (deeper than PATH_DEPTH, longer than PATH_MAX).
+ * Taken at the open from the file itself, so a relative path needs no
+ * working directory, and a task gone before its records are read still
+ * names what it opened.
+ */
+/* The walk's state, one step per bpf_loop call (the verifier checks the
+ * step once, not PATH_DEPTH times over). */
+struct walk {
+	struct dentry *d;
+	struct vfsmount *vm;
+	struct mount *m;
+	struct pathbuf *pb;
+	__u32 off;		/* where the path so far starts in pb */
+	int fail;
+};
+
+static long walk_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	/* Each pointer taken out of the walk first: a CO-RE read of w->d
+	 * itself would ask the kernel's BTF for struct walk. */
+	struct dentry *d = w->d;
+	struct vfsmount *vm = w->vm;
+	struct mount *m = w->m, *mp;
+	struct dentry *parent = BPF_CORE_READ(d, d_parent), *root = BPF_CORE_READ(vm, mnt_root);
+	struct pathbuf *pb = w->pb;
+	__u32 len, off = w->off;
+	struct qstr q;
+
+	if (d == root || d == parent) {
+		mp = BPF_CORE_READ(m, mnt_parent);
+		if (m == mp)
+			return 1;	/* the namespace's root: done */
+		w->d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->m = mp;
+		w->vm = (void *)mp + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	if (i == PATH_DEPTH - 1) {
+		w->fail = 1;
+		return 1;
+	}
+	q = BPF_CORE_READ(d, d_name);
+	len = q.len & NAME_MAX_;
+	if (len + 1 > off) {
+		w->fail = 1;
+		return 1;
+	}
+	off -= len + 1;
+	bpf_probe_read_kernel(&pb->b[(off + 1) & (CAPBPF_PATH_MAX - 1)], len, q.name);
+	pb->b[off & (CAPBPF_PATH_MAX - 1)] = '/';
+	w->off = off;
+	w->d = parent;
+	return 0;
+}
+
+static __always_inline long file_path(struct file *file, char *out)
+{
+	__u32 zero = 0, len;
+	struct walk w = {
+		.d = BPF_CORE_READ(file, f_path.dentry),
+		.vm = BPF_CORE_READ(file, f_path.mnt),
+		.off = CAPBPF_PATH_MAX - 1,
+	};
+
+	w.m = (void *)w.vm - bpf_core_field_offset(struct mount, mnt);
+	w.pb = bpf_map_lookup_elem(&pathbuf, &zero);
+	if (!w.pb)
+		return 0;
+	w.pb->b[CAPBPF_PATH_MAX - 1] = '\0';
+	bpf_loop(PATH_DEPTH, walk_step, &w, 0);
+	if (w.fail || w.off >= CAPBPF_PATH_MAX - 1)
+		return 0;
+	len = CAPBPF_PATH_MAX - w.off;
+	bpf_probe_read_kernel(out, len & (CAPBPF_PATH_MAX - 1), &w.pb->b[w.off & (CAPBPF_PATH_MAX - 1)]);
+	return len & (CAPBPF_PATH_MAX - 1);
+}
+
 /* What descriptor @fd of this task is, and the path it was opened by. */
 static __always_inline void emit_open(int fd, const struct pend *p)
 {
@@ -173,7 +272,11 @@ static __always_inline void emit_open(int fd, const struct pend *p)
 		o->mode = BPF_CORE_READ(ino, i_mode);
 		o->magic = BPF_CORE_READ(ino, i_sb, s_magic);
 	}
-	n = bpf_probe_read_user_str(o->path, sizeof(o->path), (const void *)p->path);
+	n = file ? file_path(file, o->path) : 0;
+	if (n > 0)
+		o->dfd = AT_FDCWD_;	/* absolute */
+	else
+		n = bpf_probe_read_user_str(o->path, sizeof(o->path), (const void *)p->path);
 	if (n <= 0) {
 		o->path[0] = '\0';
 		n = 1;
