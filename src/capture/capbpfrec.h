@@ -6,9 +6,10 @@
  * capbpfdec.c, which decodes the records.
  *
  * Every record starts with struct capbpf_rec. An open that gave a
- * descriptor sends struct capbpf_open: the path as the program passed it
- * (relative to dfd when not absolute) and what the kernel says the
- * descriptor now is (inode, device, mode, filesystem), so that the
+ * descriptor sends struct capbpf_open: the file's path as the kernel
+ * puts it together from its directory entries (or, where it cannot, the
+ * path as the program passed it, relative to dfd when not absolute) and
+ * what the descriptor now is (inode, device, mode, filesystem), so the
  * reader names the descriptor however soon it is closed again. Its
  * length varies: the record ends after the path's NUL.
  */

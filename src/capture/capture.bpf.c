@@ -11,7 +11,9 @@
  * one a capture wants ends at one array lookup, a task not traced at
  * one hash lookup, and a request costs a 48-byte record that the reader
  * copies out, where tracefs wrote a record per enabled event and the
- * reader parsed each with libtraceevent. fentry/fexit programs on the
+ * reader parsed each with libtraceevent. An open's record carries the
+ * file's path, put together here, so a descriptor is named however soon
+ * it is closed. fentry/fexit programs on the
  * kernel's read and write functions would spare the slow path too; they
  * are not used because kernels that lock down BPF trampolines refuse
  * them (EPERM at load) where these load.
