@@ -134,13 +134,14 @@ assert [x[1:] for x in r] == own(sys.argv[5]), "the reads, as the job issued the
 assert len(r) == 256 and all(x[1] == "read" and x[3] == 4096 for x in r)
 assert [x[0] for x in r] == sorted(x[0] for x in r), "timestamps in order"
 # The main thread lays the file out (and syncs it) before the worker
-# writes: a stream of its own.
+# writes: a stream of its own (logged where its descriptor is named: by
+# bpf, which names it at the open; the tracepoint method may count it
+# as not logged, closed before it was read).
 s = {f: r for f, r in streams(wr, os.path.realpath(sys.argv[4])).items() if any(x[1] == "write" for x in r)}
-assert len(s) == 1, s.keys()
-w = list(s.values())[0]
-ops = [x[1] for x in w]
+w = [r for r in s.values() if [x[1:] for x in r] == own(sys.argv[6])]
+assert len(w) == 1 and len(s) <= 2, ("one stream holds the writes and syncs as the job issued them", s.keys())
+ops = [x[1] for x in w[0]]
 assert ops.count("write") == 64 and ops.count("datasync") == 4, ops
-assert [x[1:] for x in w] == own(sys.argv[6]), "the writes and syncs, as the job issued them"
 ' "$T/rd" "$T/wr" "$data" "$wdata" "$T/rd.own" "$T/wr.own"
 grep -qE "^ +256 +0 +0 +1\.0 +0\.0 .* $(realpath "$data")$" "$T/rd.summary" &&
 	pass "$m: -- COMMAND: the summary counts the file's 256 reads and 1 MiB" ||
@@ -151,13 +152,18 @@ grep -q "^lost: " "$T/rd.summary" && grep -q "io_uring: 0 io_uring_enter" "$T/rd
 # The job replays it: the read stream's 256 reads, nothing more.
 expect_exit 0 "$m: capture.job replays" "$FAULTLINE" --quiet --output-format=json --output="$T/rd.json" \
 	"$T/rd/capture.job"
-pycheck "$m: capture.job: the replay read the 256 requests" '
-import json, sys
+pycheck "$m: capture.job: the replay read every read the logs hold (the 256 of the data file among them)" '
+import glob, json, sys
 d = json.load(open(sys.argv[1]))
 n = sum(j["read"]["total_ios"] for j in d["jobs"])
 b = sum(j["read"]["io_bytes"] for j in d["jobs"])
-assert n == 256 and b == 1 << 20, (n, b)
-' "$T/rd.json"
+# With bpf the reads of libraries by the program loader (a short-lived
+# descriptor each) are logged too.
+logged = [l.split() for f in glob.glob(sys.argv[2] + "/*.iolog") for l in open(f).read().split("\n")[1:-1]]
+reads = [int(t[4]) for t in logged if t[2] == "read"]
+assert n == len(reads) and b == sum(reads), (n, b, len(reads), sum(reads))
+assert sum(1 for t in logged if t[2] == "read" and t[1] == sys.argv[3]) == 256
+' "$T/rd.json" "$T/rd" "$(realpath "$data")"
 
 # An io_uring program: its submissions counted, said unseeable.
 expect_exit 0 "$m: -- COMMAND: io_uring requests counted" "$FAULTLINE" --capture_method="$m" --capture="$T/ur" -- \
