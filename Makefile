@@ -12,7 +12,7 @@
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
-PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash libmnl
+PKGS     = liburing jansson numa libisal blkid zlib libtracefs libtraceevent nettle libxxhash libmnl libbpf
 CFLAGS  ?= -O2 -g
 # snprintf into fixed buffers truncates on purpose (messages, names), so
 # -Wformat-truncation would flag every bounded snprintf.
@@ -37,7 +37,7 @@ DESTDIR ?=
 DATADIR  = $(PREFIX)/share/faultline
 CFLAGS  += -DFAULTLINE_DATADIR='"$(DATADIR)"'
 # src/ in folders by stage (src/README.md); objects mirror them in $(BUILD).
-SRCS    := $(wildcard src/*.c src/*/*.c)
+SRCS    := $(filter-out %.bpf.c,$(wildcard src/*.c src/*/*.c))
 LIBOBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(filter-out src/main.c,$(SRCS)))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
@@ -49,7 +49,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
 	   e2fsprogs fdisk strace openmpi-bin libopenmpi-dev zlib1g-dev libtracefs-dev libtraceevent-dev \
-	   nettle-dev libxxhash-dev libmnl-dev
+	   nettle-dev libxxhash-dev libmnl-dev libbpf-dev bpftool clang
 # What only the tests need: a browser to open verdict.html in, a venv for
 # fio-plot from PyPI (tests/e2e/fioplot.sh), and a real database to
 # capture (tests/e2e/capture.sh, tests/pg-scratch: PostgreSQL 15's server,
@@ -86,6 +86,33 @@ $(BUILD)/demo_job.o: $(BUILD)/demo_job.c
 
 $(BUILD)/libfaultline.a: $(LIBOBJS)
 	rm -f $@ && ar rcs $@ $^
+
+# faultline --capture's BPF method (src/capture/capture.bpf.c): clang
+# compiles it for BPF against vmlinux.h, the running kernel's types
+# dumped from its BTF by bpftool (CO-RE: the object then loads on any
+# kernel with BTF), and bpftool makes the skeleton capbpf.c includes.
+# A build host without BTF builds without it (FAULTLINE_NO_BPF): the
+# capture then has only its tracepoint method.
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+BPF_CLANG ?= clang
+BTF_VMLINUX ?= /sys/kernel/btf/vmlinux
+BPF_ARCH := $(subst x86_64,x86,$(subst aarch64,arm64,$(shell uname -m)))
+ifeq ($(wildcard $(BTF_VMLINUX)),)
+CFLAGS += -DFAULTLINE_NO_BPF
+else
+$(BUILD)/vmlinux.h: | $(BUILD)
+	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/capture/capture.bpf.o: src/capture/capture.bpf.c src/capture/capbpfrec.h $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(BPF_CLANG) -target bpf -g -O2 -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Isrc -c -o $@ $<
+
+$(BUILD)/capture/capture.skel.h: $(BUILD)/capture/capture.bpf.o
+	$(BPFTOOL) gen skeleton $< name capture_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/capture/capbpf.o: $(BUILD)/capture/capture.skel.h
+$(BUILD)/capture/capbpf.o: CFLAGS += -I$(BUILD)/capture
+endif
 
 # Headers are named with their folder ("engines/engine.h"), from src/.
 $(BUILD)/%.o: src/%.c | $(BUILD)

@@ -91,8 +91,8 @@ static void usage(FILE *f)
 		"       faultline --parse-only JOBFILE...\n"
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --capture=DIR (--pid=PID[,PID...] | --comm=NAME | [--runtime=T] -- COMMAND...)\n"
-		"                 record what programs read and write: one fio iolog per thread,\n"
-		"                 and DIR/capture.job, which replays them together\n"
+		"                 [--capture_method=auto|bpf|tracepoint]: what programs read and write,\n"
+		"                 one fio iolog per thread, and DIR/capture.job, which replays them together\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"
 		"\n"
@@ -717,7 +717,7 @@ static int parse_pids(const char *v, int **pids, unsigned *n)
 
 /*
  * faultline --capture=DIR: its own options (--pid, --comm, --runtime,
- * and a command after --); anything else is refused. Bad input exits 2
+ * --capture_method, and a command after --); anything else is refused. Bad input exits 2
  * with nothing made; a capture that started exits 0, or 1 when a log or
  * the trace failed.
  */
@@ -750,14 +750,16 @@ static int capture_cli(int argc, char **argv)
 			o.pids = pids;
 		} else if (is(a, "--comm", &v) && v && *v) {
 			o.comm = v;
+		} else if (is(a, "--capture_method", &v) && v) {
+			o.method = v;
 		} else if (is(a, "--runtime", &v) && v) {
 			if (parse_interval(v, &o.runtime_ns) < 0 || !o.runtime_ns) {
 				fprintf(stderr, "faultline: --runtime=%s: expected a duration such as 30s or 5m\n", v);
 				goto out;
 			}
 		} else {
-			fprintf(stderr, "faultline: --capture takes --pid=, --comm=, --runtime= and -- COMMAND; "
-				"not '%s'\n", a);
+			fprintf(stderr, "faultline: --capture takes --pid=, --comm=, --runtime=, --capture_method= and "
+				"-- COMMAND; not '%s'\n", a);
 			goto out;
 		}
 	}

@@ -233,6 +233,49 @@ static void test_changed_later(void **state)
 	fake_free(&f);
 }
 
+/* An open that says what it opened (the bpf method): a file opened,
+ * read and closed between two reads of the trace, gone from /proc when
+ * its events are taken, is named all the same, and /proc is not asked;
+ * an open of something that is no file counts its requests as such. */
+static void test_named_open(void **state)
+{
+	struct cap_fdinfo *a = calloc(1, sizeof(*a)), *p = calloc(1, sizeof(*p));
+	struct cap_state s;
+	struct fake f;
+	struct cap_event e[6];
+
+	(void)state;
+	start(&s, &f);
+	snprintf(a->path, sizeof(a->path), "/db/short");
+	a->dev = 8;
+	a->ino = 9;
+	a->file = true;
+	snprintf(p->path, sizeof(p->path), "/proc/self/stat");
+	e[0] = ev(1, 100, CAP_OPEN, 5, 0, 0);
+	e[0].fi = a;
+	e[1] = ev(2, 100, CAP_READ, 5, 0, 4096);
+	e[2] = ev(3, 100, CAP_CLOSE, 5, 0, 0);
+	e[3] = ev(4, 100, CAP_OPEN, 5, 0, 0);
+	e[3].fi = p;
+	e[4] = ev(5, 100, CAP_READ, 5, 0, 100);
+	e[5] = ev(6, 100, CAP_CLOSE, 5, 0, 0);
+	feed(&s, e, 6);
+	cap_event_release(e, 6);
+	assert_null(e[0].fi);
+	assert_int_equal(capstate_finish(&s), 0);
+	assert_int_equal(f.asked, 0);
+	assert_int_equal(s.unnamed, 0);
+	assert_int_equal(s.notfile, 1);
+	assert_int_equal(s.requests, 1);
+	assert_int_equal(s.nfiles, 1);
+	assert_int_equal(s.files[0].ino, 9);
+	assert_string_equal(logtext(&f, "db-100.iolog"),
+			    "fio version 3 iolog\n2 /db/short add\n2 /db/short open\n2 /db/short read 0 4096\n"
+			    "2 /db/short close\n");
+	capstate_free(&s);
+	fake_free(&f);
+}
+
 /* A child process starts with its parent's descriptors; a thread shares
  * them; an exec drops them. */
 static void test_fork_exec(void **state)
@@ -409,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_changed_later),
+		cmocka_unit_test(test_named_open),
 		cmocka_unit_test(test_fork_exec),
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_not_logged),

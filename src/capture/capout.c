@@ -18,7 +18,8 @@ static bool live(const struct cap_stream *st)
 	return !st->merged && st->requests;
 }
 
-static void job_text(FILE *f, const char *dir, const struct cap_state *s, const char *cmdline)
+static void job_text(FILE *f, const char *dir, const struct cap_state *s, const char *cmdline,
+		     const char *method)
 {
 	char when[64];
 	time_t now = time(NULL);
@@ -26,6 +27,7 @@ static void job_text(FILE *f, const char *dir, const struct cap_state *s, const 
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&now, &tm));
 	fprintf(f, "; Written by faultline --capture (%s), %s.\n", cmdline ? cmdline : "", when);
+	fprintf(f, "; Traced by %s.\n", method);
 	fprintf(f, ";\n"
 		"; One job per traced thread (its stream, an fio iolog version 3 in this\n"
 		"; directory): all jobs run together, each replaying its thread's requests\n"
@@ -62,7 +64,8 @@ static void job_text(FILE *f, const char *dir, const struct cap_state *s, const 
 	}
 }
 
-int capout_job(int dirfd, const char *dir, const struct cap_state *s, const char *cmdline, struct err *e)
+int capout_job(int dirfd, const char *dir, const struct cap_state *s, const char *cmdline, const char *method,
+	       struct err *e)
 {
 	int fd = openat(dirfd, "capture.job.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	FILE *f;
@@ -76,7 +79,7 @@ int capout_job(int dirfd, const char *dir, const struct cap_state *s, const char
 		unlinkat(dirfd, "capture.job.tmp", 0);
 		return err_set(e, ENOMEM, "%s/capture.job: out of memory", dir);
 	}
-	job_text(f, dir, s, cmdline);
+	job_text(f, dir, s, cmdline, method);
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
 		ret = errno ? errno : EIO;
 	if (fclose(f) != 0 && !ret)
@@ -208,7 +211,7 @@ static void unseen(FILE *out, const struct cap_state *s, uint64_t unpositioned)
 }
 
 void capout_summary(FILE *out, const struct cap_state *s, const char *dir, double seconds, uint64_t lost,
-		    uint64_t unpositioned)
+		    uint64_t unpositioned, const char *method)
 {
 	unsigned live_streams = 0;
 
@@ -216,6 +219,7 @@ void capout_summary(FILE *out, const struct cap_state *s, const char *dir, doubl
 		live_streams += live(&s->streams[i]);
 	fprintf(out, "capture: %llu requests in %u stream%s over %.1f s, in %s (replay them together: %s/capture.job)\n",
 		(unsigned long long)s->requests, live_streams, live_streams == 1 ? "" : "s", seconds, dir, dir);
+	fprintf(out, "method: %s\n", method);
 	if (live_streams)
 		streams_table(out, s);
 	files_table(out, s);

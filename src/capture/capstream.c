@@ -158,6 +158,49 @@ void cap_stream_file(const struct cap_stream *st, char *buf, size_t cap)
 	snprintf(buf, cap, "%s.iolog", st->name);
 }
 
+int cap_event_push(struct cap_event **ev, size_t *n, size_t *cap, uint32_t *seq, const struct cap_event *e)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		struct cap_event *p = realloc(*ev, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*ev = p;
+		*cap = c;
+	}
+	(*ev)[*n] = *e;
+	(*ev)[(*n)++].seq = (*seq)++;
+	return 0;
+}
+
+void cap_event_release(struct cap_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ev[i].fi);
+		ev[i].fi = NULL;
+	}
+}
+
+bool cap_pseudo_fs(unsigned long magic)
+{
+	static const unsigned long pseudo[] = {
+		0x9fa0,		/* proc */
+		0x62656572,	/* sysfs */
+		0x63677270,	/* cgroup2 */
+		0x27e0eb,	/* cgroup */
+		0x74726163,	/* tracefs */
+		0x64626720,	/* debugfs */
+		0x73636673,	/* securityfs */
+		0xcafe4a11,	/* bpf */
+	};
+
+	for (unsigned i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if (magic == pseudo[i])
+			return true;
+	return false;
+}
+
 void capstate_init(struct cap_state *s, uint64_t t0, const struct cap_env *env)
 {
 	memset(s, 0, sizeof(*s));
@@ -552,6 +595,20 @@ static int per_inode(struct cap_map *m, const struct cap_event *e)
 
 /* ---- feeding ------------------------------------------------------------- */
 
+/* An open that says what it opened: the descriptor is named now, so a
+ * file opened and closed between two reads of the trace (gone from /proc
+ * when its requests are taken) is still logged. */
+static int named_open(struct cap_state *s, const struct cap_task *t, const struct cap_event *e)
+{
+	uint32_t idx;
+
+	if (!e->fi->file)
+		return map_put(&s->fds, fd_key(t->tgid, e->fd), -1);
+	if (file_of(s, e->fi, &idx) < 0)
+		return -ENOMEM;
+	return map_put(&s->fds, fd_key(t->tgid, e->fd), (int64_t)idx);
+}
+
 static bool is_request(uint8_t k)
 {
 	return k <= CAP_DATASYNC;
@@ -606,6 +663,8 @@ static int feed_one(struct cap_state *s, const struct cap_event *e, bool changed
 		t = task_of(s, e->tid);
 		if (!t)
 			return -ENOMEM;
+		if (e->kind == CAP_OPEN && e->fi)
+			return named_open(s, t, e);
 		if (map_slot(&s->fds, fd_key(t->tgid, e->fd)))
 			return map_put(&s->fds, fd_key(t->tgid, e->fd), FD_UNKNOWN);
 		return 0;

@@ -45,6 +45,14 @@ enum cap_kind {
 	CAP_NKINDS
 };
 
+/* What a descriptor is, as the environment finds it (or as the open
+ * itself said, with the bpf method). */
+struct cap_fdinfo {
+	char path[4096];
+	uint64_t dev, ino;	/* the kernel's dev_t (major << 20 | minor) and inode */
+	bool file;		/* a regular file or a block device */
+};
+
 struct cap_event {
 	uint64_t ts;		/* nanoseconds, the trace's clock */
 	uint64_t off;
@@ -53,14 +61,23 @@ struct cap_event {
 	int32_t fd;		/* CAP_NEWTASK: the child's tid; CAP_PGADD: the device (kernel's dev_t) */
 	uint32_t seq;		/* order of reading: ties keep it */
 	uint8_t kind;		/* enum cap_kind */
+	/* CAP_OPEN: what the open named when the kernel said (the bpf
+	 * method), else NULL and /proc is asked at the first request.
+	 * Owned by whoever holds the event (cap_event_release). */
+	struct cap_fdinfo *fi;
 };
 
-/* What a descriptor is, as the environment finds it. */
-struct cap_fdinfo {
-	char path[4096];
-	uint64_t dev, ino;	/* the kernel's dev_t (major << 20 | minor) and inode */
-	bool file;		/* a regular file or a block device */
-};
+/* Append @e to @ev (*n events, *cap room, grown as needed), numbered
+ * *seq (then counted on): 0, or -ENOMEM. */
+int cap_event_push(struct cap_event **ev, size_t *n, size_t *cap, uint32_t *seq, const struct cap_event *e);
+
+/* Free what @ev[0..n) own. */
+void cap_event_release(struct cap_event *ev, size_t n);
+
+/* Filesystems that hold the kernel's state, not data (/proc, /sys and
+ * kin, by statfs's f_type or the superblock's s_magic): a replay cannot
+ * read them back as they were. */
+bool cap_pseudo_fs(unsigned long magic);
 
 struct cap_env {
 	void *arg;

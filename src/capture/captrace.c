@@ -121,24 +121,13 @@ uint64_t captrace_now(void)
  * kernel gives them. */
 static int load_events(struct captrace *t, const char *dir, struct err *e)
 {
-	enum tep_endian en = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
-	char events[PATH_MAX], *hp;
-	int size = 0;
+	char events[PATH_MAX];
+	int ret;
 
-	t->tep = tep_alloc();
-	if (!t->tep)
-		return err_set(e, ENOMEM, "out of memory");
-	tep_set_file_bigendian(t->tep, en);
-	tep_set_local_bigendian(t->tep, en);
-	tep_set_long_size(t->tep, (int)sizeof(long));
-	tep_set_page_size(t->tep, (int)sysconf(_SC_PAGESIZE));
 	snprintf(events, sizeof(events), "%s/events", dir);
-	hp = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	if (!hp || size <= 0 || tep_parse_header_page(t->tep, hp, (unsigned long)size, (int)sizeof(long))) {
-		free(hp);
-		return err_set(e, EBADMSG, "reading the ring buffer's page header (%s/header_page) failed", events);
-	}
-	free(hp);
+	ret = tracefmt_tep(events, &t->tep, e);
+	if (ret)
+		return ret;
 	for (unsigned i = 0; i < NTPS; i++) {
 		int ret = tracefmt_load(t->tep, events, tps[i].sys, tps[i].name, &t->ev[i]);
 
@@ -160,33 +149,12 @@ static int load_events(struct captrace *t, const char *dir, struct err *e)
 	return 0;
 }
 
-/* Instances of captures that ended without removing theirs (SIGKILL):
- * their process is gone. */
-static void remove_stale(void)
-{
-	char **names = tracefs_instances("^faultline-capture-[0-9][0-9]*$");
-
-	for (unsigned i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen("faultline-capture-"), NULL, 10);
-		struct tracefs_instance *in;
-
-		if (pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		in = tracefs_instance_alloc(NULL, names[i]);
-		if (in) {
-			tracefs_instance_destroy(in);
-			tracefs_instance_free(in);
-		}
-	}
-	tracefs_list_free(names);
-}
-
 static int make_instance(struct captrace *t, struct err *e)
 {
 	long kb = BUFFER_KB_PER_CPU;
 	char name[64];
 
-	remove_stale();
+	tracefmt_remove_stale("faultline-capture-");
 	snprintf(name, sizeof(name), "faultline-capture-%d", (int)getpid());
 	t->inst = tracefs_instance_create(name);
 	if (!t->inst)
@@ -309,18 +277,7 @@ static uint64_t field(const struct captrace *t, unsigned i, unsigned f, const st
 
 static int push(struct captrace *t, const struct cap_event *ev)
 {
-	if (*t->n == *t->cap) {
-		size_t cap = *t->cap ? *t->cap * 2 : 4096;
-		struct cap_event *p = realloc(*t->out, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*t->out = p;
-		*t->cap = cap;
-	}
-	(*t->out)[(*t->n)++] = *ev;
-	(*t->out)[*t->n - 1].seq = (*t->seq)++;
-	return 0;
+	return cap_event_push(t->out, t->n, t->cap, t->seq, ev);
 }
 
 static int vec_enter(struct captrace *t, int tid, int fd, uint64_t pos, uint8_t kind)
@@ -471,23 +428,7 @@ int captrace_read(struct captrace *t, struct cap_event **ev, size_t *n, size_t *
 
 uint64_t captrace_lost(struct captrace *t)
 {
-	uint64_t sum = 0;
-
-	for (int c = 0; c < t->ncpus; c++) {
-		char file[64], *buf, *p;
-		unsigned long long v;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
-		buf = tracefs_instance_file_read(t->inst, file, NULL);
-		if (!buf)
-			continue;
-		if ((p = strstr(buf, "overrun: ")) && sscanf(p + 9, "%llu", &v) == 1)
-			sum += v;
-		if ((p = strstr(buf, "dropped events: ")) && sscanf(p + 16, "%llu", &v) == 1)
-			sum += v;
-		free(buf);
-	}
-	return sum;
+	return tracefmt_lost(t->inst, t->ncpus);
 }
 
 uint64_t captrace_unpositioned(const struct captrace *t)

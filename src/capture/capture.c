@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/capbpf.h"
 #include "capture/capout.h"
 #include "capture/capstream.h"
 #include "capture/captrace.h"
@@ -40,28 +41,11 @@ struct live {
 
 /* ---- the environment capstream asks ----------------------------------- */
 
-/* /proc, /sys and their kin hold the kernel's state, not data: a
- * replay cannot read them back as they were. */
 static bool pseudo_fs(const char *link)
 {
-	static const unsigned long magic[] = {
-		0x9fa0,		/* proc */
-		0x62656572,	/* sysfs */
-		0x63677270,	/* cgroup2 */
-		0x27e0eb,	/* cgroup */
-		0x74726163,	/* tracefs */
-		0x64626720,	/* debugfs */
-		0x73636673,	/* securityfs */
-		0xcafe4a11,	/* bpf */
-	};
 	struct statfs sf;
 
-	if (statfs(link, &sf) < 0)
-		return false;
-	for (unsigned i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
-		if ((unsigned long)sf.f_type == magic[i])
-			return true;
-	return false;
+	return statfs(link, &sf) == 0 && cap_pseudo_fs((unsigned long)sf.f_type);
 }
 
 static int fd_info(void *arg, int tid, int tgid, int fd, struct cap_fdinfo *out)
@@ -314,6 +298,101 @@ static int start_command(char *const *argv, int *gate, pid_t *child, struct err 
 	return 0;
 }
 
+struct batch {
+	struct cap_event *ev;
+	size_t n, cap;
+	uint32_t seq;
+};
+
+/* ---- the kernel's side: bpf, or the tracepoints -------------------------- */
+
+struct source {
+	enum capture_method m;		/* CAPTURE_BPF or CAPTURE_TRACEPOINT */
+	struct capbpf *bpf;
+	struct captrace *tp;
+	bool mounted;			/* tracefs mounted for us */
+	char why[400];			/* auto: why bpf could not serve */
+};
+
+/* bpf where it loads (auto), else the tracepoints; or the one asked for. */
+static int src_open(struct source *src, enum capture_method m, struct err *e)
+{
+	int ret = -ENOTSUP;
+
+	src->why[0] = '\0';
+	if (m != CAPTURE_TRACEPOINT) {
+		ret = capbpf_open(&src->bpf, e);
+		if (!ret || m == CAPTURE_BPF) {
+			src->m = CAPTURE_BPF;
+			return ret;
+		}
+		snprintf(src->why, sizeof(src->why), "%s", e->msg);
+	}
+	src->m = CAPTURE_TRACEPOINT;
+	ret = captrace_open(&src->tp, &src->mounted, e);
+	if (ret && src->why[0]) {
+		char msg[sizeof(e->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		err_set(e, -ret, "%s; and bpf could not load either: %s", msg, src->why);
+	}
+	return ret;
+}
+
+static int src_follow(struct source *src, const int *tids, unsigned n, struct err *e)
+{
+	return src->bpf ? capbpf_follow(src->bpf, tids, n, e) : captrace_follow(src->tp, tids, n, e);
+}
+
+static int src_comm(struct source *src, const char *comm, struct err *e)
+{
+	return src->bpf ? capbpf_comm(src->bpf, comm, e) : captrace_comm(src->tp, comm, e);
+}
+
+static int src_start(struct source *src, struct err *e)
+{
+	return src->bpf ? capbpf_start(src->bpf, e) : captrace_start(src->tp, e);
+}
+
+static void src_stop(struct source *src)
+{
+	if (src->bpf)
+		capbpf_stop(src->bpf);
+	else
+		captrace_stop(src->tp);
+}
+
+static int src_read(struct source *src, struct batch *b)
+{
+	return src->bpf ? capbpf_read(src->bpf, &b->ev, &b->n, &b->cap, &b->seq)
+			: captrace_read(src->tp, &b->ev, &b->n, &b->cap, &b->seq);
+}
+
+static uint64_t src_lost(struct source *src)
+{
+	return src->bpf ? capbpf_lost(src->bpf) : captrace_lost(src->tp);
+}
+
+static void src_close(struct source *src)
+{
+	capbpf_close(src->bpf);
+	if (src->tp || src->mounted)
+		captrace_close(src->tp, src->mounted);
+}
+
+/* What capture.job's head and the summary say of the method. */
+static void src_describe(const struct source *src, char *buf, size_t cap)
+{
+	if (src->m == CAPTURE_BPF)
+		snprintf(buf, cap, "bpf (programs on the raw system-call tracepoints, filtered by call and task "
+			 "in the kernel, binary records through a BPF ring buffer)");
+	else if (src->why[0])
+		snprintf(buf, cap, "tracepoint (the syscall tracepoints through tracefs; bpf could not serve: %s)",
+			 src->why);
+	else
+		snprintf(buf, cap, "tracepoint (the syscall tracepoints through tracefs, as asked)");
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 static int ev_cmp(const void *a, const void *b)
@@ -325,19 +404,14 @@ static int ev_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-struct batch {
-	struct cap_event *ev;
-	size_t n, cap;
-	uint32_t seq;
-};
 
 /* Read what the buffers hold and hand capstream all but the newest
  * HOLD_NS (everything when @drain). */
-static int poll_once(struct captrace *t, struct cap_state *s, struct batch *b, bool drain)
+static int poll_once(struct source *t, struct cap_state *s, struct batch *b, bool drain)
 {
 	uint64_t cut = captrace_now() - HOLD_NS;
 	size_t k = 0;
-	int ret = captrace_read(t, &b->ev, &b->n, &b->cap, &b->seq);
+	int ret = src_read(t, b);
 
 	if (ret)
 		return ret;
@@ -349,6 +423,7 @@ static int poll_once(struct captrace *t, struct cap_state *s, struct batch *b, b
 		while (k < b->n && b->ev[k].ts < cut)
 			k++;
 	ret = capstate_feed(s, b->ev, b->n, k);
+	cap_event_release(b->ev, k);
 	if (k && k < b->n)
 		memmove(b->ev, b->ev + k, (b->n - k) * sizeof(*b->ev));
 	b->n -= k;
@@ -365,7 +440,7 @@ static bool any_alive(const struct capture_opts *o)
 
 /* Until a signal, the runtime, the command's exit or (--pid) the end of
  * every process named. */
-static int run_loop(const struct capture_opts *o, struct captrace *t, struct cap_state *s, struct batch *b,
+static int run_loop(const struct capture_opts *o, struct source *t, struct cap_state *s, struct batch *b,
 		    pid_t child, struct capture_result *res, uint64_t t0)
 {
 	int ret = 0;
@@ -388,20 +463,20 @@ static int run_loop(const struct capture_opts *o, struct captrace *t, struct cap
 	return ret;
 }
 
-static int begin(const struct capture_opts *o, struct captrace *t, pid_t *child, int *gate, struct err *e)
+static int begin(const struct capture_opts *o, struct source *t, pid_t *child, int *gate, struct err *e)
 {
 	struct ids tids = { 0 };
 	int ret = 0;
 
 	if (o->comm)
-		return captrace_comm(t, o->comm, e);
+		return src_comm(t, o->comm, e);
 	if (o->argv) {
 		ret = start_command(o->argv, gate, child, e);
-		return ret ? ret : captrace_follow(t, child, 1, e);
+		return ret ? ret : src_follow(t, child, 1, e);
 	}
 	ret = tasks_below(o->pids, o->npids, &tids);
 	if (!ret)
-		ret = captrace_follow(t, tids.v, tids.n, e);
+		ret = src_follow(t, tids.v, tids.n, e);
 	else
 		err_set(e, -ret, "listing the tasks of the processes named: %s", strerror(-ret));
 	free(tids.v);
@@ -410,17 +485,17 @@ static int begin(const struct capture_opts *o, struct captrace *t, pid_t *child,
 
 /* After tracing is on: threads and children made between the listing
  * and the start (event-fork follows only those made after). */
-static void catch_up(const struct capture_opts *o, struct captrace *t)
+static void catch_up(const struct capture_opts *o, struct source *t)
 {
 	struct ids tids = { 0 };
 	struct err e = { 0 };
 
 	if (o->npids && !o->comm && !tasks_below(o->pids, o->npids, &tids))
-		captrace_follow(t, tids.v, tids.n, &e);
+		src_follow(t, tids.v, tids.n, &e);
 	free(tids.v);
 }
 
-static int capture_live(const struct capture_opts *o, struct captrace *t, struct live *lv, FILE *out,
+static int capture_live(const struct capture_opts *o, struct source *t, struct live *lv, FILE *out,
 			struct capture_result *res, struct err *e)
 {
 	struct cap_env env = { .arg = lv, .fd_info = fd_info, .task_info = task_info, .write = write_log };
@@ -429,13 +504,14 @@ static int capture_live(const struct capture_opts *o, struct captrace *t, struct
 	pid_t child = -1;
 	int gate = -1, ret;
 	uint64_t t0, t1, lost0;
+	char method[512];
 
 	ret = begin(o, t, &child, &gate, e);
 	t0 = captrace_now();
 	capstate_init(&s, t0, &env);
 	if (!ret)
-		ret = captrace_start(t, e);
-	lost0 = captrace_lost(t);
+		ret = src_start(t, e);
+	lost0 = src_lost(t);
 	if (gate >= 0) {
 		/* Go, or (on failure) end: the child exits on a closed pipe. */
 		if (!ret && write(gate, "g", 1) != 1)
@@ -456,7 +532,7 @@ static int capture_live(const struct capture_opts *o, struct captrace *t, struct
 		o->runtime_ns ? " (or --runtime)" : "");
 	fflush(out);
 	ret = run_loop(o, t, &s, &b, child, res, t0);
-	captrace_stop(t);
+	src_stop(t);
 	t1 = captrace_now();
 	if (!ret)
 		ret = poll_once(t, &s, &b, true);
@@ -464,24 +540,40 @@ static int capture_live(const struct capture_opts *o, struct captrace *t, struct
 		err_set(e, -ret, "reading the trace: %s", strerror(-ret));
 	/* The logs and the job, whole, even after a failure to read. */
 	res->write_err = capstate_finish(&s);
+	src_describe(t, method, sizeof(method));
 	if (!ret)
-		ret = capout_job(lv->dirfd, lv->dir, &s, o->cmdline, e);
-	capout_summary(out, &s, lv->dir, (double)(t1 - t0) / 1e9, captrace_lost(t) - lost0,
-		       captrace_unpositioned(t));
+		ret = capout_job(lv->dirfd, lv->dir, &s, o->cmdline, method, e);
+	capout_summary(out, &s, lv->dir, (double)(t1 - t0) / 1e9, src_lost(t) - lost0,
+		       t->bpf ? capbpf_unpositioned(t->bpf) : captrace_unpositioned(t->tp), method);
 	/* Stopped before the command ended: it is the user's, and goes on. */
 	if (child > 0 && res->cmd_status < 0 && waitpid(child, &res->cmd_status, WNOHANG) != child)
 		res->cmd_status = -1;
 	res->cmd_pid = child > 0 ? child : 0;
 	capstate_free(&s);
+	cap_event_release(b.ev, b.n);
 	free(b.ev);
 	return ret;
 }
 
+static int method_parse(const char *v, enum capture_method *m)
+{
+	static const char *const names[] = { [CAPTURE_AUTO] = "auto", [CAPTURE_BPF] = "bpf",
+					      [CAPTURE_TRACEPOINT] = "tracepoint" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i])) {
+			*m = (enum capture_method)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *res, struct err *e)
 {
-	struct captrace *t = NULL;
+	enum capture_method method = CAPTURE_AUTO;
+	struct source src = { 0 };
 	struct live lv = { .dirfd = -1 };
-	bool made = false, mounted = false;
+	bool made = false;
 	int ret;
 
 	res->cmd_status = -1;
@@ -489,21 +581,23 @@ int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *
 	res->started = false;
 	res->cmd_pid = 0;
 	if (geteuid() != 0)
-		return err_set(e, EPERM, "--capture traces other programs' system calls through tracefs, which "
-			       "needs root; faultline runs as uid %d", (int)geteuid());
+		return err_set(e, EPERM, "--capture traces other programs' system calls (by BPF or through "
+			       "tracefs), which needs root; faultline runs as uid %d", (int)geteuid());
+	if (o->method && method_parse(o->method, &method) < 0)
+		return err_set(e, EINVAL, "--capture_method=%s: expected bpf, tracepoint or auto", o->method);
 	ret = check_pids(o, e);
 	if (!ret)
 		ret = check_dir(o->dir, &made, e);
 	if (ret)
 		return ret;
-	ret = captrace_open(&t, &mounted, e);
+	ret = src_open(&src, method, e);
 	if (!ret && (!realpath(o->dir, lv.dir) || (lv.dirfd = open(lv.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0))
 		ret = err_set(e, errno, "--capture=%s: %s", o->dir, strerror(errno));
 	if (!ret)
-		ret = capture_live(o, t, &lv, out, res, e);
+		ret = capture_live(o, &src, &lv, out, res, e);
 	if (lv.dirfd >= 0)
 		close(lv.dirfd);
-	captrace_close(t, mounted);
+	src_close(&src);
 	if (ret && made)
 		rmdir(o->dir);	/* nothing left behind: it only goes if empty */
 	return ret;

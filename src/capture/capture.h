@@ -8,8 +8,8 @@
  *   --comm=NAME          every task of that name, as they come and go
  *   -- COMMAND [ARGS]    a command started for it, and its children
  *
- * capture.c checks the request and runs the capture, captrace.c is the
- * kernel's side (tracefs), capstream.c turns events into streams,
+ * capture.c checks the request and runs the capture, capbpf.c (BPF) or
+ * captrace.c (tracefs) is the kernel's side, capstream.c turns events into streams,
  * capout.c writes capture.job and prints what was seen, lost and
  * unseeable. Functions return 0 or -errno with @e; only the summary is
  * printed, to @out.
@@ -24,6 +24,13 @@
 
 #include "lib/err.h"
 
+/* --capture_method: how the kernel's side records. */
+enum capture_method {
+	CAPTURE_AUTO,		/* bpf where it loads, else the tracepoints */
+	CAPTURE_BPF,		/* fentry/fexit programs (capbpf.c), or fail */
+	CAPTURE_TRACEPOINT,	/* the syscall tracepoints through tracefs (captrace.c) */
+};
+
 struct capture_opts {
 	const char *dir;
 	const int *pids;		/* --pid */
@@ -33,6 +40,7 @@ struct capture_opts {
 	uint64_t runtime_ns;		/* 0: until stopped */
 	volatile sig_atomic_t *stop;	/* set by a signal */
 	const char *cmdline;		/* for capture.job's head */
+	const char *method;		/* --capture_method: auto (NULL), bpf or tracepoint */
 };
 
 /* What became of it: the capture ran (0) but may have lost records or

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,78 @@ int tracefmt_symbol(const struct tep_event *ev, const char *field, const char *l
 		}
 	}
 	return -ENOENT;
+}
+
+int tracefmt_tep(const char *events, struct tep_handle **out, struct err *e)
+{
+	enum tep_endian en = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+	struct tep_handle *tep = tep_alloc();
+	char *hp;
+	int size = 0;
+
+	*out = NULL;
+	if (!tep)
+		return err_set(e, ENOMEM, "out of memory");
+	tep_set_file_bigendian(tep, en);
+	tep_set_local_bigendian(tep, en);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
+	errno = 0;
+	hp = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!hp || size <= 0 || tep_parse_header_page(tep, hp, (unsigned long)size, (int)sizeof(long))) {
+		int ret = err_set(e, hp ? EBADMSG : (errno ? errno : ENOENT),
+				  "reading the ring buffer's page header (%s/header_page) failed", events);
+
+		free(hp);
+		tep_free(tep);
+		return ret;
+	}
+	free(hp);
+	*out = tep;
+	return 0;
+}
+
+void tracefmt_remove_stale(const char *prefix)
+{
+	char re[96], **names;
+	size_t plen = strlen(prefix);
+
+	snprintf(re, sizeof(re), "^%s[0-9][0-9]*$", prefix);
+	names = tracefs_instances(re);
+	for (unsigned i = 0; names && names[i]; i++) {
+		long pid = strtol(names[i] + plen, NULL, 10);
+		struct tracefs_instance *in;
+
+		if (pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		in = tracefs_instance_alloc(NULL, names[i]);
+		if (in) {
+			tracefs_instance_destroy(in);
+			tracefs_instance_free(in);
+		}
+	}
+	tracefs_list_free(names);
+}
+
+uint64_t tracefmt_lost(struct tracefs_instance *inst, int ncpus)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; c < ncpus; c++) {
+		char file[64], *buf, *p;
+		unsigned long long v;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		buf = tracefs_instance_file_read(inst, file, NULL);
+		if (!buf)
+			continue;
+		if ((p = strstr(buf, "overrun: ")) && sscanf(p + 9, "%llu", &v) == 1)
+			sum += v;
+		if ((p = strstr(buf, "dropped events: ")) && sscanf(p + 16, "%llu", &v) == 1)
+			sum += v;
+		free(buf);
+	}
+	return sum;
 }
 
 int tracefmt_mount(struct err *e)

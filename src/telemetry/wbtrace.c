@@ -428,29 +428,6 @@ static int rec_cmp(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* Events the buffer lost so far: the per-CPU stats' overrun (records
- * overwritten) and dropped events (refused when full). */
-static uint64_t lost_now(struct wbtrace *w)
-{
-	uint64_t sum = 0;
-
-	for (int c = 0; c < w->ncpus; c++) {
-		char file[64], *buf, *p;
-		unsigned long long v;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
-		buf = tracefs_instance_file_read(w->inst, file, NULL);
-		if (!buf)
-			continue;
-		if ((p = strstr(buf, "overrun: ")) && sscanf(p + 9, "%llu", &v) == 1)
-			sum += v;
-		if ((p = strstr(buf, "dropped events: ")) && sscanf(p + 16, "%llu", &v) == 1)
-			sum += v;
-		free(buf);
-	}
-	return sum;
-}
-
 /* /proc/timer_list lists every CPU's timers before its "jiffies:"
  * line: tens of KiB on a busy host with many CPUs. */
 #define TIMER_LIST_MAX (1 << 20)
@@ -497,32 +474,6 @@ static void read_clock(struct wbtrace *w)
 }
 
 /*
- * Instances of runs that ended without removing theirs (SIGKILL, a
- * crash): their events stay enabled and their buffers allocated until
- * someone removes them. Their process is gone; ours is removed at the
- * end. (A faultline in another PID namespace sharing this tracefs would
- * look gone too: not a setup this tool is run in.)
- */
-static void remove_stale(void)
-{
-	char **names = tracefs_instances("^faultline-[0-9][0-9]*$");
-
-	for (unsigned i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen("faultline-"), NULL, 10);
-		struct tracefs_instance *in;
-
-		if (pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		in = tracefs_instance_alloc(NULL, names[i]);
-		if (in) {
-			tracefs_instance_destroy(in);
-			tracefs_instance_free(in);
-		}
-	}
-	tracefs_list_free(names);
-}
-
-/*
  * The three events' formats and the ring buffer's page header, as this
  * kernel gives them: what reading the raw buffer needs. Not
  * tracefs_local_events_system, which also loads /proc/kallsyms (several
@@ -531,25 +482,15 @@ static void remove_stale(void)
  */
 static int wb_events(const char *dir, struct tep_handle **out, struct err *e)
 {
-	enum tep_endian en = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
-	struct tep_handle *tep = tep_alloc();
-	char events[PATH_MAX], *hp = NULL;
-	int size = 0, ret = 0;
+	struct tep_handle *tep;
+	char events[PATH_MAX];
+	int ret;
 
 	*out = NULL;
-	if (!tep)
-		return err_set(e, ENOMEM, "out of memory");
-	tep_set_file_bigendian(tep, en);
-	tep_set_local_bigendian(tep, en);
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_page_size(tep, (int)sysconf(_SC_PAGESIZE));
 	snprintf(events, sizeof(events), "%s/events", dir);
-	hp = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	if (!hp || size <= 0 || tep_parse_header_page(tep, hp, (unsigned long)size, (int)sizeof(long))) {
-		ret = err_set(e, hp ? EBADMSG : (errno ? errno : ENOENT),
-			      "reading the ring buffer's page header (%s/header_page) failed", events);
-		goto out;
-	}
+	ret = tracefmt_tep(events, &tep, e);
+	if (ret)
+		return ret;
 	for (int k = 0; k < WBTRACE_NKINDS; k++) {
 		struct tep_event *ev;
 
@@ -561,7 +502,6 @@ static int wb_events(const char *dir, struct tep_handle **out, struct err *e)
 		}
 	}
 out:
-	free(hp);
 	if (ret)
 		tep_free(tep);
 	else
@@ -600,7 +540,7 @@ int wbtrace_create(struct wbtrace **wp, unsigned njobs, struct err *e)
 	ret = wbtrace_fmt_init(&w->fmt, w->tep, e);
 	if (ret)
 		goto out_free;
-	remove_stale();
+	tracefmt_remove_stale("faultline-");
 	snprintf(name, sizeof(name), "faultline-%d", (int)getpid());
 	w->inst = tracefs_instance_create(name);
 	if (!w->inst) {
@@ -736,7 +676,7 @@ int wbtrace_start(struct wbtrace *w, struct err *e)
 	}
 	if (tracefs_trace_on(w->inst) < 0)
 		return err_set(e, EIO, "tracing_on in the instance failed");
-	w->lost_seen = lost_now(w);
+	w->lost_seen = tracefmt_lost(w->inst, w->ncpus);
 	w->polled_ns = mono_ns();
 	w->started = true;
 	return 0;
@@ -770,7 +710,7 @@ int wbtrace_poll(struct wbtrace *w)
 	qsort(w->batch, w->n, sizeof(*w->batch), rec_cmp);
 	for (size_t i = 0; i < w->n; i++)
 		wbtrace_feed(&w->st, &w->batch[i]);
-	lost = lost_now(w);
+	lost = tracefmt_lost(w->inst, w->ncpus);
 	if (lost > w->lost_seen) {
 		/* Lost somewhere in this interval: every job that was open
 		 * then has figures it cannot trust. */
