@@ -130,6 +130,22 @@ n = sum(j["read"]["total_ios"] for j in d["jobs"])
 b = sum(j["read"]["io_bytes"] for j in d["jobs"])
 assert n == 256 and b == 1 << 20, (n, b)
 ' "$E2E_TMP/rd.json"
+# A replay counts a log from its first line (as fio's does), so each job
+# starts as late as its thread began: startdelay is its log's first time.
+pycheck "capture.job: each job's startdelay is its stream's first timestamp" '
+import re, sys
+n = 0
+for d in sys.argv[1:]:
+    for sec in re.split(r"\n(?=\[)", open(d + "/capture.job").read())[1:]:
+        if sec.startswith("[global]"):
+            continue
+        m = re.search(r"^startdelay=(\d+)us$", sec, re.M)
+        log = re.search(r"^read_iolog=(.*)$", sec, re.M).group(1)
+        first = int(open(log).read().split("\n")[1].split()[0])
+        assert m and int(m.group(1)) == first, (sec, first)
+        n += 1
+assert n >= 1, n
+' "$E2E_TMP/rd" "$E2E_TMP/wr"
 
 # An io_uring program: its submissions counted, said unseeable.
 expect_exit 0 "-- COMMAND: io_uring requests counted" "$FAULTLINE" --capture="$E2E_TMP/ur" -- \
