@@ -273,26 +273,44 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 	return set_str(j, o, val, c, e);
 }
 
+/*
+ * fio's per-direction number, "READ,WRITE" (either may be left out): each
+ * part given parsed as a size, at most @max (else @over), into @v (0 for
+ * a part not given). @expected: the message for a value of no such form.
+ */
+static int dir_values(const char *val, const struct option_ctx *c, const char *name, uint64_t max,
+		      const char *expected, const char *over, uint64_t v[2], bool given[2],
+		      struct err *e)
+{
+	static char parts[2][PART_MAX];
+
+	if (!val || split_dirs(val, parts, given))
+		return opt_fail(c, val, e, "%s", expected);
+	for (unsigned d = 0; d < 2; d++) {
+		v[d] = 0;
+		if (!given[d])
+			continue;
+		if (size_of(c, name, parts[d], &v[d], e))
+			return -EINVAL;
+		if (v[d] > max)
+			return opt_fail(c, val, e, "%s", over);
+	}
+	return 0;
+}
+
 int optshape_blockalign(struct job *j, const struct option_def *o, const char *val,
 			const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a size, e.g. 4k (a second after a comma is "
-				"for writes)");
-	for (unsigned d = 0; d < 2; d++) {
-		uint64_t v;
-
-		if (!given[d])
-			continue;
-		if (size_of(c, "blockalign", parts[d], &v, e))
-			return -EINVAL;
-		if (v > (1ull << 30))
-			return opt_fail(c, val, e, "at most 1g");
-		j->dir[d].ba = v;
-	}
+	if (dir_values(val, c, "blockalign", 1ull << 30,
+		       "expected a size, e.g. 4k (a second after a comma is for writes)", "at most 1g",
+		       v, given, e))
+		return -EINVAL;
+	for (unsigned d = 0; d < 2; d++)
+		if (given[d])
+			j->dir[d].ba = v[d];
 	return set_str(j, o, val, c, e);
 }
 
@@ -301,23 +319,16 @@ int optshape_blockalign(struct job *j, const struct option_def *o, const char *v
 int optshape_perc_random(struct job *j, const struct option_def *o, const char *val,
 			 const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a percentage 0 to 100 (a second after a "
-				"comma is for writes)");
-	for (unsigned d = 0; d < 2; d++) {
-		uint64_t v;
-
-		if (!given[d])
-			continue;
-		if (size_of(c, "percentage_random", parts[d], &v, e))
-			return -EINVAL;
-		if (v > 100)
-			return opt_fail(c, val, e, "a percentage, 0 to 100");
-		j->dir[d].perc_random = (unsigned)v;
-	}
+	if (dir_values(val, c, "percentage_random", 100,
+		       "expected a percentage 0 to 100 (a second after a comma is for writes)",
+		       "a percentage, 0 to 100", v, given, e))
+		return -EINVAL;
+	for (unsigned d = 0; d < 2; d++)
+		if (given[d])
+			j->dir[d].perc_random = (unsigned)v[d];
 	return set_str(j, o, val, c, e);
 }
 
@@ -325,18 +336,17 @@ int optshape_perc_random(struct job *j, const struct option_def *o, const char *
 int optshape_rate(struct job *j, const struct option_def *o, const char *val,
 		  const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a number per second, e.g. 1m or 2000 (a "
-				"second after a comma is for writes: rate=,500k paces writes only)");
+	if (dir_values(val, c, o->name, UINT64_MAX,
+		       "expected a number per second, e.g. 1m or 2000 (a second after a comma is "
+		       "for writes: rate=,500k paces writes only)", "", v, given, e))
+		return -EINVAL;
 	for (unsigned d = 0; d < 2; d++) {
 		struct job_dir *dd = &j->dir[d];
-		uint64_t v = 0, *f;
+		uint64_t *f;
 
-		if (given[d] && size_of(c, o->name, parts[d], &v, e))
-			return -EINVAL;
 		if (o->off == OPTSHAPE_OFF(rate))
 			f = &dd->rate;
 		else if (o->off == OPTSHAPE_OFF(rate_iops))
@@ -345,7 +355,7 @@ int optshape_rate(struct job *j, const struct option_def *o, const char *val,
 			f = &dd->rate_min;
 		else
 			f = &dd->rate_iops_min;
-		*f = v;
+		*f = v[d];
 	}
 	return set_str(j, o, val, c, e);
 }
