@@ -14,6 +14,8 @@
 #include <linux/futex.h>
 #include <time.h>
 
+#include "lib/readfile.h"
+
 int stats_arena_create(struct stats_arena *a, unsigned n)
 {
 	void *p;
@@ -111,19 +113,9 @@ int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw)
  * when it was empty. */
 static int read_text(const char *path, char *buf, size_t cap)
 {
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int n = readfile_small(path, buf, cap);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? (int)n : -EIO;
-	buf[n] = '\0';
-	return 0;
+	return n > 0 ? 0 : n < 0 ? n : -EIO;
 }
 
 static int read_sched(const char *path, uint64_t *cpu_ns, uint64_t *wait_ns);

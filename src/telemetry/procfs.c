@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/readfile.h"
+
 /* First buffer of a source: one page holds a small /proc file in one go;
  * larger files (interrupts on a big host is > 100 KiB) grow it once. */
 #define PROCFS_SRC_INITIAL 4096
@@ -582,20 +584,13 @@ static bool all_digits(const char *s)
 int procfs_read_small(const char *root, const char *rel, char *buf, size_t cap)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
+	int n;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
+	n = readfile_small(path, buf, cap);
 	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
+		return n;
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		n--;
 	buf[n] = '\0';
