@@ -192,10 +192,10 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	unsigned long long fmib = p->file_size / MIB, mmib = p->mem / MIB;
 
 	fmt_append(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", judge_workload_name(w),
-	    judge_engine_name(e), round + 1);
+		   judge_engine_name(e), round + 1);
 	fmt_append(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ndelayacct=1\ntime_based\n"
-	    "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
-	    p->runtime_s, 4242 + round);
+		   "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
+		   p->runtime_s, 4242 + round);
 	/* io_uring at the probed depth: one thread, as the paper's libaio
 	 * baseline (the report names each cell's concurrency). */
 	if (w != JW_HAZARD)
@@ -204,18 +204,18 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	case JW_UNIFORM:
 	case JW_ZIPF:
 		fmt_append(buf, len, &at, "rw=randread\nbs=4k\ntouch=page\nrandom_distribution=%s\n",
-		    w == JW_ZIPF ? "zipf:" ZIPF_THETA : "random");
+			   w == JW_ZIPF ? "zipf:" ZIPF_THETA : "random");
 		break;
 	case JW_SCAN:
 		fmt_append(buf, len, &at, "rw=read\nbs=128k\ntouch=page\nscan=shared\nscan_chunk=%llum\n",
-		    fmib / 8 ? fmib / 8 : 1);
+			   fmib / 8 ? fmib / 8 : 1);
 		break;
 	case JW_WRITE:
 		fmt_append(buf, len, &at, "rw=randrw\nrwmixread=50\nbs=4k\ntouch=page\n");
 		break;
 	case JW_HAZARD:
 		fmt_append(buf, len, &at, "rw=read\nbs=128k\ntouch=stride:512\nnumjobs=1\nloop=%u\n",
-		    HAZARD_STREAMS);
+			   HAZARD_STREAMS);
 		break;
 	default:
 		break;
@@ -223,7 +223,8 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	switch (e) {
 	case JE_MMAP_NORMAL:
 	case JE_MMAP_RANDOM:
-		fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=%s\n", e == JE_MMAP_NORMAL ? "normal" : "random");
+		fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
+			   e == JE_MMAP_NORMAL ? "normal" : "random");
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_MMAP_MSYNC:
@@ -235,7 +236,7 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 		/* A pool page holds a whole request: the scan's pages are its
 		 * 128k reads, read ahead as the kernel reads ahead for mmap. */
 		fmt_append(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%s\n",
-		    e == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, w == JW_SCAN ? "128k" : "4k");
+			   e == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, w == JW_SCAN ? "128k" : "4k");
 		if (w == JW_WRITE)
 			fmt_append(buf, len, &at, "fsync=%d\n", FLUSH_EVERY);
 		if (w == JW_SCAN && e == JE_BUFPOOL && p->pool_prefetch)

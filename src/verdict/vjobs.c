@@ -770,14 +770,14 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	size_t at = 0;
 
 	fmt_append(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", w->jw.name,
-	    judge_engine_name(en), round + 1);
+		   judge_engine_name(en), round + 1);
 	fmt_append(buf, len, &at, "[%s]\n%s", name, w->base);
 	if (w->scratch)
 		fmt_append(buf, len, &at, "filename=%s\n", p->target);
 	if (w->replay)
 		fmt_append(buf, len, &at, "read_iolog=%s\n",
-		    (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
-											  : w->trace);
+			   (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
+			   : w->trace);
 	/* A replay's streams, a thread each, as the program's threads ran. */
 	if (w->threads != j->numjobs)
 		fmt_append(buf, len, &at, "numjobs=%u\n", w->threads);
@@ -802,17 +802,17 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 			fmt_append(buf, len, &at, "ioengine=psync\n");
 		else
 			fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
-			    en == JE_MMAP_NORMAL ? "normal" : "random");
+				   en == JE_MMAP_NORMAL ? "normal" : "random");
 		if (p->cgroup)
 			fmt_append(buf, len, &at, "mem_limit=%llum\n", mmib);
 		else
 			fmt_append(buf, len, &at, "reserve_mem=%llum\n",
-			    (unsigned long long)((p->reserve + p->mem - w->mem) / MIB));
+				   (unsigned long long)((p->reserve + p->mem - w->mem) / MIB));
 		break;
 	case JE_BUFPOOL:
 	case JE_VMCACHE:
 		fmt_append(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%llu\n",
-		    en == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, (unsigned long long)w->pool_page);
+			   en == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, (unsigned long long)w->pool_page);
 		/* A sequential read job's pool reads ahead what the kernel would
 		 * for mmap: the device's read-ahead, at most half the pool. */
 		if (en == JE_BUFPOOL && w->jw.seq && !w->jw.writes && p->ra_bytes && frames >= 2 * j->numjobs) {
@@ -829,7 +829,7 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	case JE_URING_DEPTH:
 		/* The probed depth in all, the job's threads as written. */
 		fmt_append(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n",
-		    (p->depth + w->threads - 1) / w->threads);
+			   (p->depth + w->threads - 1) / w->threads);
 		break;
 	default:
 		break;
