@@ -58,6 +58,20 @@ static int split_dirs(const char *val, char parts[2][PART_MAX], bool given[2])
 	return 0;
 }
 
+/* The whole percentage after a '/' of bssplit or zoned (@s: what follows
+ * it): 0 when nothing does, as in fio; -1 when it is no such number. */
+static int share_of(const char *s, long *v)
+{
+	char *end;
+
+	*v = 0;
+	if (!*s)
+		return 0;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return end == s || *end || errno || *v < 0 ? -1 : 0;
+}
+
 static int size_of(const struct option_ctx *c, const char *what, const char *s, uint64_t *v,
 		   struct err *e)
 {
@@ -111,15 +125,11 @@ static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 			return opt_fail(c, val, e, "at most %d sizes per direction (fio's limit)",
 					JOB_BSSPLIT_MAX);
 		if (slash) {
-			char *end;
 			long v;
 
 			*slash = '\0';
-			errno = 0;
-			v = strtol(slash + 1, &end, 10);
-			if (!slash[1])		/* fio: "4k/" is a size without a share */
-				v = 0;
-			else if (end == slash + 1 || *end || errno || v < 0)
+			/* fio: "4k/" is a size without a share */
+			if (share_of(slash + 1, &v))
 				return opt_fail(c, val, e, "'%s' is not a share: bs/pct with pct "
 						"a whole percentage, e.g. 4k/50:8k/50", slash + 1);
 			written += v > 100 ? 101 : (unsigned)v;
@@ -436,11 +446,8 @@ static int zones_dir(struct job_dir *d, char *str, bool absolute, const char *va
 		} else if (slash) {
 			long s;
 
-			errno = 0;
-			s = strtol(slash + 1, &end, 10);
-			if (!slash[1])		/* fio: "20/" is a zone without a size */
-				s = 0;
-			else if (end == slash + 1 || *end || errno || s < 0)
+			/* fio: "20/" is a zone without a size */
+			if (share_of(slash + 1, &s))
 				return opt_fail(c, val, e, "'%s' is not a share of the region", slash + 1);
 			/* fio: above 100 is 100, 0 is "not given". */
 			z->size_pct = s > 100 ? 100 : s ? (unsigned)s : UINT32_MAX;
