@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -308,6 +309,14 @@ static void test_checksum_known(void **state)
 {
 	static const uint8_t md5[] = { 0x25, 0xf9, 0xe7, 0x94, 0x32, 0x3b, 0x45, 0x38,
 				       0x85, 0xf5, 0x18, 0x1f, 0x1b, 0x62, 0x4d, 0x0b };
+	static const struct {
+		enum verify_mode m;
+		const char *hex;
+	} digests[] = {
+		{ VERIFY_SHA1, "f7c3bc1d808e04732adf679965ccc34ca7ae3441" },
+		{ VERIFY_SHA256, "15e2b0d3c33891ebb0f1ef609ec419420c20e320ce94c65fbc8c3312448eb225" },
+		{ VERIFY_SHA3_224, "5795c3d628fd638c9835a4c79a55809f265068c88729a1a3fcdf8522" },
+	};
 	uint8_t out[CHECKSUM_MAX];
 	uint32_t v32;
 	uint64_t v64;
@@ -330,6 +339,16 @@ static void test_checksum_known(void **state)
 	assert_int_equal(out[0], 0x75);
 	checksum(VERIFY_MD5, "123456789", 9, out);
 	assert_memory_equal(out, md5, sizeof(md5));
+	/* The digests nettle's table serves, against Python's hashlib. */
+	for (size_t i = 0; i < sizeof(digests) / sizeof(digests[0]); i++) {
+		char hex[2 * CHECKSUM_MAX + 1];
+		unsigned len = checksum_len(digests[i].m);
+
+		checksum(digests[i].m, "123456789", 9, out);
+		for (unsigned k = 0; k < len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", out[k]);
+		assert_string_equal(hex, digests[i].hex);
+	}
 	assert_int_equal(checksum_by_name("crc32c-intel"), VERIFY_CRC32C);
 	assert_int_equal(checksum_by_name("sha3-512"), VERIFY_SHA3_512);
 	assert_int_equal(checksum_by_name("pattern"), -1);

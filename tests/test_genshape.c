@@ -55,6 +55,12 @@ static void gen_of(struct gen *g, const struct job *j, uint64_t len)
 		fail_msg("gen_init: %s", e.msg);
 }
 
+/* The offsets (per 4k block, in @cnt) and sizes (per 4k, up to 64k, in
+ * @sizes when not NULL) of @nios requests of a job of @opts over @blocks
+ * blocks; how many it gave. */
+static unsigned gen_counts(const char *const *opts, uint64_t blocks, unsigned nios,
+			   unsigned *cnt, unsigned *sizes);
+
 /* ---- sizes ------------------------------------------------------------ */
 
 static void test_bssplit_shares(void **state)
@@ -294,26 +300,12 @@ static void test_pareto_hot_share(void **state)
 					 "time_based", "1", NULL };
 	const uint64_t n = 1000;
 	unsigned *cnt = calloc(n, sizeof(*cnt)), N = 200000;
-	struct job j;
-	struct gen g;
 
 	(void)state;
-	job_of(&j, o);
-	gen_of(&g, &j, n * 4 * KB);
-	for (unsigned i = 0; i < N; i++) {
-		unsigned t;
-		uint64_t off;
-		uint32_t l;
-
-		assert_int_equal(gen_next(&g, &t, &off, &l), 1);
-		cnt[off / (4 * KB)]++;
-	}
+	assert_int_equal(gen_counts(o, n, N, cnt, NULL), N);
 	assert_true(hot_share(cnt, n, 0.2, N) > 0.80 - 0.01);
 	assert_true(hot_share(cnt, n, 0.2, N) < 0.95);
-	/* scattered: the hottest block is not simply block 0 */
 	free(cnt);
-	gen_free(&g);
-	option_release(&j);
 }
 
 /* normal: fio's mean of 12 uniform draws has a standard deviation of
@@ -326,24 +318,11 @@ static void test_normal_concentration(void **state)
 					 "time_based", "1", NULL };
 	const uint64_t n = 1200;
 	unsigned *cnt = calloc(n, sizeof(*cnt)), N = 200000;
-	struct job j;
-	struct gen g;
 
 	(void)state;
-	job_of(&j, o);
-	gen_of(&g, &j, n * 4 * KB);
-	for (unsigned i = 0; i < N; i++) {
-		unsigned t;
-		uint64_t off;
-		uint32_t l;
-
-		assert_int_equal(gen_next(&g, &t, &off, &l), 1);
-		cnt[off / (4 * KB)]++;
-	}
+	assert_int_equal(gen_counts(o, n, N, cnt, NULL), N);
 	assert_true(hot_share(cnt, n, 1.0 / 6, N) > 0.683 - 0.02);
 	free(cnt);
-	gen_free(&g);
-	option_release(&j);
 }
 
 /* ---- offsets: percentage_random, :N, rw_sequencer --------------------- */
@@ -470,17 +449,25 @@ static void test_rand_every_n(void **state)
 
 /* ---- amounts: loops, number_ios --------------------------------------- */
 
-static unsigned count_all(struct gen *g, uint64_t *bytes)
+/* Every request a job of @opts gives over @len bytes: how many, and
+ * their bytes in *@bytes. */
+static unsigned count_all(const char *const *opts, uint64_t len, uint64_t *bytes)
 {
 	unsigned t, n = 0;
 	uint64_t off;
 	uint32_t l;
+	struct job j;
+	struct gen g;
 
+	job_of(&j, opts);
+	gen_of(&g, &j, len);
 	*bytes = 0;
-	while (gen_next(g, &t, &off, &l)) {
+	while (gen_next(&g, &t, &off, &l)) {
 		n++;
 		*bytes += l;
 	}
+	gen_free(&g);
+	option_release(&j);
 	return n;
 }
 
@@ -492,42 +479,21 @@ static void test_loops_number_ios(void **state)
 	static const char *const rnd_io[] = { "rw", "randread", "io_size", "2m", "bssplit",
 					      "4k/50:64k/50", NULL };
 	static const char *const nios[] = { "rw", "randread", "number_ios", "1000", NULL };
-	struct job j;
-	struct gen g;
 	uint64_t bytes;
 
 	(void)state;
 	/* loops=3 on the plain path: three passes of 256 requests */
-	job_of(&j, seq);
-	gen_of(&g, &j, MB);
-	assert_int_equal(count_all(&g, &bytes), 3 * 256);
+	assert_int_equal(count_all(seq, MB, &bytes), 3 * 256);
 	assert_int_equal(bytes, 3 * MB);
-	gen_free(&g);
-
 	/* shaped: a pass moves exactly the region's bytes, as fio's (its
 	 * random map cuts the request that would run past them) */
-	option_release(&j);
-	job_of(&j, rnd);
-	gen_of(&g, &j, MB);
-	count_all(&g, &bytes);
+	count_all(rnd, MB, &bytes);
 	assert_int_equal(bytes, 2 * MB);
-	gen_free(&g);
-
 	/* io_size of two passes: each pass ends on the region's bytes, so
 	 * the limit is met exactly */
-	option_release(&j);
-	job_of(&j, rnd_io);
-	gen_of(&g, &j, MB);
-	count_all(&g, &bytes);
+	count_all(rnd_io, MB, &bytes);
 	assert_int_equal(bytes, 2 * MB);
-	gen_free(&g);
-
-	option_release(&j);
-	job_of(&j, nios);
-	gen_of(&g, &j, 64 * MB);
-	assert_int_equal(count_all(&g, &bytes), 1000);
-	gen_free(&g);
-	option_release(&j);
+	assert_int_equal(count_all(nios, 64 * MB, &bytes), 1000);
 }
 
 /* A plain job (no shape) keeps the plain generator. */

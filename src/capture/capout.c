@@ -52,9 +52,12 @@ static void job_text(FILE *f, const char *dir, const struct cap_state *s, const 
 			continue;
 		cap_stream_file(st, file, sizeof(file));
 		if (st->reads) {
-			fprintf(f, "\n; %s: %llu reads, %llu writes, %llu syncs\n[%s]\nread_iolog=%s/%s\n",
+			/* A replay counts a log from its first line, as fio's does:
+			 * startdelay keeps a thread that began late as late. */
+			fprintf(f, "\n; %s: %llu reads, %llu writes, %llu syncs\n[%s]\nstartdelay=%lluus\nread_iolog=%s/%s\n",
 				st->tid ? "thread" : "threads", (unsigned long long)st->reads,
-				(unsigned long long)st->writes, (unsigned long long)st->syncs, st->name, dir, file);
+				(unsigned long long)st->writes, (unsigned long long)st->syncs, st->name,
+				(unsigned long long)st->first_us, dir, file);
 		} else {
 			/* A read replay of it would have nothing to do. */
 			fprintf(f, "\n; %s: no reads (%llu writes, %llu syncs): a job only where writes are "

@@ -232,6 +232,52 @@ struct engine_ops {
  * r->res (len, or -errno) and r->data NULL; returns ENGINE_DONE. */
 int engine_trim(const struct target *t, struct io_req *r);
 
+/* A flush from the calling thread, for an engine with no flush verb of
+ * its own: fdatasync(2) when r->datasync, else fsync(2), on the buffered
+ * descriptor (O_DIRECT is about the data path, a flush about the file).
+ * Sets r->res (0 or -errno) and r->data NULL; returns ENGINE_DONE. */
+int engine_flush(const struct target *t, struct io_req *r);
+
+/*
+ * What libaio's and posixaio's threads keep alike: their targets, the
+ * descriptor a request goes to, the depth, and the requests refused at
+ * submission, each of which completes with its error (so the worker
+ * names its target and offset) and is handed to reap() first.
+ */
+struct engine_aio {
+	const struct target *targets;
+	bool direct;
+	unsigned depth;			/* the thread's iodepth, at least 1 */
+	struct io_req **failed;		/* refused, res set: a stack */
+	unsigned nfailed;
+};
+
+/* For @et's thread: 0, or -ENOMEM with nothing held. */
+int engine_aio_init(struct engine_aio *a, struct engine_thread *et);
+void engine_aio_free(struct engine_aio *a);
+
+static inline int engine_aio_fd(const struct engine_aio *a, const struct target *t)
+{
+	return a->direct ? t->fd_direct : t->fd;
+}
+
+/* @r was refused at submission with @res (-errno). */
+static inline void engine_aio_refused(struct engine_aio *a, struct io_req *r, int64_t res)
+{
+	r->res = res;
+	r->data = r->buf;
+	a->failed[a->nfailed++] = r;
+}
+
+/* The refused requests into @done[@got..@max); the new count. */
+static inline unsigned engine_aio_take_refused(struct engine_aio *a, struct io_req **done, unsigned got,
+					       unsigned max)
+{
+	while (a->nfailed && got < max)
+		done[got++] = a->failed[--a->nfailed];
+	return got;
+}
+
 /* filecreate's files: filename='s count, else numjobs x nrfiles. */
 unsigned engine_filecreate_files(const struct engine_job *ej);
 

@@ -64,44 +64,39 @@ struct aio_uring {
 struct aio {
 	io_context_t ctx;
 	struct aio_uring *ring;		/* NULL: reap only through io_getevents */
-	const struct target *targets;
-	bool direct;
-	unsigned depth;
+	struct engine_aio c;		/* targets, depth; those io_submit rejected */
 	struct iocb *iocbs;		/* one per slot */
 	struct iocb **batch;		/* queued, waiting for io_submit */
 	unsigned nbatch, nsubmitted;	/* batch[nsubmitted..nbatch) are waiting */
 	unsigned inkernel;		/* submitted, not yet reaped */
-	struct io_req **failed;		/* rejected by io_submit, res set */
-	unsigned nfailed;
 	struct io_event *events;	/* io_getevents output, depth entries */
 };
 
 static void aio_free(struct aio *a)
 {
+	engine_aio_free(&a->c);
 	free(a->iocbs);
 	free(a->batch);
-	free(a->failed);
 	free(a->events);
 	free(a);
 }
 
 static int aio_init(struct engine_thread *et, struct err *e)
 {
-	unsigned depth = et->ej->depth ? et->ej->depth : 1;
 	struct aio *a;
+	unsigned depth;
 	int ret;
 
 	a = calloc(1, sizeof(*a));
-	if (!a)
+	if (!a || engine_aio_init(&a->c, et) < 0) {
+		free(a);
 		return err_set(e, ENOMEM, "libaio: out of memory");
-	a->depth = depth;
-	a->targets = engine_targets(et);
-	a->direct = et->ej->direct;
+	}
+	depth = a->c.depth;
 	a->iocbs = calloc(depth, sizeof(*a->iocbs));
 	a->batch = calloc(depth, sizeof(*a->batch));
-	a->failed = calloc(depth, sizeof(*a->failed));
 	a->events = calloc(depth, sizeof(*a->events));
-	if (!a->iocbs || !a->batch || !a->failed || !a->events) {
+	if (!a->iocbs || !a->batch || !a->events) {
 		aio_free(a);
 		return err_set(e, ENOMEM, "libaio: out of memory");
 	}
@@ -135,24 +130,19 @@ static int aio_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct aio *a = et->priv;
 	struct iocb *cb = &a->iocbs[r->slot];
-	const struct target *t = &a->targets[r->target];
+	const struct target *t = &a->c.targets[r->target];
 
 	if (__builtin_expect(r->op == IO_TRIM, 0))
 		return engine_trim(t, r);
-	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
-		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
-
-		r->res = n < 0 ? -errno : 0;
-		r->data = NULL;
-		return ENGINE_DONE;
-	}
+	if (__builtin_expect(r->op == IO_FLUSH, 0))
+		return engine_flush(t, r);
 	if (__builtin_expect(r->op == IO_WRITE, 0)) {
-		io_prep_pwrite(cb, a->direct ? t->fd_direct : t->fd, r->wbuf, r->len, r->off);
+		io_prep_pwrite(cb, engine_aio_fd(&a->c, t), r->wbuf, r->len, r->off);
 		if (t->atomic)
 			cb->aio_rw_flags = RWF_ATOMIC;
 	}
 	else
-		io_prep_pread(cb, a->direct ? t->fd_direct : t->fd, r->buf, r->len, r->off);
+		io_prep_pread(cb, engine_aio_fd(&a->c, t), r->buf, r->len, r->off);
 	if (__builtin_expect(r->ioprio != 0, 0)) {
 		/* cmdprio_*: the kernel reads aio_reqprio only with this flag */
 		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
@@ -185,11 +175,7 @@ static int aio_flush(struct aio *a)
 				return -EAGAIN;
 		} else {
 			/* The first waiting iocb is bad: fail it alone. */
-			struct io_req *r = a->batch[a->nsubmitted++]->data;
-
-			r->res = ret;
-			r->data = r->buf;
-			a->failed[a->nfailed++] = r;
+			engine_aio_refused(&a->c, a->batch[a->nsubmitted++]->data, ret);
 		}
 	}
 	a->nbatch = a->nsubmitted = 0;
@@ -237,8 +223,7 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 
 	if (min > max)
 		min = max;
-	while (a->nfailed && got < max)
-		done[got++] = a->failed[--a->nfailed];
+	got = engine_aio_take_refused(&a->c, done, got, max);
 	for (;;) {
 		unsigned n;
 
@@ -246,8 +231,7 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 			ret = aio_flush(a);
 			if (ret < 0)
 				return got ? (int)got : ret;
-			while (a->nfailed && got < max)
-				done[got++] = a->failed[--a->nfailed];
+			got = engine_aio_take_refused(&a->c, done, got, max);
 		}
 		if (a->ring && got < max) {
 			n = aio_user_reap(a, max - got, done + got);
@@ -261,7 +245,7 @@ static int aio_reap(struct engine_thread *et, unsigned min, unsigned max, struct
 		looked = true;
 
 		n = min - got < a->inkernel ? min - got : a->inkernel;
-		ret = io_getevents(a->ctx, n, max - got < a->depth ? max - got : a->depth,
+		ret = io_getevents(a->ctx, n, max - got < a->c.depth ? max - got : a->c.depth,
 				   a->events, NULL);
 		if (ret == -EINTR)
 			continue;

@@ -28,25 +28,21 @@
 #include "engines/engine.h"
 
 struct paio {
-	const struct target *targets;
-	bool direct;
-	unsigned depth;
+	struct engine_aio c;		/* targets, depth; those glibc refused */
 	struct aiocb *cbs;		/* one per slot */
 	struct io_req **queued;		/* prepared, not yet handed to glibc */
 	unsigned nqueued;
 	struct io_req **inflight;	/* handed to glibc, not yet reaped */
 	unsigned ninflight;
-	struct io_req **failed;		/* refused by aio_read/aio_write, res set */
-	unsigned nfailed;
 	const struct aiocb **wait;	/* aio_suspend's list */
 };
 
 static void paio_free(struct paio *p)
 {
+	engine_aio_free(&p->c);
 	free(p->cbs);
 	free(p->queued);
 	free(p->inflight);
-	free(p->failed);
 	free(p->wait);
 	free(p);
 }
@@ -64,20 +60,19 @@ static int paio_prepare(struct engine_job *ej, struct err *e)
 
 static int paio_init(struct engine_thread *et, struct err *e)
 {
-	unsigned depth = et->ej->depth ? et->ej->depth : 1;
 	struct paio *p = calloc(1, sizeof(*p));
+	unsigned depth;
 
-	if (!p)
+	if (!p || engine_aio_init(&p->c, et) < 0) {
+		free(p);
 		return err_set(e, ENOMEM, "posixaio: out of memory");
-	p->depth = depth;
-	p->targets = engine_targets(et);
-	p->direct = et->ej->direct;
+	}
+	depth = p->c.depth;
 	p->cbs = calloc(depth, sizeof(*p->cbs));
 	p->queued = calloc(depth, sizeof(*p->queued));
 	p->inflight = calloc(depth, sizeof(*p->inflight));
 	p->wait = calloc(depth, sizeof(*p->wait));
-	p->failed = calloc(depth, sizeof(*p->failed));
-	if (!p->cbs || !p->queued || !p->inflight || !p->wait || !p->failed) {
+	if (!p->cbs || !p->queued || !p->inflight || !p->wait) {
 		paio_free(p);
 		return err_set(e, ENOMEM, "posixaio: out of memory");
 	}
@@ -114,19 +109,14 @@ static int paio_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct paio *p = et->priv;
 	struct aiocb *cb = &p->cbs[r->slot];
-	const struct target *t = &p->targets[r->target];
+	const struct target *t = &p->c.targets[r->target];
 
 	if (__builtin_expect(r->op == IO_TRIM, 0))
 		return engine_trim(t, r);
-	if (__builtin_expect(r->op == IO_FLUSH, 0)) {
-		int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
-
-		r->res = n < 0 ? -errno : 0;
-		r->data = NULL;
-		return ENGINE_DONE;
-	}
+	if (__builtin_expect(r->op == IO_FLUSH, 0))
+		return engine_flush(t, r);
 	memset(cb, 0, sizeof(*cb));
-	cb->aio_fildes = p->direct ? t->fd_direct : t->fd;
+	cb->aio_fildes = engine_aio_fd(&p->c, t);
 	cb->aio_offset = (off_t)r->off;
 	cb->aio_nbytes = r->len;
 	cb->aio_buf = r->op == IO_WRITE ? r->wbuf : r->buf;
@@ -149,9 +139,7 @@ static int paio_submit(struct engine_thread *et)
 		if (ret < 0) {
 			/* glibc out of memory for its queue (EAGAIN) or a bad
 			 * request: it completes with that error */
-			r->res = -errno;
-			r->data = r->buf;
-			p->failed[p->nfailed++] = r;
+			engine_aio_refused(&p->c, r, -errno);
 			continue;
 		}
 		p->inflight[p->ninflight++] = r;
@@ -198,8 +186,7 @@ static int paio_reap(struct engine_thread *et, unsigned min, unsigned max, struc
 	if (min > max)
 		min = max;
 	paio_submit(et);
-	while (p->nfailed && got < max)
-		done[got++] = p->failed[--p->nfailed];
+	got = engine_aio_take_refused(&p->c, done, got, max);
 	for (;;) {
 		got += paio_collect(p, max - got, done + got);
 		if (got >= min || !p->ninflight || got == max)

@@ -51,11 +51,7 @@ static int psync_queue(struct engine_thread *et, struct io_req *r)
 		r->data = NULL;
 		break;
 	default:
-		/* The buffered descriptor: O_DIRECT is about the data path,
-		 * a flush is about the file. */
-		n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
-		r->data = NULL;
-		break;
+		return engine_flush(t, r);
 	}
 	r->res = n < 0 ? -errno : n;
 	return ENGINE_DONE;

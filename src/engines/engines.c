@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "engines/engine.h"
 
@@ -89,6 +91,32 @@ int engine_trim(const struct target *t, struct io_req *r)
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	r->data = NULL;
 	return ENGINE_DONE;
+}
+
+int engine_flush(const struct target *t, struct io_req *r)
+{
+	int n = r->datasync ? fdatasync(t->fd) : fsync(t->fd);
+
+	r->res = n < 0 ? -errno : 0;
+	r->data = NULL;
+	return ENGINE_DONE;
+}
+
+int engine_aio_init(struct engine_aio *a, struct engine_thread *et)
+{
+	*a = (struct engine_aio){
+		.targets = engine_targets(et),
+		.direct = et->ej->direct,
+		.depth = et->ej->depth ? et->ej->depth : 1,
+	};
+	a->failed = calloc(a->depth, sizeof(*a->failed));
+	return a->failed ? 0 : -ENOMEM;
+}
+
+void engine_aio_free(struct engine_aio *a)
+{
+	free(a->failed);
+	a->failed = NULL;
 }
 
 int engine_check_ops(const struct engine_ops *ops, unsigned need, struct err *e)

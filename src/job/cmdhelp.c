@@ -14,18 +14,8 @@
 
 #include "engines/engine.h"
 #include "job/options.h"
+#include "job/optset.h"
 #include "job/optval.h"
-
-/* A bound as the user would write it, as options.c's range errors do:
- * "1g" for a size, else digits. */
-static const char *bound_str(const struct option_def *o, long long v, char *buf, size_t len)
-{
-	if (o->type == OPT_SIZE)
-		optval_fmt_size(buf, len, (uint64_t)v);
-	else
-		snprintf(buf, len, "%lld", v);
-	return buf;
-}
 
 static const char *type_name(const struct option_def *o, char *buf, size_t len)
 {
@@ -82,8 +72,8 @@ static void print_detail(FILE *f, const struct option_def *o)
 	else if (o->type == OPT_TIME)
 		fprintf(f, " (%s; fio arithmetic in parentheses)", optval_unit_hint(OPTVAL_TIME));
 	fprintf(f, "\n  default: %s\n", o->def ? o->def : "none");
-	bound_str(o, o->min, lo, sizeof(lo));
-	bound_str(o, o->max, hi, sizeof(hi));
+	opt_bound_str(o, o->min, lo, sizeof(lo));
+	opt_bound_str(o, o->max, hi, sizeof(hi));
 	if (o->max)
 		fprintf(f, "  range:   %s to %s\n", lo, hi);
 	else if (o->min)

@@ -49,6 +49,14 @@ struct option_ctx {
 	const char *key;		/* set by option_set_ctx: the name as written */
 };
 
+struct option_def;
+
+/* An option's parser: @val (NULL for a bare option) into @j's field(s)
+ * for @o; 0, or -EINVAL with @e naming the option and where @c says it
+ * was given. */
+typedef int opt_parse_fn(struct job *j, const struct option_def *o, const char *val,
+			 const struct option_ctx *c, struct err *e);
+
 struct option_def {
 	const char *name;
 	const char *aliases;		/* comma-separated fio aliases, or NULL */
@@ -59,8 +67,7 @@ struct option_def {
 	long long min, max;		/* INT, U64, SIZE bounds; max 0 = none */
 	bool inverse;			/* alias with inverted meaning (buffered) is separate entry */
 	/* Overrides the type's parser when set (required for OPT_CUSTOM). */
-	int (*parse)(struct job *j, const struct option_def *o, const char *val,
-		     const struct option_ctx *c, struct err *e);
+	opt_parse_fn *parse;
 	const char *syntax;		/* --cmdhelp's value syntax when the type says too little */
 	uint32_t noop;			/* FIO_NOOP_* bit of an accepted fio no-op, else 0 */
 	bool bare;			/* may stand alone without meaning 1 (write_bw_log) */

@@ -19,21 +19,15 @@
 #include "engines/engine.h"
 #include "job/optshape.h"
 
-int optio_zonemode(struct job *j, const struct option_def *o, const char *val,
-		   const struct option_ctx *c, struct err *e);
-int optio_prio(struct job *j, const struct option_def *o, const char *val,
-	       const struct option_ctx *c, struct err *e);
-int optio_cmdprio(struct job *j, const struct option_def *o, const char *val,
-		  const struct option_ctx *c, struct err *e);
-int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char *val,
-			  const struct option_ctx *c, struct err *e);
+opt_parse_fn optio_zonemode;
+opt_parse_fn optio_prio;
+opt_parse_fn optio_cmdprio;
+opt_parse_fn optio_cmdprio_bssplit;
 extern const char *const optio_dedupe_names[];
 extern const char *const optio_log_window_names[];
-int optio_log_window(struct job *j, const struct option_def *o, const char *val,
-		     const struct option_ctx *c, struct err *e);
+opt_parse_fn optio_log_window;
 
-int optio_ignore_error(struct job *j, const struct option_def *o, const char *val,
-		       const struct option_ctx *c, struct err *e);
+opt_parse_fn optio_ignore_error;
 
 /* --parse-only's value of one of these options (1), or -1: not one. */
 int optio_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);

@@ -19,12 +19,9 @@
 #include "lib/err.h"
 #include "lib/job.h"
 
-int optrun_ss(struct job *j, const struct option_def *o, const char *val,
-	      const struct option_ctx *c, struct err *e);
-int optrun_pct(struct job *j, const struct option_def *o, const char *val,
-	       const struct option_ctx *c, struct err *e);
-int optrun_noop(struct job *j, const struct option_def *o, const char *val,
-		const struct option_ctx *c, struct err *e);
+opt_parse_fn optrun_ss;
+opt_parse_fn optrun_pct;
+opt_parse_fn optrun_noop;
 /* A value as a job file says it, for the options above (1), else -1. */
 int optrun_fmt(const struct job *j, const struct option_def *o, char *buf, size_t len);
 /* What the options need of each other and of the engine (job_check). */

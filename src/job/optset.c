@@ -89,8 +89,7 @@ void *opt_field(struct job *j, const struct option_def *o)
 	return (char *)j + o->off;
 }
 
-/* A bound as the user would write it: "1g" for a size, else digits. */
-static const char *bound_str(const struct option_def *o, long long v, char *buf, size_t len)
+const char *opt_bound_str(const struct option_def *o, long long v, char *buf, size_t len)
 {
 	if (o->type == OPT_SIZE)
 		optval_fmt_size(buf, len, (uint64_t)v);
@@ -109,9 +108,9 @@ int set_u64_bounded(struct job *j, const struct option_def *o, const char *val,
 	if (ret)
 		return ret;
 	if (v < (uint64_t)o->min)
-		return opt_fail(c, val, e, "must be at least %s", bound_str(o, o->min, b, sizeof(b)));
+		return opt_fail(c, val, e, "must be at least %s", opt_bound_str(o, o->min, b, sizeof(b)));
 	if (o->max && v > (uint64_t)o->max)
-		return opt_fail(c, val, e, "must be at most %s", bound_str(o, o->max, b, sizeof(b)));
+		return opt_fail(c, val, e, "must be at most %s", opt_bound_str(o, o->max, b, sizeof(b)));
 	if (o->type == OPT_INT && v > UINT_MAX)
 		return opt_fail(c, val, e, "must be at most %u", UINT_MAX);
 	if (o->type == OPT_INT)

@@ -39,12 +39,13 @@ int enum_parse(const struct option_def *o, const struct option_ctx *c,
 
 /* The job's field that @o sets. */
 void *opt_field(struct job *j, const struct option_def *o);
+/* A bound of @o as the user would write it, in range errors and
+ * --cmdhelp alike: "1g" for a size, else digits. Returns @buf. */
+const char *opt_bound_str(const struct option_def *o, long long v, char *buf, size_t len);
 /* Setters: a number within o->min..o->max, a non-empty string, any type. */
 int set_u64_bounded(struct job *j, const struct option_def *o, const char *val,
 		    const struct option_ctx *c, enum optval_mode mode, struct err *e);
-int set_str(struct job *j, const struct option_def *o, const char *val,
-	    const struct option_ctx *c, struct err *e);
-int set_by_type(struct job *j, const struct option_def *o, const char *val,
-		const struct option_ctx *c, struct err *e);
+opt_parse_fn set_str;
+opt_parse_fn set_by_type;
 
 #endif

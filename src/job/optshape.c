@@ -58,6 +58,20 @@ static int split_dirs(const char *val, char parts[2][PART_MAX], bool given[2])
 	return 0;
 }
 
+/* The whole percentage after a '/' of bssplit or zoned (@s: what follows
+ * it): 0 when nothing does, as in fio; -1 when it is no such number. */
+static int share_of(const char *s, long *v)
+{
+	char *end;
+
+	*v = 0;
+	if (!*s)
+		return 0;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return end == s || *end || errno || *v < 0 ? -1 : 0;
+}
+
 static int size_of(const struct option_ctx *c, const char *what, const char *s, uint64_t *v,
 		   struct err *e)
 {
@@ -111,15 +125,11 @@ static int bssplit_dir(struct job_dir *d, char *str, const char *val,
 			return opt_fail(c, val, e, "at most %d sizes per direction (fio's limit)",
 					JOB_BSSPLIT_MAX);
 		if (slash) {
-			char *end;
 			long v;
 
 			*slash = '\0';
-			errno = 0;
-			v = strtol(slash + 1, &end, 10);
-			if (!slash[1])		/* fio: "4k/" is a size without a share */
-				v = 0;
-			else if (end == slash + 1 || *end || errno || v < 0)
+			/* fio: "4k/" is a size without a share */
+			if (share_of(slash + 1, &v))
 				return opt_fail(c, val, e, "'%s' is not a share: bs/pct with pct "
 						"a whole percentage, e.g. 4k/50:8k/50", slash + 1);
 			written += v > 100 ? 101 : (unsigned)v;
@@ -273,26 +283,44 @@ int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
 	return set_str(j, o, val, c, e);
 }
 
+/*
+ * fio's per-direction number, "READ,WRITE" (either may be left out): each
+ * part given parsed as a size, at most @max (else @over), into @v (0 for
+ * a part not given). @expected: the message for a value of no such form.
+ */
+static int dir_values(const char *val, const struct option_ctx *c, const char *name, uint64_t max,
+		      const char *expected, const char *over, uint64_t v[2], bool given[2],
+		      struct err *e)
+{
+	static char parts[2][PART_MAX];
+
+	if (!val || split_dirs(val, parts, given))
+		return opt_fail(c, val, e, "%s", expected);
+	for (unsigned d = 0; d < 2; d++) {
+		v[d] = 0;
+		if (!given[d])
+			continue;
+		if (size_of(c, name, parts[d], &v[d], e))
+			return -EINVAL;
+		if (v[d] > max)
+			return opt_fail(c, val, e, "%s", over);
+	}
+	return 0;
+}
+
 int optshape_blockalign(struct job *j, const struct option_def *o, const char *val,
 			const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a size, e.g. 4k (a second after a comma is "
-				"for writes)");
-	for (unsigned d = 0; d < 2; d++) {
-		uint64_t v;
-
-		if (!given[d])
-			continue;
-		if (size_of(c, "blockalign", parts[d], &v, e))
-			return -EINVAL;
-		if (v > (1ull << 30))
-			return opt_fail(c, val, e, "at most 1g");
-		j->dir[d].ba = v;
-	}
+	if (dir_values(val, c, "blockalign", 1ull << 30,
+		       "expected a size, e.g. 4k (a second after a comma is for writes)", "at most 1g",
+		       v, given, e))
+		return -EINVAL;
+	for (unsigned d = 0; d < 2; d++)
+		if (given[d])
+			j->dir[d].ba = v[d];
 	return set_str(j, o, val, c, e);
 }
 
@@ -301,23 +329,16 @@ int optshape_blockalign(struct job *j, const struct option_def *o, const char *v
 int optshape_perc_random(struct job *j, const struct option_def *o, const char *val,
 			 const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a percentage 0 to 100 (a second after a "
-				"comma is for writes)");
-	for (unsigned d = 0; d < 2; d++) {
-		uint64_t v;
-
-		if (!given[d])
-			continue;
-		if (size_of(c, "percentage_random", parts[d], &v, e))
-			return -EINVAL;
-		if (v > 100)
-			return opt_fail(c, val, e, "a percentage, 0 to 100");
-		j->dir[d].perc_random = (unsigned)v;
-	}
+	if (dir_values(val, c, "percentage_random", 100,
+		       "expected a percentage 0 to 100 (a second after a comma is for writes)",
+		       "a percentage, 0 to 100", v, given, e))
+		return -EINVAL;
+	for (unsigned d = 0; d < 2; d++)
+		if (given[d])
+			j->dir[d].perc_random = (unsigned)v[d];
 	return set_str(j, o, val, c, e);
 }
 
@@ -325,18 +346,17 @@ int optshape_perc_random(struct job *j, const struct option_def *o, const char *
 int optshape_rate(struct job *j, const struct option_def *o, const char *val,
 		  const struct option_ctx *c, struct err *e)
 {
-	static char parts[2][PART_MAX];
+	uint64_t v[2];
 	bool given[2];
 
-	if (!val || split_dirs(val, parts, given))
-		return opt_fail(c, val, e, "expected a number per second, e.g. 1m or 2000 (a "
-				"second after a comma is for writes: rate=,500k paces writes only)");
+	if (dir_values(val, c, o->name, UINT64_MAX,
+		       "expected a number per second, e.g. 1m or 2000 (a second after a comma is "
+		       "for writes: rate=,500k paces writes only)", "", v, given, e))
+		return -EINVAL;
 	for (unsigned d = 0; d < 2; d++) {
 		struct job_dir *dd = &j->dir[d];
-		uint64_t v = 0, *f;
+		uint64_t *f;
 
-		if (given[d] && size_of(c, o->name, parts[d], &v, e))
-			return -EINVAL;
 		if (o->off == OPTSHAPE_OFF(src.rate))
 			f = &dd->rate;
 		else if (o->off == OPTSHAPE_OFF(src.rate_iops))
@@ -345,7 +365,7 @@ int optshape_rate(struct job *j, const struct option_def *o, const char *val,
 			f = &dd->rate_min;
 		else
 			f = &dd->rate_iops_min;
-		*f = v;
+		*f = v[d];
 	}
 	return set_str(j, o, val, c, e);
 }
@@ -426,11 +446,8 @@ static int zones_dir(struct job_dir *d, char *str, bool absolute, const char *va
 		} else if (slash) {
 			long s;
 
-			errno = 0;
-			s = strtol(slash + 1, &end, 10);
-			if (!slash[1])		/* fio: "20/" is a zone without a size */
-				s = 0;
-			else if (end == slash + 1 || *end || errno || s < 0)
+			/* fio: "20/" is a zone without a size */
+			if (share_of(slash + 1, &s))
 				return opt_fail(c, val, e, "'%s' is not a share of the region", slash + 1);
 			/* fio: above 100 is 100, 0 is "not given". */
 			z->size_pct = s > 100 ? 100 : s ? (unsigned)s : UINT32_MAX;

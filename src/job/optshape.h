@@ -23,27 +23,19 @@
 #include "job/optdef.h"
 #include "engines/engine.h"
 
-int optshape_bssplit(struct job *j, const struct option_def *o, const char *val,
-		     const struct option_ctx *c, struct err *e);
+opt_parse_fn optshape_bssplit;
 /* bs=R[,W[,T]], fio's: a value not ended by a comma holds for the
  * directions after it; an empty one is 4k. */
-int optshape_bs(struct job *j, const struct option_def *o, const char *val,
-		const struct option_ctx *c, struct err *e);
+opt_parse_fn optshape_bs;
 /* After a section is parsed: bs's write (or, for a trim job, trim) size
  * into the write direction, unless bsrange or bssplit say otherwise. */
 void optshape_resolve(struct job *j);
-int optshape_bsrange(struct job *j, const struct option_def *o, const char *val,
-		     const struct option_ctx *c, struct err *e);
-int optshape_blockalign(struct job *j, const struct option_def *o, const char *val,
-			const struct option_ctx *c, struct err *e);
-int optshape_perc_random(struct job *j, const struct option_def *o, const char *val,
-			 const struct option_ctx *c, struct err *e);
-int optshape_rate(struct job *j, const struct option_def *o, const char *val,
-		  const struct option_ctx *c, struct err *e);
-int optshape_usec(struct job *j, const struct option_def *o, const char *val,
-		  const struct option_ctx *c, struct err *e);
-int optshape_coe(struct job *j, const struct option_def *o, const char *val,
-		 const struct option_ctx *c, struct err *e);
+opt_parse_fn optshape_bsrange;
+opt_parse_fn optshape_blockalign;
+opt_parse_fn optshape_perc_random;
+opt_parse_fn optshape_rate;
+opt_parse_fn optshape_usec;
+opt_parse_fn optshape_coe;
 /* random_distribution's fio forms (pareto, normal, gauss, zoned,
  * zoned_abs); 1 when @val is none of them (options.c goes on), else 0 or
  * -EINVAL. */

@@ -26,8 +26,7 @@
 /* verify_pattern, buffer_pattern: the text checked with
  * workload/pattern.h's parser (a quoted file is read now) and kept as
  * written; verify_pattern alone means verify=pattern, as in fio. */
-int optverify_pattern(struct job *j, const struct option_def *o, const char *val,
-		      const struct option_ctx *c, struct err *e);
+opt_parse_fn optverify_pattern;
 
 #define OPTVERIFY_OFF(f) offsetof(struct job, f)
 

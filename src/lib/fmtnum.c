@@ -2,6 +2,7 @@
 #include "lib/fmtnum.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,4 +58,18 @@ int fmt_fixed(char *buf, size_t cap, double v, int prec)
 		buf[c] = '\0';
 	}
 	return n;
+}
+
+int fmt_append(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*at >= len)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at += n > 0 ? (size_t)n : 0;
+	return 0;
 }

@@ -14,6 +14,8 @@
 #include <linux/futex.h>
 #include <time.h>
 
+#include "lib/readfile.h"
+
 int stats_arena_create(struct stats_arena *a, unsigned n)
 {
 	void *p;
@@ -107,6 +109,15 @@ int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw)
 	return 0;
 }
 
+/* A small /proc file into @buf (NUL-terminated): 0, -errno, or -EIO
+ * when it was empty. */
+static int read_text(const char *path, char *buf, size_t cap)
+{
+	int n = readfile_small(path, buf, cap);
+
+	return n > 0 ? 0 : n < 0 ? n : -EIO;
+}
+
 static int read_sched(const char *path, uint64_t *cpu_ns, uint64_t *wait_ns);
 
 int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
@@ -117,8 +128,7 @@ int stats_thread_sched(uint64_t *cpu_ns, uint64_t *wait_ns)
 int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, uint64_t *nvcsw)
 {
 	char path[64], buf[4096], *p;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
 	ret = read_sched(path, cpu_ns, wait_ns);
@@ -126,14 +136,9 @@ int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, 
 		return ret;
 	/* The count getrusage's ru_nvcsw gives the thread itself. */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
+	ret = read_text(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
 	p = strstr(buf, "\nvoluntary_ctxt_switches:");
 	if (!p || sscanf(p + 25, "%" SCNu64, nvcsw) != 1)
 		return -EIO;
@@ -143,16 +148,10 @@ int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, 
 static int read_sched(const char *path, uint64_t *cpu_ns, uint64_t *wait_ns)
 {
 	char buf[128];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = read_text(path, buf, sizeof(buf));
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%" SCNu64 " %" SCNu64, cpu_ns, wait_ns) != 2)
 		return -EIO;
 	return 0;

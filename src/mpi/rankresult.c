@@ -327,18 +327,6 @@ static char *render_normal(const struct run_result *r)
 	return text;
 }
 
-static char *render_json(const struct run_result *r, unsigned flags)
-{
-	json_t *doc = json_out_build(r, flags);
-	char *s;
-
-	if (!doc)
-		return NULL;
-	s = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
-	return s;
-}
-
 static int build_agg(struct rank_outputs *o, const struct run_result *mine, struct rjob **rj,
 		     const unsigned *njobs, struct err *e)
 {
@@ -393,7 +381,7 @@ int rankresult_gather(const struct run_result *mine, bool want_normal, bool want
 	text = want_normal ? render_normal(mine) : NULL;
 	put_str(&m, text);
 	free(text);
-	text = want_json ? render_json(mine, json_flags) : NULL;
+	text = want_json ? json_out_text(mine, json_flags, true) : NULL;
 	put_str(&m, text);
 	free(text);
 	put_u64(&m, mine->njobs);

@@ -34,6 +34,7 @@
 
 #include "lib/fiostat.h"
 #include "job/options.h"
+#include "out/jsonbuild.h"
 
 /* fio 3.33's default percentile_list, keys printed as "%f". */
 static const double fio_percentiles[] = {
@@ -60,30 +61,6 @@ static const char *const batch_keys[FIOSTAT_DEPTH_BUCKETS] = {
 
 /* What fio writes for a job run without latency_target. */
 #define FIO_LATENCY_PERCENTILE 100.0
-
-/*
- * Building never stops half-way on a failed allocation; it counts the
- * failure here and json_fio_job gives up at the end.
- */
-static _Thread_local unsigned build_failures;
-
-static void put(json_t *o, const char *key, json_t *v)
-{
-	if (!o || !v || json_object_set_new(o, key, v))
-		build_failures++;
-}
-
-static json_t *ju64(uint64_t v)
-{
-	if (v > (uint64_t)INT64_MAX)
-		return json_real((double)v);
-	return json_integer((json_int_t)v);
-}
-
-static json_t *jdbl(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 static uint64_t ns_to_ms(uint64_t ns)
 {

@@ -37,6 +37,7 @@
 #include "out/explain_out.h"
 #include "job/options.h"
 #include "out/json_fio.h"
+#include "out/jsonbuild.h"
 #include "out/outfile.h"
 #include "workload/checksum.h"
 
@@ -51,37 +52,6 @@ static const char *const fadv_names[] = { "normal", "random", "sequential" };
 static const char *const prefetch_names[] = { "none", "willneed", "populate", "touch", "readahead" };
 
 #define NAME_OF(tab, v) ((unsigned)(v) < sizeof(tab) / sizeof(tab[0]) ? tab[(v)] : "?")
-
-/*
- * Building never stops half-way on a failed allocation; it counts the
- * failure here and json_out_build gives up at the end. Writers run on
- * one thread, the counter is per thread anyway.
- */
-static _Thread_local unsigned build_failures;
-
-static void put(json_t *o, const char *key, json_t *v)
-{
-	if (!o || !v || json_object_set_new(o, key, v))
-		build_failures++;
-}
-
-static void push(json_t *a, json_t *v)
-{
-	if (!a || !v || json_array_append_new(a, v))
-		build_failures++;
-}
-
-static json_t *ju64(uint64_t v)
-{
-	if (v > (uint64_t)INT64_MAX)
-		return json_real((double)v);
-	return json_integer((json_int_t)v);
-}
-
-static json_t *jdbl(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 /* A telemetry number: null when its source was unreadable. */
 static json_t *ju64_ok(bool ok, uint64_t v)
@@ -665,14 +635,14 @@ json_t *json_out_build(const struct run_result *r, unsigned flags)
 /* ------------------------------------------------------------------ */
 /* writing */
 
-static char *build_text(const struct run_result *r, unsigned flags)
+char *json_out_text(const struct run_result *r, unsigned flags, bool compact)
 {
 	json_t *doc = json_out_build(r, flags);
 	char *s;
 
 	if (!doc)
 		return NULL;
-	s = json_dumps(doc, JSON_FLAGS);
+	s = json_dumps(doc, compact ? JSON_COMPACT : JSON_FLAGS);
 	json_decref(doc);
 	return s;
 }
@@ -711,13 +681,13 @@ static int write_text(char *s, const char *path, struct err *e)
 
 int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e)
 {
-	return dump_text(f, build_text(r, flags), e);
+	return dump_text(f, json_out_text(r, flags, false), e);
 }
 
 int json_out_write_file(const struct run_result *r, const char *path, unsigned flags,
 			struct err *e)
 {
-	return write_text(build_text(r, flags), path, e);
+	return write_text(json_out_text(r, flags, false), path, e);
 }
 
 int json_out_dump_doc(FILE *f, const json_t *doc, struct err *e)

@@ -7,6 +7,7 @@
 #ifndef FAULTLINE_JSON_OUT_H
 #define FAULTLINE_JSON_OUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -21,6 +22,10 @@
 /* The whole document (@flags: JSON_OUT_*); NULL only when out of memory.
  * Caller json_decref()s. */
 json_t *json_out_build(const struct run_result *r, unsigned flags);
+
+/* The document as text, indented or (@compact) on one line; NULL only
+ * when out of memory. Caller free()s. */
+char *json_out_text(const struct run_result *r, unsigned flags, bool compact);
 
 /* The document on @f, followed by a newline. 0 or -errno. */
 int json_out_dump(FILE *f, const struct run_result *r, unsigned flags, struct err *e);

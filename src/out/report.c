@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "engines/engine.h"
+#include "job/optval.h"
 #include "out/explain_out.h"
 #include "workload/checksum.h"
 #include "workload/verify.h"
@@ -98,23 +99,6 @@ static const char *fmt_duration(char *buf, uint64_t ns)
 		snprintf(buf, NUMBUF, "%.2fs", s);
 	else
 		snprintf(buf, NUMBUF, "%.1fs", s);
-	return buf;
-}
-
-/* 4096 -> "4k" when exact, else the bytes. */
-static const char *fmt_bs(char *buf, uint64_t v)
-{
-	static const char suffix[] = "kmgt";
-	int i = -1;
-
-	while (v && v % 1024 == 0 && i < (int)sizeof(suffix) - 2) {
-		v /= 1024;
-		i++;
-	}
-	if (i < 0)
-		snprintf(buf, NUMBUF, "%" PRIu64, v);
-	else
-		snprintf(buf, NUMBUF, "%" PRIu64 "%c", v, suffix[i]);
 	return buf;
 }
 
@@ -794,8 +778,9 @@ static void print_table(FILE *f, const struct run_result *r)
 		else if (jr->w && job_writes(j) && !jr->lat_ok)
 			snprintf(wp99, sizeof(wp99), "off");
 
+		optval_fmt_size(b1, NUMBUF, j->bs);
 		fprintf(f, "%-*s  %-8s  %-9s  %5s  %7u  %7u  %7s  %8s  %7s  %8s  %9s  %9s  %9s  %8s  %8s  %s\n",
-			w, j->name, j->ioengine, NAME_OF(rw_names, j->rw), fmt_bs(b1, j->bs),
+			w, j->name, j->ioengine, NAME_OF(rw_names, j->rw), b1,
 			jr->nthreads, j->iodepth, riops, rmib, wiops, wmib,
 			p50, p99, wp99, maj, amp, jr->error ? errno_name(b3, jr->error) : "-");
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/fmtnum.h"
+#include "lib/grow.h"
 
 #define MIB (1024.0 * 1024.0)
 /* "Per 4 KiB": the paper's page, whatever the host's page size. */
@@ -184,15 +185,8 @@ int explain_job_reserve(struct explain_job *x, size_t rows)
 
 static int push_row(struct explain_job *x, const struct phase_row *r)
 {
-	if (x->nrows == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 64;
-		struct phase_row *n = realloc(x->rows, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		x->rows = n;
-		x->cap = cap;
-	}
+	if (grow_one(x->rows, x->nrows, x->cap, 64))
+		return -ENOMEM;
 	x->rows[x->nrows++] = *r;
 	return 0;
 }

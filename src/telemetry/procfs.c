@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/readfile.h"
+
 /* First buffer of a source: one page holds a small /proc file in one go;
  * larger files (interrupts on a big host is > 100 KiB) grow it once. */
 #define PROCFS_SRC_INITIAL 4096
@@ -284,6 +286,21 @@ int procfs_parse_tlb(const char *buf, size_t len, uint64_t *total, unsigned *ncp
 
 /* ---- "key value" files: vmstat, meminfo ---- */
 
+/* Which of @names[0..@nr) is [s, s+n)? -1: none. */
+static int name_index(const char *const *names, int nr, const char *s, size_t n)
+{
+	for (int i = 0; i < nr; i++)
+		if (strlen(names[i]) == n && memcmp(s, names[i], n) == 0)
+			return i;
+	return -1;
+}
+
+/* A table's name of @key, "?" past its end. */
+static const char *name_of(const char *const *names, int nr, int key)
+{
+	return (unsigned)key < (unsigned)nr ? names[key] : "?";
+}
+
 static const char *const vm_names[PROCFS_VM_NR] = {
 	[PROCFS_VM_PGSCAN_KSWAPD] = "pgscan_kswapd",
 	[PROCFS_VM_PGSCAN_DIRECT] = "pgscan_direct",
@@ -301,7 +318,7 @@ static const char *const vm_names[PROCFS_VM_NR] = {
 
 const char *procfs_vm_name(enum procfs_vm_key key)
 {
-	return (unsigned)key < PROCFS_VM_NR ? vm_names[key] : "?";
+	return name_of(vm_names, PROCFS_VM_NR, (int)key);
 }
 
 /* Zone suffixes of the per-zone reclaim counters of kernels before 4.8
@@ -313,12 +330,7 @@ static const char *const zone_suffixes[] = {
 
 static bool is_zone_suffix(const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(zone_suffixes) / sizeof(zone_suffixes[0]); i++)
-		if (strlen(zone_suffixes[i]) == n && memcmp(s, zone_suffixes[i], n) == 0)
-			return true;
-	return false;
+	return name_index(zone_suffixes, (int)(sizeof(zone_suffixes) / sizeof(zone_suffixes[0])), s, n) >= 0;
 }
 
 /* Which key does the name [s, s+n) count towards? -1: none. */
@@ -377,7 +389,7 @@ static const char *const mem_names[PROCFS_MEM_NR] = {
 
 const char *procfs_mem_name(enum procfs_mem_key key)
 {
-	return (unsigned)key < PROCFS_MEM_NR ? mem_names[key] : "?";
+	return name_of(mem_names, PROCFS_MEM_NR, (int)key);
 }
 
 int procfs_parse_meminfo(const char *buf, size_t len, struct procfs_meminfo *out)
@@ -392,11 +404,8 @@ int procfs_parse_meminfo(const char *buf, size_t len, struct procfs_meminfo *out
 		colon = memchr(p, ':', (size_t)(le - p));
 		if (!colon)
 			continue;
-		for (k = 0; k < PROCFS_MEM_NR; k++)
-			if (strlen(mem_names[k]) == (size_t)(colon - p) &&
-			    memcmp(p, mem_names[k], (size_t)(colon - p)) == 0)
-				break;
-		if (k == PROCFS_MEM_NR)
+		k = name_index(mem_names, PROCFS_MEM_NR, p, (size_t)(colon - p));
+		if (k < 0)
 			continue;
 		p = colon + 1;
 		ret = procfs_scan_u64(&p, le, &v);
@@ -510,15 +519,23 @@ int procfs_parse_task_stat(const char *buf, size_t len, struct procfs_task *out)
 	return 0;
 }
 
-int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid)
+/* A thread's @file under /proc: <pid>/task/<tid>/, or self/task/<tid>/
+ * when @pid is 0; attached (procfs_src_attach) or opened. */
+static int task_file(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file,
+		     bool attach)
 {
-	char rel[64];
+	char rel[80];
 
 	if (pid > 0)
-		snprintf(rel, sizeof(rel), "%d/task/%d/stat", (int)pid, (int)tid);
+		snprintf(rel, sizeof(rel), "%d/task/%d/%s", (int)pid, (int)tid, file);
 	else
-		snprintf(rel, sizeof(rel), "self/task/%d/stat", (int)tid);
-	return procfs_src_open(src, root, rel);
+		snprintf(rel, sizeof(rel), "self/task/%d/%s", (int)tid, file);
+	return attach ? procfs_src_attach(src, root, rel) : procfs_src_open(src, root, rel);
+}
+
+int procfs_task_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid)
+{
+	return task_file(src, root, pid, tid, "stat", false);
 }
 
 int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns)
@@ -533,24 +550,12 @@ int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns)
 
 int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid)
 {
-	char rel[64];
-
-	if (pid > 0)
-		snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", (int)pid, (int)tid);
-	else
-		snprintf(rel, sizeof(rel), "self/task/%d/schedstat", (int)tid);
-	return procfs_src_open(src, root, rel);
+	return task_file(src, root, pid, tid, "schedstat", false);
 }
 
 int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file)
 {
-	char rel[80];
-
-	if (pid > 0)
-		snprintf(rel, sizeof(rel), "%d/task/%d/%s", (int)pid, (int)tid, file);
-	else
-		snprintf(rel, sizeof(rel), "self/task/%d/%s", (int)tid, file);
-	return procfs_src_attach(src, root, rel);
+	return task_file(src, root, pid, tid, file, true);
 }
 
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out)
@@ -579,20 +584,13 @@ static bool all_digits(const char *s)
 int procfs_read_small(const char *root, const char *rel, char *buf, size_t cap)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
+	int n;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
+	n = readfile_small(path, buf, cap);
 	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return (int)n;
+		return n;
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		n--;
 	buf[n] = '\0';

@@ -38,27 +38,29 @@ static int line_total(const char *p, const char *end, uint64_t *total)
 int psi_parse(const char *buf, size_t len, struct psi_totals *out)
 {
 	const char *p = buf, *end = buf + len;
+	/* The two lines a pressure file holds, each at most once. */
+	const struct {
+		const char *key;	/* 5 bytes, the space included */
+		bool *ok;
+		uint64_t *us;
+	} lines[] = { { "some ", &out->some_ok, &out->some_us }, { "full ", &out->full_ok, &out->full_us } };
 
 	memset(out, 0, sizeof(*out));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
+		unsigned k = 0;
 		int ret;
 
-		if (le - p >= 5 && !memcmp(p, "some ", 5)) {
-			if (out->some_ok)
+		while (k < 2 && !(le - p >= 5 && !memcmp(p, lines[k].key, 5)))
+			k++;
+		if (k < 2) {
+			if (*lines[k].ok)
 				return -EBADMSG;
-			ret = line_total(p + 5, le, &out->some_us);
+			ret = line_total(p + 5, le, lines[k].us);
 			if (ret)
 				return ret;
-			out->some_ok = true;
-		} else if (le - p >= 5 && !memcmp(p, "full ", 5)) {
-			if (out->full_ok)
-				return -EBADMSG;
-			ret = line_total(p + 5, le, &out->full_us);
-			if (ret)
-				return ret;
-			out->full_ok = true;
+			*lines[k].ok = true;
 		} else if (le != p) {
 			return -EBADMSG;
 		}

@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
+
 /*
  * Debian 12's kernel headers (6.1) predate cachestat: its number and
  * structures, from include/uapi/linux/mman.h of Linux 6.5. 451 is the
@@ -217,15 +219,8 @@ int residency_set_add(struct residency_set *set, int fd, uint64_t off, uint64_t 
 		if (g->dev == st.st_dev && g->ino == st.st_ino && g->off == off && g->len == len)
 			return (int)i;
 	}
-	if (set->n == set->cap) {
-		unsigned cap = set->cap ? set->cap * 2 : 8;
-		struct residency_region *n = realloc(set->r, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		set->r = n;
-		set->cap = cap;
-	}
+	if (grow_one(set->r, set->n, set->cap, 8))
+		return -ENOMEM;
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
 		return -errno;

@@ -78,7 +78,8 @@ struct residency_region {
 };
 
 struct residency_set {
-	unsigned n, cap;
+	unsigned n;
+	size_t cap;
 	struct residency_region *r;
 	uint64_t gen;			/* the current sample, from 1 */
 	uint64_t reads;			/* residency_read calls made, for tests */

@@ -42,6 +42,7 @@
 #include "run/run.h"
 #include "verdict/probe.h"
 #include "verdict/verdict.h"
+#include "lib/fmtnum.h"
 #include "lib/datadir.h"
 #include "verdict/vjobs.h"
 
@@ -176,29 +177,12 @@ int verdict_plan_make(const struct verdict_hostinfo *hi, uint64_t budget_ns, boo
 /* ------------------------------------------------------------------ */
 /* Job text */
 
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*at >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *at, len - *at, fmt, ap);
-	va_end(ap);
-	*at += n > 0 ? (size_t)n : 0;
-	return 0;
-}
-
 static void memory_line(const struct verdict_plan *p, char *buf, size_t len, size_t *at)
 {
 	if (p->cgroup)
-		put(buf, len, at, "mem_limit=%llum\n", (unsigned long long)(p->mem / MIB));
+		fmt_append(buf, len, at, "mem_limit=%llum\n", (unsigned long long)(p->mem / MIB));
 	else
-		put(buf, len, at, "reserve_mem=%llum\n", (unsigned long long)(p->reserve / MIB));
+		fmt_append(buf, len, at, "reserve_mem=%llum\n", (unsigned long long)(p->reserve / MIB));
 }
 
 void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum judge_engine e,
@@ -207,31 +191,31 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	size_t at = 0;
 	unsigned long long fmib = p->file_size / MIB, mmib = p->mem / MIB;
 
-	put(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", judge_workload_name(w),
-	    judge_engine_name(e), round + 1);
-	put(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ndelayacct=1\ntime_based\n"
-	    "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
-	    p->runtime_s, 4242 + round);
+	fmt_append(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", judge_workload_name(w),
+		   judge_engine_name(e), round + 1);
+	fmt_append(buf, len, &at, "[%s]\nfilename=%s\nsize=%llum\ninvalidate=1\ndelayacct=1\ntime_based\n"
+		   "ramp_time=%us\nruntime=%us\nrandseed=%u\n", name, p->target, fmib, p->ramp_s,
+		   p->runtime_s, 4242 + round);
 	/* io_uring at the probed depth: one thread, as the paper's libaio
 	 * baseline (the report names each cell's concurrency). */
 	if (w != JW_HAZARD)
-		put(buf, len, &at, "numjobs=%u\n", e == JE_URING_DEPTH ? 1 : p->threads);
+		fmt_append(buf, len, &at, "numjobs=%u\n", e == JE_URING_DEPTH ? 1 : p->threads);
 	switch (w) {
 	case JW_UNIFORM:
 	case JW_ZIPF:
-		put(buf, len, &at, "rw=randread\nbs=4k\ntouch=page\nrandom_distribution=%s\n",
-		    w == JW_ZIPF ? "zipf:" ZIPF_THETA : "random");
+		fmt_append(buf, len, &at, "rw=randread\nbs=4k\ntouch=page\nrandom_distribution=%s\n",
+			   w == JW_ZIPF ? "zipf:" ZIPF_THETA : "random");
 		break;
 	case JW_SCAN:
-		put(buf, len, &at, "rw=read\nbs=128k\ntouch=page\nscan=shared\nscan_chunk=%llum\n",
-		    fmib / 8 ? fmib / 8 : 1);
+		fmt_append(buf, len, &at, "rw=read\nbs=128k\ntouch=page\nscan=shared\nscan_chunk=%llum\n",
+			   fmib / 8 ? fmib / 8 : 1);
 		break;
 	case JW_WRITE:
-		put(buf, len, &at, "rw=randrw\nrwmixread=50\nbs=4k\ntouch=page\n");
+		fmt_append(buf, len, &at, "rw=randrw\nrwmixread=50\nbs=4k\ntouch=page\n");
 		break;
 	case JW_HAZARD:
-		put(buf, len, &at, "rw=read\nbs=128k\ntouch=stride:512\nnumjobs=1\nloop=%u\n",
-		    HAZARD_STREAMS);
+		fmt_append(buf, len, &at, "rw=read\nbs=128k\ntouch=stride:512\nnumjobs=1\nloop=%u\n",
+			   HAZARD_STREAMS);
 		break;
 	default:
 		break;
@@ -239,40 +223,41 @@ void verdict_job_text(const struct verdict_plan *p, enum judge_workload w, enum 
 	switch (e) {
 	case JE_MMAP_NORMAL:
 	case JE_MMAP_RANDOM:
-		put(buf, len, &at, "ioengine=mmap\nmadvise=%s\n", e == JE_MMAP_NORMAL ? "normal" : "random");
+		fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
+			   e == JE_MMAP_NORMAL ? "normal" : "random");
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_MMAP_MSYNC:
-		put(buf, len, &at, "ioengine=mmap\nmadvise=random\nfsync=%d\n", FLUSH_EVERY);
+		fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=random\nfsync=%d\n", FLUSH_EVERY);
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_BUFPOOL:
 	case JE_VMCACHE:
 		/* A pool page holds a whole request: the scan's pages are its
 		 * 128k reads, read ahead as the kernel reads ahead for mmap. */
-		put(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%s\n",
-		    e == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, w == JW_SCAN ? "128k" : "4k");
+		fmt_append(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%s\n",
+			   e == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, w == JW_SCAN ? "128k" : "4k");
 		if (w == JW_WRITE)
-			put(buf, len, &at, "fsync=%d\n", FLUSH_EVERY);
+			fmt_append(buf, len, &at, "fsync=%d\n", FLUSH_EVERY);
 		if (w == JW_SCAN && e == JE_BUFPOOL && p->pool_prefetch)
-			put(buf, len, &at, "pool_prefetch=%u\n", p->pool_prefetch);
+			fmt_append(buf, len, &at, "pool_prefetch=%u\n", p->pool_prefetch);
 		break;
 	case JE_URING_DIRECT:
-		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
+		fmt_append(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
 		break;
 	case JE_URING_DEPTH:
-		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n", p->depth);
+		fmt_append(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n", p->depth);
 		break;
 	case JE_PWRITE:
-		put(buf, len, &at, "ioengine=psync\nfdatasync=%d\n", FLUSH_EVERY);
+		fmt_append(buf, len, &at, "ioengine=psync\nfdatasync=%d\n", FLUSH_EVERY);
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_MMAP_LOOP:
-		put(buf, len, &at, "ioengine=mmap\n");
+		fmt_append(buf, len, &at, "ioengine=mmap\n");
 		memory_line(p, buf, len, &at);
 		break;
 	case JE_URING_LOOP:
-		put(buf, len, &at, "ioengine=io_uring\n");
+		fmt_append(buf, len, &at, "ioengine=io_uring\n");
 		memory_line(p, buf, len, &at);
 		break;
 	default:

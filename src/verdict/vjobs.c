@@ -27,6 +27,7 @@
 
 #include "job/jobfile.h"
 #include "job/optval.h"
+#include "lib/fmtnum.h"
 #include "verdict/vjobs.h"
 #include "workload/iolog.h"
 
@@ -755,23 +756,6 @@ int verdict_jobs_load(char *const *files, unsigned n, bool write_probe, struct v
 
 /* ------------------------------------------------------------------ */
 
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*at >= len)
-		return -1;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *at, len - *at, fmt, ap);
-	va_end(ap);
-	*at += n > 0 ? (size_t)n : 0;
-	return 0;
-}
-
 size_t verdict_jobs_text_len(const struct verdict_wl *w)
 {
 	return strlen(w->base) + strlen(w->trace) + strlen(w->trace_direct) + 2048;
@@ -785,50 +769,50 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 	uint64_t frames = w->pool_page ? w->mem / w->pool_page : 0;
 	size_t at = 0;
 
-	put(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", w->jw.name,
-	    judge_engine_name(en), round + 1);
-	put(buf, len, &at, "[%s]\n%s", name, w->base);
+	fmt_append(buf, len, &at, "; faultline --verdict: %s, %s, round %u\n", w->jw.name,
+		   judge_engine_name(en), round + 1);
+	fmt_append(buf, len, &at, "[%s]\n%s", name, w->base);
 	if (w->scratch)
-		put(buf, len, &at, "filename=%s\n", p->target);
+		fmt_append(buf, len, &at, "filename=%s\n", p->target);
 	if (w->replay)
-		put(buf, len, &at, "read_iolog=%s\n",
-		    (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
-											  : w->trace);
+		fmt_append(buf, len, &at, "read_iolog=%s\n",
+			   (en == JE_URING_DIRECT || en == JE_URING_DEPTH) && w->trace_direct[0] ? w->trace_direct
+			   : w->trace);
 	/* A replay's streams, a thread each, as the program's threads ran. */
 	if (w->threads != j->numjobs)
-		put(buf, len, &at, "numjobs=%u\n", w->threads);
+		fmt_append(buf, len, &at, "numjobs=%u\n", w->threads);
 	if (w->fast)
-		put(buf, len, &at, "replay_no_stall=1\n");
-	put(buf, len, &at, "invalidate=1\n");
+		fmt_append(buf, len, &at, "replay_no_stall=1\n");
+	fmt_append(buf, len, &at, "invalidate=1\n");
 	/* Where the time went is evidence (judge.c). */
-	put(buf, len, &at, "delayacct=1\n");
+	fmt_append(buf, len, &at, "delayacct=1\n");
 	/* A trace runs to its end (the runtime a bound); anything else for
 	 * the plan's time. */
 	if (w->replay)
-		put(buf, len, &at, "runtime=%us\n", p->ramp_s + p->runtime_s);
+		fmt_append(buf, len, &at, "runtime=%us\n", p->ramp_s + p->runtime_s);
 	else
-		put(buf, len, &at, "time_based\nramp_time=%us\nruntime=%us\n", p->ramp_s, p->runtime_s);
+		fmt_append(buf, len, &at, "time_based\nramp_time=%us\nruntime=%us\n", p->ramp_s, p->runtime_s);
 	if (!w->randseed[0])
-		put(buf, len, &at, "randseed=%u\n", 4242 + round);
+		fmt_append(buf, len, &at, "randseed=%u\n", 4242 + round);
 	switch (en) {
 	case JE_MMAP_NORMAL:
 	case JE_MMAP_RANDOM:
 	case JE_PSYNC:
 		if (en == JE_PSYNC)
-			put(buf, len, &at, "ioengine=psync\n");
+			fmt_append(buf, len, &at, "ioengine=psync\n");
 		else
-			put(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
-			    en == JE_MMAP_NORMAL ? "normal" : "random");
+			fmt_append(buf, len, &at, "ioengine=mmap\nmadvise=%s\n",
+				   en == JE_MMAP_NORMAL ? "normal" : "random");
 		if (p->cgroup)
-			put(buf, len, &at, "mem_limit=%llum\n", mmib);
+			fmt_append(buf, len, &at, "mem_limit=%llum\n", mmib);
 		else
-			put(buf, len, &at, "reserve_mem=%llum\n",
-			    (unsigned long long)((p->reserve + p->mem - w->mem) / MIB));
+			fmt_append(buf, len, &at, "reserve_mem=%llum\n",
+				   (unsigned long long)((p->reserve + p->mem - w->mem) / MIB));
 		break;
 	case JE_BUFPOOL:
 	case JE_VMCACHE:
-		put(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%llu\n",
-		    en == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, (unsigned long long)w->pool_page);
+		fmt_append(buf, len, &at, "ioengine=%s\npool_size=%llum\npool_page=%llu\n",
+			   en == JE_BUFPOOL ? "bufpool" : "vmcache", mmib, (unsigned long long)w->pool_page);
 		/* A sequential read job's pool reads ahead what the kernel would
 		 * for mmap: the device's read-ahead, at most half the pool. */
 		if (en == JE_BUFPOOL && w->jw.seq && !w->jw.writes && p->ra_bytes && frames >= 2 * j->numjobs) {
@@ -836,16 +820,16 @@ void verdict_jobs_text(const struct verdict_plan *p, const struct verdict_wl *w,
 
 			if (pf > frames / 2 / j->numjobs)
 				pf = frames / 2 / j->numjobs;
-			put(buf, len, &at, "pool_prefetch=%llu\n", (unsigned long long)(pf ? pf : 1));
+			fmt_append(buf, len, &at, "pool_prefetch=%llu\n", (unsigned long long)(pf ? pf : 1));
 		}
 		break;
 	case JE_URING_DIRECT:
-		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
+		fmt_append(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=1\n");
 		break;
 	case JE_URING_DEPTH:
 		/* The probed depth in all, the job's threads as written. */
-		put(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n",
-		    (p->depth + w->threads - 1) / w->threads);
+		fmt_append(buf, len, &at, "ioengine=io_uring\ndirect=1\niodepth=%u\n",
+			   (p->depth + w->threads - 1) / w->threads);
 		break;
 	default:
 		break;

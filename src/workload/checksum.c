@@ -9,6 +9,7 @@
 #include <isa-l/crc.h>
 #include <isa-l/crc64.h>
 #include <nettle/md5.h>
+#include <nettle/nettle-meta.h>
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 #include <nettle/sha3.h>
@@ -85,13 +86,44 @@ static uint8_t crc7(const uint8_t *p, size_t n)
 	return c >> 1;
 }
 
-/* ISA-L takes an int length; feed it at most this much per call. */
+/* ISA-L's crc32_iscsi takes an int length (its other CRCs a 64-bit one);
+ * feed it at most this much per call. */
 #define ISAL_CHUNK (1u << 30)
+
+/* The cryptographic digests, through nettle's own table of each one's
+ * init, update and digest. */
+static const struct nettle_hash *const hashes[VERIFY_MODES] = {
+	[VERIFY_MD5] = &nettle_md5, [VERIFY_SHA1] = &nettle_sha1,
+	[VERIFY_SHA256] = &nettle_sha256, [VERIFY_SHA512] = &nettle_sha512,
+	[VERIFY_SHA3_224] = &nettle_sha3_224, [VERIFY_SHA3_256] = &nettle_sha3_256,
+	[VERIFY_SHA3_384] = &nettle_sha3_384, [VERIFY_SHA3_512] = &nettle_sha3_512,
+};
+
+/* Room for the state of any of them. */
+union hash_ctx {
+	struct md5_ctx md5;
+	struct sha1_ctx sha1;
+	struct sha256_ctx sha256;
+	struct sha512_ctx sha512;
+	struct sha3_224_ctx sha3_224;
+	struct sha3_256_ctx sha3_256;
+	struct sha3_384_ctx sha3_384;
+	struct sha3_512_ctx sha3_512;
+};
 
 void checksum(enum verify_mode m, const void *p, size_t n, uint8_t *out)
 {
 	unsigned char *b = (unsigned char *)p;	/* ISA-L and nettle only read it */
 
+	if ((unsigned)m < VERIFY_MODES && hashes[m]) {
+		const struct nettle_hash *h = hashes[m];
+		union hash_ctx c;
+
+		h->init(&c);
+		h->update(&c, n, b);
+		h->digest(&c, h->digest_size, out);
+		return;
+	}
 	switch (m) {
 	case VERIFY_CRC32C: {
 		/* init ~0, final xor, as blockdata_crc32c */
@@ -106,105 +138,26 @@ void checksum(enum verify_mode m, const void *p, size_t n, uint8_t *out)
 		break;
 	}
 	case VERIFY_CRC64: {
-		uint64_t c = 0;
+		uint64_t c = htole64(crc64_ecma_refl(0, b, n));
 
-		for (size_t k; n; b += k, n -= k) {
-			k = n < ISAL_CHUNK ? n : ISAL_CHUNK;
-			c = crc64_ecma_refl(c, b, k);
-		}
-		c = htole64(c);
 		memcpy(out, &c, 8);
 		break;
 	}
 	case VERIFY_CRC32: {
-		uint32_t c = 0;
+		uint32_t c = htole32(crc32_gzip_refl(0, b, n));
 
-		for (size_t k; n; b += k, n -= k) {
-			k = n < ISAL_CHUNK ? n : ISAL_CHUNK;
-			c = crc32_gzip_refl(c, b, k);
-		}
-		c = htole32(c);
 		memcpy(out, &c, 4);
 		break;
 	}
 	case VERIFY_CRC16: {
-		uint16_t c = 0;
+		uint16_t c = htole16(crc16_t10dif(0, b, n));
 
-		for (size_t k; n; b += k, n -= k) {
-			k = n < ISAL_CHUNK ? n : ISAL_CHUNK;
-			c = crc16_t10dif(c, b, k);
-		}
-		c = htole16(c);
 		memcpy(out, &c, 2);
 		break;
 	}
 	case VERIFY_CRC7:
 		out[0] = crc7(b, n);
 		break;
-	case VERIFY_MD5: {
-		struct md5_ctx c;
-
-		md5_init(&c);
-		md5_update(&c, n, b);
-		md5_digest(&c, MD5_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA1: {
-		struct sha1_ctx c;
-
-		sha1_init(&c);
-		sha1_update(&c, n, b);
-		sha1_digest(&c, SHA1_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA256: {
-		struct sha256_ctx c;
-
-		sha256_init(&c);
-		sha256_update(&c, n, b);
-		sha256_digest(&c, SHA256_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA512: {
-		struct sha512_ctx c;
-
-		sha512_init(&c);
-		sha512_update(&c, n, b);
-		sha512_digest(&c, SHA512_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA3_224: {
-		struct sha3_224_ctx c;
-
-		sha3_224_init(&c);
-		sha3_224_update(&c, n, b);
-		sha3_224_digest(&c, SHA3_224_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA3_256: {
-		struct sha3_256_ctx c;
-
-		sha3_256_init(&c);
-		sha3_256_update(&c, n, b);
-		sha3_256_digest(&c, SHA3_256_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA3_384: {
-		struct sha3_384_ctx c;
-
-		sha3_384_init(&c);
-		sha3_384_update(&c, n, b);
-		sha3_384_digest(&c, SHA3_384_DIGEST_SIZE, out);
-		break;
-	}
-	case VERIFY_SHA3_512: {
-		struct sha3_512_ctx c;
-
-		sha3_512_init(&c);
-		sha3_512_update(&c, n, b);
-		sha3_512_digest(&c, SHA3_512_DIGEST_SIZE, out);
-		break;
-	}
 	case VERIFY_XXHASH: {
 		uint32_t h = htole32(XXH32(b, n, 0));
 

@@ -178,6 +178,7 @@ void gen_free(struct gen *g)
 
 /* next_index is the hot path's; the shapes use it too. */
 static inline unsigned next_index(const struct gen *g, unsigned i);
+static inline unsigned fst_next(struct gen *g);
 
 /* ---- fio's shapes ------------------------------------------------------ */
 
@@ -563,21 +564,12 @@ static unsigned shape_target(struct gen *g)
 
 	if (g->ntargets == 1)
 		return 0;
-	switch (g->c.fst) {
-	case FST_ROUNDROBIN:
+	/* sequential: the current target's bytes are used up, the next's turn */
+	if (g->c.fst == FST_SEQUENTIAL && s->t[ti].visit >= s->t[ti].len) {
+		s->t[ti].visit = 0;
 		g->cur = next_index(g, ti);
-		break;
-	case FST_RANDOM:
-		ti = (unsigned)rng_below(g->rng, g->ntargets);
-		break;
-	case FST_SEQUENTIAL:
-		if (s->t[ti].visit >= s->t[ti].len) {
-			s->t[ti].visit = 0;
-			ti = g->cur = next_index(g, ti);
-		}
-		break;
 	}
-	return ti;
+	return fst_next(g);
 }
 
 /*
@@ -719,6 +711,26 @@ static inline unsigned next_index(const struct gen *g, unsigned i)
 	return i + 1 == g->ntargets ? 0 : i + 1;
 }
 
+/* file_service_type's target for the next request of several: round
+ * robin moves on each time, random draws one, sequential stays on the
+ * current one (its caller moves on when that one is used up). */
+static inline unsigned fst_next(struct gen *g)
+{
+	unsigned ti = g->cur;
+
+	switch (g->c.fst) {
+	case FST_ROUNDROBIN:
+		g->cur = next_index(g, ti);
+		break;
+	case FST_RANDOM:
+		ti = (unsigned)rng_below(g->rng, g->ntargets);
+		break;
+	case FST_SEQUENTIAL:
+		break;
+	}
+	return ti;
+}
+
 static int next_random(struct gen *g, unsigned *target, uint64_t *off, uint32_t *len)
 {
 	struct gen_target *t;
@@ -730,21 +742,11 @@ static int next_random(struct gen *g, unsigned *target, uint64_t *off, uint32_t 
 		return 0;
 	}
 	if (g->ntargets > 1) {
-		switch (g->c.fst) {
-		case FST_ROUNDROBIN:
-			ti = g->cur;
+		ti = fst_next(g);
+		/* sequential: after a target's nblocks requests, the next's turn */
+		if (g->c.fst == FST_SEQUENTIAL && ++g->t[ti].visit == g->t[ti].nblocks) {
+			g->t[ti].visit = 0;
 			g->cur = next_index(g, ti);
-			break;
-		case FST_RANDOM:
-			ti = (unsigned)rng_below(g->rng, g->ntargets);
-			break;
-		case FST_SEQUENTIAL:
-			ti = g->cur;
-			if (++g->t[ti].visit == g->t[ti].nblocks) {
-				g->t[ti].visit = 0;
-				g->cur = next_index(g, ti);
-			}
-			break;
 		}
 	}
 	t = &g->t[ti];

@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/grow.h"
+
 static const char *const op_names[IOLOG_NOPS] = {
 	[IOLOG_READ] = "read",	   [IOLOG_WRITE] = "write", [IOLOG_TRIM] = "trim",
 	[IOLOG_SYNC] = "sync",	   [IOLOG_DATASYNC] = "datasync", [IOLOG_WAIT] = "wait",
@@ -68,15 +70,8 @@ static int file_index(struct iolog *l, const char *name, size_t n, uint32_t *idx
 
 static int push(struct iolog *l, const struct iolog_entry *en)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 1024;
-		struct iolog_entry *p = realloc(l->ent, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->ent = p;
-		l->cap = cap;
-	}
+	if (grow_one(l->ent, l->n, l->cap, 1024))
+		return -ENOMEM;
 	l->ent[l->n++] = *en;
 	return 0;
 }

@@ -164,6 +164,22 @@ reads = [int(t[4]) for t in logged if t[2] == "read"]
 assert n == len(reads) and b == sum(reads), (n, b, len(reads), sum(reads))
 assert sum(1 for t in logged if t[2] == "read" and t[1] == sys.argv[3]) == 256
 ' "$T/rd.json" "$T/rd" "$(realpath "$data")"
+# A replay counts a log from its first line (as fio's does), so each job
+# starts as late as its thread began: startdelay is its log's first time.
+pycheck "$m: capture.job: each job's startdelay is its stream's first timestamp" '
+import re, sys
+n = 0
+for d in sys.argv[1:]:
+    for sec in re.split(r"\n(?=\[)", open(d + "/capture.job").read())[1:]:
+        if sec.startswith("[global]"):
+            continue
+        m = re.search(r"^startdelay=(\d+)us$", sec, re.M)
+        log = re.search(r"^read_iolog=(.*)$", sec, re.M).group(1)
+        first = int(open(log).read().split("\n")[1].split()[0])
+        assert m and int(m.group(1)) == first, (sec, first)
+        n += 1
+assert n >= 1, n
+' "$T/rd" "$T/wr"
 
 # An io_uring program: its submissions counted, said unseeable.
 expect_exit 0 "$m: -- COMMAND: io_uring requests counted" "$FAULTLINE" --capture_method="$m" --capture="$T/ur" -- \

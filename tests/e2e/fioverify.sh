@@ -26,7 +26,13 @@ v = json.load(open(sys.argv[1]))["jobs"][0]["faultline"]["verify"]
 assert v["blocks_checked"] == 256 and v["mismatches"] == 0 and v["complete"], v
 ' out.json
 # One flipped byte in the middle of block 5: the read job fails (EILSEQ).
-printf '\xff' | dd of=f1 bs=1 seek=$((5 * 4096 + 100)) conv=notrunc status=none
+# Its bits inverted, as writing a fixed 0xff left a block that already
+# held 0xff there (one run in 256: the content is random) intact.
+at=$((5 * 4096 + 100))
+old=$(dd if=f1 bs=1 skip=$at count=1 status=none | od -An -tu1 | tr -d ' ')
+printf "\\$(printf '%03o' $((old ^ 255)))" | dd of=f1 bs=1 seek=$at conv=notrunc status=none
+[ "$(dd if=f1 bs=1 skip=$at count=1 status=none | od -An -tu1 | tr -d ' ')" = $((old ^ 255)) ] ||
+	fail "block 5's byte flipped" "it still reads $old"
 for eng in psync mmap libaio; do
 	expect_exit 1 "read verify, $eng: a corrupted block fails the job" run --name=r \
 		--filename=f1 --size=1m --bs=4k --rw=read --verify=md5 --ioengine=$eng --iodepth=4

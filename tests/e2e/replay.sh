@@ -395,6 +395,45 @@ else
 	fail "strace2iolog: strace is missing (Makefile DEB_PKGS has it)"
 fi
 
+# ---- a thread that began late begins late: capture.job's startdelay -----------
+# A hand-written trace of two threads, the second's first read 300 ms after
+# the first's. --split gives each its log and capture.job a startdelay of its
+# thread's first call (a replay counts a log from its first line, as fio's
+# does); the replay, traced by strace for each call's time, issues the
+# second's first read no earlier than 300 ms after the run opened the first's
+# file: every job's targets are open before the jobs start together, and
+# the second's startdelay counts from that start (a bound the schedule
+# sets, whatever this host's speed; the first's own first read comes after
+# its thread starts, so it is not the mark).
+if [ -x "$top/jobs/strace2iolog" ] && command -v strace >/dev/null; then
+	printf '%s\n' "101  1000.000000 pread64(3<$T/a.dat>, \"\"..., 4096, 8192) = 4096" \
+		"101  1000.000100 pread64(3<$T/a.dat>, \"\"..., 4096, 12288) = 4096" \
+		"102  1000.300000 pread64(4<$T/b.dat>, \"\"..., 4096, 8192) = 4096" \
+		"102  1000.300100 pread64(4<$T/b.dat>, \"\"..., 4096, 12288) = 4096" >"$T/late.txt"
+	"$top/jobs/strace2iolog" --split "$T/late" "$T/late.txt" 2>"$T/late.err"
+	ASAN_OPTIONS=$NOLEAK strace -f -ttt -y -s 0 -e trace=openat,pread64 -e signal=none -o "$T/late.st" \
+		"$FAULTLINE" --quiet --output-format=json --output="$T/late.json" "$T/late/capture.job" 2>/dev/null
+	pycheck "capture.job: the thread that began 300 ms late issues its first read >= 300 ms after the run opened the first's file" '
+import re, sys
+T = sys.argv[1]
+job = open(T + "/late/capture.job").read()
+assert re.search(r"\[strace-102\]\nstartdelay=300000us\n", job), job
+opened, first = None, {}
+for l in open(T + "/late.st"):
+    m = re.match(r"\d+\s+(\d+\.\d+) (openat|pread64)\(.*?<?" + re.escape(T) + r"/([ab])\.dat>?", l)
+    if not m:
+        continue
+    t, call, f = float(m.group(1)), m.group(2), m.group(3)
+    if call == "openat" and f == "a" and opened is None:
+        opened = t
+    if call == "pread64" and f not in first:
+        first[f] = t
+assert opened is not None and set(first) == {"a", "b"}, (opened, first)
+assert first["b"] - opened >= 0.3, "b read %.3f s after a.dat was opened" % (first["b"] - opened)
+print("b after a.dat opened: %.3f s; after a\x27s first read: %.3f s" % (first["b"] - opened, first["b"] - first["a"]))
+' "$T"
+fi
+
 # ---- the bundled trace: every read once (the null engine needs no 305 MiB copy) ----
 if [ ! -e "$top/jobs/sqlite-trace.iolog.gz" ]; then
 	echo "skip - the bundled trace: no jobs/ beside tests/ here"
