@@ -27,7 +27,7 @@
 #include "mpi/rankrows.h"
 #include "mpi/ranks.h"
 #include "run/runwrites.h"
-#include "run/sampler.h"
+#include "sample/sampler.h"
 #include "run/stuck.h"
 #include "workload/verify.h"
 

@@ -11,7 +11,7 @@
  * short row with its real dt_s, and system-wide deltas on that row cover
  * exactly the same span.
  */
-#include "run/sampler.h"
+#include "sample/sampler.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -31,7 +31,7 @@
 #include "lib/latclock.h"
 #include "telemetry/perfev.h"
 #include "telemetry/procfs.h"
-#include "run/samplerow.h"
+#include "sample/samplerow.h"
 #include "telemetry/wbtrace.h"
 
 /* The columns of samplerow.c's rows, in order. */

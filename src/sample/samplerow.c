@@ -16,7 +16,7 @@
 #include "lib/fmtnum.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
-#include "run/samplerow.h"
+#include "sample/samplerow.h"
 
 
 void sampler_warn_once(bool *flag, const char *fmt, ...)

@@ -22,7 +22,7 @@
 
 #include "lib/fmtnum.h"
 #include "lib/latclock.h"
-#include "run/samplerow.h"
+#include "sample/samplerow.h"
 #include "telemetry/delayacct.h"
 
 /* Queries a sample may make: 0.3-1.2 ms at the 6-24 us one took on the

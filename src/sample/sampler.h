@@ -22,7 +22,7 @@
 #include "lib/err.h"
 #include "lib/job.h"
 #include "out/results.h"
-#include "run/samplercfg.h"
+#include "sample/samplercfg.h"
 #include "lib/stats.h"
 #include "engines/target.h"
 

@@ -22,7 +22,7 @@
 #include "telemetry/taskstats.h"
 #include "telemetry/timeshare.h"
 #include "out/results.h"
-#include "run/samplercfg.h"
+#include "sample/samplercfg.h"
 #include "lib/stats.h"
 
 #define MIB (1024.0 * 1024.0)
