@@ -196,7 +196,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		if (!r->rows)
 			return err_set(e, ENOMEM, "out of memory");
 		ranks_set_interval(o->interval_ns);
-		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header, r->stop, e);
+		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header(), r->stop, e);
 		if (ret)
 			return ret;
 	}

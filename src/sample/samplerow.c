@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/fmtnum.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "sample/samplerow.h"
@@ -183,26 +182,79 @@ void sampler_flush(struct sampler *s)
 		csv_failed(s, csvout_flush(&s->csv));
 }
 
-/* The job_* columns, in header order: a counter, and a second
- * one added to it (-1: none). Direct reclaim counts the job's threads
- * entering reclaim themselves, globally or in their memory cgroup (the
- * only kind a mem_limit job does). */
-static const int8_t ev_cols[][2] = {
-	{ PERFEV_TLB_IPI, -1 }, { PERFEV_PGCACHE_ADD, -1 },
-	{ PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM }, { PERFEV_CSW, -1 },
-	{ PERFEV_DTLB_MISS, -1 }, { PERFEV_TLB_LOCAL, -1 }, { PERFEV_FAULTS, -1 },
-	{ PERFEV_MAJFLT, -1 }, { PERFEV_MIGRATIONS, -1 }, { PERFEV_CYCLES, -1 },
-	{ PERFEV_TLB_REMOTE, -1 },
-};
-
-/* The CSV's rw column, by enum rw_mode. */
-static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
-					"trim", "randtrim", "trimwrite", "randtrimwrite" };
-
 /* ---- per-thread faults ---------------------------------------------- */
 
+/* Its exit figures, published before done is set. */
+static void exit_cpu(struct thread_samp *ts, const struct thread_stats *st)
+{
+	ts->cpu_ok = st->sched_ok;
+	if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
+		ts->cpu_ns = st->exit_cpu_ns;
+}
+
+/* A live thread of this process: its CPU clock, one clock_gettime
+ * (the kernel's sum_exec_runtime, as schedstat's first figure). The
+ * clock id is the kernel's encoding of a thread's scheduler clock. */
+static bool clock_cpu(pid_t tid, uint64_t *ns)
+{
+	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 4 | 2);
+	struct timespec t;
+
+	if (clock_gettime(id, &t) < 0)
+		return false;
+	*ns = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return true;
+}
+
+/* A worker process's thread (thread=0): its schedstat. */
+static bool sched_cpu(struct sampler *s, struct thread_samp *ts, pid_t pid, pid_t tid, uint64_t *ns)
+{
+	ssize_t n;
+
+	if (!ts->sched_open && !ts->sched_failed) {
+		ts->sched_open = procfs_task_attach(&ts->sched, s->proc, pid, tid, "schedstat") == 0;
+		ts->sched_failed = !ts->sched_open;
+	}
+	n = ts->sched_open ? procfs_src_read_record(&ts->sched) : -EBADF;
+	return n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, ns) == 0;
+}
+
+/* The thread's pid as its task files name it: 0 for this process. */
+static pid_t task_pid(const struct sampler *s, const struct thread_stats *st)
+{
+	pid_t pid = STAT_LOAD(&st->pid);
+
+	return pid == s->self ? 0 : pid;
+}
+
+bool sampler_thread_cpu(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st)
+{
+	pid_t tid = STAT_LOAD(&st->tid), pid;
+	uint64_t ns;
+
+	if (STAT_LOAD(&st->done)) {
+		exit_cpu(ts, st);
+		return ts->cpu_ok;
+	}
+	if (!tid)
+		return false;
+	pid = task_pid(s, st);
+	if (pid ? sched_cpu(s, ts, pid, tid, &ns) : clock_cpu(tid, &ns)) {
+		ts->cpu_ns = ns;
+		ts->cpu_ok = true;
+		return true;
+	}
+	/* It may have exited between the checks. */
+	if (STAT_LOAD(&st->done)) {
+		exit_cpu(ts, st);
+		return ts->cpu_ok;
+	}
+	return false;
+}
+
 /* A thread's fault counters now: its exit figures once it has exited,
- * else its /proc task stat. false when neither can be had. */
+ * else its /proc task stat. false when neither can be had. Its CPU
+ * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min)
 {
@@ -210,9 +262,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	pid_t tid = STAT_LOAD(&st->tid);
 
 	if (STAT_LOAD(&st->done)) {
-		ts->cpu_ok = st->sched_ok;
-		if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
-			ts->cpu_ns = st->exit_cpu_ns;
+		exit_cpu(ts, st);
 		if (!st->rusage_ok)
 			return false;
 		*maj = st->exit_majflt;
@@ -222,9 +272,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	if (!tid)
 		return false;
 	if (!ts->task_open && !ts->task_failed) {
-		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
-
-		if (procfs_task_attach(&ts->task, s->proc, pid, tid, "stat") < 0) {
+		if (procfs_task_attach(&ts->task, s->proc, task_pid(s, st), tid, "stat") < 0) {
 			ts->task_failed = true;
 			/* A thread that has already exited has no task file,
 			 * and needs none: its exit figures follow below. */
@@ -240,9 +288,7 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 		/* The thread may have exited between the checks: its exit
 		 * figures are published before done is set. */
 		if (STAT_LOAD(&st->done) && st->rusage_ok) {
-			ts->cpu_ok = st->sched_ok;
-			if (st->sched_ok && st->exit_cpu_ns > ts->cpu_ns)
-				ts->cpu_ns = st->exit_cpu_ns;
+			exit_cpu(ts, st);
 			*maj = st->exit_majflt;
 			*min = st->exit_minflt;
 			return true;
@@ -251,54 +297,12 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
 	}
 	*maj = pt.majflt;
 	*min = pt.minflt;
-	if (!ts->sched_open && !ts->sched_failed) {
-		pid_t pid = STAT_LOAD(&st->pid) == getpid() ? 0 : STAT_LOAD(&st->pid);
-
-		ts->sched_open = procfs_task_attach(&ts->sched, s->proc, pid, tid, "schedstat") == 0;
-		ts->sched_failed = !ts->sched_open;
+	if (!sampler_thread_cpu(s, ts, st)) {
+		/* Ticks where no finer clock can be read. */
+		ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
+		ts->cpu_ok = true;
 	}
-	{
-		uint64_t ns;
-		ssize_t n = ts->sched_open ? procfs_src_read_record(&ts->sched) : -EBADF;
-
-		if (n > 0 && procfs_parse_schedstat(ts->sched.buf, (size_t)n, &ns) == 0)
-			ts->cpu_ns = ns;
-		else
-			ts->cpu_ns = (pt.utime + pt.stime) * (1000000000ull / (uint64_t)s->hz);
-	}
-	ts->cpu_ok = true;
 	return true;
-}
-
-static void cell_f(char **p, char *end, bool ok, double v, int prec)
-{
-	fmt_cell(p, end, ok, v, prec);
-}
-
-static void cell_u(char **p, char *end, uint64_t v)
-{
-	char tmp[24], *q = tmp + sizeof(tmp);
-
-	do {
-		*--q = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	*--q = ',';
-	if (end - *p > tmp + sizeof(tmp) - q) {
-		memcpy(*p, q, (size_t)(tmp + sizeof(tmp) - q));
-		*p += tmp + sizeof(tmp) - q;
-	}
-}
-
-static void cell_s(char **p, char *end, const char *v)
-{
-	size_t n = strlen(v);
-
-	if ((size_t)(end - *p) > n + 1) {
-		**p = ',';
-		memcpy(*p + 1, v, n);
-		*p += n + 1;
-	}
 }
 
 /*
@@ -420,355 +424,276 @@ static void prio_share(struct fiolog_sample *sh, struct thread_samp *ts)
 	ts->prev_prio = ts->prio;
 }
 
-/* One CSV row for job @j covering [js->last_t, now). */
-void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
-		     double *mib_s_out, double *iops_out)
+/* The workers' counters and latencies since the job's previous row into
+ * @r, each thread's share for fio's logs, and the previous values moved
+ * on. */
+static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	const struct job *job = sj->job;
-	const struct sys_snap *ps = &js->last_sys;
-	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
-	double dt = (double)(now - js->last_t) / 1e9;
-	uint64_t ops = 0, bytes = 0, probe = 0, maj = 0, min = 0, pmaj = 0, pmin = 0;
-	uint64_t wops = 0, wbytes = 0, syncs = 0, cpu = 0, rb_dev = 0;
-	uint64_t hits = 0, misses = 0, evictions = 0, batches = 0;
-	bool faults_ok = true, cpu_ok = true, ramp, dev_ok, lat;
-	double p50, p99;
-	char line[2048], *p = line, *end = line + sizeof(line);
 
-	if (dt <= 0)
-		return;
-	if (s->test_delay_ns) {
-		struct timespec d = { .tv_sec = (time_t)(s->test_delay_ns / 1000000000ull),
-				      .tv_nsec = (long)(s->test_delay_ns % 1000000000ull) };
-
-		nanosleep(&d, NULL);
-	}
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
 	hist_clear(&s->winterval);
 	hist_clear(&s->sinterval);
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
-		uint64_t o = ts->ops, b = ts->bytes, u = ts->probe;
-		uint64_t mj, mn;
+		struct fiolog_sample *sh = i < sj->nworkers ? &js->share[i] : NULL;
 
-		if (i < sj->nworkers) {
-			memset(&js->share[i], 0, sizeof(js->share[i]));
-			js->share[i].dir[FIOLOG_READ].ops = o - ts->prev_ops;
-			js->share[i].dir[FIOLOG_READ].bytes = b - ts->prev_bytes;
+		if (sh) {
+			memset(sh, 0, sizeof(*sh));
+			sh->dir[FIOLOG_READ].ops = ts->ops - ts->prev_ops;
+			sh->dir[FIOLOG_READ].bytes = ts->bytes - ts->prev_bytes;
 			if (job->log_prio)
-				prio_share(&js->share[i], ts);
+				prio_share(sh, ts);
 		}
-		ops += o - ts->prev_ops;
-		bytes += b - ts->prev_bytes;
-		probe += u - ts->prev_probe;
-		ts->prev_ops = o;
-		ts->prev_bytes = b;
-		ts->prev_probe = u;
+		r->ops += ts->ops - ts->prev_ops;
+		r->bytes += ts->bytes - ts->prev_bytes;
+		r->probe += ts->probe - ts->prev_probe;
+		ts->prev_ops = ts->ops;
+		ts->prev_bytes = ts->bytes;
+		ts->prev_probe = ts->probe;
 		if (sj->pool) {
-			uint64_t h = ts->hits, m = ts->misses, ev = ts->evictions;
-
-			hits += h - ts->prev_hits;
-			misses += m - ts->prev_misses;
-			evictions += ev - ts->prev_evictions;
-			ts->prev_hits = h;
-			ts->prev_misses = m;
-			ts->prev_evictions = ev;
+			r->hits += ts->hits - ts->prev_hits;
+			r->misses += ts->misses - ts->prev_misses;
+			r->evictions += ts->evictions - ts->prev_evictions;
+			ts->prev_hits = ts->hits;
+			ts->prev_misses = ts->misses;
+			ts->prev_evictions = ts->evictions;
 			if (sj->pool_batches) {
-				uint64_t bt = ts->batches;
-
-				batches += bt - ts->prev_batches;
-				ts->prev_batches = bt;
+				r->batches += ts->batches - ts->prev_batches;
+				ts->prev_batches = ts->batches;
 			}
 		}
 		/* One pass over the buckets the thread has used, not
 		 * copies of its whole histogram. */
-		if (job->latency && i < sj->nworkers) {
+		if (job->latency && sh) {
 			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
 
-			js->share[i].dir[FIOLOG_READ].lat_n = n;
-			js->share[i].dir[FIOLOG_READ].lat_sum_ns = sum;
-			js->share[i].dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
+			sh->dir[FIOLOG_READ].lat_n = n;
+			sh->dir[FIOLOG_READ].lat_sum_ns = sum;
+			sh->dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
 		}
-		if (ts->prev_w) {
-			uint64_t wo = ts->wops, wb = ts->wbytes, sy = ts->syncs;
-
-			if (i < sj->nworkers) {
-				js->share[i].dir[FIOLOG_WRITE].ops = wo - ts->prev_wops;
-				js->share[i].dir[FIOLOG_WRITE].bytes = wb - ts->prev_wbytes;
-			}
-			wops += wo - ts->prev_wops;
-			wbytes += wb - ts->prev_wbytes;
-			syncs += sy - ts->prev_syncs;
-			ts->prev_wops = wo;
-			ts->prev_wbytes = wb;
-			ts->prev_syncs = sy;
-			if (job->latency) {
-				uint64_t sum, n = hist_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1], &sum);
-
-				if (i < sj->nworkers) {
-					js->share[i].dir[FIOLOG_WRITE].lat_n = n;
-					js->share[i].dir[FIOLOG_WRITE].lat_sum_ns = sum;
-					js->share[i].dir[FIOLOG_WRITE].lat_max_ns =
-						n ? hist_stage_max(&ts->stage[1]) : 0;
-				}
-				hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
-			}
+		if (!ts->prev_w)
+			continue;
+		if (sh) {
+			sh->dir[FIOLOG_WRITE].ops = ts->wops - ts->prev_wops;
+			sh->dir[FIOLOG_WRITE].bytes = ts->wbytes - ts->prev_wbytes;
 		}
-		if (i >= sj->nworkers)
-			continue;	/* the probe's faults are not the job's */
-		if (sampler_thread_faults(s, ts, st, &mj, &mn)) {
-			maj += mj;
-			min += mn;
-			pmaj += ts->prev_maj;
-			pmin += ts->prev_min;
+		r->wops += ts->wops - ts->prev_wops;
+		r->wbytes += ts->wbytes - ts->prev_wbytes;
+		r->syncs += ts->syncs - ts->prev_syncs;
+		ts->prev_wops = ts->wops;
+		ts->prev_wbytes = ts->wbytes;
+		ts->prev_syncs = ts->syncs;
+		if (job->latency) {
+			uint64_t sum, n = hist_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1], &sum);
+
+			if (sh) {
+				sh->dir[FIOLOG_WRITE].lat_n = n;
+				sh->dir[FIOLOG_WRITE].lat_sum_ns = sum;
+				sh->dir[FIOLOG_WRITE].lat_max_ns = n ? hist_stage_max(&ts->stage[1]) : 0;
+			}
+			hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
+		}
+	}
+	/* Each percentile once: the cost figures use them too. */
+	r->lat = job->latency && s->interval.n;
+	r->p50 = r->lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
+	r->p99 = r->lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
+}
+
+/* The worker threads' CPU time since the previous row, each row, and
+ * their faults when due (a thread's stat file is the dearest read of a
+ * row: over one interval in task_every at many threads, both ends of
+ * the row read); the probe's are not the job's. */
+static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
+
+	r->cpu_ok = sj->nworkers > 0;
+	for (unsigned i = 0; i < sj->nworkers && i < js->nthreads; i++) {
+		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
+		uint64_t mj, mn;
+		bool ok;
+
+		if (flt && (ok = sampler_thread_faults(s, ts, st, &mj, &mn))) {
+			r->majflt += mj - ts->prev_maj;
+			r->minflt += mn - ts->prev_min;
 			ts->prev_maj = mj;
 			ts->prev_min = mn;
-			/* Ticks and the exit schedstat differ in grain: a
-			 * thread's time never runs backwards here. */
-			cpu_ok = cpu_ok && ts->cpu_ok;
-			cpu += ts->cpu_ns > ts->prev_cpu ? ts->cpu_ns - ts->prev_cpu : 0;
-			if (ts->cpu_ns > ts->prev_cpu)
-				ts->prev_cpu = ts->cpu_ns;
-		} else if (STAT_LOAD(&st->tid)) {
-			faults_ok = false;
-			cpu_ok = false;
+		} else {
+			ok = !flt && sampler_thread_cpu(s, ts, st);
+			if (flt && STAT_LOAD(&st->tid))
+				read = false;
 		}
+		if (!ok) {
+			if (STAT_LOAD(&st->tid))
+				r->cpu_ok = false;
+			continue;
+		}
+		/* Ticks and the exit schedstat differ in grain: a
+		 * thread's time never runs backwards here. */
+		r->cpu_ok = r->cpu_ok && ts->cpu_ok;
+		r->cpu_ns += ts->cpu_ns > ts->prev_cpu ? ts->cpu_ns - ts->prev_cpu : 0;
+		if (ts->cpu_ns > ts->prev_cpu)
+			ts->prev_cpu = ts->cpu_ns;
 	}
-	if (!faults_ok)
+	/* Faults when read at both ends of the row. */
+	r->faults_ok = flt && read && js->flt_read;
+	if (flt && !read)
 		js->faults_ok = false;
+	js->flt_read = flt && read;
+}
+
+/* The job's primary devices' bytes and requests since its previous row. */
+static void gather_devs(struct sampler *s, struct job_samp *js, struct sample_row *r,
+			struct devinfo_blkstat *dcur)
+{
 	sampler_read_job_devs(s, js, dcur);
+	r->dev_ok = sampler_job_devs_ok(s, js);
+	for (unsigned i = 0; r->dev_ok && i < js->nprimary; i++) {
+		const struct devinfo_blkstat *a = &js->dev_last[i], *b = &dcur[i];
 
-	ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns;
-	if (!ramp) {
-		const uint64_t dops[FIOLOG_DIRS] = { ops, wops }, dbytes[FIOLOG_DIRS] = { bytes, wbytes };
-
-		fio_interval(s, j, now, dops, dbytes);
+		r->dev_rbytes += devinfo_read_bytes(b) - devinfo_read_bytes(a);
+		r->dev_rios += b->read_ios - a->read_ios;
+		r->dev_wbytes += devinfo_write_bytes(b) - devinfo_write_bytes(a);
+		r->dev_wios += b->write_ios - a->write_ios;
 	}
-	/* The row's first cells, without printf (fmtnum.h says why). */
-	{
-		int n = fmt_fixed(p, (size_t)(end - p), (double)(now - s->t0) / 1e9, 3);
+}
 
-		if (n > 0 && p + n < end)
-			p += n;
+/* The job's own kernel counters, when due (empty where the host has no
+ * such source or they could not be opened), as increases since the
+ * previous reading. */
+static void gather_ev(struct sampler *s, unsigned j, struct sample_row *r)
+{
+	struct job_samp *js = &s->jobs[j];
+	struct perfev_values ev;
+
+	ev_read_row(s, j, r->now, &ev);
+	for (unsigned c = 0; c < PERFEV_NR; c++) {
+		r->ev_ok[c] = ev.ok[c] && js->ev_last.ok[c];
+		/* A scaled PMU estimate may step back a little. */
+		r->ev_d[c] = r->ev_ok[c] && ev.v[c] > js->ev_last.v[c] ? ev.v[c] - js->ev_last.v[c] : 0;
 	}
-	cell_u(&p, end, s->epoch0_ms + (now - s->t0) / 1000000ull);
-	cell_f(&p, end, true, dt, 3);
-	cell_s(&p, end, job->name);
-	cell_s(&p, end, job->ioengine);
-	cell_s(&p, end, rw_names[job->rw]);
-	cell_u(&p, end, sj->nworkers);
-	cell_u(&p, end, ramp ? 1 : 0);
-	cell_f(&p, end, true, (double)ops / dt, 1);
-	cell_f(&p, end, true, (double)bytes / MIB / dt, 3);
-	/* The status line shows both directions together. */
-	if (mib_s_out)
-		*mib_s_out = (double)(bytes + wbytes) / MIB / dt;
-	if (iops_out)
-		*iops_out = (double)(ops + wops) / dt;
-	/* Each percentile once: the explain cells below use them too. */
-	lat = job->latency && s->interval.n;
-	p50 = lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
-	p99 = lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
-	cell_f(&p, end, lat, p50, HIST_US_DECIMALS);
-	cell_f(&p, end, lat, p99, HIST_US_DECIMALS);
-	cell_f(&p, end, lat, lat ? (double)s->interval.max / 1e3 : 0, HIST_US_DECIMALS);
-	cell_f(&p, end, faults_ok, (double)(maj - pmaj) / dt, 1);
-	cell_f(&p, end, faults_ok, (double)(min - pmin) / dt, 1);
-	cell_f(&p, end, sys->tlb_ok && ps->tlb_ok, (double)(sys->tlb - ps->tlb) / dt, 1);
-	cell_f(&p, end, sys->ksw_ok && ps->ksw_ok,
-	       (double)(sys->ksw_ticks - ps->ksw_ticks) / (double)s->hz / dt * 100.0, 2);
-	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgscan(sys) - pgscan(ps)) / dt, 1);
-	cell_f(&p, end, sys->vm_ok && ps->vm_ok, (double)(pgsteal(sys) - pgsteal(ps)) / dt, 1);
-	cell_f(&p, end, sys->mem_ok, (double)sys->mem.bytes[PROCFS_MEM_CACHED] / MIB, 1);
-	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_DIRTY),
-	       (double)sys->mem.bytes[PROCFS_MEM_DIRTY] / MIB, 1);
-	/* cgroup_mib: only jobs run under mem_limit have a cgroup. */
-	{
-		uint64_t cg = 0;
-		bool ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
+	js->ev_last = ev;
+}
 
-		cell_f(&p, end, ok, (double)cg / MIB, 1);
-		if (ok && cg > js->cgroup_peak)
-			js->cgroup_peak = cg;
-	}
-	dev_ok = sampler_job_devs_ok(s, js);
-	{
-		uint64_t ri = 0;
+/* What explains the row (explain.c): residency, pressure, cost. */
+static void gather_explain(struct sampler *s, unsigned j, struct sample_row *r)
+{
+	const struct sys_snap *sys = r->sys, *ps = r->ps;
+	bool vm = sys->vm_ok && ps->vm_ok;
+	struct explain_in in = {
+		.t_s = (double)(r->now - s->t0) / 1e9, .dt_s = r->dt,
+		.ramp = r->ramp, .ops = r->ops, .bytes = r->bytes,
+		.lat_ok = r->lat, .lat_p50_us = r->p50, .lat_p99_us = r->p99,
+		.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
+		.flt_ok = r->faults_ok, .majflt = r->majflt,
+		.steal_ok = vm, .pgsteal = vm ? pgsteal(sys) - pgsteal(ps) : 0,
+		.refault_ok = vm && procfs_vm_has(&sys->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE) &&
+			      procfs_vm_has(&ps->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+		.refaults = vm_get(sys, PROCFS_VM_WORKINGSET_REFAULT_FILE) -
+			    vm_get(ps, PROCFS_VM_WORKINGSET_REFAULT_FILE),
+		.host_cache_ok = sys->mem_ok, .host_cached = sys->mem.bytes[PROCFS_MEM_CACHED],
+		/* The same reading as cgroup_mib's. */
+		.cg_ok = r->cg_ok, .cg_bytes = r->cg_bytes,
+		.dev_ok = r->dev_ok, .dev_bytes = r->dev_rbytes,
+		.cpu_ok = r->cpu_ok, .cpu_ns = r->cpu_ns,
+		.last_row = s->jobs[j].ending,
+		.sys = &sys->psi, .prev_sys = &ps->psi,
+	};
 
-		for (unsigned i = 0; dev_ok && i < js->nprimary; i++) {
-			rb_dev += devinfo_read_bytes(&dcur[i]) - devinfo_read_bytes(&js->dev_last[i]);
-			ri += dcur[i].read_ios - js->dev_last[i].read_ios;
-		}
-		cell_f(&p, end, dev_ok, (double)rb_dev / MIB / dt, 3);
-		cell_f(&p, end, dev_ok, (double)ri / dt, 1);
-	}
-	{
-		const struct procfs_cpu *a = &ps->cpu, *b = &sys->cpu;
-		bool ok = sys->cpu_ok && ps->cpu_ok;
-		double user = ok ? (double)((b->user + b->nice) - (a->user + a->nice)) : 0;
-		double sy = ok ? (double)((b->system + b->irq + b->softirq) - (a->system + a->irq + a->softirq)) : 0;
-		double io = ok ? (double)(b->iowait - a->iowait) : 0;
-		double idle = ok ? (double)(b->idle - a->idle) : 0;
-		double steal = ok ? (double)(b->steal - a->steal) : 0;
-		double tot = user + sy + io + idle + steal;
+	explain_row(&s->jobs[j].x, &in, &r->x);
+}
 
-		ok = ok && tot > 0;
-		cell_f(&p, end, ok, ok ? user * 100 / tot : 0, 1);
-		cell_f(&p, end, ok, ok ? sy * 100 / tot : 0, 1);
-		cell_f(&p, end, ok, ok ? io * 100 / tot : 0, 1);
-	}
-	cell_f(&p, end, sj->slots.nprobe > 0, (double)probe / dt, 1);
+/*
+ * Who wrote the job's data to the device (wbtrace.h): its own writes
+ * and flushes, and the kernel on its own. Unknown where it is not
+ * followed, or the trace lost events in the row. A read job has neither.
+ */
+static void gather_wb(struct sampler *s, unsigned j, struct sample_row *r)
+{
+	struct job_samp *js = &s->jobs[j];
+	struct wbtrace_counts c = { 0 };
 
-	/*
-	 * Writes. A job that issues no writes measures none: 0
-	 * write and flush rates, like any interval without them; the
-	 * latency cells are empty when no write (flush) completed in the
-	 * interval, as lat_p50_us is without reads. Write-back and device
-	 * writes are host- and device-wide: every job's row has them.
-	 */
-	cell_f(&p, end, true, (double)wops / dt, 1);
-	cell_f(&p, end, true, (double)wbytes / MIB / dt, 3);
-	{
-		bool wl = job->latency && s->winterval.n, sl = job->latency && s->sinterval.n;
+	r->wb_zero = js->wb == WB_BY_CONSTRUCTION;
+	if (js->wb != WB_TRACED)
+		return;
+	wbtrace_job_counts(s->wb, j, &c);
+	r->wb_ok = c.lost == js->wb_last.lost;
+	r->wb_own = c.own_bytes - js->wb_last.own_bytes;
+	r->wb_kernel = c.kernel_bytes - js->wb_last.kernel_bytes;
+	js->wb_last = c;
+}
 
-		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 50) / 1e3 : 0, HIST_US_DECIMALS);
-		cell_f(&p, end, wl, wl ? (double)hist_percentile(&s->winterval, 99) / 1e3 : 0, HIST_US_DECIMALS);
-		cell_f(&p, end, true, (double)syncs / dt, 1);
-		cell_f(&p, end, sl, sl ? (double)hist_percentile(&s->sinterval, 99) / 1e3 : 0, HIST_US_DECIMALS);
-	}
-	cell_f(&p, end, sys->mem_ok && procfs_mem_has(&sys->mem, PROCFS_MEM_WRITEBACK),
-	       (double)sys->mem.bytes[PROCFS_MEM_WRITEBACK] / MIB, 1);
-	{
-		bool ok = sampler_job_devs_ok(s, js);
-		uint64_t wb = 0, wi = 0;
-
-		for (unsigned i = 0; ok && i < js->nprimary; i++) {
-			wb += devinfo_write_bytes(&dcur[i]) - devinfo_write_bytes(&js->dev_last[i]);
-			wi += dcur[i].write_ios - js->dev_last[i].write_ios;
-		}
-		cell_f(&p, end, ok, (double)wb / MIB / dt, 3);
-		cell_f(&p, end, ok, (double)wi / dt, 1);
-	}
-	/* A pool's hit ratio of the interval; empty for other engines, and
-	 * when the interval saw no access at all. */
-	cell_f(&p, end, sj->pool && hits + misses,
-	       hits + misses ? (double)hits * 100.0 / (double)(hits + misses) : 0, 2);
-	cell_f(&p, end, sj->pool, (double)evictions / dt, 1);
-
-	/* The job's own kernel counters: empty where the host
-	 * has no such source or they could not be opened. */
-	{
-		struct perfev_values ev;
-
-		ev_read_row(s, j, now, &ev);
-		for (unsigned k = 0; k < sizeof(ev_cols) / sizeof(ev_cols[0]); k++) {
-			bool ok = true;
-			double d = 0;
-
-			for (unsigned i = 0; i < 2 && ev_cols[k][i] >= 0; i++) {
-				int c = ev_cols[k][i];
-
-				ok = ok && ev.ok[c] && js->ev_last.ok[c];
-				/* A scaled PMU estimate may step back a little. */
-				if (ok && ev.v[c] > js->ev_last.v[c])
-					d += (double)(ev.v[c] - js->ev_last.v[c]);
-			}
-			cell_f(&p, end, ok, d / dt, 1);
-		}
-		/* The eviction cost: vmcache's batches per second, and for
-		 * a pool, the job's shootdown IPIs per page it evicted in
-		 * the row (empty without the tracepoint, or with no
-		 * eviction to divide by). */
-		cell_f(&p, end, sj->pool_batches, (double)batches / dt, 1);
-		{
-			bool ok = sj->pool && evictions && ev.ok[PERFEV_TLB_IPI] &&
-				  js->ev_last.ok[PERFEV_TLB_IPI] &&
-				  ev.v[PERFEV_TLB_IPI] >= js->ev_last.v[PERFEV_TLB_IPI];
-
-			cell_f(&p, end, ok, ok ? (double)(ev.v[PERFEV_TLB_IPI] -
-							  js->ev_last.v[PERFEV_TLB_IPI]) /
-						 (double)evictions : 0, 3);
-		}
-		js->ev_last = ev;
-	}
-
-	/* What explains the row (explain.c): residency, pressure, cost. */
-	{
-		bool vm = sys->vm_ok && ps->vm_ok;
-		uint64_t cg = 0;
-		bool cg_ok = js->cg && cgroup_usage(js->cg, &cg) == 0;
-		struct explain_in in = {
-			.t_s = (double)(now - s->t0) / 1e9, .dt_s = dt,
-			.ramp = ramp, .ops = ops, .bytes = bytes,
-			.lat_ok = lat,
-			.lat_p50_us = p50,
-			.lat_p99_us = p99,
-			.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
-			.flt_ok = faults_ok, .majflt = maj - pmaj,
-			.steal_ok = vm, .pgsteal = vm ? pgsteal(sys) - pgsteal(ps) : 0,
-			.refault_ok = vm && procfs_vm_has(&sys->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE) &&
-				      procfs_vm_has(&ps->vm, PROCFS_VM_WORKINGSET_REFAULT_FILE),
-			.refaults = vm_get(sys, PROCFS_VM_WORKINGSET_REFAULT_FILE) -
-				    vm_get(ps, PROCFS_VM_WORKINGSET_REFAULT_FILE),
-			.host_cache_ok = sys->mem_ok, .host_cached = sys->mem.bytes[PROCFS_MEM_CACHED],
-			.cg_ok = cg_ok, .cg_bytes = cg,
-			.dev_ok = dev_ok, .dev_bytes = rb_dev,
-			.cpu_ok = cpu_ok && sj->nworkers,
-			.cpu_ns = cpu,
-			.sys = &sys->psi, .prev_sys = &ps->psi,
-		};
-
-		explain_row(&js->x, &in, &p, end);
-	}
-
-	/*
-	 * Who wrote the job's data to the device (wbtrace.h): its own
-	 * writes and flushes, and the kernel on its own. Empty where it is
-	 * not followed, or the trace lost events in the interval; for O_DIRECT
-	 * and pools the kernel's share is 0 by construction and the job's own
-	 * is what it wrote. A read job has neither.
-	 */
-	{
-		struct wbtrace_counts c = { 0 };
-		bool traced = js->wb == WB_TRACED, zero = js->wb == WB_BY_CONSTRUCTION, ok;
-
-		if (traced)
-			wbtrace_job_counts(s->wb, j, &c);
-		ok = traced && c.lost == js->wb_last.lost;
-		cell_f(&p, end, ok || zero,
-		       zero ? (double)wbytes / MIB / dt : (double)(c.own_bytes - js->wb_last.own_bytes) / MIB / dt, 3);
-		cell_f(&p, end, ok || zero,
-		       zero ? 0 : (double)(c.kernel_bytes - js->wb_last.kernel_bytes) / MIB / dt, 3);
-		if (traced)
-			js->wb_last = c;
-	}
-	/* What the latency columns count from: a paced job's due times
-	 * (coordinated omission, run/pace.h), else each request's issue. */
-	{
-		int n = snprintf(p, (size_t)(end - p), ",%s", job_paced(job) ? "due" : "issue");
-
-		if (n > 0 && p + n < end)
-			p += n;
-	}
-	/* Where the workers' time went (samplertime.c). */
-	sampler_time_cells(s, j, now, ramp, &p, end);
-
-	memcpy(js->dev_last, dcur, sizeof(dcur));
-	js->last_sys = *sys;
-	js->last_t = now;
-	if (s->have_csv)
-		sampler_csv_write(s, line, (size_t)(p - line));
-	else if (s->cfg.row_sink) {
+/* The row goes to the CSV, or under MPI to rank 0 with its histograms
+ * (for the percentiles of the all row). */
+static void emit(struct sampler *s, const struct job *job, const char *line, size_t len)
+{
+	if (s->have_csv) {
+		sampler_csv_write(s, line, len);
+	} else if (s->cfg.row_sink) {
 		const struct hist *lat[3] = {
 			job->latency ? &s->interval : NULL,
 			job->latency && job_writes(job) ? &s->winterval : NULL,
 			job->latency && job_writes(job) ? &s->sinterval : NULL,
 		};
 
-		s->cfg.row_sink(s->cfg.row_sink_arg, line, (size_t)(p - line), lat);
+		s->cfg.row_sink(s->cfg.row_sink_arg, line, len, lat);
 	}
+}
+
+/* One CSV row for job @j covering [js->last_t, now): every source read
+ * once into one struct sample_row, then the column table writes it. */
+void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
+		     double *mib_s_out, double *iops_out)
+{
+	struct job_samp *js = &s->jobs[j];
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
+	struct sample_row r = {
+		.sj = sj, .t0 = s->t0, .epoch0_ms = s->epoch0_ms, .hz = s->hz,
+		.rlat = &s->interval, .wlat = &s->winterval, .slat = &s->sinterval, .sys = sys, .ps = &js->last_sys, .now = now,
+		.dt = (double)(now - js->last_t) / 1e9,
+		.ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns,
+	};
+	char line[2048], *p;
+
+	if (r.dt <= 0)
+		return;
+	if (s->test_row_hook)
+		s->test_row_hook(s);
+	gather_counters(s, j, &r);
+	gather_tasks(s, j, &r);
+	gather_devs(s, js, &r, dcur);
+	if (!r.ramp) {
+		const uint64_t dops[FIOLOG_DIRS] = { r.ops, r.wops }, dbytes[FIOLOG_DIRS] = { r.bytes, r.wbytes };
+
+		fio_interval(s, j, now, dops, dbytes);
+	}
+	/* The status line shows both directions together. */
+	if (mib_s_out)
+		*mib_s_out = (double)(r.bytes + r.wbytes) / MIB / r.dt;
+	if (iops_out)
+		*iops_out = (double)(r.ops + r.wops) / r.dt;
+	/* cgroup usage: only jobs run under mem_limit have a cgroup. */
+	r.cg_ok = js->cg && cgroup_usage(js->cg, &r.cg_bytes) == 0;
+	if (r.cg_ok && r.cg_bytes > js->cgroup_peak)
+		js->cgroup_peak = r.cg_bytes;
+	gather_ev(s, j, &r);
+	gather_explain(s, j, &r);
+	gather_wb(s, j, &r);
+	/* Where the workers' time went (samplertime.c). */
+	r.time_ok = sampler_time_row(s, j, now, r.ramp, r.tenths);
+
+	p = sample_cols_write(&r, s->host_cells, line, line + sizeof(line));
+	memcpy(js->dev_last, dcur, sizeof(dcur));
+	js->last_sys = *sys;
+	js->last_t = now;
+	emit(s, sj->job, line, (size_t)(p - line));
 }
