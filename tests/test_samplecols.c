@@ -20,23 +20,23 @@
 
 static void test_header_is_the_table(void **state)
 {
-	const char *h = sample_csv_header();
+	const char *h = samplecols_header();
 	size_t off = 0;
 
 	(void)state;
-	assert_true(sample_ncols > 60);
-	for (size_t i = 0; i < sample_ncols; i++) {
-		size_t n = strlen(sample_cols[i].name);
+	assert_true(samplecols_n > 60);
+	for (size_t i = 0; i < samplecols_n; i++) {
+		size_t n = strlen(samplecols[i].name);
 
-		assert_memory_equal(h + off, sample_cols[i].name, n);
+		assert_memory_equal(h + off, samplecols[i].name, n);
 		off += n;
-		assert_int_equal(h[off], i + 1 < sample_ncols ? ',' : '\0');
+		assert_int_equal(h[off], i + 1 < samplecols_n ? ',' : '\0');
 		off++;
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(sample_cols[k].name, sample_cols[i].name))
-				fail_msg("column %s twice", sample_cols[i].name);
+			if (!strcmp(samplecols[k].name, samplecols[i].name))
+				fail_msg("column %s twice", samplecols[i].name);
 	}
-	assert_string_equal(sample_cols[0].name, "t_s");
+	assert_string_equal(samplecols[0].name, "t_s");
 }
 
 static bool ends(const char *s, const char *suffix)
@@ -50,8 +50,8 @@ static bool ends(const char *s, const char *suffix)
 static void test_units_match_names(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sample_ncols; i++) {
-		const struct sample_col *c = &sample_cols[i];
+	for (size_t i = 0; i < samplecols_n; i++) {
+		const struct sample_col *c = &samplecols[i];
 		const char *want = ends(c->name, "_per_s") || ends(c->name, "iops") ? "/s"
 				 : ends(c->name, "mib_s") ? "MiB/s"
 				 : ends(c->name, "_mib") ? "MiB"
@@ -89,9 +89,9 @@ static void test_man_page_lists_every_column(void **state)
 	}
 	fclose(f);
 	assert_non_null(sec);
-	for (size_t i = 0; i < sample_ncols; i++)
-		if (!strstr(sec, sample_cols[i].name))
-			fail_msg("%s is not in the man page's CSV COLUMNS", sample_cols[i].name);
+	for (size_t i = 0; i < samplecols_n; i++)
+		if (!strstr(sec, samplecols[i].name))
+			fail_msg("%s is not in the man page's CSV COLUMNS", samplecols[i].name);
 	free(sec);
 }
 
@@ -140,8 +140,8 @@ static void test_row_has_a_cell_per_column(void **state)
 
 	(void)state;
 	fixture(f);
-	end = sample_cols_write(&f->r, NULL, line, line + sizeof(line));
-	assert_int_equal(commas(line, end), sample_ncols - 1);
+	end = samplecols_write(&f->r, NULL, line, line + sizeof(line));
+	assert_int_equal(commas(line, end), samplecols_n - 1);
 	*end = '\0';
 	/* t_s, epoch_ms, dt_s, job, engine, rw, threads, ramp, iops, mib_s */
 	assert_memory_equal(line, "1.000,1000,1.000,j,psync,read,1,0,100.0,0.391,", 46);
@@ -151,25 +151,25 @@ static void test_row_has_a_cell_per_column(void **state)
 static void test_host_cells_kept_only_for_their_readings(void **state)
 {
 	struct fixture *f = malloc(sizeof(*f));
-	struct sample_host_cache *hc = sample_host_cache_new();
+	struct samplecols_cache *hc = samplecols_cache_new();
 	char a[2048], b[2048], c[2048], *ea, *eb, *ec;
 
 	(void)state;
 	fixture(f);
-	ea = sample_cols_write(&f->r, NULL, a, a + sizeof(a));
-	eb = sample_cols_write(&f->r, hc, b, b + sizeof(b));
+	ea = samplecols_write(&f->r, NULL, a, a + sizeof(a));
+	eb = samplecols_write(&f->r, hc, b, b + sizeof(b));
 	assert_int_equal(ea - a, eb - b);
 	assert_memory_equal(a, b, (size_t)(ea - a));
 	/* Another host reading under the same seq would be a bug the
 	 * cache hides: a new reading has a new seq, and is formatted anew. */
 	f->sys.mem.bytes[PROCFS_MEM_CACHED] = 1024ull << 20;
 	f->sys.seq = 3;
-	ec = sample_cols_write(&f->r, hc, c, c + sizeof(c));
+	ec = samplecols_write(&f->r, hc, c, c + sizeof(c));
 	*ec = '\0';
 	assert_non_null(strstr(c, ",1024.0,"));
 	*eb = '\0';
 	assert_non_null(strstr(b, ",512.0,"));
-	sample_host_cache_free(hc);
+	samplecols_cache_free(hc);
 	free(f);
 }
 

@@ -311,7 +311,7 @@ FILL(f_time)
 #define TEXT(n, src, f) { n, "", src, KIND_TEXT, 0, false, -1, -1, f }
 #define US HIST_US_DECIMALS
 
-const struct sample_col sample_cols[] = {
+const struct sample_col samplecols[] = {
 	HOST("t_s", "s", SRC_CLOCK, 3, f_t, -1),
 	{ "epoch_ms", "ms", SRC_CLOCK, KIND_INT, 0, true, -1, -1, f_epoch },
 	NUM("dt_s", "s", SRC_CLOCK, 3, f_dt, -1, -1),
@@ -394,11 +394,11 @@ const struct sample_col sample_cols[] = {
 	NUM("time_other_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_OTHER, -1),
 };
 
-const size_t sample_ncols = sizeof(sample_cols) / sizeof(sample_cols[0]);
+const size_t samplecols_n = sizeof(samplecols) / sizeof(samplecols[0]);
 
-#define NCOLS (sizeof(sample_cols) / sizeof(sample_cols[0]))
+#define NCOLS (sizeof(samplecols) / sizeof(samplecols[0]))
 
-const char *sample_csv_header(void)
+const char *samplecols_header(void)
 {
 	static char header[2048];
 
@@ -406,11 +406,11 @@ const char *sample_csv_header(void)
 		char *p = header;
 
 		for (size_t i = 0; i < NCOLS; i++) {
-			size_t n = strlen(sample_cols[i].name);
+			size_t n = strlen(samplecols[i].name);
 
 			if (i)
 				*p++ = ',';
-			memcpy(p, sample_cols[i].name, n);
+			memcpy(p, samplecols[i].name, n);
 			p += n;
 		}
 		*p = '\0';
@@ -423,7 +423,7 @@ const char *sample_csv_header(void)
 /* The host cells of the last row written, and what they were made of:
  * the same two host readings over the same span at the same moment give
  * the same cells, so 2000 jobs sampled together format them once. */
-struct sample_host_cache {
+struct samplecols_cache {
 	bool valid;
 	uint64_t sys_seq, ps_seq, now;
 	double dt;
@@ -431,12 +431,12 @@ struct sample_host_cache {
 	char cell[NCOLS][24];
 };
 
-struct sample_host_cache *sample_host_cache_new(void)
+struct samplecols_cache *samplecols_cache_new(void)
 {
-	return calloc(1, sizeof(struct sample_host_cache));
+	return calloc(1, sizeof(struct samplecols_cache));
 }
 
-void sample_host_cache_free(struct sample_host_cache *hc)
+void samplecols_cache_free(struct samplecols_cache *hc)
 {
 	free(hc);
 }
@@ -488,7 +488,7 @@ static void write_cell(const struct sample_row *r, const struct sample_col *c, c
 		fmt_cell(p, end, ok, v, c->prec);
 }
 
-char *sample_cols_write(const struct sample_row *r, struct sample_host_cache *hc, char *line, char *end)
+char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end)
 {
 	char *p = line;
 	bool keep = hc && hc->valid && hc->sys_seq == r->sys->seq && hc->ps_seq == r->ps->seq &&
@@ -502,7 +502,7 @@ char *sample_cols_write(const struct sample_row *r, struct sample_host_cache *hc
 		hc->dt = r->dt;
 	}
 	for (size_t i = 0; i < NCOLS; i++) {
-		const struct sample_col *c = &sample_cols[i];
+		const struct sample_col *c = &samplecols[i];
 		char *at = p;
 
 		if (!c->host || !hc) {

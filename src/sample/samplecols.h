@@ -142,21 +142,21 @@ struct sample_col {
 	bool (*fill)(const struct sample_row *r, const struct sample_col *c, double *v, const char **text);
 };
 
-extern const struct sample_col sample_cols[];
-extern const size_t sample_ncols;
+extern const struct sample_col samplecols[];
+extern const size_t samplecols_n;
 
 /* The header line ("t_s,epoch_ms,..."), made from the table once. */
-const char *sample_csv_header(void);
+const char *samplecols_header(void);
 
 /* Host cells kept between the rows of one sample (samplecols.c). */
-struct sample_host_cache;
+struct samplecols_cache;
 
 /* Row @r's cells into [line, end): the first without a leading comma.
  * Returns the end of what was written. @hc holds the host columns'
  * cells of the rows sharing their key (NULL: none kept). */
-char *sample_cols_write(const struct sample_row *r, struct sample_host_cache *hc, char *line, char *end);
+char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end);
 
-struct sample_host_cache *sample_host_cache_new(void);
-void sample_host_cache_free(struct sample_host_cache *hc);
+struct samplecols_cache *samplecols_cache_new(void);
+void samplecols_cache_free(struct samplecols_cache *hc);
 
 #endif

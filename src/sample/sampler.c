@@ -38,7 +38,7 @@
 
 const char *sampler_csv_header(void)
 {
-	return sample_csv_header();
+	return samplecols_header();
 }
 
 /* ---- system sources ------------------------------------------------- */
@@ -306,7 +306,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	if (!s->regions.pages_per_sample)
 		s->regions.pages_per_sample = 1;
 	sampler_test_hooks(s);
-	s->host_cells = sample_host_cache_new();
+	s->host_cells = samplecols_cache_new();
 	if (!s->host_cells)
 		return err_set(e, ENOMEM, "out of memory");
 	hist_init(&s->tick_cost);
@@ -893,7 +893,7 @@ void sampler_destroy(struct sampler *s)
 		free(js->dev_end);
 	}
 	residency_set_free(&s->regions);
-	sample_host_cache_free(s->host_cells);
+	samplecols_cache_free(s->host_cells);
 	free(s->tick_mib);
 	free(s->tick_iops);
 	free(s->tick_row);

@@ -691,7 +691,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	/* Where the workers' time went (samplertime.c). */
 	r.time_ok = sampler_time_row(s, j, now, r.ramp, r.tenths);
 
-	p = sample_cols_write(&r, s->host_cells, line, line + sizeof(line));
+	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
 	memcpy(js->dev_last, dcur, sizeof(dcur));
 	js->last_sys = *sys;
 	js->last_t = now;

@@ -185,7 +185,7 @@ struct sampler {
 	void (*test_pass_hook)(struct sampler *s);		/* the counters' pass, once */
 	uint64_t test_delay_ns, test_stall_ns;
 	uint64_t sys_seq;		/* host readings made: sys_snap.seq */
-	struct sample_host_cache *host_cells;
+	struct samplecols_cache *host_cells;
 	double *tick_mib, *tick_iops;
 	bool *tick_row;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
