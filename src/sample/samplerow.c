@@ -437,9 +437,13 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 	hist_clear(&s->interval);
 	hist_clear(&s->winterval);
 	hist_clear(&s->sinterval);
+	/* Each worker's share, for fio's logs: only a job that writes them
+	 * reads it (720 bytes a worker, written every row). */
+	bool logs = fiolog_logs(s->fiolog, j);
+
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		struct fiolog_sample *sh = i < sj->nworkers ? &js->share[i] : NULL;
+		struct fiolog_sample *sh = logs && i < sj->nworkers ? &js->share[i] : NULL;
 
 		if (sh) {
 			memset(sh, 0, sizeof(*sh));
@@ -468,12 +472,14 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		}
 		/* One pass over the buckets the thread has used, not
 		 * copies of its whole histogram. */
-		if (job->latency && sh) {
+		if (job->latency && i < sj->nworkers) {
 			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
 
-			sh->dir[FIOLOG_READ].lat_n = n;
-			sh->dir[FIOLOG_READ].lat_sum_ns = sum;
-			sh->dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
+			if (sh) {
+				sh->dir[FIOLOG_READ].lat_n = n;
+				sh->dir[FIOLOG_READ].lat_sum_ns = sum;
+				sh->dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
+			}
 		}
 		if (!ts->prev_w)
 			continue;
