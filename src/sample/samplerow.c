@@ -698,7 +698,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	r.time_ok = sampler_time_row(s, j, now, r.ramp, r.tenths);
 
 	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
-	memcpy(js->dev_last, dcur, sizeof(dcur));
+	/* Only its devices: the whole array is 2.3 KB a row. */
+	memcpy(js->dev_last, dcur, js->ndev * sizeof(*dcur));
 	js->last_sys = *sys;
 	js->last_t = now;
 	emit(s, sj->job, line, (size_t)(p - line));
