@@ -314,7 +314,7 @@ FILL(f_time)
 const struct sample_col samplecols[] = {
 	HOST("t_s", "s", SRC_CLOCK, 3, f_t, -1),
 	{ "epoch_ms", "ms", SRC_CLOCK, KIND_INT, 0, true, -1, -1, f_epoch },
-	NUM("dt_s", "s", SRC_CLOCK, 3, f_dt, -1, -1),
+	HOST("dt_s", "s", SRC_CLOCK, 3, f_dt, -1),
 	TEXT("job", SRC_JOB, f_name),
 	TEXT("engine", SRC_JOB, f_engine),
 	TEXT("rw", SRC_JOB, f_rw),

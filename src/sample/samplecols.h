@@ -134,7 +134,7 @@ struct sample_col {
 	enum sample_kind kind;
 	int prec;		/* KIND_NUM's decimals */
 	/* The same for every job sampled at one moment over the same span
-	 * (the host's figures): formatted once per sample. */
+	 * (the host's figures, the clock's): formatted once per sample. */
 	bool host;
 	int a, b;		/* what fill reads: a figure's index, or -1 */
 	/* The figure; false leaves the cell empty (never a 0 for a source
