@@ -154,7 +154,7 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
  * its age is rounded to). */
 #define DA_AGE_SLACK_NS 1000000ull
 
-/* Said once a process (only the sampler thread writes it). */
+/* Said once a process (only the controller, which samples, writes it). */
 static bool warned_bogus;
 
 /* The job's workers' delays and CPU time since its last reading into
