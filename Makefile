@@ -8,7 +8,7 @@
 #                 and the plot helpers under $(DESTDIR)$(PREFIX); make uninstall
 #   make deb      faultline_VERSION_ARCH.deb with dpkg-deb
 #
-# Packages come from the distribution (SPEC 13); `make deps` installs the
+# Packages come from the distribution, not vendored; `make deps` installs the
 # missing ones with apt-get when run as root on Debian.
 
 CC      ?= gcc
@@ -44,7 +44,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # Debian packages behind each need: header or tool -> package. The
 # tests make filesystems and partition tables on loop devices (mkfs.ext4:
 # e2fsprogs, sfdisk: fdisk) and watch a run's opens (strace). Open MPI
-# (SPEC 14): mpi.h to build (libopenmpi-dev), mpirun to run and test
+# (many hosts): mpi.h to build (libopenmpi-dev), mpirun to run and test
 # (openmpi-bin); the binary loads libmpi only when started by mpirun.
 DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 	   pkg-config fio python3-matplotlib libisal-dev libblkid-dev \
@@ -56,7 +56,7 @@ DEB_PKGS = liburing-dev libaio-dev libnuma-dev libjansson-dev libcmocka-dev \
 # initdb and pgbench).
 CHECK_DEB_PKGS = chromium python3-venv postgresql
 
-.PHONY: all check check-lanes check-modules check-deps demo deps unit e2e e2e-unprivileged plot-tests clean \
+.PHONY: all check check-lanes check-modules check-deps demo deps unit e2e e2e-front e2e-beside e2e-unprivileged plot-tests clean \
 	install uninstall deb
 all: $(BIN)
 
@@ -127,13 +127,13 @@ check-deps:
 # host's, which an alone suite of another clone must not see change.
 unit: $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; \
-		$(if $(E2E_LOCK),flock -s $(E2E_LOCK)) $$t || fail=1; done; exit $$fail
+		$(if $(E2E_LOCK),tests/e2e-lock -s $(E2E_LOCK)) $$t || fail=1; done; exit $$fail
 
 # ---- end-to-end suites (tests/e2e/*.sh, run by tests/run-e2e) ----
 # Three passes, each for what only it can find:
 #   e2e               every suite, as root: the behaviour.
 #   e2e-unprivileged  as nobody, the suites whose behaviour differs without
-#                     root (SPEC 8: one warning per source it cannot read,
+#                     root (one warning per source it cannot read,
 #                     an empty cell rather than a 0, exit 2 for what needs
 #                     root): the others would repeat the root pass's paths
 #                     or skip (loop devices, cgroups, tracefs).
@@ -161,6 +161,18 @@ LOAD_BESIDE  = $(if $(filter-out 0,$(LOAD)),tests/load-beside)
 e2e: $(BIN)
 	@FAULTLINE=$(CURDIR)/$(BIN) $(LOAD_BESIDE) $(E2E_RUN) $(E2E_ALL)
 
+# make check splits the root pass in two lanes (check-lanes below):
+# E2E_BESIDE runs beside the front lane once the TSan lane's own work is
+# done, the other suites in front. Only suites that take the lock shared
+# (no "# e2e: alone"), the longest ones, so that both lanes end together;
+# the shortest first, as the front's alone suites may still be running.
+E2E_BESIDE = fio-cli runctl replay mpi install mpi-hosts verdict
+E2E_FRONT  = $(filter-out $(E2E_BESIDE),$(E2E_ALL))
+e2e-front: $(BIN)
+	@FAULTLINE=$(CURDIR)/$(BIN) $(E2E_RUN) $(E2E_FRONT)
+e2e-beside: $(BIN)
+	@FAULTLINE=$(CURDIR)/$(BIN) $(E2E_RUN) --label=beside $(E2E_BESIDE)
+
 # As nobody: a copy of the tests and the binary that nobody can read.
 # Skipped (said so) when not root or without setpriv.
 e2e-unprivileged: $(BIN)
@@ -178,7 +190,7 @@ plot-tests:
 
 # No include cycle between modules and no file over 1000 lines in src/
 # (STYLE). The self-test first shows, on made-up trees, that it can fail.
-# And tests/check-outputs, SPEC 8's one window per figure over faultline's
+# And tests/check-outputs, one window per figure over faultline's
 # JSON and CSV files (tests/e2e/lib.sh runs it over every suite's
 # outputs), shows on made-up outputs that it finds each flaw it looks for.
 check-modules:
@@ -188,43 +200,52 @@ check-modules:
 
 # Every suite runs even when an earlier one fails; the status says if any
 # did, and each one's time is printed, to keep CI under its 15 minutes.
-# Three lanes: in front, the modules check, the unit tests, every
-# end-to-end suite as root and the plot tests; beside them, at the lowest
-# CPU priority, the ASan build and pass, and the TSan build and pass, the
-# fuzzing smoke run and the unprivileged pass; the lanes beside are
-# printed when done. The end-to-end suites of all lanes share E2E_LOCK:
+# Four lanes: in front, the modules check, the unit tests, the
+# end-to-end suites as root but E2E_BESIDE, and the plot tests; beside
+# them, at the lowest CPU priority, the ASan build and pass; the TSan
+# build, the fuzzing smoke run (it takes no lock, so it runs while the
+# alone suites hold it), the TSan pass, then, at the front's priority,
+# the root suites of E2E_BESIDE; and the unprivileged pass, from the
+# start, so that its alone suites run among the front's (after the
+# others, an alone suite waits for a moment when no shared one runs,
+# and the pass ended last). The lanes beside are printed when done. The
+# end-to-end suites of all lanes share E2E_LOCK:
 # one marked alone runs by itself (tests/run-e2e). The lock is the host's
 # (CHECK_LOCK), not the clone's: two make checks at once, or a suite run
 # by hand with tests/run-e2e --lock=$(CHECK_LOCK), keep out of each
 # other's alone suites too. It is never removed (a holder would keep an
 # unlinked file while the next run locked a new one).
 CHECK_LOCK ?= $(firstword $(wildcard /run/lock) /tmp)/faultline-e2e.lock
-CHECK_FRONT = check-modules unit e2e plot-tests
-CHECK_ASAN  = asan check-asan
-CHECK_TSAN  = tsan check-tsan check-fuzz e2e-unprivileged
+CHECK_FRONT  = check-modules unit e2e-front plot-tests
+CHECK_ASAN   = asan check-asan
+CHECK_TSAN   = tsan check-fuzz check-tsan e2e-beside
+CHECK_NOBODY = e2e-unprivileged
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
 	@$(LOAD_BESIDE) $(MAKE) --no-print-directory check-lanes LOAD=0 FAULTLINE_E2E_LOAD=
 
 # The lanes of make check (above), once the binary and tests are built.
+# A lane beside runs its steps at nice 19, but the root suites: they are
+# the front's pass, split in two.
 check-lanes:
 	@fail=0; t0=$$(date +%s); lock=$(CHECK_LOCK); touch $$lock; rm -f build-beside.rc; \
-	lane() { for s in "$$@"; do t=$$(date +%s); \
-		nice -n 19 $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
-		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside)"; done; }; \
+	lane() { for s in "$$@"; do t=$$(date +%s); n=19; [ $$s != e2e-beside ] || n=0; \
+		nice -n $$n $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
+		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside, ended at $$(($$(date +%s) - t0)) s)"; done; }; \
+	lane $(CHECK_NOBODY) >build-beside-nobody.log 2>&1 & nobody=$$!; \
 	lane $(CHECK_ASAN) >build-beside-asan.log 2>&1 & asan=$$!; \
 	lane $(CHECK_TSAN) >build-beside-tsan.log 2>&1 & tsan=$$!; \
 	for s in $(CHECK_FRONT); do t=$$(date +%s); \
 		$(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { fail=1; echo "== check: $$s FAILED"; }; \
-		echo "== check: $$s took $$(($$(date +%s) - t)) s"; done; \
-	t=$$(date +%s); wait $$asan $$tsan; \
-	echo "== check: waited $$(($$(date +%s) - t)) s for the lanes beside: $(CHECK_ASAN); $(CHECK_TSAN)"; \
-	cat build-beside-asan.log build-beside-tsan.log; [ ! -e build-beside.rc ] || fail=1; \
-	rm -f build-beside-asan.log build-beside-tsan.log build-beside.rc; \
+		echo "== check: $$s took $$(($$(date +%s) - t)) s (ended at $$(($$(date +%s) - t0)) s)"; done; \
+	t=$$(date +%s); wait $$nobody $$asan $$tsan; \
+	echo "== check: waited $$(($$(date +%s) - t)) s for the lanes beside: $(CHECK_NOBODY); $(CHECK_ASAN); $(CHECK_TSAN)"; \
+	cat build-beside-nobody.log build-beside-asan.log build-beside-tsan.log; [ ! -e build-beside.rc ] || fail=1; \
+	rm -f build-beside-nobody.log build-beside-asan.log build-beside-tsan.log build-beside.rc; \
 	echo "== check: all suites took $$(($$(date +%s) - t0)) s"; \
 	exit $$fail
 
-# ---- install (SPEC 13) ----
+# ---- install ----
 # bin/faultline, bin/faultline-plot (a wrapper that runs the installed
 # plot helpers), share/man/man1/faultline.1.gz, share/faultline/jobs (the
 # bundled jobs and their README), share/faultline/plot (the Python helpers
@@ -294,5 +315,5 @@ demo: deps
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-# asan, ubsan, tsan, fuzz and their check-* targets (SPEC 8).
+# asan, ubsan, tsan, fuzz and their check-* targets.
 include mk/sanitize.mk

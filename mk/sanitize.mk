@@ -1,4 +1,4 @@
-# mk/sanitize.mk - sanitizer builds and fuzzing (SPEC 8), included by the
+# mk/sanitize.mk - sanitizer builds and fuzzing, included by the
 # top Makefile.
 #
 #   make asan         build-asan/faultline and unit tests, ASan + UBSan (gcc)
@@ -62,14 +62,17 @@ asan ubsan tsan:
 # Beside the root pass (make check), every run of a binary holds the e2e
 # lock shared, as each suite does: a suite that runs alone (it counts
 # cgroups a run's start may clean, or the host's counters) runs alone.
-SAN_LOCK = $(if $(E2E_LOCK),flock -s $(E2E_LOCK))
+SAN_LOCK = $(if $(E2E_LOCK),tests/e2e-lock -s $(E2E_LOCK))
 # Not chaos nor memory: what they add is the kernel's view of runs ended
 # at random moments and of memory limits (processes, cgroups, the OOM
 # killer); the code they run is the engines', the sampler's and the
 # cgroup module's, which the suites here and test_cgroup, test_memneed
 # run under ASan, and both run alone, holding every other lane.
-E2E_ASAN = async badinput bufpool engines fio-cli fio-examples fio-json reliability reqopts \
-	   replay runctl shapes telemetry verdict vmcache writeback writes
+# Shortest first (the alone ones run first anyway): an alone suite of
+# the front lane waits for the shared ones running to end, and the
+# front's run at the start.
+E2E_ASAN = vmcache badinput reqopts shapes reliability async runctl bufpool replay \
+	   fio-cli fio-json fio-examples engines writes verdict telemetry writeback
 check-asan: deps
 	$(call san_build,asan)
 	@fail=0; \
@@ -94,10 +97,10 @@ TSAN_TESTS   = $(patsubst tests/%.c,build-tsan/tests/%,\
 # the pattern TSan has to see (workers publish counters, the sampler reads
 # them every 100 ms): one run per engine, since each hands out requests
 # and completions differently; two concurrent jobs with the CPU probe; an
-# event loop handing requests to offload helpers (SPEC 9); the prefetch
+# event loop handing requests to offload helpers (loop=, offload=); the prefetch
 # helper thread; the buffer pool; worker processes (thread=0) started by
 # the job's leader thread while the sampler reads their counters; and a
-# run stopped by SIGINT (SPEC 8: exit 1).
+# run stopped by SIGINT (exit 1).
 TSAN_COMMON  = --quiet --interval=100ms --csv=/dev/null --output=/dev/null \
 	       --filename=$(CURDIR)/build-tsan/scratch/target --size=16m
 TSAN_JOB     = --name=tsan --numjobs=4 --rw=randread --time_based
@@ -120,7 +123,7 @@ TSAN_BUFPOOL = --name=bp --ioengine=bufpool --pool_size=2m --numjobs=4 --rw=rand
 	       --rw=read --bs=1k --runtime=2s --time_based
 TSAN_BUFPOOL_W = --name=bpw --ioengine=bufpool --pool_size=256k --numjobs=3 --rw=randrw \
 	       --bs=1k --fsync=16 --verify=crc32c --runtime=2s --time_based
-# vmcache (issue 25): four threads missing and evicting in batches in a
+# vmcache: four threads missing and evicting in batches in a
 # pool of 512 pages (published latches, the clock, madvise), then three
 # threads reading and writing 1 KiB pieces of shared pages in a pool of
 # 64, with flushes, dirty pages written back before their batch goes,

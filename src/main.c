@@ -819,13 +819,114 @@ int main(int argc, char **argv)
 	return status;
 }
 
+/* A run's outcome: its exit status, the outputs written (by rank 0 of
+ * an MPI launch, from every rank's results), each failed job named. */
+static int finish_run(const struct cli *c, struct run *run, int ret, const struct err *e)
+{
+	struct err we = { 0 };
+	char who[300] = "";
+	int status = ret ? EXIT_JOB_FAILED : EXIT_RAN;
+
+	if (ret)
+		fprintf(stderr, "faultline: %s\n", e->msg);
+	run->res.version = FAULTLINE_VERSION;
+	for (unsigned i = 0; i < run->res.njobs; i++)
+		if (run->res.jobs[i].error)
+			status = EXIT_JOB_FAILED;
+	if (run->res.interrupted)
+		status = EXIT_JOB_FAILED;
+	if (run->res.csv_error) {
+		fprintf(stderr, "faultline: the CSV %s is incomplete (it ends at the last whole row): %s\n",
+			c->csv, strerror(run->res.csv_error));
+		status = EXIT_JOB_FAILED;
+	}
+	if (ranks_on()) {
+		struct rank_outputs ro_all;
+
+		/* Every rank's results to rank 0, which alone writes. */
+		if (rankresult_gather(&run->res, c->fmt_normal, c->fmt_json || c->demo_json, c->json_flags,
+				      &ro_all, &we)) {
+			fprintf(stderr, "faultline: rank %d: %s\n", ranks_rank(), we.msg);
+			status = EXIT_JOB_FAILED;
+		} else if (ranks_rank() == 0 && write_outputs(c, &run->res, &ro_all, &we)) {
+			fprintf(stderr, "faultline: %s\n", we.msg);
+			status = EXIT_JOB_FAILED;
+		}
+		rankresult_free(&ro_all);
+		snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
+	} else if (write_outputs(c, &run->res, NULL, &we)) {
+		fprintf(stderr, "faultline: %s\n", we.msg);
+		status = EXIT_JOB_FAILED;
+	}
+	report_failures(stderr, &run->res, who);
+	return status;
+}
+
+/* The jobs run: prepared together, executed, their outcome. */
+static int run_jobs(struct cli *c, struct joblist *jl, bool *left_running)
+{
+	/* Zeroed: a signal may reach on_signal before run_prepare fills it. */
+	struct run run = { 0 };
+	struct run_opts ro;
+	struct err e = { 0 };
+	bool any = false;
+	int status, ret;
+
+	for (unsigned i = 0; i < jl->n; i++) {
+		jl->jobs[i]->delayacct |= c->delayacct;
+		any |= jl->jobs[i]->delayacct;
+	}
+	if (any)
+		delayacct_for_run();
+	ro.interval_ns = c->interval_ns;
+	ro.stop_grace_ns = c->stop_grace_ns;
+	ro.csv_path = c->csv;
+	ro.status_line = !c->quiet && isatty(2);
+	/* Fail before the run, not after it, and create nothing yet. */
+	if (c->output && strcmp(c->output, "-") && outfile_check(c->output, "--output", &e) < 0) {
+		fprintf(stderr, "faultline: %s\n", e.msg);
+		return EXIT_INVALID;
+	}
+
+	/* What a run killed by SIGKILL left behind, before making more. */
+	cgroup_reap_stale(say_warning, NULL);
+	the_run = &run;
+	install_signals();
+	raise_fd_limit();
+	/* Before any worker: they read the latency clock it sets up. */
+	latclock_init();
+	ret = run_prepare(&run, jl, &ro, &e);
+	if (ranks_on())
+		ret = ranks_agree(ret, &e);
+	else if (ret)
+		fprintf(stderr, "faultline: %s\n", e.msg);
+	if (ret) {
+		/* The handler no longer reaches the run before run_destroy
+		 * unmaps its stop flag (a signal in between wrote to it). */
+		the_run = NULL;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		run_destroy(&run);
+		/* Stopped while laying out a file: a Ctrl-C, exit 1. */
+		return signals_seen ? EXIT_JOB_FAILED : EXIT_INVALID;
+	}
+	/* A signal before run_prepare made its stop flag had nowhere to go. */
+	if (signals_seen)
+		run_request_stop(&run);
+	ret = run_execute(&run, &e);
+	status = finish_run(c, &run, ret, &e);
+	the_run = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A stuck job's threads still read its job (run_destroy keeps the
+	 * rest): they end with the process. */
+	*left_running = run.nabandoned > 0;
+	run_destroy(&run);
+	return status;
+}
+
 static int faultline_main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	struct joblist jl = { 0 };
-	/* Zeroed: a signal may reach on_signal before run_prepare fills it. */
-	struct run run = { 0 };
-	struct run_opts ro;
 	struct err e = { 0 };
 	bool mounted_tracefs = false, left_running = false;
 	int status, ret;
@@ -884,107 +985,7 @@ static int faultline_main(int argc, char **argv)
 		goto out_jobs;
 	}
 
-	{
-		bool any = false;
-
-		for (unsigned i = 0; i < jl.n; i++) {
-			jl.jobs[i]->delayacct |= c.delayacct;
-			any |= jl.jobs[i]->delayacct;
-		}
-		if (any)
-			delayacct_for_run();
-	}
-	ro.interval_ns = c.interval_ns;
-	ro.stop_grace_ns = c.stop_grace_ns;
-	ro.csv_path = c.csv;
-	ro.status_line = !c.quiet && isatty(2);
-	/* Fail before the run, not after it, and create nothing yet. */
-	if (c.output && strcmp(c.output, "-") && outfile_check(c.output, "--output", &e) < 0) {
-		fprintf(stderr, "faultline: %s\n", e.msg);
-		goto out_jobs;
-	}
-
-	/* What a run killed by SIGKILL left behind, before making more. */
-	cgroup_reap_stale(say_warning, NULL);
-	the_run = &run;
-	install_signals();
-	raise_fd_limit();
-	/* Before any worker: they read the latency clock it sets up. */
-	latclock_init();
-	ret = run_prepare(&run, &jl, &ro, &e);
-	if (ranks_on())
-		ret = ranks_agree(ret, &e);
-	else if (ret)
-		fprintf(stderr, "faultline: %s\n", e.msg);
-	if (ret) {
-		/* Stopped while laying out a file: a Ctrl-C, exit 1. */
-		if (signals_seen)
-			status = EXIT_JOB_FAILED;
-		/* The handler no longer reaches the run before run_destroy
-		 * unmaps its stop flag (a signal in between wrote to it). */
-		the_run = NULL;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		run_destroy(&run);
-		goto out_jobs;
-	}
-	/* A signal before run_prepare made its stop flag had nowhere to go. */
-	if (signals_seen)
-		run_request_stop(&run);
-	ret = run_execute(&run, &e);
-	if (ret)
-		fprintf(stderr, "faultline: %s\n", e.msg);
-	run.res.version = FAULTLINE_VERSION;
-	status = ret ? EXIT_JOB_FAILED : EXIT_RAN;
-	for (unsigned i = 0; i < run.res.njobs; i++)
-		if (run.res.jobs[i].error)
-			status = EXIT_JOB_FAILED;
-	if (run.res.interrupted)
-		status = EXIT_JOB_FAILED;
-	if (run.res.csv_error) {
-		fprintf(stderr, "faultline: the CSV %s is incomplete (it ends at the last whole row): %s\n",
-			c.csv, strerror(run.res.csv_error));
-		status = EXIT_JOB_FAILED;
-	}
-	if (ranks_on()) {
-		struct rank_outputs ro_all;
-
-		/* Every rank's results to rank 0, which alone writes. */
-		if (rankresult_gather(&run.res, c.fmt_normal, c.fmt_json || c.demo_json, c.json_flags, &ro_all, &e)) {
-			fprintf(stderr, "faultline: rank %d: %s\n", ranks_rank(), e.msg);
-			status = EXIT_JOB_FAILED;
-		} else if (ranks_rank() == 0 && write_outputs(&c, &run.res, &ro_all, &e)) {
-			fprintf(stderr, "faultline: %s\n", e.msg);
-			status = EXIT_JOB_FAILED;
-		}
-		rankresult_free(&ro_all);
-	} else if (write_outputs(&c, &run.res, NULL, &e)) {
-		fprintf(stderr, "faultline: %s\n", e.msg);
-		status = EXIT_JOB_FAILED;
-	}
-	for (unsigned i = 0; i < run.res.njobs; i++) {
-		if (!run.res.jobs[i].error)
-			continue;
-		if (run.res.jobs[i].stuck) {
-			char who[300] = "";
-
-			if (ranks_on())
-				snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
-			fprintf(stderr, "faultline: %sjob '%s' given up%s: %s\n", who, run.res.jobs[i].job->name,
-				run.res.jobs[i].stuck_killed ? " (its worker processes killed)" :
-				" (its threads left to end with faultline)", run.res.jobs[i].errmsg);
-		} else if (ranks_on())
-			fprintf(stderr, "faultline: rank %d (%s): job '%s' failed: %s\n", ranks_rank(),
-				ranks_host(), run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
-		else
-			fprintf(stderr, "faultline: job '%s' failed: %s\n",
-				run.res.jobs[i].job->name, run.res.jobs[i].errmsg);
-	}
-	the_run = NULL;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* A stuck job's threads still read its job (run_destroy keeps the
-	 * rest): they end with the process. */
-	left_running = run.nabandoned > 0;
-	run_destroy(&run);
+	status = run_jobs(&c, &jl, &left_running);
 out_jobs:
 	if (!left_running)
 		joblist_free(&jl);

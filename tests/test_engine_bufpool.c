@@ -27,6 +27,7 @@
 
 #include "engines/bufpool.h"
 #include "engines/engine.h"
+#include "run/enginecfg.h"
 
 extern const struct engine_ops engine_bufpool;
 
@@ -132,8 +133,8 @@ static void rig_up(struct rig *r, uint32_t frames, enum pool_io_mode io, bool pr
 		t->dev_size = file_size[i];
 		t->lbs = 512;
 	}
-	r->ej = (struct engine_job){ .job = &r->job, .targets = r->targets,
-				     .ntargets = NTARGETS, .depth = 1 };
+	r->ej = (struct engine_job){ .targets = r->targets, .ntargets = NTARGETS, .depth = 1 };
+	enginecfg_resolve(&r->ej, &r->job);
 	assert_int_equal(engine_bufpool.prepare(&r->ej, &e), 0);
 	assert_int_equal(engine_bufpool.job_setup(&r->ej, &e), 0);
 	r->buf = aligned_alloc(PAGE, PAGE);
@@ -346,15 +347,17 @@ static void test_prepare_refuses(void **state)
 {
 	struct job job = { .bs = PAGE, .numjobs = 1, .pool_size = 64 * PAGE, .pool_page = 2048 };
 	struct target t = { .path = "x", .fd = -1, .fd_direct = 7, .len = 1 << 20, .lbs = 4096 };
-	struct engine_job ej = { .job = &job, .targets = &t, .ntargets = 1, .depth = 1 };
+	struct engine_job ej = { .targets = &t, .ntargets = 1, .depth = 1 };
 	struct err e = { 0 };
 
 	(void)state;
+	enginecfg_resolve(&ej, &job);
 	assert_int_equal(engine_bufpool.prepare(&ej, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "pool_page=2048"));
 	assert_non_null(strstr(e.msg, "4096"));
 	t.fd_direct = -1;
 	job.pool_page = 4096;
+	enginecfg_resolve(&ej, &job);
 	assert_int_equal(engine_bufpool.prepare(&ej, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "direct=1"));
 }

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "engines/engine.h"
+#include "run/enginecfg.h"
 #include "run/worker.h"
 
 extern const struct engine_ops engine_io_uring;
@@ -183,7 +184,7 @@ static void rig_init(struct rig *g, const struct engine_ops *ops, unsigned depth
 	g->w.st = &g->st;
 	g->wk.job = &g->job;
 	g->wk.ops = ops;
-	g->wk.ej.job = &g->job;
+	enginecfg_resolve(&g->wk.ej, &g->job);
 	g->wk.ej.ntargets = NTARGETS;
 	g->wk.ej.targets = g->targets;
 	g->wk.ej.depth = depth;

@@ -533,10 +533,10 @@ static void test_defaults(void **state)
 	assert_false(j->randseed_set);
 	assert_false(j->stonewall);
 	assert_false(j->time_based);
-	assert_int_equal(j->fio_noops, 0);
+	assert_int_equal(j->src.fio_noops, 0);
 	assert_string_equal(j->name, "j");
-	assert_string_equal(j->src_file, "job.fio");
-	assert_int_equal(j->src_line, 1);
+	assert_string_equal(j->src.file, "job.fio");
+	assert_int_equal(j->src.line, 1);
 	joblist_free(&jl);
 }
 
@@ -565,7 +565,7 @@ static void test_global_inheritance(void **state)
 	assert_string_equal(jl.jobs[1]->ioengine, "psync");
 	assert_int_equal(jl.jobs[2]->bs, 8192);
 	assert_int_equal(jl.jobs[2]->iodepth, 8);
-	assert_int_equal(jl.jobs[2]->src_line, 10);
+	assert_int_equal(jl.jobs[2]->src.line, 10);
 	joblist_free(&jl);
 }
 
@@ -617,9 +617,9 @@ static void test_global_options_as_written(void **state)
  * "(bare)" for a key without text. */
 static const char *opt_of(const struct job *j, const char *key)
 {
-	for (unsigned i = 0; i < j->nopts; i++)
-		if (!strcmp(j->opts[i].key, key))
-			return j->opts[i].val ? j->opts[i].val : "(bare)";
+	for (unsigned i = 0; i < j->src.nopts; i++)
+		if (!strcmp(j->src.opts[i].key, key))
+			return j->src.opts[i].val ? j->src.opts[i].val : "(bare)";
 	return "-";
 }
 
@@ -638,12 +638,12 @@ static void test_job_options_as_set(void **state)
 	snprintf(ncpus, sizeof(ncpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	parse_ok(&jl, "[global]\nfilename=/dev/null\nbs=16k\n[a]\nblocksize=4k\nrw=read\n"
 		      "rw=randread\ndirect\n[b]\n");
-	assert_int_equal(jl.jobs[0]->nopts, 3);
+	assert_int_equal(jl.jobs[0]->src.nopts, 3);
 	assert_string_equal(opt_of(jl.jobs[0], "bs"), "4k");
 	assert_string_equal(opt_of(jl.jobs[0], "rw"), "randread");
 	assert_string_equal(opt_of(jl.jobs[0], "direct"), "(bare)");
 	assert_string_equal(opt_of(jl.jobs[0], "filename"), "-");
-	assert_int_equal(jl.jobs[1]->nopts, 0);
+	assert_int_equal(jl.jobs[1]->src.nopts, 0);
 	assert_int_equal(jl.jobs[1]->bs, 16384);
 	assert_int_equal(jobfile_parse_args(&jl, 5, argv, &e), 0);
 	assert_string_equal(opt_of(jl.jobs[2], "name"), "cli");
@@ -793,7 +793,7 @@ static void test_files_start_fresh(void **state)
 	assert_string_equal(jl.jobs[0]->filename, "/dev/null");
 	assert_int_equal(jl.jobs[1]->bs, 4096);
 	assert_null(jl.jobs[1]->filename);
-	assert_string_equal(jl.jobs[1]->src_file, "second.fio");
+	assert_string_equal(jl.jobs[1]->src.file, "second.fio");
 	joblist_free(&jl);
 }
 
@@ -814,7 +814,7 @@ static void test_plain_fio_file(void **state)
 	assert_int_equal(jl.jobs[1]->nrfiles, 2);
 	assert_true(jl.jobs[1]->stonewall);
 	assert_false(jl.jobs[1]->time_based);
-	assert_int_equal(jl.jobs[1]->fio_noops, FIO_NOOP_GROUP_REPORTING);
+	assert_int_equal(jl.jobs[1]->src.fio_noops, FIO_NOOP_GROUP_REPORTING);
 	assert_true(jl.jobs[1]->thread);
 	joblist_free(&jl);
 }
@@ -1022,7 +1022,7 @@ static void test_gtod_reduce(void **state)
 	(void)state;
 	j = one_job(&jl, "gtod_reduce=1\n");
 	assert_false(j->latency);
-	assert_int_equal(j->fio_noops, 0);	/* it has an effect */
+	assert_int_equal(j->src.fio_noops, 0);	/* it has an effect */
 	joblist_free(&jl);
 	j = one_job(&jl, "gtod_reduce=0\n");
 	assert_true(j->latency);
@@ -1040,7 +1040,7 @@ static void test_fio_noops(void **state)
 		 "description=a test\nname=renamed\n");
 	j = jl.jobs[0];
 	assert_string_equal(j->name, "renamed");
-	assert_int_equal(j->fio_noops, FIO_NOOP_NAME |
+	assert_int_equal(j->src.fio_noops, FIO_NOOP_NAME |
 			 FIO_NOOP_GROUP_REPORTING | FIO_NOOP_NORANDOMMAP |
 			 FIO_NOOP_RANDREPEAT | FIO_NOOP_NEW_GROUP | FIO_NOOP_DESCRIPTION);
 	assert_false(j->randseed_set);
@@ -1049,7 +1049,7 @@ static void test_fio_noops(void **state)
 	joblist_free(&jl);
 	j = one_job(&jl, "thread=0\n");
 	assert_false(j->thread);
-	assert_int_equal(j->fio_noops, 0);
+	assert_int_equal(j->src.fio_noops, 0);
 	joblist_free(&jl);
 	j = one_job(&jl, "bs=4k\n");
 	assert_true(j->thread);		/* faultline's default, not fio's */
@@ -1167,8 +1167,8 @@ static void test_cmdline_jobs(void **state)
 	assert_int_equal(jl.jobs[1]->rw, RW_READ);
 	assert_null(jl.jobs[1]->filename);
 	assert_true(jl.jobs[1]->direct);
-	assert_string_equal(jl.jobs[1]->src_file, "command line");
-	assert_int_equal(jl.jobs[1]->src_line, 6);
+	assert_string_equal(jl.jobs[1]->src.file, "command line");
+	assert_int_equal(jl.jobs[1]->src.line, 6);
 	joblist_free(&jl);
 }
 
@@ -1256,8 +1256,8 @@ static void test_job_validate(void **state)
 	(void)state;
 	option_defaults(&j);
 	snprintf(j.name, sizeof(j.name), "hand");
-	snprintf(j.src_file, sizeof(j.src_file), "made.fio");
-	j.src_line = 9;
+	snprintf(j.src.file, sizeof(j.src.file), "made.fio");
+	j.src.line = 9;
 	j.size = MIB;
 	assert_int_equal(job_validate(&j, NULL, &e), 0);
 	snprintf(j.ioengine, sizeof(j.ioengine), "mmap");

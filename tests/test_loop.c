@@ -91,7 +91,7 @@ static void rig_job(struct rig *g, const char *files, uint64_t size, uint64_t bs
 	memset(&R, 0, sizeof(R));
 	option_defaults(&g->job);
 	snprintf(g->job.name, sizeof(g->job.name), "loop");
-	snprintf(g->job.src_file, sizeof(g->job.src_file), "test");
+	snprintf(g->job.src.file, sizeof(g->job.src.file), "test");
 	for (const char *p = files; *p; p++) {
 		size_t n = strlen(names);
 

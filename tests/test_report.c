@@ -73,12 +73,12 @@ static void build_result(void)
 	job_a.touch_stride = 64;
 	job_a.random_distribution = DIST_ZIPF;
 	job_a.zipf_theta = 1.2;
-	job_a.opts = job_a_opts;
-	job_a.nopts = 3;
+	job_a.src.opts = job_a_opts;
+	job_a.src.nopts = 3;
 
 	assert_int_equal(option_copy(&job_b, &job_a), 0);
-	job_b.opts = NULL;
-	job_b.nopts = 0;
+	job_b.src.opts = NULL;
+	job_b.src.nopts = 0;
 	snprintf(job_b.name, sizeof(job_b.name), "mmap-fail");
 	snprintf(job_b.ioengine, sizeof(job_b.ioengine), "mmap");
 	job_b.rw = RW_READ;

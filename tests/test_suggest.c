@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "lib/suggest.h"
+#include "job/suggest.h"
 
 /* The suggestion for @name among the NULL-terminated @names, or NULL. */
 static const char *nearest(const char *name, const char *const *names)

@@ -6,9 +6,9 @@
  * statistics are shared by all engines. Adding an engine is one source
  * file defining a `const struct engine_ops` and one line in engines.c.
  *
- * An engine sees two things: its job (struct engine_job: the job's
- * options, its targets, the request slots per thread, and the state its
- * job_setup made, shared by every thread) and one thread of it (struct
+ * An engine sees two things: its job (struct engine_job: the options
+ * it acts on, resolved once, its targets, the request slots per thread,
+ * and the state its job_setup made, shared by every thread) and one thread of it (struct
  * engine_thread: that thread's request slots and the state init made).
  * It never sees the worker, the run or the sampler.
  *
@@ -38,7 +38,6 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
 #include "engines/target.h"
 
 /* What a request asks for. */
@@ -79,16 +78,48 @@ struct io_req {
 	uint64_t t_issue;	/* ns, CLOCK_MONOTONIC; owned by the worker */
 };
 
-/* What an engine sees of its job: the same for every thread. */
+/* A pool engine's options (ENGINE_F_POOL: bufpool, vmcache). */
+struct engine_pool_cfg {
+	uint64_t size;		/* pool_size: bytes of frames */
+	uint64_t page;		/* pool_page: bytes per page, a power of two */
+	bool uring;		/* pool_io=uring: misses (and read-ahead) through
+				 * io_uring, else pread */
+	unsigned prefetch;	/* pool_prefetch: pages read ahead of each read */
+	unsigned evict_batch;	/* pool_evict_batch: vmcache's pages evicted together */
+};
+
+/*
+ * What an engine sees of its job: the same for every thread. The
+ * controller fills it once when the job is set up (run/enginecfg.c
+ * resolves the options below from the job's); an engine reads nothing
+ * else of the job (docs/design.md, The engine contract, says why).
+ */
 struct engine_job {
-	const struct job *job;
+	const char *name;	/* the job's name, for messages */
 	struct target *targets;
 	unsigned ntargets;
 	unsigned depth;		/* request slots per thread (iodepth, or a loop's) */
-	uint64_t req_max;	/* the longest request: bs, or a replay's longest (0: bs)
-				 * (each slot's buffer holds it) */
+	uint64_t req_max;	/* the longest request: the largest bs, or a replay's
+				 * longest (each slot's buffer holds it) */
 	uint64_t mem_available;	/* the host's MemAvailable when the job was set
 				 * up (run/jobrun.c reads it), 0 = unknown */
+	bool direct;		/* direct=1: requests go through fd_direct */
+	bool uncached;		/* uncached=1: reads with RWF_DONTCACHE */
+	bool atomic;		/* atomic=1: writes with RWF_ATOMIC */
+	bool writes;		/* the job changes its targets (writes, trims):
+				 * they are open O_RDWR, mappings writable */
+	bool flushes;		/* a flush policy is set: IO_FLUSH requests come */
+	bool replay;		/* read_iolog: requests of any length at any
+				 * offset, up to req_max */
+	bool prewarm;		/* prewarm=1: a pool fills itself in job_setup */
+	int madvise;		/* madvise(2)'s advice for mapped targets (MADV_*) */
+	struct engine_pool_cfg pool;
+	/* Where the job's files are, as its options name them (filecreate
+	 * makes them): filename='s "a:b:c", else numjobs x nrfiles scratch
+	 * names in directory (NULL: the working directory). */
+	const char *filename;
+	const char *directory;
+	unsigned numjobs, nrfiles;
 	void *priv;		/* job_setup's state */
 };
 
@@ -195,13 +226,6 @@ struct engine_ops {
 	int (*writeback)(struct engine_thread *et);
 };
 
-/* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,
- * end_fsync). */
-static inline bool engine_flush_datasync(const struct job *job)
-{
-	return job->fdatasync_every != 0;
-}
-
 /* fio's trims, the same in every engine that serves them, from the
  * calling thread: fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)
  * on a file, ioctl(BLKDISCARD) on a block device (engines.c). Sets
@@ -209,7 +233,7 @@ static inline bool engine_flush_datasync(const struct job *job)
 int engine_trim(const struct target *t, struct io_req *r);
 
 /* filecreate's files: filename='s count, else numjobs x nrfiles. */
-unsigned engine_filecreate_files(const struct job *j);
+unsigned engine_filecreate_files(const struct engine_job *ej);
 
 /* engines.c: the table. Aliases (pread, sync) resolve to their engine. */
 const struct engine_ops *engine_find(const char *name);
@@ -217,10 +241,9 @@ const struct engine_ops *engine_find(const char *name);
 const struct engine_ops *const *engine_list(void);
 /* Canonical name for @name (alias resolved), or NULL when unknown. */
 const char *engine_canonical(const char *name);
-/* The operations @job issues (ENGINE_OP bits): reads today. */
-unsigned engine_job_ops(const struct job *job);
-/* 0 when @ops serves every operation @job issues, else -EINVAL with a
- * message naming the engine and the operation. */
-int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e);
+/* 0 when @ops serves every operation in @need (ENGINE_OP bits: what the
+ * job issues), else -EINVAL with a message naming the engine and the
+ * operation. */
+int engine_check_ops(const struct engine_ops *ops, unsigned need, struct err *e);
 
 #endif

@@ -382,7 +382,6 @@ static void bt_free(struct bp_thread *bt)
 static int bp_init(struct engine_thread *et, struct err *e)
 {
 	const struct engine_job *ej = et->ej;
-	const struct job *job = ej->job;
 	struct bp_job *pj = ej->priv;
 	struct bp_thread *bt;
 	int ret;
@@ -395,13 +394,13 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->held = malloc(sizeof(*bt->held) * ej->depth);
 	/* Only a replay's requests may span pages (jobcheck refuses a bs
 	 * that does not divide pool_page). */
-	if (job->read_iolog && ej->req_max)
+	if (ej->replay && ej->req_max)
 		bt->span = malloc((size_t)ej->depth * ej->req_max);
 	/* jobcheck.c allows read-ahead only for read jobs through io_uring. */
-	bt->pf = job->pool_io == POOL_IO_URING && !job_writes(job) ? job->pool_prefetch : 0;
+	bt->pf = ej->pool.uring && !ej->writes ? ej->pool.prefetch : 0;
 	if (bt->pf)
 		bt->pf_slot = calloc(bt->pf, sizeof(*bt->pf_slot));
-	if (!bt->held || (job->read_iolog && ej->req_max && !bt->span) || (bt->pf && !bt->pf_slot)) {
+	if (!bt->held || (ej->replay && ej->req_max && !bt->span) || (bt->pf && !bt->pf_slot)) {
 		bt_free(bt);
 		return err_set(e, ENOMEM, "bufpool: out of memory");
 	}
@@ -447,7 +446,7 @@ static void bp_exit(struct engine_thread *et)
 
 static int bp_prepare(struct engine_job *ej, struct err *e)
 {
-	return pagedev_prepare(ej, "bufpool", (uint64_t)BUFPOOL_KEY_MAX + 1, ej->job->pool_size, e);
+	return pagedev_prepare(ej, "bufpool", (uint64_t)BUFPOOL_KEY_MAX + 1, ej->pool.size, e);
 }
 
 static int prewarm_read(void *arg, uint32_t key, uint8_t *frame)
@@ -512,19 +511,18 @@ static void bp_job_teardown(struct engine_job *ej)
 
 static int bp_job_setup(struct engine_job *ej, struct err *e)
 {
-	const struct job *j = ej->job;
 	struct bp_job *pj = calloc(1, sizeof(*pj));
 	int ret;
 
 	if (!pj)
 		return err_set(e, ENOMEM, "bufpool: out of memory");
 	/* bp_prepare checked that every key fits. */
-	ret = pagedev_layout(ej, (unsigned)__builtin_ctzll(j->pool_page), &pj->first, e);
+	ret = pagedev_layout(ej, (unsigned)__builtin_ctzll(ej->pool.page), &pj->first, e);
 	if (ret) {
 		free(pj);
 		return ret;
 	}
-	ret = bufpool_create(&pj->pool, j->pool_size, (uint32_t)j->pool_page,
+	ret = bufpool_create(&pj->pool, ej->pool.size, (uint32_t)ej->pool.page,
 			     pj->first[ej->ntargets], e);
 	if (ret) {
 		free(pj->first);
@@ -532,7 +530,7 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 		return ret;
 	}
 	ej->priv = pj;
-	if (j->prewarm) {
+	if (ej->prewarm) {
 		ret = prewarm(ej, pj->pool, pj->first, e);
 		if (ret) {
 			bp_job_teardown(ej);

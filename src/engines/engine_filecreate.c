@@ -37,28 +37,33 @@ static void fc_free(struct fc *f)
 	free(f);
 }
 
-unsigned engine_filecreate_files(const struct job *j)
+unsigned engine_filecreate_files(const struct engine_job *ej)
 {
 	unsigned n = 1;
 
-	if (!j->filename)
-		return j->numjobs * j->nrfiles;
-	for (const char *p = j->filename; *p; p++)
+	if (!ej->filename)
+		return ej->numjobs * ej->nrfiles;
+	for (const char *p = ej->filename; *p; p++)
 		n += *p == ':';
 	return n;
 }
 
 static int fc_job_setup(struct engine_job *ej, struct err *e)
 {
-	const struct job *j = ej->job;
 	struct fc *f = calloc(1, sizeof(*f));
-	const char *p = j->filename;
+	const char *p = ej->filename;
 
 	if (!f)
 		return err_set(e, ENOMEM, "filecreate: out of memory");
-	f->n = engine_filecreate_files(j);
+	f->n = engine_filecreate_files(ej);
 	f->base = ej->targets[0].base;
-	f->bs = job_bs_min(j, job_writes(j) ? JOB_DIR_WRITE : JOB_DIR_READ);
+	/* The virtual target holds a block of the requests' size per file
+	 * (ENGINE_F_CREATES). */
+	f->bs = f->n ? ej->targets[0].len / f->n : 0;
+	if (!f->bs) {
+		free(f);
+		return err_set(e, EINVAL, "filecreate: no files to create");
+	}
 	f->paths = calloc(f->n, sizeof(*f->paths));
 	if (!f->paths) {
 		fc_free(f);
@@ -67,14 +72,14 @@ static int fc_job_setup(struct engine_job *ej, struct err *e)
 	for (unsigned i = 0; i < f->n; i++) {
 		char path[4096];
 
-		if (j->filename) {
+		if (ej->filename) {
 			size_t len = strcspn(p, ":");
 
 			snprintf(path, sizeof(path), "%.*s", (int)len, p);
 			p += len + (p[len] == ':');
 		} else {
-			snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
-				 j->name, i / j->nrfiles, i % j->nrfiles);
+			snprintf(path, sizeof(path), "%s/%s.%u.%u", ej->directory ? ej->directory : ".",
+				 ej->name, i / ej->nrfiles, i % ej->nrfiles);
 		}
 		f->paths[i] = strdup(path);
 		if (!f->paths[i] || !*path) {

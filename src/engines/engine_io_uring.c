@@ -107,7 +107,7 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 		return -ENOMEM;
 	for (i = 0; i < nbufs; i++) {
 		iov[i].iov_base = i < depth ? et->reqs[i].buf : et->reqs[i - depth].wbuf;
-		iov[i].iov_len = jr->req_max ? jr->req_max : job_bs_largest(jr->job);
+		iov[i].iov_len = jr->req_max;
 	}
 	u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, nbufs) == 0;
 	free(iov);
@@ -116,7 +116,6 @@ static int uring_register(struct engine_thread *et, struct uring *u)
 
 static int uring_init(struct engine_thread *et, struct err *e)
 {
-	const struct job *job = et->ej->job;
 	/* One SQE per request slot, so queue() never finds the SQ full. */
 	unsigned entries = roundup_pow2(et->ej->depth);
 	struct io_uring_params p;
@@ -129,8 +128,8 @@ static int uring_init(struct engine_thread *et, struct err *e)
 		return err_set(e, ENOMEM, "io_uring: out of memory");
 	u->targets = engine_targets(et);
 	u->depth = et->ej->depth;
-	u->direct = job->direct;
-	u->read_flags = job->uncached ? UNCACHED_RWF_DONTCACHE : 0;
+	u->direct = et->ej->direct;
+	u->read_flags = et->ej->uncached ? UNCACHED_RWF_DONTCACHE : 0;
 
 	/*
 	 * A job that flushes queues each flush with IOSQE_IO_DRAIN. With
@@ -142,7 +141,7 @@ static int uring_init(struct engine_thread *et, struct err *e)
 	 * not settled; such a job starts at the next set, and
 	 * tests/e2e/writes.sh runs the case ten times.
 	 */
-	for (i = job_flushes(job) ? 1 : 0; i < sizeof(uring_flag_sets) / sizeof(uring_flag_sets[0]); i++) {
+	for (i = et->ej->flushes ? 1 : 0; i < sizeof(uring_flag_sets) / sizeof(uring_flag_sets[0]); i++) {
 		memset(&p, 0, sizeof(p));
 		p.flags = uring_flag_sets[i];
 		ret = io_uring_queue_init_params(entries, &u->ring, &p);

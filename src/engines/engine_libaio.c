@@ -87,7 +87,6 @@ static void aio_free(struct aio *a)
 
 static int aio_init(struct engine_thread *et, struct err *e)
 {
-	const struct job *job = et->ej->job;
 	unsigned depth = et->ej->depth ? et->ej->depth : 1;
 	struct aio *a;
 	int ret;
@@ -97,7 +96,7 @@ static int aio_init(struct engine_thread *et, struct err *e)
 		return err_set(e, ENOMEM, "libaio: out of memory");
 	a->depth = depth;
 	a->targets = engine_targets(et);
-	a->direct = job->direct;
+	a->direct = et->ej->direct;
 	a->iocbs = calloc(depth, sizeof(*a->iocbs));
 	a->batch = calloc(depth, sizeof(*a->batch));
 	a->failed = calloc(depth, sizeof(*a->failed));

@@ -27,21 +27,22 @@
 
 #include "engines/engine.h"
 
-static const int madv_flags[] = {
-	[ADV_NORMAL] = MADV_NORMAL,
-	[ADV_RANDOM] = MADV_RANDOM,
-	[ADV_SEQUENTIAL] = MADV_SEQUENTIAL,
-	[ADV_WILLNEED] = MADV_WILLNEED,
-	[ADV_HUGEPAGE] = MADV_HUGEPAGE,
-};
-
-static const char *const madv_names[] = {
-	[ADV_NORMAL] = "normal",
-	[ADV_RANDOM] = "random",
-	[ADV_SEQUENTIAL] = "sequential",
-	[ADV_WILLNEED] = "willneed",
-	[ADV_HUGEPAGE] = "hugepage",
-};
+/* The madvise= option's name of an advice, for messages. */
+static const char *madv_name(int advice)
+{
+	switch (advice) {
+	case MADV_RANDOM:
+		return "random";
+	case MADV_SEQUENTIAL:
+		return "sequential";
+	case MADV_WILLNEED:
+		return "willneed";
+	case MADV_HUGEPAGE:
+		return "hugepage";
+	default:
+		return "normal";
+	}
+}
 
 static void mmap_job_teardown(struct engine_job *jr)
 {
@@ -57,8 +58,6 @@ static void mmap_job_teardown(struct engine_job *jr)
 
 static int mmap_job_setup(struct engine_job *jr, struct err *e)
 {
-	const struct job *j = jr->job;
-
 	for (unsigned i = 0; i < jr->ntargets; i++) {
 		struct target *t = &jr->targets[i];
 		/* Map from 0 so the advice range starts page-aligned whatever
@@ -66,7 +65,7 @@ static int mmap_job_setup(struct engine_job *jr, struct err *e)
 		size_t len = (size_t)(t->base + t->len);
 		void *p;
 
-		p = mmap(NULL, len, job_writes(j) ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
+		p = mmap(NULL, len, jr->writes ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
 			 t->fd, 0);
 		if (p == MAP_FAILED) {
 			err_set(e, errno, "mmap %s (%zu bytes): %s%s", t->path, len, strerror(errno),
@@ -75,8 +74,8 @@ static int mmap_job_setup(struct engine_job *jr, struct err *e)
 		}
 		t->map = p;
 		t->map_len = len;
-		if (madvise(p, len, madv_flags[j->madvise]) < 0) {
-			err_set(e, errno, "madvise(%s) on %s: %s", madv_names[j->madvise],
+		if (madvise(p, len, jr->madvise) < 0) {
+			err_set(e, errno, "madvise(%s) on %s: %s", madv_name(jr->madvise),
 				t->path, strerror(errno));
 			goto fail;
 		}
@@ -97,7 +96,7 @@ static int mmap_init(struct engine_thread *et, struct err *e)
 	const struct engine_job *ej = et->ej;
 	struct dirty_range *d;
 
-	if (!job_writes(ej->job))
+	if (!ej->writes)
 		return 0;
 	d = calloc(ej->ntargets ? ej->ntargets : 1, sizeof(*d));
 	if (!d)

@@ -55,10 +55,10 @@ static void paio_free(struct paio *p)
  * RWF_ATOMIC to carry; refused rather than quietly not atomic. */
 static int paio_prepare(struct engine_job *ej, struct err *e)
 {
-	if (ej->job->atomic)
+	if (ej->atomic)
 		return err_set(e, EINVAL, "job '%s': atomic=1 with ioengine=posixaio: glibc's "
 			       "aio_write has no RWF_ATOMIC (io_uring, libaio and psync carry it)",
-			       ej->job->name);
+			       ej->name);
 	return 0;
 }
 
@@ -71,7 +71,7 @@ static int paio_init(struct engine_thread *et, struct err *e)
 		return err_set(e, ENOMEM, "posixaio: out of memory");
 	p->depth = depth;
 	p->targets = engine_targets(et);
-	p->direct = et->ej->job->direct;
+	p->direct = et->ej->direct;
 	p->cbs = calloc(depth, sizeof(*p->cbs));
 	p->queued = calloc(depth, sizeof(*p->queued));
 	p->inflight = calloc(depth, sizeof(*p->inflight));

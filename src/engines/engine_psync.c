@@ -15,14 +15,14 @@
 static int psync_queue(struct engine_thread *et, struct io_req *r)
 {
 	const struct target *t = &engine_targets(et)[r->target];
-	int fd = et->ej->job->direct ? t->fd_direct : t->fd;
+	int fd = et->ej->direct ? t->fd_direct : t->fd;
 	ssize_t n;
 
 	if (__builtin_expect(r->op == IO_TRIM, 0))
 		return engine_trim(t, r);
 	switch (r->op) {
 	case IO_READ:
-		if (et->ej->job->uncached) {
+		if (et->ej->uncached) {
 			struct iovec iov = { .iov_base = r->buf, .iov_len = r->len };
 
 			do

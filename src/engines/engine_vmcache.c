@@ -295,15 +295,14 @@ static void vm_exit(struct engine_thread *et)
 
 static int vm_prepare(struct engine_job *ej, struct err *e)
 {
-	const struct job *j = ej->job;
-	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
+	const unsigned shift = (unsigned)__builtin_ctzll(ej->pool.page);
 	uint64_t pages = 0;
 
 	for (unsigned i = 0; i < ej->ntargets; i++)
 		pages += pagedev_region_pages(&ej->targets[i], shift);
 	/* The memory: the resident pages and a state word per page. */
 	return pagedev_prepare(ej, "vmcache", REGION_MAX >> shift,
-			       j->pool_size + pages * sizeof(uint64_t), e);
+			       ej->pool.size + pages * sizeof(uint64_t), e);
 }
 
 static int prewarm_write(void *arg, uint64_t pid, const uint8_t *page)
@@ -365,8 +364,7 @@ static void vm_job_teardown(struct engine_job *ej)
 
 static int vm_job_setup(struct engine_job *ej, struct err *e)
 {
-	const struct job *j = ej->job;
-	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
+	const unsigned shift = (unsigned)__builtin_ctzll(ej->pool.page);
 	struct vm_job *vj = calloc(1, sizeof(*vj));
 	int ret;
 
@@ -377,15 +375,15 @@ static int vm_job_setup(struct engine_job *ej, struct err *e)
 		free(vj);
 		return ret;
 	}
-	ret = vmcache_create(&vj->pool, vj->first[ej->ntargets], (uint32_t)j->pool_page,
-			     j->pool_size >> shift, j->pool_evict_batch, e);
+	ret = vmcache_create(&vj->pool, vj->first[ej->ntargets], (uint32_t)ej->pool.page,
+			     ej->pool.size >> shift, ej->pool.evict_batch, e);
 	if (ret) {
 		free(vj->first);
 		free(vj);
 		return ret;
 	}
 	ej->priv = vj;
-	if (j->prewarm) {
+	if (ej->prewarm) {
 		ret = prewarm(ej, vj, e);
 		if (ret) {
 			vm_job_teardown(ej);

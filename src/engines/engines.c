@@ -74,21 +74,6 @@ static const char *const op_names[IO_NOPS] = {
 	[IO_TRIM] = "trims",
 };
 
-unsigned engine_job_ops(const struct job *job)
-{
-	unsigned ops = 0;
-
-	if (job_reads(job))
-		ops |= ENGINE_OP(IO_READ);
-	if (job_writes_data(job))
-		ops |= ENGINE_OP(IO_WRITE);
-	if (job_trims(job))
-		ops |= ENGINE_OP(IO_TRIM);
-	if (job_writes(job) && job_flushes(job))
-		ops |= ENGINE_OP(IO_FLUSH);
-	return ops;
-}
-
 /* A hole punched in a file (the size stays, the page cache's pages of
  * the range go), BLKDISCARD on a block device; EOPNOTSUPP where the
  * filesystem or device has no such thing. */
@@ -106,9 +91,9 @@ int engine_trim(const struct target *t, struct io_req *r)
 	return ENGINE_DONE;
 }
 
-int engine_check_ops(const struct engine_ops *ops, const struct job *job, struct err *e)
+int engine_check_ops(const struct engine_ops *ops, unsigned need, struct err *e)
 {
-	unsigned missing = engine_job_ops(job) & ~ops->ops;
+	unsigned missing = need & ~ops->ops;
 
 	for (unsigned op = 0; op < IO_NOPS; op++)
 		if (missing & ENGINE_OP(op))

@@ -83,8 +83,7 @@ static uint64_t page_need(const struct target *t, uint64_t off, uint32_t page)
 int pagedev_prepare(const struct engine_job *ej, const char *engine, uint64_t max_pages,
 		    uint64_t mem, struct err *e)
 {
-	const struct job *j = ej->job;
-	const unsigned shift = (unsigned)__builtin_ctzll(j->pool_page);
+	const unsigned shift = (unsigned)__builtin_ctzll(ej->pool.page);
 	uint64_t pages = 0;
 
 	for (unsigned i = 0; i < ej->ntargets; i++) {
@@ -95,16 +94,16 @@ int pagedev_prepare(const struct engine_job *ej, const char *engine, uint64_t ma
 		if (t->fd_direct < 0)
 			return err_set(e, EINVAL, "ioengine=%s reads with O_DIRECT: it needs direct=1",
 				       engine);
-		if (j->pool_page % t->lbs)
+		if (ej->pool.page % t->lbs)
 			return err_set(e, EINVAL, "pool_page=%llu is not a multiple of the logical "
 				       "block size %u of %s, which the pool's O_DIRECT reads need",
-				       (unsigned long long)j->pool_page, t->lbs, t->path);
+				       (unsigned long long)ej->pool.page, t->lbs, t->path);
 		pages += pagedev_region_pages(t, shift);
 	}
 	if (pages > max_pages)
 		return err_set(e, EINVAL, "the job's regions hold %llu pages of pool_page=%llu; "
 			       "%s numbers at most %llu (a larger pool_page makes fewer)",
-			       (unsigned long long)pages, (unsigned long long)j->pool_page, engine,
+			       (unsigned long long)pages, (unsigned long long)ej->pool.page, engine,
 			       (unsigned long long)max_pages);
 	/* A pool the host cannot hold would be populated into the OOM
 	 * killer; MemAvailable says what fits (unreadable: not checked). */
@@ -324,7 +323,7 @@ int pagedev_open(struct pagedev *pd, const struct engine_job *ej, const uint64_t
 	pd->shift = shift;
 	pd->page = 1u << shift;
 	pd->bufs = bufs;
-	pd->uring = ej->job->pool_io == POOL_IO_URING;
+	pd->uring = ej->pool.uring;
 	if (!pd->uring)
 		return 0;
 	for (size_t i = 0; i < sizeof(ring_flag_sets) / sizeof(ring_flag_sets[0]); i++) {

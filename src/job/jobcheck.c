@@ -43,7 +43,7 @@ const char *jobcheck_where(const struct job *j, const int *line, const char *nam
 	if (at < 0)
 		snprintf(buf, len, "command line:%d", -at);
 	else
-		snprintf(buf, len, "%s:%d%s", j->src_file, at ? at : j->src_line,
+		snprintf(buf, len, "%s:%d%s", j->src.file, at ? at : j->src.line,
 			 at ? "" : " (default)");
 	return buf;
 }
@@ -114,7 +114,7 @@ static int check_target(const struct job *j, const struct engine_ops *eng, const
 	if (!j->size && !j->filesize)
 		return err_set(e, EINVAL, "job '%s' at %s:%d has no filename and no size: "
 			       "scratch files need size= (or filename= for an existing file "
-			       "or device)", j->name, j->src_file, j->src_line);
+			       "or device)", j->name, j->src.file, j->src.line);
 	if (!j->filesize && j->size / j->nrfiles == 0)
 		return err_set(e, EINVAL, "size=%llu at %s split over nrfiles=%u leaves "
 			       "empty files", (unsigned long long)j->size,
@@ -416,7 +416,7 @@ static int check_writes(const struct job *j, const struct engine_ops *eng, const
 		if (job_flushes(j) || j->sync != SYNC_NONE)
 			jobcheck_warnf(warn, "job '%s' at %s:%d reads only (rw=%s): fsync, fdatasync, "
 			      "sync_interval, end_fsync and sync have no effect", j->name,
-			      j->src_file, j->src_line, rw);
+			      j->src.file, j->src.line, rw);
 		return 0;
 	}
 	if (job_bs_min(j, JOB_DIR_WRITE) % BLOCKDATA_SECTOR)

@@ -83,7 +83,7 @@ void job_free(struct job *j)
 	if (!j)
 		return;
 	option_release(j);
-	opts_free(j->opts, j->nopts);
+	opts_free(j->src.opts, j->src.nopts);
 	free(j);
 }
 
@@ -406,7 +406,7 @@ static int finish_job(struct parser *p, struct err *e)
 	 * at all to run on is a slip. */
 	if (!s->any && !p->global.any)
 		ret = err_set(e, EINVAL, "job '%s' at %s:%d has no options (and no [global] "
-			      "before it)", s->job.name, s->job.src_file, s->job.src_line);
+			      "before it)", s->job.name, s->job.src.file, s->job.src.line);
 	else
 		ret = resolve_direct(&s->job, s->line, e);
 	optshape_resolve(&s->job);
@@ -422,7 +422,7 @@ static int finish_job(struct parser *p, struct err *e)
 		if (!found)
 			ret = err_set(e, EINVAL, "wait_for=%s in job '%s' at %s:%d: no earlier job "
 				      "has that name", s->job.wait_for, s->job.name,
-				      s->job.src_file, s->job.src_line);
+				      s->job.src.file, s->job.src.line);
 		else
 			s->job.stonewall = true;
 	}
@@ -431,8 +431,8 @@ static int finish_job(struct parser *p, struct err *e)
 		ret = err_set(e, ENOMEM, "out of memory");
 	if (!ret) {
 		*j = s->job;		/* the strings move with it */
-		j->opts = s->opts;
-		j->nopts = s->nopts;
+		j->src.opts = s->opts;
+		j->src.nopts = s->nopts;
 		s->opts = NULL;
 		s->nopts = 0;
 		free(s->line);
@@ -481,8 +481,8 @@ static int start_job(struct parser *p, const char *name, int line, struct err *e
 	p->cur.opts = NULL;
 	p->cur.nopts = 0;
 	snprintf(p->cur.job.name, sizeof(p->cur.job.name), "%s", name);
-	snprintf(p->cur.job.src_file, sizeof(p->cur.job.src_file), "%s", p->file);
-	p->cur.job.src_line = line;
+	snprintf(p->cur.job.src.file, sizeof(p->cur.job.src.file), "%s", p->file);
+	p->cur.job.src.line = line;
 	p->in_job = true;
 	p->sec = &p->cur;
 	p->global_dirty = false;
@@ -852,7 +852,7 @@ void job_print(FILE *f, const struct job *j)
 	char buf[512];
 	bool first = true;
 
-	fprintf(f, "[%s]\n; from %s:%d\n", j->name, j->src_file, j->src_line);
+	fprintf(f, "[%s]\n; from %s:%d\n", j->name, j->src.file, j->src.line);
 	for (size_t i = 0; i < option_count; i++) {
 		const struct option_def *o = &option_table[i];
 
@@ -864,7 +864,7 @@ void job_print(FILE *f, const struct job *j)
 			fprintf(f, "; %s not set\n", o->name);
 	}
 	for (size_t i = 0; i < option_count; i++) {
-		if (!(option_table[i].noop & j->fio_noops))
+		if (!(option_table[i].noop & j->src.fio_noops))
 			continue;
 		fprintf(f, "%s %s", first ? "; accepted, no effect here:" : "",
 			option_table[i].name);

@@ -228,8 +228,8 @@ int optio_cmdprio_bssplit(struct job *j, const struct option_def *o, const char 
 	if (!copy)
 		return err_set(e, ENOMEM, "out of memory");
 	memcpy(j->cmdprio, nc, sizeof(nc));
-	free(j->cmdprio_bssplit_text);
-	j->cmdprio_bssplit_text = copy;
+	free(j->src.cmdprio_bssplit);
+	j->src.cmdprio_bssplit = copy;
 	return 0;
 }
 
@@ -301,8 +301,8 @@ int optio_ignore_error(struct job *j, const struct option_def *o, const char *va
 		return err_set(e, ENOMEM, "out of memory");
 	memcpy(j->ignore_err, errs, sizeof(errs));
 	memcpy(j->ignore_nr, nr, sizeof(nr));
-	free(j->ignore_error);
-	j->ignore_error = copy;
+	free(j->src.ignore_error);
+	j->src.ignore_error = copy;
 	return 0;
 }
 

@@ -68,16 +68,16 @@ static inline bool job_zoned(const struct job *j)
 	  .max = 3, .help = "the job's I/O priority class (ioprio_set per thread): 1 realtime, 2 best effort, 3 idle (0: best effort)" }, \
 	{ .name = "prio", .type = OPT_INT, .off = OPTIO_OFF(prio_level), .parse = optio_prio, \
 	  .max = 7, .help = "the job's I/O priority level within its class, 0 highest, 7 lowest (ioprio_set per thread)" }, \
-	{ .name = "cmdprio_percentage", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_perc_text), \
+	{ .name = "cmdprio_percentage", .type = OPT_STR, .off = OPTIO_OFF(src.cmdprio_perc), \
 	  .parse = optio_cmdprio, .syntax = "pct[,pct]", \
 	  .help = "io_uring, libaio: this % of requests carry the priority cmdprio_class/cmdprio (sqe ioprio, aio_reqprio), per direction" }, \
-	{ .name = "cmdprio_class", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_class_text), \
+	{ .name = "cmdprio_class", .type = OPT_STR, .off = OPTIO_OFF(src.cmdprio_class), \
 	  .parse = optio_cmdprio, .syntax = "1-3[,1-3]", \
 	  .help = "io_uring, libaio: the class of cmdprio_percentage's and cmdprio_bssplit's requests (1 realtime, the default)" }, \
-	{ .name = "cmdprio", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_level_text), \
+	{ .name = "cmdprio", .type = OPT_STR, .off = OPTIO_OFF(src.cmdprio_level), \
 	  .parse = optio_cmdprio, .syntax = "0-7[,0-7]", \
 	  .help = "io_uring, libaio: the level of cmdprio_percentage's and cmdprio_bssplit's requests (0)" }, \
-	{ .name = "cmdprio_bssplit", .type = OPT_STR, .off = OPTIO_OFF(cmdprio_bssplit_text), \
+	{ .name = "cmdprio_bssplit", .type = OPT_STR, .off = OPTIO_OFF(src.cmdprio_bssplit), \
 	  .parse = optio_cmdprio_bssplit, .syntax = "bs/pct[/class/level[/hint]]:...[,writes]", \
 	  .help = "io_uring, libaio: per request size, the share of requests given a priority (cmdprio_class/cmdprio, or their own), as fio" }, \
 	{ .name = "log_prio", .type = OPT_BOOL, .off = OPTIO_OFF(log_prio), .def = "0", \
@@ -98,7 +98,7 @@ static inline bool job_zoned(const struct job *j)
 	{ .name = "continue_on_error", .type = OPT_CUSTOM, .off = OPTIO_OFF(continue_on_error), \
 	  .def = "none", .parse = optshape_coe, .syntax = "none|read|write|io|verify|all|0|1", \
 	  .help = "errors of these requests (EIO and EILSEQ, or ignore_error's) are counted (fio's total_err, first_error) and the thread goes on; verify: read-back mismatches do not fail the job" }, \
-	{ .name = "ignore_error", .type = OPT_STR, .off = OPTIO_OFF(ignore_error), \
+	{ .name = "ignore_error", .type = OPT_STR, .off = OPTIO_OFF(src.ignore_error), \
 	  .parse = optio_ignore_error, .syntax = "READ_LIST,WRITE_LIST,VERIFY_LIST (errnos, ':'-separated)", \
 	  .help = "the errnos continue_on_error goes on after, per kind (fio's; EIO and EILSEQ for a kind without a list)" }, \
 	{ .name = "error_dump", .type = OPT_BOOL, .off = OPTIO_OFF(error_dump), .def = "1", \

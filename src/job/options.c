@@ -29,7 +29,7 @@
 #include "job/optrun.h"
 #include "job/optshape.h"
 #include "job/optval.h"
-#include "lib/suggest.h"
+#include "job/suggest.h"
 #include "workload/iolog.h"
 
 /* Enum fields are stored through an int pointer. */
@@ -430,7 +430,7 @@ static int parse_noop(struct job *j, const struct option_def *o, const char *val
 	if (o->noop != FIO_NOOP_DESCRIPTION && o->noop != FIO_NOOP_THREADS &&
 	    bool_parse(c, val, &b, e))
 		return -EINVAL;
-	j->fio_noops |= o->noop;
+	j->src.fio_noops |= o->noop;
 	return 0;
 }
 
@@ -461,7 +461,7 @@ static int parse_name(struct job *j, const struct option_def *o, const char *val
 	ret = set_by_type(j, o, val, c, e);
 
 	if (!ret && c->global)
-		j->fio_noops |= FIO_NOOP_NAME;
+		j->src.fio_noops |= FIO_NOOP_NAME;
 	return ret;
 }
 

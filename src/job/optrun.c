@@ -129,7 +129,7 @@ int optrun_noop(struct job *j, const struct option_def *o, const char *val,
 	(void)val;
 	(void)c;
 	(void)e;
-	j->fio_noops |= o->noop;
+	j->src.fio_noops |= o->noop;
 	return 0;
 }
 

@@ -46,7 +46,7 @@ extern const char *const optrun_exit_what_names[];
 	{ .name = "exit_what", .type = OPT_ENUM, .off = OPTRUN_OFF(exit_what), .def = "group", \
 	  .values = optrun_exit_what_names, \
 	  .help = "what exitall stops: the jobs of this job's group (new_group, stonewall), every running job (stonewall; the next stonewall group still runs), or the whole run (all)" }, \
-	{ .name = "steadystate", .aliases = "ss", .type = OPT_STR, .off = OPTRUN_OFF(ss), \
+	{ .name = "steadystate", .aliases = "ss", .type = OPT_STR, .off = OPTRUN_OFF(src.ss), \
 	  .def = "iops_slope:0.01%", .parse = optrun_ss, \
 	  .syntax = "iops|iops_slope|bw|bw_slope|lat|lat_slope:LIMIT[%]", \
 	  .help = "with ss_dur: end the job once every sample of the window is within LIMIT of their mean (or their slope is below LIMIT)" }, \

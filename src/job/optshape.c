@@ -172,7 +172,7 @@ int optshape_bssplit(struct job *j, const struct option_def *o, const char *val,
 		nd[d].nsplit = 0;
 		if (given[d] && bssplit_dir(&nd[d], parts[d], val, c, e))
 			return -EINVAL;
-		if (!nd[d].nsplit && !j->bsrange)
+		if (!nd[d].nsplit && !j->src.bsrange)
 			nd[d].bs_min = nd[d].bs_max = 0;
 	}
 	memcpy(j->dir, nd, sizeof(nd));
@@ -337,11 +337,11 @@ int optshape_rate(struct job *j, const struct option_def *o, const char *val,
 
 		if (given[d] && size_of(c, o->name, parts[d], &v, e))
 			return -EINVAL;
-		if (o->off == OPTSHAPE_OFF(rate))
+		if (o->off == OPTSHAPE_OFF(src.rate))
 			f = &dd->rate;
-		else if (o->off == OPTSHAPE_OFF(rate_iops))
+		else if (o->off == OPTSHAPE_OFF(src.rate_iops))
 			f = &dd->rate_iops;
-		else if (o->off == OPTSHAPE_OFF(rate_min))
+		else if (o->off == OPTSHAPE_OFF(src.rate_min))
 			f = &dd->rate_min;
 		else
 			f = &dd->rate_iops_min;

@@ -76,19 +76,19 @@ extern const char *const optshape_submit_names[];
 
 /* Entries of option_table (options.c). */
 #define OPTSHAPE_TABLE \
-	{ .name = "bssplit", .type = OPT_STR, .off = OPTSHAPE_OFF(bssplit), \
+	{ .name = "bssplit", .type = OPT_STR, .off = OPTSHAPE_OFF(src.bssplit), \
 	  .parse = optshape_bssplit, .syntax = "bs/pct:bs/pct...[,writes]", \
 	  .help = "request sizes and each one's share of requests, per direction, as fio (sorted by share; a size without a share splits what is left)" }, \
 	{ .name = "bsrange", .aliases = "blocksize_range", .type = OPT_STR, \
-	  .off = OPTSHAPE_OFF(bsrange), .parse = optshape_bsrange, .syntax = "min-max[,min-max]", \
+	  .off = OPTSHAPE_OFF(src.bsrange), .parse = optshape_bsrange, .syntax = "min-max[,min-max]", \
 	  .help = "request sizes drawn between min and max, multiples of min, per direction, as fio" }, \
-	{ .name = "blockalign", .aliases = "ba", .type = OPT_STR, .off = OPTSHAPE_OFF(blockalign), \
+	{ .name = "blockalign", .aliases = "ba", .type = OPT_STR, .off = OPTSHAPE_OFF(src.blockalign), \
 	  .parse = optshape_blockalign, .syntax = "size[,size]", \
 	  .help = "random offsets are multiples of this (default: the smallest request size), per direction" }, \
 	{ .name = "blocksize_unaligned", .aliases = "bs_unaligned", .type = OPT_BOOL, \
 	  .off = OPTSHAPE_OFF(bs_unaligned), .def = "0", \
 	  .help = "bsrange/bssplit sizes need not be multiples of the smallest size" }, \
-	{ .name = "percentage_random", .type = OPT_STR, .off = OPTSHAPE_OFF(perc_random), \
+	{ .name = "percentage_random", .type = OPT_STR, .off = OPTSHAPE_OFF(src.perc_random), \
 	  .def = "100", .parse = optshape_perc_random, .syntax = "pct[,pct]", \
 	  .help = "random jobs: this % of requests at a random offset, the rest continue sequentially, per direction (100)" }, \
 	{ .name = "rw_sequencer", .type = OPT_ENUM, .off = OPTSHAPE_OFF(rw_seq), .def = "sequential", \
@@ -104,16 +104,16 @@ extern const char *const optshape_submit_names[];
 
 /* Pace and ends: entries of option_table (options.c). */
 #define OPTPACE_TABLE \
-	{ .name = "rate", .type = OPT_STR, .off = OPTSHAPE_OFF(rate), .parse = optshape_rate, \
+	{ .name = "rate", .type = OPT_STR, .off = OPTSHAPE_OFF(src.rate), .parse = optshape_rate, \
 	  .syntax = "bytes/s[,bytes/s]", \
 	  .help = "pace each thread to this many bytes per second, per direction (latency then counts from when each request was due)" }, \
-	{ .name = "rate_iops", .type = OPT_STR, .off = OPTSHAPE_OFF(rate_iops), .parse = optshape_rate, \
+	{ .name = "rate_iops", .type = OPT_STR, .off = OPTSHAPE_OFF(src.rate_iops), .parse = optshape_rate, \
 	  .syntax = "iops[,iops]", \
 	  .help = "pace each thread to this many requests per second, per direction (latency then counts from when each request was due)" }, \
-	{ .name = "rate_min", .aliases = "ratemin", .type = OPT_STR, .off = OPTSHAPE_OFF(rate_min), \
+	{ .name = "rate_min", .aliases = "ratemin", .type = OPT_STR, .off = OPTSHAPE_OFF(src.rate_min), \
 	  .parse = optshape_rate, .syntax = "bytes/s[,bytes/s]", \
 	  .help = "fail the job when a thread does fewer bytes per second than this over a rate_cycle (after 2 s)" }, \
-	{ .name = "rate_iops_min", .type = OPT_STR, .off = OPTSHAPE_OFF(rate_iops_min), \
+	{ .name = "rate_iops_min", .type = OPT_STR, .off = OPTSHAPE_OFF(src.rate_iops_min), \
 	  .parse = optshape_rate, .syntax = "iops[,iops]", \
 	  .help = "fail the job when a thread does fewer requests per second than this over a rate_cycle (after 2 s)" }, \
 	{ .name = "rate_process", .type = OPT_ENUM, .off = OPTSHAPE_OFF(rate_process), .def = "linear", \

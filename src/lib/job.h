@@ -127,9 +127,14 @@ struct job_opt {
 	char *val;
 };
 
-struct job {
-	char name[JOB_NAME_MAX];
-
+/*
+ * What the user wrote, kept as written: for fio's "job options" in the
+ * JSON, for --parse-only, and for messages that say where a value came
+ * from. The run reads the resolved values (the rest of struct job); an
+ * option whose value is parsed into several of them (bssplit, rate,
+ * cmdprio, ignore_error, steadystate) keeps its text here.
+ */
+struct job_src {
 	/* The options the job's own section (or its --name and what follows
 	 * on the command line) set, as fio lists them in "job options":
 	 * the option's name, the text after ${VAR} and keywords; val NULL
@@ -137,9 +142,37 @@ struct job {
 	unsigned nopts;
 	struct job_opt *opts;
 
-	/* Where the job was defined, for messages. */
-	char src_file[256];
-	int src_line;
+	/* Where the job was defined. */
+	char file[256];
+	int line;
+
+	/* Options parsed into resolved values, as written. */
+	char *bssplit;
+	char *bsrange;
+	char *blockalign;
+	char *perc_random;
+	char *rate;
+	char *rate_iops;
+	char *rate_min;
+	char *rate_iops_min;
+	char *cmdprio_perc;
+	char *cmdprio_class;
+	char *cmdprio_level;
+	char *cmdprio_bssplit;
+	char *ignore_error;
+	char *ss;			/* steadystate ("iops_slope:0.01%") */
+
+	/* fio options accepted because they change nothing here (a bit per
+	 * option, see job/options.c): --parse-only shows them; new_group
+	 * also starts a group for exit_what=group. */
+	uint32_t fio_noops;
+};
+
+struct job {
+	char name[JOB_NAME_MAX];
+
+	/* What the user wrote, as written. */
+	struct job_src src;
 
 	/* Targets. */
 	char *filename;			/* raw "a:b:c", or NULL for scratch files */
@@ -186,14 +219,6 @@ struct job {
 
 	/* Workload shapes (workload/shape.h): per direction. */
 	struct job_dir dir[2];
-	char *bssplit;			/* the values as written, for output */
-	char *bsrange;
-	char *blockalign;
-	char *perc_random;
-	char *rate;
-	char *rate_iops;
-	char *rate_min;
-	char *rate_iops_min;
 	bool bs_unaligned;
 	/* bs=R,W,T (fio's per-direction sizes): the writes' and trims' when
 	 * they differ from bs (0: bs; a trim job's writes and trims take T,
@@ -219,10 +244,6 @@ struct job {
 	bool prio_set;			/* prioclass or prio given: ioprio_set per thread */
 	unsigned prio_class, prio_level;	/* class 0: best effort, as fio */
 	struct job_cmdprio cmdprio[2];	/* per direction */
-	char *cmdprio_perc_text;	/* the cmdprio options as written */
-	char *cmdprio_class_text;
-	char *cmdprio_level_text;
-	char *cmdprio_bssplit_text;
 	bool log_prio;			/* fio logs' priority column holds the ioprio */
 
 	/* Pace (run/pace.h). */
@@ -241,7 +262,6 @@ struct job {
 	enum exit_what_mode exit_what;	/* which others */
 
 	/* Run control (fio's; run/runctl.h): steady state, flow, latency target. */
-	char *ss;			/* steadystate as written ("iops_slope:0.01%") */
 	enum ss_metric ss_metric;
 	bool ss_slope;			/* least-squares slope, else max deviation from the mean */
 	bool ss_pct;			/* ss_limit is a percentage of the window's mean */
@@ -261,7 +281,6 @@ struct job {
 	 * continue_on_error goes on after; none listed: fio's EIO and EILSEQ. */
 	unsigned ignore_nr[3];
 	int ignore_err[3][JOB_IGNORE_MAX];
-	char *ignore_error;		/* as written */
 	bool error_dump;		/* each error gone on after is in the summary */
 	bool latency;
 
@@ -354,10 +373,6 @@ struct job {
 	unsigned replay_skip;		/* IOLOG_SKIP bits of ops not replayed */
 	uint64_t replay_align;		/* offsets rounded down to this power of two */
 	uint64_t replay_scale;		/* offsets divided by this (1) */
-
-	/* fio options accepted because they change nothing here; kept so
-	 * --parse-only can show them. Bit per option, see options.c. */
-	uint32_t fio_noops;
 };
 
 /* What a job's rw= asks for. */
@@ -463,6 +478,13 @@ static inline bool job_read_verifies(const struct job *j)
 static inline bool job_flushes(const struct job *j)
 {
 	return j->fsync_every || j->fdatasync_every || j->sync_interval_ns || j->end_fsync;
+}
+
+/* A flush is fdatasync (fdatasync=N), else fsync (fsync=N, sync_interval,
+ * end_fsync). */
+static inline bool job_flush_datasync(const struct job *j)
+{
+	return j->fdatasync_every != 0;
 }
 
 #endif

@@ -97,10 +97,10 @@ json_t *json_fio_job_options(const struct job *j)
 {
 	json_t *o = json_object();
 
-	for (unsigned i = 0; o && i < j->nopts; i++) {
-		if (!j->opts[i].val)
+	for (unsigned i = 0; o && i < j->src.nopts; i++) {
+		if (!j->src.opts[i].val)
 			continue;
-		if (json_object_set_new(o, j->opts[i].key, json_string(j->opts[i].val))) {
+		if (json_object_set_new(o, j->src.opts[i].key, json_string(j->src.opts[i].val))) {
 			json_decref(o);
 			return NULL;
 		}

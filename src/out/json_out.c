@@ -278,7 +278,7 @@ static void put_writes(json_t *o, const struct job_result *jr)
 	put(o, "rwmixread", job_mixed(j) ? json_integer(j->rwmixread) : json_null());
 	put(o, "flush", !job_writes(j) ? json_null() :
 			json_string(eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
-				    engine_flush_datasync(j) ? "fdatasync" : "fsync"));
+				    job_flush_datasync(j) ? "fdatasync" : "fsync"));
 	put(o, "sync_open", json_string(NAME_OF(sync_names, j->sync)));
 	if (!w || !w->verify) {
 		put(o, "verify", json_null());

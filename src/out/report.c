@@ -476,7 +476,7 @@ static void print_writes(FILE *f, const struct job_result *jr)
 	if (job_flushes(j)) {
 		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
 			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
-			engine_flush_datasync(j) ? "fdatasync" : "fsync");
+			job_flush_datasync(j) ? "fdatasync" : "fsync");
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
 	print_verify(f, jr);
@@ -824,4 +824,20 @@ int report_jobs(FILE *f, const struct run_result *r)
 	if (fflush(f) == EOF || ferror(f))
 		return -EIO;
 	return 0;
+}
+
+void report_failures(FILE *f, const struct run_result *r, const char *who)
+{
+	for (unsigned i = 0; i < r->njobs; i++) {
+		const struct job_result *jr = &r->jobs[i];
+
+		if (!jr->error)
+			continue;
+		if (jr->stuck)
+			fprintf(f, "faultline: %sjob '%s' given up%s: %s\n", who, jr->job->name,
+				jr->stuck_killed ? " (its worker processes killed)" :
+				" (its threads left to end with faultline)", jr->errmsg);
+		else
+			fprintf(f, "faultline: %sjob '%s' failed: %s\n", who, jr->job->name, jr->errmsg);
+	}
 }

@@ -27,6 +27,7 @@
 #include "engines/devsafety.h"
 #include "engines/engine.h"
 #include "lib/latclock.h"
+#include "run/enginecfg.h"
 #include "run/loop.h"
 #include "run/memneed.h"
 #include "run/placement.h"
@@ -138,7 +139,7 @@ static int open_targets(struct job_run *jr, struct err *e)
 				     j->filesize ? j->filesize * j->nrfiles : 1ull << 40;
 		/* filecreate: a block of the requests' size per file */
 		if (jr->crew.wk.ops->flags & ENGINE_F_CREATES)
-			jr->targets[0].len = (uint64_t)engine_filecreate_files(j) *
+			jr->targets[0].len = (uint64_t)engine_filecreate_files(&jr->crew.wk.ej) *
 					     job_bs_min(j, job_writes(j) ? JOB_DIR_WRITE : JOB_DIR_READ);
 		jr->targets[0].dev_size = jr->targets[0].base + jr->targets[0].len;
 		return 0;
@@ -417,35 +418,28 @@ static int check_mem_limit(struct job_run *jr, struct err *e)
 	return mem_need_check(j, &m, e);
 }
 
-int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
-		    struct thread_stats *stats, int *stop,
-		    const struct target_hooks *hooks, struct err *e)
+/* The work every worker of the job shares: its engine and what the engine
+ * sees, the depth, the batches it submits and reaps. */
+static int prepare_work(struct job_run *jr, const struct job *job, struct thread_stats *stats,
+			int *stop, struct err *e)
 {
 	struct crew *c = &jr->crew;
 	struct work *wk = &c->wk;
-	struct gen_region *regions = NULL;
-	uint64_t seed;
 	int ret;
 
-	memset(jr, 0, sizeof(*jr));
-	jobhost_init(&jr->host);
-	jr->job = job;
-	jr->index = index;
-	jr->hooks = hooks;
 	wk->job = job;
 	wk->stop = stop;
 	wk->stats = stats;
 	wk->job_stop = &stats[0].job_stop;
 	worker_slots(job, &wk->slots);
 	wk->bs_stride = (job_bs_largest(job) + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
-	wk->ej.req_max = job_bs_largest(job);
+	enginecfg_resolve(&wk->ej, job);
 	wk->ops = engine_find(job->ioengine);
 	if (!wk->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
-	ret = engine_check_ops(wk->ops, job, e);
+	ret = engine_check_ops(wk->ops, enginecfg_ops(job), e);
 	if (ret)
 		return ret;
-	wk->ej.job = job;
 	wk->ej.depth = (wk->ops->flags & ENGINE_F_ASYNC) ? job->iodepth : 1;
 	if (job->loop)
 		wk->ej.depth *= job->loop;
@@ -473,36 +467,15 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	if (ret)
 		return ret;
 	wk->prio_count = wk->prio.on && job->log_prio;
-	ret = prefetch_check(job, e);
-	if (ret)
-		return ret;
-	if (job->read_iolog) {
-		ret = load_replay(jr, e);
-		if (ret)
-			goto fail;
-		wk->replay = &jr->replay;
-		/* Slot buffers hold the longest request. */
-		if (jr->replay.max_len > wk->ej.req_max) {
-			wk->ej.req_max = jr->replay.max_len;
-			wk->bs_stride = ((uint64_t)jr->replay.max_len + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
-		}
-	}
-	ret = open_targets(jr, e);
-	if (ret)
-		goto fail;
-	wk->ej.targets = jr->targets;
-	wk->ej.ntargets = jr->ntargets;
-	wk->ej.mem_available = mem_available();
-	/* uncached=1 where the kernel or the filesystem lacks RWF_DONTCACHE:
-	 * refused now, naming the kernel, before anything runs. */
-	for (unsigned i = 0; job->uncached && i < jr->ntargets; i++) {
-		ret = uncached_probe(jr->targets[i].fd, jr->targets[i].base, jr->targets[i].path, e);
-		if (ret)
-			goto fail;
-	}
+	return prefetch_check(job, e);
+}
 
-	/* atomic=1: RWF_ATOMIC where the target takes it, else a warning
-	 * and plain writes (the man page says so). */
+/* atomic=1: RWF_ATOMIC where the target takes it, else a warning and
+ * plain writes (the man page says so). */
+static void probe_atomic(struct job_run *jr)
+{
+	const struct job *job = jr->job;
+
 	for (unsigned i = 0; job->atomic && job_writes(job) && i < jr->ntargets; i++) {
 		struct target *t = &jr->targets[i];
 		char why[200];
@@ -521,11 +494,47 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 			jr->hooks->warn(jr->hooks->arg, line);
 		}
 	}
+}
 
+/* The targets, open and checked against what the job asks of them, and
+ * the engine's own look at them (its prepare hook): everything that can
+ * refuse a job does so before any job runs (docs/design.md, A run's
+ * life). */
+static int prepare_targets(struct job_run *jr, struct err *e)
+{
+	const struct job *job = jr->job;
+	struct work *wk = &jr->crew.wk;
+	int ret;
+
+	if (job->read_iolog) {
+		ret = load_replay(jr, e);
+		if (ret)
+			return ret;
+		wk->replay = &jr->replay;
+		/* Slot buffers hold the longest request. */
+		if (jr->replay.max_len > wk->ej.req_max) {
+			wk->ej.req_max = jr->replay.max_len;
+			wk->bs_stride = ((uint64_t)jr->replay.max_len + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+		}
+	}
+	ret = open_targets(jr, e);
+	if (ret)
+		return ret;
+	wk->ej.targets = jr->targets;
+	wk->ej.ntargets = jr->ntargets;
+	wk->ej.mem_available = mem_available();
+	/* uncached=1 where the kernel or the filesystem lacks RWF_DONTCACHE:
+	 * refused now, naming the kernel, before anything runs. */
+	for (unsigned i = 0; job->uncached && i < jr->ntargets; i++) {
+		ret = uncached_probe(jr->targets[i].fd, jr->targets[i].base, jr->targets[i].path, e);
+		if (ret)
+			return ret;
+	}
+	probe_atomic(jr);
 	if (jr->replaying) {
 		ret = check_replay(jr, e);
 		if (ret)
-			goto fail;
+			return ret;
 	}
 	/* Whole requests only: a region is used up to its last full block
 	 * (of the smallest size, with several; a replay's requests are the
@@ -535,19 +544,70 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 		uint64_t bs = job_bs_smallest(job);
 
 		t->len -= t->len % bs;
-		if (t->len == 0) {
-			ret = err_set(e, EINVAL, "%s: the region used (offset %llu) is smaller than bs=%llu",
-				      t->path, (unsigned long long)job->offset,
-				      (unsigned long long)bs);
-			goto fail;
-		}
+		if (t->len == 0)
+			return err_set(e, EINVAL, "%s: the region used (offset %llu) is smaller than bs=%llu",
+				       t->path, (unsigned long long)job->offset,
+				       (unsigned long long)bs);
 	}
+	return wk->ops->prepare ? wk->ops->prepare(&wk->ej, e) : 0;
+}
 
-	if (wk->ops->prepare) {
-		ret = wk->ops->prepare(&wk->ej, e);
-		if (ret)
-			goto fail;
-	}
+/* Worker @i's offsets: its share of @regions, as the job's shape says. */
+static int prepare_worker(struct job_run *jr, unsigned i, struct thread_stats *stats,
+			  struct gen_region *regions, struct err *e)
+{
+	const struct job *job = jr->job;
+	struct crew *c = &jr->crew;
+	struct work *wk = &c->wk;
+	struct worker *w = &c->workers[i];
+	const bool scratch = !job->filename && !job->read_iolog && !(wk->ops->flags & ENGINE_F_NO_TARGET);
+	struct gen_config gc = {
+		/* The generator knows sequential and random; whether
+		 * a request reads or writes is the worker's draw. */
+		.rw = job_rw_random(job->rw) ? RW_RANDREAD : RW_READ,
+		/* Sequential writers each take their own slice: two
+		 * threads writing the same blocks at once would tear
+		 * them (writes.h). */
+		.scan = job_writes(job) ? SCAN_PARTITIONED : job->scan,
+		.fst = job->file_service_type,
+		.dist = job->random_distribution,
+		.zipf_theta = job->zipf_theta,
+		.bs = job->bs,
+		.scan_chunk = job->scan_chunk,
+		.seed = wk->seed,
+		/* Scratch files belong to one worker: it is the only
+		 * one slicing or scanning them. */
+		.worker = scratch ? 0 : i,
+		.nworkers = scratch ? 1 : c->nworkers,
+		.wrap = job->time_based,
+		/* fio's io_size is a loop's bytes. */
+		.io_limit = job->io_size * (job->loops ? job->loops : 1),
+		.passes = job->loops,
+	};
+
+	gen_config_shape(&gc, job);
+	w->wk = wk;
+	w->id = i;
+	w->st = &stats[i];
+	w->tfirst = scratch ? i * job->nrfiles : 0;
+	w->tcount = scratch ? job->nrfiles : jr->ntargets;
+	w->nshare = scratch ? 1 : c->nworkers;
+	if (job_writes(job))
+		stats_init_writes(w->st);
+	/* Scratch files are private to a worker: a shared cursor
+	 * over them would be one worker's anyway. */
+	return gen_init(&w->gen, &gc, w->tcount, regions + w->tfirst, jr->cursors + w->tfirst, e);
+}
+
+/* The workers and their offsets over the targets, the shared cursors,
+ * the loop's streams, a verify state file's blocks. */
+static int prepare_workers(struct job_run *jr, struct thread_stats *stats, struct err *e)
+{
+	const struct job *job = jr->job;
+	struct crew *c = &jr->crew;
+	struct work *wk = &c->wk;
+	struct gen_region *regions;
+	int ret = 0;
 
 	/* Shared, so that worker processes (thread=0) take their pieces
 	 * from one cursor as threads do; page-aligned, so line-aligned. */
@@ -558,81 +618,50 @@ int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
 	c->workers = worker_array_new(c->nworkers);
 	regions = calloc(jr->ntargets, sizeof(*regions));
 	if (!jr->cursors || !c->workers || !regions) {
-		ret = err_set(e, ENOMEM, "out of memory");
-		goto fail;
+		free(regions);
+		return err_set(e, ENOMEM, "out of memory");
 	}
 	for (unsigned i = 0; i < jr->ntargets; i++) {
 		regions[i].base = jr->targets[i].base;
 		regions[i].len = jr->targets[i].len;
 	}
-
-	seed = pick_seed(job);
-	wk->seed = seed;
-	for (unsigned i = 0; i < c->nworkers; i++) {
-		struct worker *w = &c->workers[i];
-		const bool scratch = !job->filename && !job->read_iolog &&
-				     !(wk->ops->flags & ENGINE_F_NO_TARGET);
-		struct gen_config gc = {
-			/* The generator knows sequential and random; whether
-			 * a request reads or writes is the worker's draw. */
-			.rw = job_rw_random(job->rw) ? RW_RANDREAD : RW_READ,
-			/* Sequential writers each take their own slice: two
-			 * threads writing the same blocks at once would tear
-			 * them (writes.h). */
-			.scan = job_writes(job) ? SCAN_PARTITIONED : job->scan,
-			.fst = job->file_service_type,
-			.dist = job->random_distribution,
-			.zipf_theta = job->zipf_theta,
-			.bs = job->bs,
-			.scan_chunk = job->scan_chunk,
-			.seed = seed,
-			/* Scratch files belong to one worker: it is the only
-			 * one slicing or scanning them. */
-			.worker = scratch ? 0 : i,
-			.nworkers = scratch ? 1 : c->nworkers,
-			.wrap = job->time_based,
-			/* fio's io_size is a loop's bytes. */
-			.io_limit = job->io_size * (job->loops ? job->loops : 1),
-			.passes = job->loops,
-		};
-
-		gen_config_shape(&gc, job);
-		w->wk = wk;
-		w->id = i;
-		w->st = &stats[i];
-		w->tfirst = scratch ? i * job->nrfiles : 0;
-		w->tcount = scratch ? job->nrfiles : jr->ntargets;
-		w->nshare = scratch ? 1 : c->nworkers;
-		if (job_writes(job))
-			stats_init_writes(w->st);
-		/* Scratch files are private to a worker: a shared cursor
-		 * over them would be one worker's anyway. */
-		ret = gen_init(&w->gen, &gc, w->tcount, regions + w->tfirst,
-			       jr->cursors + w->tfirst, e);
-		if (ret)
-			goto fail;
-	}
+	wk->seed = pick_seed(job);
+	for (unsigned i = 0; i < c->nworkers && !ret; i++)
+		ret = prepare_worker(jr, i, stats, regions, e);
 	free(regions);
-	regions = NULL;
+	if (ret)
+		return ret;
 	if (job->loop) {
 		/* The loop's streams are worker 0's targets. */
 		ret = loop_prepare(&wk->loop, job, jr->targets, c->workers[0].tfirst,
-				   c->workers[0].tcount, seed, e);
+				   c->workers[0].tcount, wk->seed, e);
 		if (ret)
-			goto fail;
+			return ret;
 	}
-	ret = work_vstate_load(wk, c->workers, c->nworkers, e);
+	return work_vstate_load(wk, c->workers, c->nworkers, e);
+}
+
+int job_run_prepare(struct job_run *jr, const struct job *job, unsigned index,
+		    struct thread_stats *stats, int *stop,
+		    const struct target_hooks *hooks, struct err *e)
+{
+	int ret;
+
+	memset(jr, 0, sizeof(*jr));
+	jobhost_init(&jr->host);
+	jr->job = job;
+	jr->index = index;
+	jr->hooks = hooks;
+	ret = prepare_work(jr, job, stats, stop, e);
 	if (ret)
-		goto fail;
-	if (job->mem_limit) {
+		return ret;
+	ret = prepare_targets(jr, e);
+	if (!ret)
+		ret = prepare_workers(jr, stats, e);
+	if (!ret && job->mem_limit)
 		ret = check_mem_limit(jr, e);
-		if (ret)
-			goto fail;
-	}
-	return 0;
-fail:
-	free(regions);
-	job_run_destroy(jr);
+	if (ret)
+		job_run_destroy(jr);
 	return ret;
 }
 

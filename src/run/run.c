@@ -5,7 +5,8 @@
  * waits for every earlier job. The controller thread is also the
  * sampler's clock: it sleeps until start + k * interval (absolute, so
  * samples never drift), lets the sampler turn the interval into CSV rows,
- * and checks which jobs have finished.
+ * and checks which jobs have finished (docs/design.md, The sampler's
+ * clock, gives the order of a boundary's steps and why).
  */
 #include "run/run.h"
 
@@ -59,7 +60,7 @@ static void runctl_groups(struct run *r)
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job *j = r->jl->jobs[i];
 
-		if ((j->stonewall || (j->fio_noops & FIO_NOOP_NEW_GROUP)) && in_group) {
+		if ((j->stonewall || (j->src.fio_noops & FIO_NOOP_NEW_GROUP)) && in_group) {
 			g++;
 			in_group = 0;
 		}
@@ -165,7 +166,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		ret = job_run_prepare(&r->jrs[i], j, i, &r->arena.ts[r->stat_first[i]],
 				      r->stop, &r->hooks, e);
 		if (ret)
-			return err_wrap(e, "%s:%d: job '%s'", j->src_file, j->src_line, j->name);
+			return err_wrap(e, "%s:%d: job '%s'", j->src.file, j->src.line, j->name);
 		r->jrs[i].crew.wk.bell = r->arena.bell;
 	}
 	ret = flow_setup(r, e);
@@ -422,13 +423,11 @@ static unsigned stuck_step(struct run *r, unsigned first, unsigned last, uint64_
  * prewarmed), so no job's set-up falls inside another's measurement;
  * then all start at one moment g0. Samples are due at g0 + k * interval,
  * so every full row of every job spans exactly one interval. */
-static int run_group(struct run *r, unsigned first, unsigned last, struct err *e)
+/* Jobs [first, last) made ready: their counters' bases zeroed, their
+ * workers waiting at the start. Returns how many could not be. */
+static unsigned group_ready(struct run *r, unsigned first, unsigned last, struct err *e)
 {
-	const uint64_t iv = r->opts.interval_ns;
-	unsigned left = last - first;
-	uint64_t g0, tick = 0;
-	uint32_t bell;
-	bool all_done = false;
+	unsigned failed = 0;
 	int ret;
 
 	for (unsigned j = first; j < last; j++) {
@@ -457,9 +456,19 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		ret = job_run_ready(&r->jrs[j], e);
 		if (ret) {
 			start_failed(r, j, e, ret);
-			left--;
+			failed++;
 		}
 	}
+	return failed;
+}
+
+/* The ready jobs of [first, last) started together at *@g0 (every rank's
+ * at once under MPI). Lowers *@left by the jobs that failed to start. */
+static int group_go(struct run *r, unsigned first, unsigned last, uint64_t *g0, unsigned *left,
+		    struct err *e)
+{
+	int ret;
+
 	if (r->rows) {
 		ret = ranks_barrier(e);
 		if (ret)
@@ -468,9 +477,9 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	for (unsigned j = first; j < last; j++)
 		if (!r->job_ended[j])
 			sampler_job_ready(r->sampler, j, job_run_leader(&r->jrs[j]));
-	g0 = now_ns();
+	*g0 = now_ns();
 	if (r->rows) {
-		ret = mpi_group_grid(r, &g0, e);
+		ret = mpi_group_grid(r, g0, e);
 		if (ret)
 			return ret;
 	}
@@ -481,11 +490,11 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 	for (unsigned j = first; j < last; j++) {
 		if (r->job_ended[j])
 			continue;
-		ret = job_run_go(&r->jrs[j], g0, e);
+		ret = job_run_go(&r->jrs[j], *g0, e);
 		if (ret) {
 			pace_flow_join(r->jrs[j].crew.wk.flow, r->jrs[j].job->flow, r->jrs[j].crew.nworkers, true);
 			start_failed(r, j, e, ret);
-			left--;
+			(*left)--;
 			continue;
 		}
 		r->job_started[j] = true;
@@ -495,11 +504,73 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		sampler_job_started(r->sampler, j, r->jrs[j].crew.wk.start_ns, r->jrs[j].crew.wk.ramp_end_ns,
 				    r->jrs[j].host.has_cg ? &r->jrs[j].host.cg : NULL);
 		if (!r->jrs[j].crew.wk.ramp_end_ns) {
-			r->job_base_ns[j] = g0;
+			r->job_base_ns[j] = *g0;
 			r->base_taken[j] = true;
 		}
 	}
+	return 0;
+}
 
+/* At @now: each running job of [first, last) past its ramp, its run
+ * control, its rows ended with its timed part, and joined once its
+ * workers finished. Returns how many ended. */
+static unsigned group_step(struct run *r, unsigned first, unsigned last, uint64_t now)
+{
+	unsigned ended = 0;
+
+	for (unsigned j = first; j < last; j++)
+		if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)
+			collect_base(r, j, now);
+	for (unsigned j = first; j < last; j++) {
+		if (r->job_ended[j])
+			continue;
+		ss_check(r, j, now);
+		exit_check(r, first, last, j);
+	}
+	/* A job's rows end with its workers' timed part, while the
+	 * readings of the host are of that moment: before a verify
+	 * read-back or a pool's final write-back. */
+	for (unsigned j = first; j < last; j++) {
+		if (r->job_ended[j] || r->rows_ended[j] || !crew_timed_part_ended(&r->jrs[j].crew))
+			continue;
+		if (!r->base_taken[j])
+			collect_base(r, j, now);	/* ended inside its ramp */
+		sampler_job_ended(r->sampler, j, now);
+		r->rows_ended[j] = true;
+	}
+	for (unsigned j = first; j < last; j++) {
+		if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
+			continue;
+		/* Its workers may have finished since the look above. */
+		exit_check(r, first, last, j);
+		if (!r->base_taken[j])
+			collect_base(r, j, now);	/* ended inside its ramp */
+		/* The last row first: joining removes the job's cgroup. */
+		if (!r->rows_ended[j])
+			sampler_job_ended(r->sampler, j, now);
+		job_run_join(&r->jrs[j]);
+		r->job_ended[j] = true;
+		ended++;
+	}
+	return ended;
+}
+
+static int run_group(struct run *r, unsigned first, unsigned last, struct err *e)
+{
+	const uint64_t iv = r->opts.interval_ns;
+	unsigned left = last - first;
+	uint64_t g0, tick = 0;
+	uint32_t bell;
+	bool all_done = false;
+	int ret;
+
+	left -= group_ready(r, first, last, e);
+	ret = group_go(r, first, last, &g0, &left, e);
+	if (ret)
+		return ret;
+
+	/* The sampling clock: a row per interval from g0, between which
+	 * the controller sleeps on the workers' bell. */
 	bell = stats_bell_seen(r->arena.bell);
 	while (r->rows ? !all_done : left > 0) {
 		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
@@ -523,41 +594,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		 * (2000 jobs ending take a while): its rows end at @now. */
 		if (now >= g0 + (tick + 1) * iv)
 			now = sampler_tick_begin(r->sampler, now);
-
-		for (unsigned j = first; j < last; j++)
-			if (!r->job_ended[j] && !r->base_taken[j] && now >= r->jrs[j].crew.wk.ramp_end_ns)
-				collect_base(r, j, now);
-		for (unsigned j = first; j < last; j++) {
-			if (r->job_ended[j])
-				continue;
-			ss_check(r, j, now);
-			exit_check(r, first, last, j);
-		}
-		/* A job's rows end with its workers' timed part, while the
-		 * readings of the host are of that moment: before a verify
-		 * read-back or a pool's final write-back. */
-		for (unsigned j = first; j < last; j++) {
-			if (r->job_ended[j] || r->rows_ended[j] || !crew_timed_part_ended(&r->jrs[j].crew))
-				continue;
-			if (!r->base_taken[j])
-				collect_base(r, j, now);	/* ended inside its ramp */
-			sampler_job_ended(r->sampler, j, now);
-			r->rows_ended[j] = true;
-		}
-		for (unsigned j = first; j < last; j++) {
-			if (r->job_ended[j] || !job_run_finished(&r->jrs[j]))
-				continue;
-			/* Its workers may have finished since the look above. */
-			exit_check(r, first, last, j);
-			if (!r->base_taken[j])
-				collect_base(r, j, now);	/* ended inside its ramp */
-			/* The last row first: joining removes the job's cgroup. */
-			if (!r->rows_ended[j])
-				sampler_job_ended(r->sampler, j, now);
-			job_run_join(&r->jrs[j]);
-			r->job_ended[j] = true;
-			left--;
-		}
+		left -= group_step(r, first, last, now);
 		/* Jobs that ended together: their last rows in one write. */
 		sampler_flush(r->sampler);
 		if (now >= g0 + (tick + 1) * iv) {

@@ -561,7 +561,7 @@ static bool flush_dirty(struct worker *w, struct io_req *r, bool lat, uint64_t *
 	struct writes *ws = &w->wr;
 
 	for (unsigned i = 0; i < ws->ndirty; i++)
-		if (!flush_one(w, r, w->tfirst + ws->dirty[i], engine_flush_datasync(w->wk->job), lat, t))
+		if (!flush_one(w, r, w->tfirst + ws->dirty[i], job_flush_datasync(w->wk->job), lat, t))
 			return false;
 	writes_clean(ws);
 	return true;
@@ -577,7 +577,7 @@ static void flush_end(struct worker *w, struct io_req *r, bool lat)
 		return;
 	for (unsigned i = 0; i < ws->ntargets; i++)
 		if ((ws->t[i].state & WRITES_WRITTEN) &&
-		    !flush_one(w, r, w->tfirst + i, engine_flush_datasync(w->wk->job), lat, &t))
+		    !flush_one(w, r, w->tfirst + i, job_flush_datasync(w->wk->job), lat, &t))
 			return;
 	writes_clean(ws);
 }
@@ -786,7 +786,7 @@ void worker_run_async_rw(struct worker *w)
 				} else if (nfq) {
 					r = &w->et.reqs[freeslots[--nfree]];
 					r->op = IO_FLUSH;
-					r->datasync = engine_flush_datasync(wk->job);
+					r->datasync = job_flush_datasync(wk->job);
 					r->ioprio = 0;
 					r->target = (uint16_t)(w->tfirst + fq[fqh++]);
 					r->off = 0;

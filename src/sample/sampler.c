@@ -762,7 +762,7 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 {
 	struct job_samp *js = &s->jobs[j];
 	struct sys_snap sys;
-	uint64_t end = 0;
+	uint64_t end = 0, row_end;
 	bool row;
 
 	if (!js->active)
@@ -791,11 +791,15 @@ void sampler_job_ended(struct sampler *s, unsigned j, uint64_t now)
 		wb_poll(s);
 	}
 	/* A final row only for a real remainder: a job that ends right on
-	 * an interval boundary already has its last row. */
+	 * an interval boundary already has its last row, unless it counted
+	 * requests since (sampler_last_row_end). */
 	js->ending = true;
-	row = end > js->last_t + 1000000ull;
-	if (row)
+	row_end = sampler_last_row_end(s, j, end);
+	row = row_end != 0;
+	if (row) {
+		end = sys.t = row_end;
 		sampler_job_row(s, j, end, &sys, NULL, NULL);
+	}
 	fiolog_job_end(s->fiolog, j, end > js->measure_ns ? (end - js->measure_ns) / 1000000ull : 0);
 	memcpy(js->dev_end, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_end));
 	js->dev_end_taken = true;

@@ -60,6 +60,33 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 			c->p50_ms, c->max_ms, s->cfg.njobs);
 }
 
+/*
+ * A job's last row. A row shorter than a millisecond would print a dt_s
+ * of 0.000 (three decimals), so a job that ends that close after a
+ * boundary usually has no last row: its boundary row holds everything.
+ * Not when it counted requests after that row's reading: an async job
+ * that reaps its queue at the end of its runtime (iodepth 16, two jobs:
+ * 32 requests) while the boundary's pass reads its counters. Those
+ * requests are in its totals, so they get a row, of the millisecond
+ * after the boundary's, and the rows add up to the totals.
+ */
+uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end)
+{
+	const struct job_samp *js = &s->jobs[j];
+
+	if (end > js->last_t + 1000000ull)
+		return end;
+	for (unsigned i = 0; i < js->nthreads; i++) {
+		const struct thread_samp *ts = &js->th[i];
+
+		if (ts->ops != ts->prev_ops || ts->bytes != ts->prev_bytes ||
+		    (ts->prev_w && (ts->wops != ts->prev_wops || ts->wbytes != ts->prev_wbytes ||
+				    ts->syncs != ts->prev_syncs)))
+			return js->last_t + 1000000ull;
+	}
+	return 0;
+}
+
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 {
 	struct sys_snap end;

@@ -246,6 +246,11 @@ void sampler_time_close(struct sampler *s);
  * boundary @now? Both ends of one row in every @every, jobs staggered,
  * and always at the job's end (its last row). */
 bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every);
+/* End of job @j's last row: @end, or, when the job counted requests
+ * since its last row less than a millisecond (dt_s's resolution) before
+ * @end, the millisecond after that row, so a row holds them; 0 when no
+ * last row is due (samplerend.c). */
+uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* The tests' hooks the environment asks for (FAULTLINE_SAMPLER_DELAY_US:

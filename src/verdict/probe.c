@@ -1,6 +1,6 @@
 /*
- * probe.c - the queue depth for io_uring O_DIRECT in a verdict (issue
- * 31): at each depth, PROBE_STEP_S of random 4 KiB O_DIRECT reads of the
+ * probe.c - the queue depth for io_uring O_DIRECT in a verdict: at
+ * each depth, PROBE_STEP_S of random 4 KiB O_DIRECT reads of the
  * target, the first PROBE_WARM of it not counted; the depth picked is the
  * smallest within PROBE_NEAR of the best rate, so a device that overlaps
  * 64 reads gets 64, and one that overlaps none gets 1. Measured on the

@@ -1,6 +1,6 @@
 /*
- * probe.h - the queue depth the verdict gives io_uring O_DIRECT (issue
- * 31): a short probe of the target's device, random 4 KiB O_DIRECT reads
+ * probe.h - the queue depth the verdict gives io_uring O_DIRECT: a
+ * short probe of the target's device, random 4 KiB O_DIRECT reads
  * through one ring at depths 1, 2, 4 ... PROBE_DEPTH_MAX, taking the
  * smallest depth within PROBE_NEAR of the best rate, as a database sizes
  * its outstanding reads to what the device can overlap.

@@ -790,16 +790,86 @@ static void remove_scratch(const struct verdict_data *d)
 		unlink(d->plan.target);
 }
 
+/* The plan's runs, one after another while the budget lasts (or until
+ * a stop), each one's rows appended to @csv. 0, or -errno when the CSV
+ * could not be written (o->write_failed). */
+static int run_lines(struct verdict_opts *o, struct verdict_data *d, FILE *csv, const char *csv_tmp,
+		     const char *jobdir, double t0, FILE *out, struct err *e)
+{
+	double deadline = t0 + d->plan.budget_ns / 1e9 - d->plan.post_s, per_run_extra = OVERHEAD_S;
+	bool have_header = false, probed = false;
+	int ret;
+
+	for (unsigned i = 0; i < d->nlines; i++) {
+		struct verdict_line *l = &d->lines[i];
+		double need = d->plan.ramp_s + d->plan.runtime_s + per_run_extra;
+
+		if (*o->stop) {
+			snprintf(l->skipped, sizeof(l->skipped), "interrupted");
+			d->interrupted = true;
+			continue;
+		}
+		/* The first run also lays out the file. */
+		if (i == 0)
+			need += d->plan.layout_s;
+		if (now_s() + need > deadline) {
+			snprintf(l->skipped, sizeof(l->skipped), "not run: %.0f s left of the budget, "
+				 "it needs %.0f s", fmax(0, deadline - now_s()), need);
+			continue;
+		}
+		if (l->e == JE_URING_DEPTH && !probed) {
+			probe_depth(d, out);
+			probed = true;
+		}
+		fprintf(out, "[%3.0f s] %s (%s, %s, round %u)\n", now_s() - t0, l->name,
+			d->wls[l->wl].jw.name, judge_engine_name(l->e), l->round + 1);
+		fflush(out);
+		unlink(csv_tmp);
+		run_line(o, l, csv_tmp, jobdir);
+		ret = csv_append(csv_tmp, csv, &have_header);
+		unlink(csv_tmp);
+		/* A CSV cut short is not written: no further run is worth
+		 * its time once the verdict cannot be kept whole. */
+		if (ret) {
+			o->write_failed = true;
+			return err_set(e, -ret, "verdict: --csv=%s: %s", d->csv_path, strerror(-ret));
+		}
+		/* What set-up really costs here, for the runs still to come. */
+		if (i > 0)
+			per_run_extra = fmax(per_run_extra, l->elapsed_s - d->plan.ramp_s - d->plan.runtime_s);
+	}
+	return 0;
+}
+
+/* Each workload judged on the cells that ran (or left a document):
+ * d->res, and o->unanswered counted. @cells has room for every line. */
+static void judge_lines(struct verdict_opts *o, struct verdict_data *d, struct judge_cell *cells)
+{
+	unsigned ncells = 0;
+
+	for (unsigned i = 0; i < d->nlines; i++)
+		if (!d->lines[i].skipped[0] || d->lines[i].doc)
+			cells[ncells++] = (struct judge_cell){ d->lines[i].wl, d->lines[i].e, d->lines[i].round,
+							       d->lines[i].doc };
+	for (unsigned w = 0; w < d->nwl; w++) {
+		struct judge_host h = d->host;
+
+		/* A job's own memory budget is its sentences' budget. */
+		h.mem_budget = d->wls[w].mem;
+		judge_workload(&d->wls[w].jw, w, cells, ncells, &h, &d->res[w]);
+		if (judge_unanswered(&d->res[w]))
+			o->unanswered++;
+	}
+}
+
 int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 {
 	struct verdict_data d = { 0 };
 	struct judge_cell *cells = NULL;
 	const char *outdir = o->outdir ? o->outdir : ".";
 	char csv_tmp[PATH_MAX], jobdir[PATH_MAX], pd[PATH_MAX];
-	double t0 = now_s(), deadline, per_run_extra = OVERHEAD_S;
-	bool have_header = false, probed = false;
+	double t0 = now_s();
 	FILE *csv = NULL;
-	unsigned ncells = 0;
 	int ret;
 
 	d.cmdline = o->cmdline;
@@ -836,46 +906,9 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 		goto out;
 	}
 	verdict_out_plan(out, &d);
-	deadline = t0 + d.plan.budget_ns / 1e9 - d.plan.post_s;
-	for (unsigned i = 0; i < d.nlines; i++) {
-		struct verdict_line *l = &d.lines[i];
-		double need = d.plan.ramp_s + d.plan.runtime_s + per_run_extra;
-
-		if (*o->stop) {
-			snprintf(l->skipped, sizeof(l->skipped), "interrupted");
-			d.interrupted = true;
-			continue;
-		}
-		/* The first run also lays out the file. */
-		if (i == 0)
-			need += d.plan.layout_s;
-		if (now_s() + need > deadline) {
-			snprintf(l->skipped, sizeof(l->skipped), "not run: %.0f s left of the budget, "
-				 "it needs %.0f s", fmax(0, deadline - now_s()), need);
-			continue;
-		}
-		if (l->e == JE_URING_DEPTH && !probed) {
-			probe_depth(&d, out);
-			probed = true;
-		}
-		fprintf(out, "[%3.0f s] %s (%s, %s, round %u)\n", now_s() - t0, l->name,
-			d.wls[l->wl].jw.name, judge_engine_name(l->e), l->round + 1);
-		fflush(out);
-		unlink(csv_tmp);
-		run_line(o, l, csv_tmp, jobdir);
-		ret = csv_append(csv_tmp, csv, &have_header);
-		unlink(csv_tmp);
-		/* A CSV cut short is not written: no further run is worth
-		 * its time once the verdict cannot be kept whole. */
-		if (ret) {
-			err_set(e, -ret, "verdict: --csv=%s: %s", d.csv_path, strerror(-ret));
-			o->write_failed = true;
-			goto out;
-		}
-		/* What set-up really costs here, for the runs still to come. */
-		if (i > 0)
-			per_run_extra = fmax(per_run_extra, l->elapsed_s - d.plan.ramp_s - d.plan.runtime_s);
-	}
+	ret = run_lines(o, &d, csv, csv_tmp, jobdir, t0, out, e);
+	if (ret)
+		goto out;
 	ret = fclose(csv) ? -errno : 0;
 	csv = NULL;
 	if (ret) {
@@ -885,28 +918,12 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	}
 
 	cells = calloc(d.nlines ? d.nlines : 1, sizeof(*cells));
-	if (!cells) {
-		ret = err_set(e, ENOMEM, "verdict: out of memory");
-		goto out;
-	}
-	for (unsigned i = 0; i < d.nlines; i++)
-		if (!d.lines[i].skipped[0] || d.lines[i].doc)
-			cells[ncells++] = (struct judge_cell){ d.lines[i].wl, d.lines[i].e, d.lines[i].round,
-							       d.lines[i].doc };
 	d.res = calloc(d.nwl, sizeof(*d.res));
-	if (!d.res) {
+	if (!cells || !d.res) {
 		ret = err_set(e, ENOMEM, "verdict: out of memory");
 		goto out;
 	}
-	for (unsigned w = 0; w < d.nwl; w++) {
-		struct judge_host h = d.host;
-
-		/* A job's own memory budget is its sentences' budget. */
-		h.mem_budget = d.wls[w].mem;
-		judge_workload(&d.wls[w].jw, w, cells, ncells, &h, &d.res[w]);
-		if (judge_unanswered(&d.res[w]))
-			o->unanswered++;
-	}
+	judge_lines(o, &d, cells);
 	d.nfacts = judge_host_facts(&d.host, d.res, d.nwl, d.facts, sizeof(d.facts) / sizeof(d.facts[0]));
 	remove_scratch(&d);
 	d.elapsed_s = now_s() - t0;

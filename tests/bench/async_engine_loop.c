@@ -20,8 +20,7 @@
 
 #include "engines/engine.h"
 #include "lib/latclock.h"
-#include "engines/engine.h"
-#include "lib/latclock.h"
+#include "run/enginecfg.h"
 
 extern const struct engine_ops engine_io_uring;
 extern const struct engine_ops engine_libaio;
@@ -67,7 +66,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	blocks = (uint64_t)lseek(t.fd, 0, SEEK_END) / BS;
-	ej.job = &job;
+	enginecfg_resolve(&ej, &job);
 	ej.ntargets = 1;
 	ej.targets = &t;
 	ej.depth = depth;

@@ -171,7 +171,13 @@ cmd_pid=$!
 "$FAULTLINE" --capture="$E2E_TMP/int" --pid=$cmd_pid >"$E2E_TMP/int.out" 2>&1 &
 capture_pid=$!
 for _ in $(seq 100); do grep -q "^capture: recording" "$E2E_TMP/int.out" && break; sleep 0.1; done
-sleep 1.5
+# The 1000 reads checked below, done since the capture began: 2000 read
+# calls of the command's (its own reads of /proc are a few dozen a
+# second beside its 2000 preads), however long the host takes to give
+# them (60 s, a guard).
+syscr() { awk '/^syscr:/ {print $2}' "/proc/$cmd_pid/io" 2>/dev/null || echo 0; }
+base=$(syscr)
+for _ in $(seq 600); do [ $(($(syscr) - base)) -ge 2000 ] && break; sleep 0.1; done
 kill -INT "$capture_pid"
 wait "$capture_pid"
 rc=$?
@@ -218,8 +224,13 @@ before=$(psql_q "select coalesce(sum(heap_blks_read + coalesce(idx_blks_read, 0)
 "$FAULTLINE" --capture="$E2E_TMP/pgcap" --pid="$pm" >"$E2E_TMP/pgcap.out" 2>&1 &
 capture_pid=$!
 for _ in $(seq 100); do grep -q "^capture: recording" "$E2E_TMP/pgcap.out" && break; sleep 0.1; done
-# The backends' pids, asked while pgbench runs.
-( sleep 2; psql_q "select pid from pg_stat_activity where application_name = 'pgbench'" >"$E2E_TMP/backends" ) &
+# The backends' pids, asked while pgbench runs: once both are connected
+# (on a loaded host that may take seconds of the run's 5).
+( for _ in $(seq 100); do
+	psql_q "select pid from pg_stat_activity where application_name = 'pgbench'" >"$E2E_TMP/backends.now"
+	[ "$(wc -l <"$E2E_TMP/backends.now")" -ge 2 ] && break
+	sleep 0.05
+  done; mv "$E2E_TMP/backends.now" "$E2E_TMP/backends" ) &
 "$E2E_TESTS/pg-scratch" bench "$pgdir" 5 >"$E2E_TMP/tps"
 wait $!
 sleep 0.5

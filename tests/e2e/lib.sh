@@ -14,6 +14,14 @@ E2E_FAIL=0
 # Scratch space on the disk, not tmpfs, so O_DIRECT and device telemetry
 # behave as on a user's file; removed on exit.
 E2E_TMP=$(mktemp -d "${E2E_DIR:-/var/tmp}/faultline-e2e.XXXXXX")
+# The interpreter itself rather than a launcher in front of it (pyenv's
+# shim runs shells and pyenv on every call: 70 ms of CPU each, a quarter
+# of a second on a loaded host, and a suite makes dozens of calls), also
+# for the helpers that find python3 on PATH. The same interpreter.
+if py=$("$PY" -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+	PY=$py
+	mkdir -p "$E2E_TMP/.py" && ln -sf "$py" "$E2E_TMP/.py/python3" && PATH=$E2E_TMP/.py:$PATH
+fi
 # Only the test's own shell cleans up: a background subshell (a timed
 # kill, say) inherits the EXIT trap and must not remove the directory
 # when it ends.

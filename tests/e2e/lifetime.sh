@@ -135,8 +135,9 @@ fi
 mlocked() { awk '/^Mlocked:/ {print $2}' /proc/meminfo; }
 if [ "$(id -u)" = 0 ]; then
 	before=$(mlocked)
+	# Killed below; its runtime outlasts the 60 s populating may take.
 	"$FAULTLINE" --quiet --name=held --ioengine=null --size=1m --reserve_mem=256m \
-		--runtime=30s --time_based --output=/dev/null 2>/dev/null &
+		--runtime=300s --time_based --output=/dev/null 2>/dev/null &
 	p=$!
 	held=0
 	# Populating 256 MiB takes what the host gives it; 60 s is a guard.

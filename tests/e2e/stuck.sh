@@ -155,9 +155,17 @@ ssize_t pread(int fd, void *buf, size_t len, off_t off)
 {
 	ssize_t (*real)(int, void *, size_t, off_t) = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
 
-	if (hangs(fd))
+	if (hangs(fd)) {
+		/* Says so (HANG_MARK), for the test to signal a hung run,
+		 * not one that may not have got there yet. */
+		const char *mark = getenv("HANG_MARK");
+		FILE *f = mark ? fopen(mark, "w") : NULL;
+
+		if (f)
+			fclose(f);
 		for (;;)
 			pause();
+	}
 	return real(fd, buf, len, off);
 }
 
@@ -168,17 +176,18 @@ ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 C
 	if cc -shared -fPIC -o "$E2E_TMP/hang.so" "$E2E_TMP/hang.c" -ldl 2>"$E2E_TMP/cc.err"; then
 		real=$(readlink -f "$data")
-		HANG_PATH=$real HANG_AFTER=200 LD_PRELOAD=$E2E_TMP/hang.so "$FAULTLINE" --quiet --stop-grace=2s \
+		HANG_PATH=$real HANG_AFTER=200 HANG_MARK=$E2E_TMP/hung.mark LD_PRELOAD=$E2E_TMP/hang.so \
+			"$FAULTLINE" --quiet --stop-grace=2s \
 			--name=hung --filename="$data" --ioengine=psync --rw=randread --invalidate=0 \
 			--time_based --runtime=120s --output-format=json --output="$E2E_TMP/hung.json" \
 			--csv="$E2E_TMP/hung.csv" 2>"$E2E_TMP/hung.err" &
 		fl=$!
-		# The CSV's header: the run handles signals from then on.
-		for _ in $(seq 300); do
-			[ -s "$E2E_TMP/hung.csv" ] && break
+		# The CSV's header (the run handles signals from then on) and
+		# the hung read (on a loaded host it may come late): 60 s, a guard.
+		for _ in $(seq 600); do
+			[ -s "$E2E_TMP/hung.csv" ] && [ -e "$E2E_TMP/hung.mark" ] && break
 			sleep 0.1
 		done
-		sleep 0.5
 		kill -TERM $fl
 		( sleep 60; kill -KILL $fl 2>/dev/null ) &
 		guard=$!

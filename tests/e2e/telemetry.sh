@@ -126,36 +126,50 @@ for x in rows:
     assert float(x["w_iops"]) == 0 and float(x["w_mib_s"]) == 0 and float(x["flush_per_s"]) == 0, x
 ' "$E2E_TMP/t.csv"
 
-# The host-wide totals around the run: TLB shootdowns and device bytes.
-# As nobody the run is 3 s and these totals a few dozen, of which the
-# run's own start-up and exit, outside its rows, are a share the 5 %
-# cannot hold (21 of 92 in one run); the root pass checks the same
-# counters, read the same way, over 6 s.
+# The host-wide totals around the run: TLB shootdowns and device bytes,
+# checked by the root pass.
 if [ "$(id -u)" = 0 ]; then
-pycheck "TLB shootdowns in the CSV match /proc/interrupts around the run (5 %)" '
+# Host-wide counters also count what every other process on the host
+# does, inside the rows and between them and the readings around the run
+# (a loaded host: half of 1209 shootdowns fell outside the rows of an
+# ASan run). So the rows must fit inside the readings around the run, and
+# must hold at least what the job itself caused.
+pycheck "TLB shootdowns in the CSV fit inside /proc/interrupts read around the run" '
 import csv, sys
 rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["job"] == "mm"]
 csv_total = sum(float(x["tlb_shootdowns_per_s"]) * float(x["dt_s"]) for x in rows)
 real = int(sys.argv[3]) - int(sys.argv[2])
-# The run starts and ends a moment inside the two reads: allow 5 % and a
-# handful of shootdowns from process start-up and exit.
-assert abs(csv_total - real) <= 0.05 * real + 20, (csv_total, real)
+# Rates are rounded per row: allow 1 % and one per row.
+assert 0 <= csv_total <= real * 1.01 + len(rows), (csv_total, real)
 ' "$E2E_TMP/t.csv" "$tlb0" "$tlb1"
+# The run's own total is read from the same counter at its first and last
+# sample, so the rows add up to it whatever the host does around them.
+pycheck "TLB shootdowns in the CSV add up to the JSON's run total, and that fits around the run" '
+import csv, json, sys
+rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["job"] == "mm"]
+csv_total = sum(float(x["tlb_shootdowns_per_s"]) * float(x["dt_s"]) for x in rows)
+run_total = json.load(open(sys.argv[2]))["faultline"]["system"]["tlb_shootdowns"]
+real = int(sys.argv[4]) - int(sys.argv[3])
+assert run_total is not None and run_total <= real, (run_total, real)
+assert abs(csv_total - run_total) <= 0.01 * run_total + len(rows), (csv_total, run_total)
+' "$E2E_TMP/t.csv" "$E2E_TMP/t.json" "$tlb0" "$tlb1"
 
 # The rows end where the job's work did: the read-ahead its sequential
 # reader started last (one window, read_ahead_kb) may reach the device
 # after that, outside its rows but inside the readings around the run.
 ra_mib=$(( $(cat "/sys/block/$dev/queue/read_ahead_kb" 2>/dev/null || echo 0) / 1024 ))
-pycheck "device bytes in the CSV match /sys/block/DEV/stat around the run (5 %, and the last read-ahead)" '
+pycheck "device bytes in the CSV fit inside /sys/block/DEV/stat read around the run, and hold the cold read of its file" '
 import csv, sys
 rows = [x for x in csv.DictReader(open(sys.argv[1])) if x["job"] == "ps"]
 csv_mib = sum(float(x["dev_read_mib_s"]) * float(x["dt_s"]) for x in rows)
 real_mib = (int(sys.argv[3]) - int(sys.argv[2])) * 512 / 1048576
-ra = float(sys.argv[4])
-assert real_mib > 1, real_mib
-assert csv_mib <= real_mib * 1.05 + 0.5, (csv_mib, real_mib)
-assert csv_mib >= real_mib * 0.95 - 0.5 - ra, (csv_mib, real_mib, ra)
-' "$E2E_TMP/t.csv" "$sec0" "$sec1" "$ra_mib"
+ra, own = float(sys.argv[4]), float(sys.argv[5])
+assert csv_mib <= real_mib * 1.01 + 0.5, (csv_mib, real_mib)
+# The job drops the file from the page cache first, so its first pass
+# reads the whole file from the device inside its rows; the read-ahead
+# it started last may land after them.
+assert csv_mib >= own * 0.95 - ra, (csv_mib, own, ra)
+' "$E2E_TMP/t.csv" "$sec0" "$sec1" "$ra_mib" 64
 else
 	echo "# TLB and device totals around the run: checked by the root pass"
 fi

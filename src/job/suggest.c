@@ -2,7 +2,7 @@
  * suggest.c - "did you mean" for misspelt names (as in "unknown option
  * 'iodpeth' at job.job:7, did you mean 'iodepth'?").
  */
-#include "lib/suggest.h"
+#include "job/suggest.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,0 +1,169 @@
+/* test_sampler.c - a job's CSV rows hold every request its totals count.
+ * An async job reaps its queue when its runtime ends, and a boundary's
+ * pass may read its counters just before those requests complete: they
+ * then complete less than a millisecond after that row, and the job's
+ * end must still give them a row (a libaio job of iodepth 16, numjobs 2,
+ * once had 32 requests in its JSON and in no row). The sampler is driven
+ * here as the controller drives it, with counters set by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "job/jobfile.h"
+#include "lib/latclock.h"
+#include "lib/stats.h"
+#include "run/sampler.h"
+#include "run/worker.h"
+
+/* The sum of iops x dt_s over the CSV's rows, and their number. */
+static double csv_ios(const char *path, unsigned *nrows)
+{
+	FILE *f = fopen(path, "r");
+	char line[8192];
+	int c_dt = -1, c_iops = -1;
+	double ios = 0;
+
+	assert_non_null(f);
+	*nrows = 0;
+	for (bool head = true; fgets(line, sizeof(line), f); head = false) {
+		char *save = NULL, *tok = strtok_r(line, ",\n", &save);
+		double dt = 0, iops = 0;
+
+		for (int c = 0; tok; c++, tok = strtok_r(NULL, ",\n", &save)) {
+			if (head) {
+				c_dt = strcmp(tok, "dt_s") ? c_dt : c;
+				c_iops = strcmp(tok, "iops") ? c_iops : c;
+			} else if (c == c_dt) {
+				dt = strtod(tok, NULL);
+			} else if (c == c_iops) {
+				iops = strtod(tok, NULL);
+			}
+		}
+		if (head) {
+			assert_true(c_dt >= 0 && c_iops >= 0);
+			continue;
+		}
+		(*nrows)++;
+		ios += iops * dt;
+	}
+	fclose(f);
+	return ios;
+}
+
+/* @late requests per worker complete @after_ns past the boundary whose
+ * row read the counters first. */
+static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nrows)
+{
+	char csv[] = "/tmp/faultline-test-sampler-XXXXXX";
+	int fd = mkstemp(csv);
+	struct joblist jl = { 0 };
+	struct err e = { 0 };
+	struct stats_arena a = { 0 };
+	struct sampler_job view = { 0 };
+	struct run_result res = { 0 };
+	struct sampler *s;
+	int stop = 0;
+	uint64_t t0, t1, end;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(jobfile_parse_text(&jl, "job.fio",
+					    "[j]\nioengine=libaio\nrw=randread\niodepth=16\nnumjobs=1\n"
+					    "filename=/dev/null\nsize=1m\n", &e), 0);
+	view.job = jl.jobs[0];
+	worker_slots(view.job, &view.slots);
+	view.slots.total = view.slots.workers = 2;
+	view.nworkers = 2;
+	assert_int_equal(stats_arena_create(&a, 2), 0);
+	view.stats = a.ts;
+	{
+		struct sampler_config cfg = { .interval_ns = 1000000000ull, .csv_path = csv,
+					      .stop = &stop, .njobs = 1, .jobs = &view };
+
+		assert_int_equal(sampler_create(&s, &cfg, &e), 0);
+	}
+	/* The run began an interval ago: the boundary's row is a whole one. */
+	t0 = now_ns() - 1000000000ull;
+	sampler_begin(s, t0);
+	sampler_job_ready(s, 0, 0);
+	sampler_job_started(s, 0, t0, 0, NULL);
+	/* Up to the boundary: 100 requests each, read by its pass. */
+	for (unsigned i = 0; i < 2; i++) {
+		stat_add(&a.ts[i].ops, 100);
+		stat_add(&a.ts[i].bytes, 100 * 4096);
+		hist_add(&a.ts[i].lat, 50000);
+	}
+	t1 = now_ns();
+	sampler_tick(s, t1);
+	/* The queues' last requests, reaped once the runtime ended. */
+	end = t1 + after_ns;
+	for (unsigned i = 0; i < 2; i++) {
+		stat_add(&a.ts[i].ops, late);
+		stat_add(&a.ts[i].bytes, (uint64_t)late * 4096);
+		hist_add(&a.ts[i].lat, 50000);
+		STAT_STORE(&a.ts[i].end_ns, end);
+	}
+	sampler_job_ended(s, 0, end + 100000);
+	res.njobs = 0;
+	sampler_end(s, end + 200000, &res);
+	sampler_destroy(s);
+	*ios = csv_ios(csv, nrows);
+	unlink(csv);
+	stats_arena_destroy(&a);
+	joblist_free(&jl);
+}
+
+/* The reaped requests come 0.3 ms after the row: a row of 1 ms holds them. */
+static void test_requests_just_after_a_row(void **state)
+{
+	double ios;
+	unsigned n;
+
+	(void)state;
+	run_job(16, 300000, &ios, &n);
+	assert_true(ios > 232 - 0.5 && ios < 232 + 0.5);
+	assert_int_equal(n, 2);
+}
+
+/* Nothing after the boundary's row, ending right on it: no last row. */
+static void test_nothing_after_a_row(void **state)
+{
+	double ios;
+	unsigned n;
+
+	(void)state;
+	run_job(0, 300000, &ios, &n);
+	assert_true(ios > 200 - 0.5 && ios < 200 + 0.5);
+	assert_int_equal(n, 1);
+}
+
+/* A real remainder has its row, as before. */
+static void test_requests_later(void **state)
+{
+	double ios;
+	unsigned n;
+
+	(void)state;
+	run_job(16, 5000000, &ios, &n);
+	assert_true(ios > 232 - 0.5 && ios < 232 + 0.5);
+	assert_int_equal(n, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_requests_just_after_a_row),
+		cmocka_unit_test(test_nothing_after_a_row),
+		cmocka_unit_test(test_requests_later),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
