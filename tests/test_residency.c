@@ -190,12 +190,64 @@ static void test_set_shares_regions(void **state)
 	unlink(path);
 }
 
+/* A region larger than a sample may read is read in N parts, one a
+ * sample (N = ceil(pages / pages_per_sample)), their sum the reading of
+ * the sample ending each pass, and whole whenever forced (a job's end). */
+static void test_large_region_read_less_often(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char path[64];
+	int fd = make_file(path, sizeof(path), ps);
+	uint64_t len = (uint64_t)NPAGES * ps;
+	struct residency_set set;
+	struct residency a, b;
+	unsigned got = 0;
+	int i, small;
+
+	(void)state;
+	read_every_other(fd, ps);
+	residency_set_init(&set);
+	set.pages_per_sample = NPAGES / 4;
+	i = residency_set_add(&set, fd, 0, len);
+	small = residency_set_add(&set, fd, 0, len / 4);
+	assert_int_equal(residency_set_every(&set, (unsigned)i), 4);
+	assert_int_equal(residency_set_every(&set, (unsigned)small), 1);
+	for (int k = 0; k < 8; k++) {
+		int ret;
+
+		residency_set_next(&set);
+		assert_int_equal(residency_set_read(&set, (unsigned)small, &b), 0);
+		ret = residency_set_read(&set, (unsigned)i, &a);
+		assert_int_equal(ret, k % 4 == 3 ? 0 : -EAGAIN);
+		got += ret == 0;
+	}
+	assert_int_equal(got, 2);
+	assert_int_equal(set.reads, 8 + 8);
+	/* The parts add up to the whole (nothing touches the file). */
+	{
+		struct residency whole;
+
+		assert_int_equal(residency_read(&set.r[i].src, &whole), 0);
+		assert_int_equal(a.cached, whole.cached);
+	}
+	/* Forced: read now, and the sample's other askers get that reading. */
+	residency_set_next(&set);
+	if (residency_set_read(&set, (unsigned)i, &a) == -EAGAIN) {
+		assert_int_equal(residency_set_read_due(&set, (unsigned)i, true, &a), 0);
+		assert_int_equal(residency_set_read(&set, (unsigned)i, &a), 0);
+	}
+	residency_set_free(&set);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cachestat_and_mincore_agree),
 		cmocka_unit_test(test_source_picks_and_falls_back),
 		cmocka_unit_test(test_set_shares_regions),
+		cmocka_unit_test(test_large_region_read_less_often),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

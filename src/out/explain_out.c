@@ -153,3 +153,19 @@ void explain_report(FILE *f, const struct job_result *jr)
 	else
 		fprintf(f, "      after: no measured interval\n");
 }
+
+void explain_warn(FILE *f, char *why)
+{
+	if (!why[0])
+		return;
+	fprintf(f, "faultline: warning: %s; its CSV cells stay empty\n", why);
+	why[0] = '\0';
+}
+
+void explain_note(FILE *f, char *note)
+{
+	if (!note[0])
+		return;
+	fprintf(f, "faultline: note: %s\n", note);
+	note[0] = '\0';
+}

@@ -19,4 +19,10 @@ void explain_report(FILE *f, const struct job_result *jr);
 /* jobs[].faultline members: "residency", "cost", "phases". */
 void explain_json(json_t *faultline_job, const struct job_result *jr);
 
+/* A source of the explanation that cannot be read (explain.h's why
+ * strings), said once on @f: its CSV cells stay empty. Empties @why. */
+void explain_warn(FILE *f, char *why);
+/* A note of the explanation's (a figure read less often), once. */
+void explain_note(FILE *f, char *note);
+
 #endif

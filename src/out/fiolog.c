@@ -319,6 +319,11 @@ static struct job_logs *logged_job(struct fiolog *l, unsigned job)
 	return &l->jobs[job];
 }
 
+bool fiolog_logs(const struct fiolog *l, unsigned job)
+{
+	return l && job < l->njobs && l->jobs[job].file;
+}
+
 /* The length an entry averages: log_avg_msec, at least one interval. */
 static uint64_t window_of(const struct fiolog *l, const struct job_logs *jl)
 {

@@ -74,6 +74,8 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
  */
 void fiolog_interval(struct fiolog *l, unsigned job, uint64_t t_ms, uint64_t dt_ns,
 		     const struct fiolog_sample *th, bool last);
+/* Does job @job write any of fio's logs (its threads' shares are read)? */
+bool fiolog_logs(const struct fiolog *l, unsigned job);
 
 /* Job @job ended @t_ms after its measured start: the entries of its last
  * window, latency only when it is not a whole one. */

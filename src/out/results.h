@@ -189,7 +189,7 @@ struct job_result {
 	struct explain_result x;
 	struct wb_result wb;
 	/* delayacct=1: where the workers' time went over the measured rows
-	 * that have time_* cells (run/samplertime.c): what the kernel
+	 * that have time_* cells (sample/samplertime.c): what the kernel
 	 * counted (ns; OTHER unused), the window they are shares of
 	 * (workers x seconds, ns) and the shares in tenths of a percent.
 	 * time_why: why not (time_ok false), "" when the job did not ask. */

@@ -15,7 +15,7 @@
 #include "lib/latclock.h"
 #include "run/loop.h"
 #include "run/runwrites.h"
-#include "run/sampler.h"
+#include "sample/sampler.h"
 #include "workload/verify.h"
 
 /* A worker's iodepth counts, read while it runs (single writer). */

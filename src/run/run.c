@@ -28,7 +28,7 @@
 #include "mpi/rankrows.h"
 #include "mpi/ranks.h"
 #include "run/runwrites.h"
-#include "run/sampler.h"
+#include "sample/sampler.h"
 #include "run/stuck.h"
 #include "workload/verify.h"
 
@@ -197,7 +197,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		if (!r->rows)
 			return err_set(e, ENOMEM, "out of memory");
 		ranks_set_interval(o->interval_ns);
-		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header, r->stop, e);
+		ret = rankrows_init(r->rows, o->csv_path, sampler_csv_header(), r->stop, e);
 		if (ret)
 			return ret;
 	}

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/fmtnum.h"
 #include "lib/grow.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -34,9 +33,10 @@ static uint64_t page_bytes(void)
 	return p > 0 ? (uint64_t)p : 4096;
 }
 
-static void cell(char **p, char *end, bool ok, double v, int prec)
+static void fig(struct explain_figs *f, enum explain_fig k, bool ok, double v)
 {
-	fmt_cell(p, end, ok, v, prec);
+	f->ok[k] = ok;
+	f->v[k] = ok ? v : 0;
 }
 
 /* ---- host PSI ------------------------------------------------------- */
@@ -52,8 +52,8 @@ void explain_host_open(struct explain_host *h, const char *proc_root)
 		char why[PROCFS_WHY_MAX + 64];
 
 		psi_why_absent(proc_root, why, sizeof(why));
-		fprintf(stderr, "faultline: warning: pressure stall information unavailable: %s; "
-			"its CSV cells stay empty\n", why[0] ? why : "pressure/io cannot be read");
+		snprintf(h->why, sizeof(h->why), "pressure stall information unavailable: %s",
+			 why[0] ? why : "pressure/io cannot be read");
 		h->warned = true;
 	}
 }
@@ -68,8 +68,7 @@ void explain_host_read(struct explain_host *h, struct explain_sys *out)
 	out->io_at.end_ns = mono_ns();
 	if ((!out->mem_ok && h->mem.fd >= 0) || (!out->io_ok && h->io.fd >= 0)) {
 		if (!h->warned)
-			fprintf(stderr, "faultline: warning: a pressure file could not be read; "
-				"its CSV cells stay empty\n");
+			snprintf(h->why, sizeof(h->why), "a pressure file could not be read");
 		h->warned = true;
 	}
 }
@@ -110,14 +109,21 @@ int explain_job_init(struct explain_job *x, const struct job *job, const struct 
 		x->res[i] = idx >= 0 ? (unsigned)idx : UINT_MAX;
 		if (g)
 			ret = g->open_ret;
+		if (g && !ret && g->every > 1 && !g->noted) {
+			g->noted = true;
+			snprintf(x->note, sizeof(x->note), "%s: its page-cache residency (%llu MiB) is read a part "
+				 "per interval, whole over %u intervals (a read walks every page of it), and whole at "
+				 "the job's end; the target_* cells are those of the interval ending each pass, "
+				 "empty in the others", t[i].path,
+				 (unsigned long long)(t[i].len >> 20), g->every);
+		}
 		if (ret == 0)
 			continue;
 		x->res_ok = false;
 		/* Once per region, not once per job reading it. */
 		if (!x->warned && !(g && g->warned))
-			fprintf(stderr, "faultline: warning: %s: page-cache residency unavailable "
-				"(cachestat and mincore: %s); its CSV cells stay empty\n",
-				t[i].path, strerror(-ret));
+			snprintf(x->why, sizeof(x->why), "%s: page-cache residency unavailable "
+				 "(cachestat and mincore: %s)", t[i].path, strerror(-ret));
 		x->warned = true;
 		if (g)
 			g->warned = true;
@@ -147,17 +153,20 @@ void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg)
 	x->cg_last_at.end_ns = mono_ns();
 }
 
-static bool read_residency(struct explain_job *x, struct residency *sum)
+/* The targets' residency summed: 0, -EAGAIN when some region is not
+ * read in this sample (a large one: residency.h), or why not. */
+static int read_residency(struct explain_job *x, bool force, struct residency *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	if (!x->nres || !x->res_ok)
-		return false;
+		return -ENODATA;
 	sum->full = true;
 	for (unsigned i = 0; i < x->nres; i++) {
 		struct residency r;
+		int ret = residency_set_read_due(x->set, x->res[i], force, &r);
 
-		if (residency_set_read(x->set, x->res[i], &r) < 0)
-			return false;
+		if (ret < 0)
+			return ret;
 		sum->full = sum->full && r.full;
 		sum->cached += r.cached;
 		sum->dirty += r.dirty;
@@ -165,7 +174,7 @@ static bool read_residency(struct explain_job *x, struct residency *sum)
 		sum->evicted += r.evicted;
 		sum->recently_evicted += r.recently_evicted;
 	}
-	return true;
+	return 0;
 }
 
 int explain_job_reserve(struct explain_job *x, size_t rows)
@@ -191,12 +200,13 @@ static int push_row(struct explain_job *x, const struct phase_row *r)
 	return 0;
 }
 
-void explain_row(struct explain_job *x, const struct explain_in *in, char **p, char *end)
+void explain_row(struct explain_job *x, const struct explain_in *in, struct explain_figs *out)
 {
 	const double pg = (double)page_bytes();
 	const struct explain_sys *s = in->sys, *ps = in->prev_sys;
 	struct residency r;
-	bool res = read_residency(x, &r);
+	int rr = read_residency(x, in->last_row, &r);
+	bool res = rr == 0, skipped = rr == -EAGAIN;
 	bool full = res && r.full;
 	struct psi_totals cg = { 0 };
 	struct psi_span cg_at = { .start_ns = mono_ns() };
@@ -213,24 +223,27 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	};
 
 	cg_at.end_ns = mono_ns();
-	cell(p, end, res, (double)r.cached * pg / MIB, 1);
-	cell(p, end, full, (double)r.evicted * pg / MIB, 1);
-	cell(p, end, full, (double)r.recently_evicted * pg / MIB, 1);
-	cell(p, end, in->refault_ok, (double)in->refaults / in->dt_s, 1);
-	cell(p, end, sys && s->mem_ok && ps->mem_ok,
-	     sys ? psi_pct(ps->mem.some_us, s->mem.some_us, &ps->mem_at, &s->mem_at) : 0, 2);
-	cell(p, end, sys && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
-	     sys ? psi_pct(ps->mem.full_us, s->mem.full_us, &ps->mem_at, &s->mem_at) : 0, 2);
-	cell(p, end, sys && s->io_ok && ps->io_ok,
-	     sys ? psi_pct(ps->io.some_us, s->io.some_us, &ps->io_at, &s->io_at) : 0, 2);
-	cell(p, end, sys && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
-	     sys ? psi_pct(ps->io.full_us, s->io.full_us, &ps->io_at, &s->io_at) : 0, 2);
-	cell(p, end, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, &x->cg_last_at, &cg_at), 2);
-	cell(p, end, cg_ok && cg.full_ok, psi_pct(x->cg_last.full_us, cg.full_us, &x->cg_last_at, &cg_at), 2);
+	memset(out, 0, sizeof(*out));
+	fig(out, EXPLAIN_TARGET_CACHED, res, (double)r.cached * pg / MIB);
+	fig(out, EXPLAIN_TARGET_EVICTED, full, (double)r.evicted * pg / MIB);
+	fig(out, EXPLAIN_TARGET_RECENT, full, (double)r.recently_evicted * pg / MIB);
+	fig(out, EXPLAIN_REFAULT, in->refault_ok, (double)in->refaults / in->dt_s);
+	fig(out, EXPLAIN_PSI_MEM_SOME, sys && s->mem_ok && ps->mem_ok,
+	    sys ? psi_pct(ps->mem.some_us, s->mem.some_us, &ps->mem_at, &s->mem_at) : 0);
+	fig(out, EXPLAIN_PSI_MEM_FULL, sys && s->mem_ok && ps->mem_ok && s->mem.full_ok && ps->mem.full_ok,
+	    sys ? psi_pct(ps->mem.full_us, s->mem.full_us, &ps->mem_at, &s->mem_at) : 0);
+	fig(out, EXPLAIN_PSI_IO_SOME, sys && s->io_ok && ps->io_ok,
+	    sys ? psi_pct(ps->io.some_us, s->io.some_us, &ps->io_at, &s->io_at) : 0);
+	fig(out, EXPLAIN_PSI_IO_FULL, sys && s->io_ok && ps->io_ok && s->io.full_ok && ps->io.full_ok,
+	    sys ? psi_pct(ps->io.full_us, s->io.full_us, &ps->io_at, &s->io_at) : 0);
+	fig(out, EXPLAIN_CG_SOME, cg_ok, psi_pct(x->cg_last.some_us, cg.some_us, &x->cg_last_at, &cg_at));
+	fig(out, EXPLAIN_CG_FULL, cg_ok && cg.full_ok,
+	    psi_pct(x->cg_last.full_us, cg.full_us, &x->cg_last_at, &cg_at));
 	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */
-	cell(p, end, in->dev_ok && in->bytes, in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0, 3);
-	cell(p, end, in->cpu_ok && in->bytes,
-	     in->bytes ? (double)in->cpu_ns / 1e3 / ((double)in->bytes / PAGE_4K) : 0, 2);
+	fig(out, EXPLAIN_READ_AMP, in->dev_ok && in->bytes,
+	    in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0);
+	fig(out, EXPLAIN_CPU_PER_4K, in->cpu_ok && in->bytes,
+	    in->bytes ? (double)in->cpu_ns / 1e3 / ((double)in->bytes / PAGE_4K) : 0);
 
 	/* The row phases_detect reads: the cgroup's gauge under mem_limit,
 	 * else the host's; eviction seen as the target's own evicted pages
@@ -246,15 +259,18 @@ void explain_row(struct explain_job *x, const struct explain_in *in, char **p, c
 	if (full && x->last_ok && x->last.full) {
 		pr.evict_ok = true;
 		pr.evicted = r.evicted > x->last.evicted ? r.evicted - x->last.evicted : 0;
-	} else if (!full && in->steal_ok) {
+	} else if (!full && !skipped && in->steal_ok) {
 		pr.evict_ok = true;
 		pr.evicted = in->pgsteal;
 	}
 	push_row(x, &pr);
 
+	/* A row without a reading leaves the last one standing: the next
+	 * reading's evictions count from it. */
 	if (res)
 		x->last = r;
-	x->last_ok = res;
+	if (!skipped)
+		x->last_ok = res;
 	if (cg_ok) {
 		x->cg_last = cg;
 		x->cg_last_at = cg_at;

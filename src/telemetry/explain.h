@@ -6,10 +6,12 @@
  * per byte it read, and at its end the cache-full moment with the phases
  * before and after it (phases.h) and its cost per page.
  *
- * The sampler (samplerow.c) hands each interval's counts in; this module
- * owns the sources it adds, writes the CSV cells after the columns
- * before them and keeps the rows phases_detect reads at the end. It
- * never sees the sampler: what it needs comes in struct explain_in.
+ * The sampler (sample/samplerow.c) hands each interval's counts in; this
+ * module owns the sources it adds, works out the row's figures (the
+ * sampler's column table formats them) and keeps the rows phases_detect
+ * reads at the end. It never sees the sampler: what it needs comes in
+ * struct explain_in. It prints nothing: what could not be read is said
+ * in the why strings the sampler hands to out/explain_out.c.
  */
 #ifndef FAULTLINE_EXPLAIN_H
 #define FAULTLINE_EXPLAIN_H
@@ -25,11 +27,29 @@
 #include "telemetry/residency.h"
 #include "engines/target.h"
 
-/* The CSV columns this module writes, in order (after the write columns). */
-#define EXPLAIN_CSV_COLUMNS \
-	"target_cached_mib,target_evicted_mib,target_recent_evicted_mib,refault_per_s," \
-	"psi_mem_some_pct,psi_mem_full_pct,psi_io_some_pct,psi_io_full_pct," \
-	"cg_mem_some_pct,cg_mem_full_pct,read_amp,cpu_us_per_4k"
+/* The figures this module adds to each row, in the CSV's order (the
+ * sampler's column table names and formats them). */
+enum explain_fig {
+	EXPLAIN_TARGET_CACHED,		/* MiB of the targets in the page cache */
+	EXPLAIN_TARGET_EVICTED,		/* MiB evicted (cachestat's shadow entries) */
+	EXPLAIN_TARGET_RECENT,		/* ... of them evicted recently */
+	EXPLAIN_REFAULT,		/* host workingset refaults per second */
+	EXPLAIN_PSI_MEM_SOME,		/* host pressure, percent of the row */
+	EXPLAIN_PSI_MEM_FULL,
+	EXPLAIN_PSI_IO_SOME,
+	EXPLAIN_PSI_IO_FULL,
+	EXPLAIN_CG_SOME,		/* the job's mem_limit cgroup's memory pressure */
+	EXPLAIN_CG_FULL,
+	EXPLAIN_READ_AMP,		/* device bytes read per byte the job read */
+	EXPLAIN_CPU_PER_4K,		/* the workers' CPU microseconds per 4 KiB read */
+	EXPLAIN_NFIGS
+};
+
+/* One row's figures: ok[k] false leaves its cell empty. */
+struct explain_figs {
+	bool ok[EXPLAIN_NFIGS];
+	double v[EXPLAIN_NFIGS];
+};
 
 /* What explains the job's numbers (explain.c): its targets' page-cache
  * residency at its last row, its cost per page over the measured part,
@@ -58,10 +78,12 @@ struct explain_sys {
 	struct psi_totals mem, io;
 };
 
-/* The host's PSI files, opened once. */
+/* The host's PSI files, opened once. @why: a warning for the caller to
+ * give (once: the caller empties it), "" when none. */
 struct explain_host {
 	struct procfs_src mem, io;
 	bool warned;
+	char why[PROCFS_WHY_MAX + 128];
 };
 
 void explain_host_open(struct explain_host *h, const char *proc_root);
@@ -91,6 +113,8 @@ struct explain_in {
 	uint64_t dev_bytes;		/* device bytes read */
 	bool cpu_ok;
 	uint64_t cpu_ns;		/* the job's workers on a CPU */
+	bool last_row;			/* the job's last: its targets' residency read whatever
+					 * their every, for its result */
 	const struct explain_sys *sys, *prev_sys;
 };
 
@@ -105,6 +129,8 @@ struct explain_job {
 	bool last_ok;
 	struct residency last;		/* summed over targets, at the last row */
 	bool warned;
+	char why[PROCFS_WHY_MAX + 128];	/* a warning for the caller to give, "" when none */
+	char note[PROCFS_WHY_MAX + 256];	/* ... and a note (a target's residency read less often) */
 	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
 	bool cg_psi_open, cg_last_ok;
 	struct psi_totals cg_last;
@@ -125,8 +151,9 @@ int explain_job_init(struct explain_job *x, const struct job *job, const struct 
 int explain_job_reserve(struct explain_job *x, size_t rows);
 /* The job's cgroup now exists (@cg) or is gone (NULL). */
 void explain_job_cgroup(struct explain_job *x, const struct cgroup *cg);
-/* The job's cells of one interval, appended at *p (each with its comma). */
-void explain_row(struct explain_job *x, const struct explain_in *in, char **p, char *end);
+/* The job's figures of one interval into @out; the row is kept for
+ * phases_detect. */
+void explain_row(struct explain_job *x, const struct explain_in *in, struct explain_figs *out);
 /* Residency at the last row, cost per page and phases into @res. */
 void explain_result(struct explain_job *x, struct explain_result *e);
 void explain_job_free(struct explain_job *x);

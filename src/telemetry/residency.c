@@ -146,16 +146,22 @@ int residency_open(struct residency_src *s, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-int residency_read(struct residency_src *s, struct residency *out)
+/* [off, off+len) of the source's region, by its method. */
+static int read_range(struct residency_src *s, uint64_t off, uint64_t len, struct residency *out)
 {
 	switch (s->method) {
 	case RESIDENCY_CACHESTAT:
-		return residency_cachestat(s->fd, s->off, s->len, out);
+		return residency_cachestat(s->fd, off, len, out);
 	case RESIDENCY_MINCORE:
-		return residency_mincore(s->fd, s->off, s->len, s->vec, s->vec_len, out);
+		return residency_mincore(s->fd, off, len, s->vec, s->vec_len, out);
 	default:
 		return -EBADF;
 	}
+}
+
+int residency_read(struct residency_src *s, struct residency *out)
+{
+	return read_range(s, s->off, s->len, out);
 }
 
 void residency_close(struct residency_src *s)
@@ -232,6 +238,14 @@ int residency_set_add(struct residency_set *set, int fd, uint64_t off, uint64_t 
 	g->len = len;
 	/* On failure too the source keeps dfd, which the set closes. */
 	g->open_ret = residency_open(&g->src, dfd, off, len);
+	g->every = 1;
+	if (set->pages_per_sample) {
+		uint64_t pages = residency_pages(off, len);
+
+		g->every = (unsigned)((pages + set->pages_per_sample - 1) / set->pages_per_sample);
+		if (g->every < 1)
+			g->every = 1;
+	}
 	return (int)set->n++;
 }
 
@@ -250,7 +264,45 @@ void residency_set_next(struct residency_set *set)
 	set->gen++;
 }
 
-int residency_set_read(struct residency_set *set, unsigned i, struct residency *out)
+/* The next part of a region read in parts: true when it completed a
+ * pass, whose sum is then g->last (or its error g->read_ret). */
+static bool read_part(struct residency_region *g)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t chunk = (g->len + g->every - 1) / g->every;
+	uint64_t off, len;
+	struct residency r;
+	int ret;
+
+	chunk = (chunk + ps - 1) / ps * ps;
+	if (g->part_n == 0) {
+		memset(&g->part, 0, sizeof(g->part));
+		g->part.full = true;
+		g->part_ret = 0;
+	}
+	off = (uint64_t)g->part_n * chunk;
+	len = off < g->len ? (g->len - off < chunk ? g->len - off : chunk) : 0;
+	ret = len ? read_range(&g->src, g->off + off, len, &r) : 0;
+	if (ret < 0)
+		g->part_ret = ret;
+	else if (len) {
+		g->part.full = g->part.full && r.full;
+		g->part.cached += r.cached;
+		g->part.dirty += r.dirty;
+		g->part.writeback += r.writeback;
+		g->part.evicted += r.evicted;
+		g->part.recently_evicted += r.recently_evicted;
+	}
+	if (++g->part_n < g->every)
+		return false;
+	g->part_n = 0;
+	g->read_ret = g->part_ret;
+	if (!g->read_ret)
+		g->last = g->part;
+	return true;
+}
+
+int residency_set_read_due(struct residency_set *set, unsigned i, bool force, struct residency *out)
 {
 	struct residency_region *g;
 
@@ -260,13 +312,37 @@ int residency_set_read(struct residency_set *set, unsigned i, struct residency *
 	if (g->open_ret)
 		return g->open_ret;
 	if (g->gen != set->gen) {
-		g->read_ret = residency_read(&g->src, &g->last);
 		g->gen = set->gen;
 		set->reads++;
+		g->have = true;
+		if (force || g->every <= 1) {
+			g->read_ret = residency_read(&g->src, &g->last);
+			g->part_n = 0;
+		} else {
+			g->have = read_part(g);
+		}
+	} else if (force && !g->have) {
+		/* Asked whole after a part was read in this sample. */
+		g->read_ret = residency_read(&g->src, &g->last);
+		g->part_n = 0;
+		g->have = true;
+		set->reads++;
 	}
+	if (!g->have)
+		return -EAGAIN;
 	if (!g->read_ret)
 		*out = g->last;
 	return g->read_ret;
+}
+
+int residency_set_read(struct residency_set *set, unsigned i, struct residency *out)
+{
+	return residency_set_read_due(set, i, false, out);
+}
+
+unsigned residency_set_every(const struct residency_set *set, unsigned i)
+{
+	return i < set->n && set->r[i].every ? set->r[i].every : 1;
 }
 
 void residency_set_free(struct residency_set *set)

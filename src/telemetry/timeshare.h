@@ -24,11 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The CSV columns, in enum timeshare_part's order. */
-#define TIMESHARE_CSV_COLUMNS \
-	"time_cpu_pct,time_runq_pct,time_blkio_pct,time_reclaim_pct,time_thrash_pct," \
-	"time_compact_pct,time_swapin_pct,time_other_pct"
-
+/* The parts, in the order of the CSV's time_* columns. */
 enum timeshare_part {
 	TIMESHARE_CPU,
 	TIMESHARE_RUNQ,

@@ -3,7 +3,7 @@
  * the run, what sampling cost, each job's totals from its rows' sources;
  * see sampler.h (sampler_end).
  */
-#include "run/sampler.h"
+#include "sample/sampler.h"
 
 #include <numa.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "run/samplerow.h"
+#include "sample/samplerow.h"
 #include "telemetry/wbtrace.h"
 
 static void fill_host(struct host_result *h, const struct sys_snap *sys)

@@ -20,9 +20,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#include "lib/fmtnum.h"
 #include "lib/latclock.h"
-#include "run/samplerow.h"
+#include "sample/samplerow.h"
 #include "telemetry/delayacct.h"
 
 /* Queries a sample may make: 0.3-1.2 ms at the 6-24 us one took on the
@@ -149,20 +148,13 @@ static bool thread_delays(struct sampler *s, const struct thread_stats *st, uint
 }
 
 
-static void cells(char **p, char *end, const unsigned *tenths)
-{
-	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
-		fmt_cell(p, end, tenths, tenths ? (double)tenths[k] / 10 : 0, 1);
-	}
-}
-
 /* A wait the kernel counted from a start it never recorded: seen on
  * Linux 6.18, a thread's first block-I/O wait counted as the time since
  * boot. No wait is longer than the thread's life (plus the microseconds
  * its age is rounded to). */
 #define DA_AGE_SLACK_NS 1000000ull
 
-/* Said once a process (only the sampler thread writes it). */
+/* Said once a process (only the controller, which samples, writes it). */
 static bool warned_bogus;
 
 /* The job's workers' delays and CPU time since its last reading into
@@ -214,12 +206,11 @@ static bool read_job(struct sampler *s, unsigned j, struct timeshare_ns *row, bo
 	return ok && !*bogus;
 }
 
-void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, char **p, char *end)
+bool sampler_time_row(struct sampler *s, unsigned j, uint64_t now, bool ramp, unsigned *tenths)
 {
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	struct job_samp *js = &s->jobs[j];
 	struct timeshare_ns row;
-	unsigned tenths[TIMESHARE_NPARTS];
 	bool had, ok, bogus, absent;
 
 	if (!sj->job->delayacct || !s->tsk || !sj->nworkers) {
@@ -227,13 +218,11 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 			snprintf(js->da_why, sizeof(js->da_why), "%s", sj->nworkers ? s->da_why : "no workers");
 		if (sj->job->delayacct && s->da_why[0])
 			sampler_warn_once(&s->warned_da, "delay accounting (delayacct=1): %s", s->da_why);
-		cells(p, end, NULL);
-		return;
+		return false;
 	}
 	if (!sampler_due(s, j, now, s->da_every)) {
 		js->da_read = false;
-		cells(p, end, NULL);
-		return;
+		return false;
 	}
 	had = js->da_read && js->da_read_t == js->last_t;
 	ok = read_job(s, j, &row, &bogus, &absent);
@@ -249,15 +238,13 @@ void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, 
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
 				  sj->job->name, s->da_fail);
 	}
-	if (!ok || !had || !timeshare_split(&row, (uint64_t)sj->nworkers * (now - js->last_t), tenths)) {
-		cells(p, end, NULL);
-		return;
-	}
-	cells(p, end, tenths);
+	if (!ok || !had || !timeshare_split(&row, (uint64_t)sj->nworkers * (now - js->last_t), tenths))
+		return false;
 	if (!ramp) {
 		timeshare_add(&js->da_total, &row);
 		js->da_window += (uint64_t)sj->nworkers * (now - js->last_t);
 	}
+	return true;
 }
 
 void sampler_time_result(const struct sampler *s, unsigned j, struct job_result *r)

@@ -22,22 +22,9 @@
 #include "telemetry/taskstats.h"
 #include "telemetry/timeshare.h"
 #include "out/results.h"
-#include "run/samplercfg.h"
+#include "sample/samplecols.h"
+#include "sample/samplercfg.h"
 #include "lib/stats.h"
-
-#define MIB (1024.0 * 1024.0)
-
-/* One snapshot of every system-wide source. */
-struct sys_snap {
-	uint64_t t;
-	bool tlb_ok, ksw_ok, vm_ok, mem_ok, cpu_ok;
-	uint64_t tlb;
-	uint64_t ksw_ticks;
-	struct procfs_vmstat vm;
-	struct procfs_meminfo mem;
-	struct procfs_cpu cpu;
-	struct explain_sys psi;		/* memory and io pressure (explain.c) */
-};
 
 /* A block device some job reads from. */
 struct dev_src {
@@ -103,6 +90,7 @@ struct job_samp {
 	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
+	bool flt_read;			/* its threads' faults read at its previous row */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
 	/* Kernel counters of the job's own tasks (perfev.h), opened on its
 	 * leader from ready until it ends: at the previous row, at the
@@ -140,6 +128,7 @@ struct sampler {
 	bool have_csv;
 	const char *proc;
 	long hz;
+	pid_t self;			/* getpid(), once: glibc asks the kernel each time */
 	struct procfs_src interrupts, vmstat, meminfo, stat;
 	struct procfs_kswapd ksw;
 	bool have_ksw;
@@ -153,6 +142,9 @@ struct sampler {
 	unsigned ev_every;
 	bool noted_ev;
 	uint64_t ev_reads, ev_read_ns;
+	/* Each job's threads' faults (their stat files) are read over one
+	 * interval in task_every; their CPU time each interval. */
+	unsigned task_every;
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
 	bool group_sys_taken;
 	struct explain_host psi;
@@ -187,8 +179,13 @@ struct sampler {
 	unsigned snap_retaken;		/* first passes held up and taken again */
 	/* A tick's per-job scratch, allocated with the sampler: nothing is
 	 * allocated, nor the stack grown, while jobs run (procfs.h says why). */
-	uint64_t test_delay_ns;		/* FAULTLINE_SAMPLER_DELAY_US, per row */
-	uint64_t test_stall_ns;		/* FAULTLINE_SAMPLER_STALL_US, one pass, once */
+	/* Tests' hooks (sampler_test_hooks, from the environment they
+	 * set): called only when set, so a run pays one untaken branch. */
+	void (*test_row_hook)(const struct sampler *s);		/* each row */
+	void (*test_pass_hook)(struct sampler *s);		/* the counters' pass, once */
+	uint64_t test_delay_ns, test_stall_ns;
+	uint64_t sys_seq;		/* host readings made: sys_snap.seq */
+	struct samplecols_cache *host_cells;
 	double *tick_mib, *tick_iops;
 	bool *tick_row;
 	uint64_t status_total_ns;	/* estimated run length for the status line */
@@ -204,34 +201,6 @@ struct sampler {
 	unsigned da_every;
 	uint64_t da_queries, da_query_ns;
 };
-
-static inline uint64_t vm_get(const struct sys_snap *x, enum procfs_vm_key k)
-{
-	return procfs_vm_has(&x->vm, k) ? x->vm.v[k] : 0;
-}
-
-/* Pages scanned and stolen by all reclaim. Kernels since 5.8 count every
- * reclaim, cgroup reclaim included, in pgscan_anon/file; the older
- * kswapd/direct pair misses reclaim inside a mem_limit cgroup. */
-static inline bool vm_has_all(const struct sys_snap *x)
-{
-	return procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSCAN_FILE) &&
-	       procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_ANON) && procfs_vm_has(&x->vm, PROCFS_VM_PGSTEAL_FILE);
-}
-
-static inline uint64_t pgscan(const struct sys_snap *x)
-{
-	if (vm_has_all(x))
-		return vm_get(x, PROCFS_VM_PGSCAN_ANON) + vm_get(x, PROCFS_VM_PGSCAN_FILE);
-	return vm_get(x, PROCFS_VM_PGSCAN_KSWAPD) + vm_get(x, PROCFS_VM_PGSCAN_DIRECT);
-}
-
-static inline uint64_t pgsteal(const struct sys_snap *x)
-{
-	if (vm_has_all(x))
-		return vm_get(x, PROCFS_VM_PGSTEAL_ANON) + vm_get(x, PROCFS_VM_PGSTEAL_FILE);
-	return vm_get(x, PROCFS_VM_PGSTEAL_KSWAPD) + vm_get(x, PROCFS_VM_PGSTEAL_DIRECT);
-}
 
 /* Every system-wide source now, stamped @now (sampler.c). */
 void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
@@ -257,15 +226,20 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js);
  * time since it began goes to ts->cpu_ns (ts->cpu_ok when known). */
 bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st,
 			   uint64_t *maj, uint64_t *min);
+/* A thread's CPU time since it began now into ts->cpu_ns (ts->cpu_ok):
+ * its exit figure once it has exited, else its CPU clock (a thread of
+ * this process) or its schedstat (a worker process's). */
+bool sampler_thread_cpu(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st);
 /* Start a sampling moment at @now (a no-op when one at @now is under
  * way): devices and residency are read afresh when next asked. */
 void sampler_moment(struct sampler *s, uint64_t now);
 /* delayacct=1 (samplertime.c): set-up at sampler_create (0 or -ENOMEM),
- * a job's start, its time_* cells in a row (after the faults loop, which
- * reads its workers' CPU time), its result, and the socket's end. */
+ * a job's start, its time_* figures of a row in @tenths (true when it
+ * has them; after the faults loop, which reads its workers' CPU time),
+ * its result, and the socket's end. */
 int sampler_time_setup(struct sampler *s);
 void sampler_time_start(struct sampler *s, unsigned j, uint64_t start_ns);
-void sampler_time_cells(struct sampler *s, unsigned j, uint64_t now, bool ramp, char **p, char *end);
+bool sampler_time_row(struct sampler *s, unsigned j, uint64_t now, bool ramp, unsigned *tenths);
 void sampler_time_result(const struct sampler *s, unsigned j, struct job_result *r);
 void sampler_time_close(struct sampler *s);
 /* Is a source read one interval in @every due for job @j at the
@@ -279,6 +253,10 @@ bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned eve
 uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
+/* The tests' hooks the environment asks for (FAULTLINE_SAMPLER_DELAY_US:
+ * each row held up; FAULTLINE_SAMPLER_STALL_US: one pass over the
+ * counters held up once), at sampler_create. */
+void sampler_test_hooks(struct sampler *s);
 /* One CSV row for job @j covering [its previous row, now), from the
  * counters of its last sampler_job_snap; its rates
  * for the status line in @mib_s_out and @iops_out when not NULL. */

@@ -22,7 +22,7 @@
 #include "lib/err.h"
 #include "lib/job.h"
 #include "out/results.h"
-#include "run/samplercfg.h"
+#include "sample/samplercfg.h"
 #include "lib/stats.h"
 #include "engines/target.h"
 
@@ -67,10 +67,8 @@ void sampler_flush(struct sampler *s);
 void sampler_end(struct sampler *s, uint64_t now, struct run_result *res);
 void sampler_destroy(struct sampler *s);
 
-/*
- * The CSV header: the read and host columns, then the write columns,
- * then the job_* kernel counters, in order (the man page's CSV COLUMNS).
- */
-extern const char sampler_csv_header[];
+/* The CSV header, made from the column table (samplecols.c) that makes
+ * every row: the man page's CSV COLUMNS, in order. */
+const char *sampler_csv_header(void);
 
 #endif

@@ -1,0 +1,529 @@
+/*
+ * samplecols.c - the CSV's columns, one table; see samplecols.h.
+ *
+ * A column's fill function reads only the gathered row: every source
+ * was read once before (samplerow.c), so two columns of one source
+ * always agree. Rates are per second of the row's own span (dt_s).
+ */
+#include "sample/samplecols.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fmtnum.h"
+#include "lib/histogram.h"
+#include "lib/job.h"
+
+#define FILL(fn) static bool fn(const struct sample_row *r, const struct sample_col *c, double *v, \
+				const char **text)
+#define UNUSED (void)c, (void)text
+
+/* ---- the clock and the job ----------------------------------------- */
+
+FILL(f_t)
+{
+	UNUSED;
+	*v = (double)(r->now - r->t0) / 1e9;
+	return true;
+}
+
+FILL(f_epoch)
+{
+	UNUSED;
+	*v = (double)(r->epoch0_ms + (r->now - r->t0) / 1000000ull);
+	return true;
+}
+
+FILL(f_dt)
+{
+	UNUSED;
+	*v = r->dt;
+	return true;
+}
+
+FILL(f_name)
+{
+	(void)c, (void)v;
+	*text = r->sj->job->name;
+	return true;
+}
+
+FILL(f_engine)
+{
+	(void)c, (void)v;
+	*text = r->sj->job->ioengine;
+	return true;
+}
+
+/* The CSV's rw column, by enum rw_mode. */
+static const char *const rw_names[] = { "read", "randread", "write", "randwrite", "rw", "randrw",
+					"trim", "randtrim", "trimwrite", "randtrimwrite" };
+
+FILL(f_rw)
+{
+	(void)c, (void)v;
+	*text = rw_names[r->sj->job->rw];
+	return true;
+}
+
+FILL(f_threads)
+{
+	UNUSED;
+	*v = r->sj->nworkers;
+	return true;
+}
+
+FILL(f_ramp)
+{
+	UNUSED;
+	*v = r->ramp ? 1 : 0;
+	return true;
+}
+
+/* What the latency columns count from: a paced job's due times
+ * (coordinated omission, run/pace.h), else each request's issue. */
+FILL(f_lat_from)
+{
+	(void)c, (void)v;
+	*text = job_paced(r->sj->job) ? "due" : "issue";
+	return true;
+}
+
+/* ---- the workers' counters ------------------------------------------ */
+
+/* Row fields by offset: a count per second, or bytes as MiB/s. */
+#define ROW_U64(field) ((int)offsetof(struct sample_row, field))
+
+static uint64_t row_u64(const struct sample_row *r, int off)
+{
+	uint64_t x;
+
+	memcpy(&x, (const char *)r + off, sizeof(x));
+	return x;
+}
+
+FILL(f_rate)
+{
+	UNUSED;
+	*v = (double)row_u64(r, c->a) / r->dt;
+	return true;
+}
+
+FILL(f_mib_s)
+{
+	UNUSED;
+	*v = (double)row_u64(r, c->a) / MIB / r->dt;
+	return true;
+}
+
+FILL(f_lat)
+{
+	UNUSED;
+	if (!r->lat)
+		return false;
+	*v = c->a == 50 ? r->p50 : c->a == 99 ? r->p99 : (double)r->rlat->max / 1e3;
+	return true;
+}
+
+/* Write and flush latencies: empty when none completed in the row, as
+ * lat_p50_us is without reads. */
+FILL(f_hist)
+{
+	const struct hist *h = c->b == 1 ? r->wlat : r->slat;
+
+	UNUSED;
+	if (!r->sj->job->latency || !h->n)
+		return false;
+	*v = (double)hist_percentile(h, c->a) / 1e3;
+	return true;
+}
+
+FILL(f_probe)
+{
+	UNUSED;
+	*v = (double)r->probe / r->dt;
+	return r->sj->slots.nprobe > 0;
+}
+
+/* A pool's hit ratio of the row; empty for other engines, and when the
+ * row saw no access at all. */
+FILL(f_pool_hit)
+{
+	UNUSED;
+	if (!r->sj->pool || !(r->hits + r->misses))
+		return false;
+	*v = (double)r->hits * 100.0 / (double)(r->hits + r->misses);
+	return true;
+}
+
+FILL(f_pool_evict)
+{
+	UNUSED;
+	*v = (double)r->evictions / r->dt;
+	return r->sj->pool;
+}
+
+FILL(f_pool_batches)
+{
+	UNUSED;
+	*v = (double)r->batches / r->dt;
+	return r->sj->pool_batches;
+}
+
+/* ---- the worker threads' task figures -------------------------------- */
+
+FILL(f_flt)
+{
+	UNUSED;
+	*v = (double)(c->a ? r->majflt : r->minflt) / r->dt;
+	return r->faults_ok;
+}
+
+/* ---- the host -------------------------------------------------------- */
+
+FILL(f_tlb)
+{
+	UNUSED;
+	*v = (double)(r->sys->tlb - r->ps->tlb) / r->dt;
+	return r->sys->tlb_ok && r->ps->tlb_ok;
+}
+
+FILL(f_kswapd)
+{
+	UNUSED;
+	*v = (double)(r->sys->ksw_ticks - r->ps->ksw_ticks) / (double)r->hz / r->dt * 100.0;
+	return r->sys->ksw_ok && r->ps->ksw_ok;
+}
+
+FILL(f_reclaim)
+{
+	UNUSED;
+	*v = c->a ? (double)(pgsteal(r->sys) - pgsteal(r->ps)) / r->dt
+		  : (double)(pgscan(r->sys) - pgscan(r->ps)) / r->dt;
+	return r->sys->vm_ok && r->ps->vm_ok;
+}
+
+/* A /proc/meminfo gauge: Cached, Dirty, Writeback. */
+FILL(f_mem)
+{
+	const struct sys_snap *x = r->sys;
+
+	UNUSED;
+	*v = (double)x->mem.bytes[c->a] / MIB;
+	return x->mem_ok && (c->a == PROCFS_MEM_CACHED || procfs_mem_has(&x->mem, (enum procfs_mem_key)c->a));
+}
+
+/* The host's CPU time by kind, percent of all of it over the row. */
+FILL(f_cpu)
+{
+	const struct procfs_cpu *a = &r->ps->cpu, *b = &r->sys->cpu;
+	double part[3], tot;
+
+	UNUSED;
+	if (!r->sys->cpu_ok || !r->ps->cpu_ok)
+		return false;
+	part[0] = (double)((b->user + b->nice) - (a->user + a->nice));
+	part[1] = (double)((b->system + b->irq + b->softirq) - (a->system + a->irq + a->softirq));
+	part[2] = (double)(b->iowait - a->iowait);
+	tot = part[0] + part[1] + part[2] + (double)(b->idle - a->idle) + (double)(b->steal - a->steal);
+	if (tot <= 0)
+		return false;
+	*v = part[c->a] * 100 / tot;
+	return true;
+}
+
+/* ---- the job's cgroup, devices, counters, evidence --------------------- */
+
+FILL(f_cgroup)
+{
+	UNUSED;
+	*v = (double)r->cg_bytes / MIB;
+	return r->cg_ok;
+}
+
+FILL(f_dev_mib_s)
+{
+	UNUSED;
+	*v = (double)row_u64(r, c->a) / MIB / r->dt;
+	return r->dev_ok;
+}
+
+FILL(f_dev_rate)
+{
+	UNUSED;
+	*v = (double)row_u64(r, c->a) / r->dt;
+	return r->dev_ok;
+}
+
+/* A job_* column: a counter, and a second one added to it (-1: none). */
+FILL(f_ev)
+{
+	UNUSED;
+	if (!r->ev_ok[c->a] || (c->b >= 0 && !r->ev_ok[c->b]))
+		return false;
+	*v = (double)(r->ev_d[c->a] + (c->b >= 0 ? r->ev_d[c->b] : 0)) / r->dt;
+	return true;
+}
+
+/* A pool's shootdown IPIs per page it evicted in the row (empty
+ * without the tracepoint, or with no eviction to divide by). */
+FILL(f_ipi_per_evict)
+{
+	UNUSED;
+	if (!r->sj->pool || !r->evictions || !r->ev_ok[PERFEV_TLB_IPI])
+		return false;
+	*v = (double)r->ev_d[PERFEV_TLB_IPI] / (double)r->evictions;
+	return true;
+}
+
+FILL(f_explain)
+{
+	UNUSED;
+	*v = r->x.v[c->a];
+	return r->x.ok[c->a];
+}
+
+/* Who wrote the job's data: for O_DIRECT and pools the kernel's share
+ * is 0 by construction and the job's own is what it wrote. */
+FILL(f_wb)
+{
+	UNUSED;
+	if (r->wb_zero)
+		*v = c->a ? 0 : (double)r->wbytes / MIB / r->dt;
+	else
+		*v = (double)(c->a ? r->wb_kernel : r->wb_own) / MIB / r->dt;
+	return r->wb_ok || r->wb_zero;
+}
+
+FILL(f_time)
+{
+	UNUSED;
+	*v = (double)r->tenths[c->a] / 10;
+	return r->time_ok;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+#define NUM(n, u, src, p, f, a_, b_) { n, u, src, KIND_NUM, p, false, a_, b_, f }
+#define HOST(n, u, src, p, f, a_) { n, u, src, KIND_NUM, p, true, a_, -1, f }
+#define INT(n, u, src, f) { n, u, src, KIND_INT, 0, false, -1, -1, f }
+#define TEXT(n, src, f) { n, "", src, KIND_TEXT, 0, false, -1, -1, f }
+#define US HIST_US_DECIMALS
+
+const struct sample_col samplecols[] = {
+	HOST("t_s", "s", SRC_CLOCK, 3, f_t, -1),
+	{ "epoch_ms", "ms", SRC_CLOCK, KIND_INT, 0, true, -1, -1, f_epoch },
+	HOST("dt_s", "s", SRC_CLOCK, 3, f_dt, -1),
+	TEXT("job", SRC_JOB, f_name),
+	TEXT("engine", SRC_JOB, f_engine),
+	TEXT("rw", SRC_JOB, f_rw),
+	INT("threads", "", SRC_JOB, f_threads),
+	INT("ramp", "", SRC_CLOCK, f_ramp),
+	NUM("iops", "/s", SRC_ARENA, 1, f_rate, ROW_U64(ops), -1),
+	NUM("mib_s", "MiB/s", SRC_ARENA, 3, f_mib_s, ROW_U64(bytes), -1),
+	NUM("lat_p50_us", "us", SRC_ARENA, US, f_lat, 50, -1),
+	NUM("lat_p99_us", "us", SRC_ARENA, US, f_lat, 99, -1),
+	NUM("lat_max_us", "us", SRC_ARENA, US, f_lat, 100, -1),
+	NUM("majflt_per_s", "/s", SRC_TASK, 1, f_flt, 1, -1),
+	NUM("minflt_per_s", "/s", SRC_TASK, 1, f_flt, 0, -1),
+	HOST("tlb_shootdowns_per_s", "/s", SRC_HOST, 1, f_tlb, -1),
+	HOST("kswapd_cpu_pct", "%", SRC_HOST, 2, f_kswapd, -1),
+	HOST("pgscan_per_s", "/s", SRC_HOST, 1, f_reclaim, 0),
+	HOST("pgsteal_per_s", "/s", SRC_HOST, 1, f_reclaim, 1),
+	HOST("page_cache_mib", "MiB", SRC_HOST, 1, f_mem, PROCFS_MEM_CACHED),
+	HOST("dirty_mib", "MiB", SRC_HOST, 1, f_mem, PROCFS_MEM_DIRTY),
+	NUM("cgroup_mib", "MiB", SRC_CGROUP, 1, f_cgroup, -1, -1),
+	NUM("dev_read_mib_s", "MiB/s", SRC_DEV, 3, f_dev_mib_s, ROW_U64(dev_rbytes), -1),
+	NUM("dev_read_iops", "/s", SRC_DEV, 1, f_dev_rate, ROW_U64(dev_rios), -1),
+	HOST("cpu_user_pct", "%", SRC_HOST, 1, f_cpu, 0),
+	HOST("cpu_sys_pct", "%", SRC_HOST, 1, f_cpu, 1),
+	HOST("cpu_iowait_pct", "%", SRC_HOST, 1, f_cpu, 2),
+	NUM("cpu_probe_per_s", "/s", SRC_ARENA, 1, f_probe, -1, -1),
+	/* A job that issues no writes measures none: 0 write and flush
+	 * rates, like any interval without them. */
+	NUM("w_iops", "/s", SRC_ARENA, 1, f_rate, ROW_U64(wops), -1),
+	NUM("w_mib_s", "MiB/s", SRC_ARENA, 3, f_mib_s, ROW_U64(wbytes), -1),
+	NUM("w_lat_p50_us", "us", SRC_ARENA, US, f_hist, 50, 1),
+	NUM("w_lat_p99_us", "us", SRC_ARENA, US, f_hist, 99, 1),
+	NUM("flush_per_s", "/s", SRC_ARENA, 1, f_rate, ROW_U64(syncs), -1),
+	NUM("flush_lat_p99_us", "us", SRC_ARENA, US, f_hist, 99, 2),
+	HOST("writeback_mib", "MiB", SRC_HOST, 1, f_mem, PROCFS_MEM_WRITEBACK),
+	NUM("dev_write_mib_s", "MiB/s", SRC_DEV, 3, f_dev_mib_s, ROW_U64(dev_wbytes), -1),
+	NUM("dev_write_iops", "/s", SRC_DEV, 1, f_dev_rate, ROW_U64(dev_wios), -1),
+	NUM("pool_hit_pct", "%", SRC_ARENA, 2, f_pool_hit, -1, -1),
+	NUM("pool_evict_per_s", "/s", SRC_ARENA, 1, f_pool_evict, -1, -1),
+	/* Direct reclaim counts the job's threads entering reclaim
+	 * themselves, globally or in their memory cgroup (the only kind a
+	 * mem_limit job does). */
+	NUM("job_tlb_ipi_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_TLB_IPI, -1),
+	NUM("job_pgcache_add_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_PGCACHE_ADD, -1),
+	NUM("job_direct_reclaim_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_DIRECT_RECLAIM, PERFEV_MEMCG_RECLAIM),
+	NUM("job_csw_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_CSW, -1),
+	NUM("job_dtlb_miss_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_DTLB_MISS, -1),
+	NUM("job_tlb_local_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_TLB_LOCAL, -1),
+	NUM("job_faults_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_FAULTS, -1),
+	NUM("job_majflt_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_MAJFLT, -1),
+	NUM("job_migrations_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_MIGRATIONS, -1),
+	NUM("job_cycles_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_CYCLES, -1),
+	NUM("job_tlb_recv_per_s", "/s", SRC_PERF, 1, f_ev, PERFEV_TLB_REMOTE, -1),
+	NUM("pool_evict_batches_per_s", "/s", SRC_ARENA, 1, f_pool_batches, -1, -1),
+	NUM("pool_ipi_per_evict", "", SRC_PERF, 3, f_ipi_per_evict, -1, -1),
+	NUM("target_cached_mib", "MiB", SRC_RESIDENCY, 1, f_explain, EXPLAIN_TARGET_CACHED, -1),
+	NUM("target_evicted_mib", "MiB", SRC_RESIDENCY, 1, f_explain, EXPLAIN_TARGET_EVICTED, -1),
+	NUM("target_recent_evicted_mib", "MiB", SRC_RESIDENCY, 1, f_explain, EXPLAIN_TARGET_RECENT, -1),
+	HOST("refault_per_s", "/s", SRC_HOST, 1, f_explain, EXPLAIN_REFAULT),
+	HOST("psi_mem_some_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_PSI_MEM_SOME),
+	HOST("psi_mem_full_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_PSI_MEM_FULL),
+	HOST("psi_io_some_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_PSI_IO_SOME),
+	HOST("psi_io_full_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_PSI_IO_FULL),
+	NUM("cg_mem_some_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_CG_SOME, -1),
+	NUM("cg_mem_full_pct", "%", SRC_PSI, 2, f_explain, EXPLAIN_CG_FULL, -1),
+	NUM("read_amp", "", SRC_DEV, 3, f_explain, EXPLAIN_READ_AMP, -1),
+	NUM("cpu_us_per_4k", "us", SRC_TASK, 2, f_explain, EXPLAIN_CPU_PER_4K, -1),
+	NUM("wb_own_mib_s", "MiB/s", SRC_WBTRACE, 3, f_wb, 0, -1),
+	NUM("wb_kernel_mib_s", "MiB/s", SRC_WBTRACE, 3, f_wb, 1, -1),
+	TEXT("lat_from", SRC_JOB, f_lat_from),
+	NUM("time_cpu_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_CPU, -1),
+	NUM("time_runq_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_RUNQ, -1),
+	NUM("time_blkio_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_BLKIO, -1),
+	NUM("time_reclaim_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_RECLAIM, -1),
+	NUM("time_thrash_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_THRASH, -1),
+	NUM("time_compact_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_COMPACT, -1),
+	NUM("time_swapin_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_SWAPIN, -1),
+	NUM("time_other_pct", "%", SRC_TASKSTATS, 1, f_time, TIMESHARE_OTHER, -1),
+};
+
+const size_t samplecols_n = sizeof(samplecols) / sizeof(samplecols[0]);
+
+#define NCOLS (sizeof(samplecols) / sizeof(samplecols[0]))
+
+const char *samplecols_header(void)
+{
+	static char header[2048];
+
+	if (!header[0]) {
+		char *p = header;
+
+		for (size_t i = 0; i < NCOLS; i++) {
+			size_t n = strlen(samplecols[i].name);
+
+			if (i)
+				*p++ = ',';
+			memcpy(p, samplecols[i].name, n);
+			p += n;
+		}
+		*p = '\0';
+	}
+	return header;
+}
+
+/* ---- writing a row ----------------------------------------------------- */
+
+/* The host cells of the last row written, and what they were made of:
+ * the same two host readings over the same span at the same moment give
+ * the same cells, so 2000 jobs sampled together format them once. */
+struct samplecols_cache {
+	bool valid;
+	uint64_t sys_seq, ps_seq, now;
+	double dt;
+	unsigned char len[NCOLS];
+	char cell[NCOLS][24];
+};
+
+struct samplecols_cache *samplecols_cache_new(void)
+{
+	return calloc(1, sizeof(struct samplecols_cache));
+}
+
+void samplecols_cache_free(struct samplecols_cache *hc)
+{
+	free(hc);
+}
+
+static void cell_u(char **p, char *end, uint64_t v)
+{
+	char tmp[24], *q = tmp + sizeof(tmp);
+
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	*--q = ',';
+	if (end - *p > tmp + sizeof(tmp) - q) {
+		memcpy(*p, q, (size_t)(tmp + sizeof(tmp) - q));
+		*p += tmp + sizeof(tmp) - q;
+	}
+}
+
+static void cell_s(char **p, char *end, const char *v)
+{
+	size_t n = strlen(v);
+
+	if ((size_t)(end - *p) > n + 1) {
+		**p = ',';
+		memcpy(*p + 1, v, n);
+		*p += n + 1;
+	}
+}
+
+/* A zero as "%.*f" writes it: a row of a read job has many (its write,
+ * flush and fault rates), and copying one is a fraction of formatting. */
+static const char *const zeros[] = { "0", "0.0", "0.00", "0.000", "0.0000", "0.00000", "0.000000" };
+
+/* One cell, with its leading comma. */
+static void write_cell(const struct sample_row *r, const struct sample_col *c, char **p, char *end)
+{
+	double v = 0;
+	const char *text = "";
+	bool ok = c->fill(r, c, &v, &text);
+
+	if (c->kind == KIND_TEXT)
+		cell_s(p, end, ok ? text : "");
+	else if (c->kind == KIND_INT && ok)
+		cell_u(p, end, (uint64_t)v);
+	else if (ok && v == 0 && !signbit(v) && c->prec >= 0 && c->prec < (int)(sizeof(zeros) / sizeof(zeros[0])))
+		cell_s(p, end, zeros[c->prec]);
+	else
+		fmt_cell(p, end, ok, v, c->prec);
+}
+
+char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end)
+{
+	char *p = line;
+	bool keep = hc && hc->valid && hc->sys_seq == r->sys->seq && hc->ps_seq == r->ps->seq &&
+		    hc->now == r->now && hc->dt == r->dt;
+
+	if (hc && !keep) {
+		hc->valid = true;
+		hc->sys_seq = r->sys->seq;
+		hc->ps_seq = r->ps->seq;
+		hc->now = r->now;
+		hc->dt = r->dt;
+	}
+	for (size_t i = 0; i < NCOLS; i++) {
+		const struct sample_col *c = &samplecols[i];
+		char *at = p;
+
+		if (!c->host || !hc) {
+			write_cell(r, c, &p, end);
+			continue;
+		}
+		if (!keep) {
+			write_cell(r, c, &p, end);
+			hc->len[i] = (unsigned char)(p - at < (long)sizeof(hc->cell[i]) ? p - at : 0);
+			memcpy(hc->cell[i], at, hc->len[i]);
+			if (p - at >= (long)sizeof(hc->cell[i]))
+				hc->valid = false;	/* too long to keep: made afresh */
+		} else if ((size_t)(end - p) > hc->len[i]) {
+			memcpy(p, hc->cell[i], hc->len[i]);
+			p += hc->len[i];
+		}
+	}
+	/* The first cell has no comma before it. */
+	if (p > line && *line == ',') {
+		memmove(line, line + 1, (size_t)(p - line - 1));
+		p--;
+	}
+	return p;
+}
