@@ -455,6 +455,7 @@ static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
 					 * was the entry reused since owner[] was
 					 * read? And is no reader's published pin
 					 * on it (a pinned page stays)? */
+					pool_pin_fence(&bp->pins);
 					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o &&
 					    !pool_pin_published(&bp->pins, o)) {
 						int ret = evict(bp, o, s & F_DIRTY, io, c);

@@ -532,6 +532,11 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 		return ret;
 	}
 	ej->priv = pj;
+	/* A job that never writes locks pages only to evict them: its
+	 * hits publish with a plain store (pool_pin.h). Where membarrier(2)
+	 * is refused they stay fenced, as correct and a little slower. */
+	if (!job_writes(j))
+		(void)pool_pin_light(&pj->pool->pins);
 	if (j->prewarm) {
 		ret = prewarm(ej, pj->pool, pj->first, e);
 		if (ret) {

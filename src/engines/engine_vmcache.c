@@ -385,6 +385,11 @@ static int vm_job_setup(struct engine_job *ej, struct err *e)
 		return ret;
 	}
 	ej->priv = vj;
+	/* A job that never writes locks pages only to evict them: its
+	 * hits publish with a plain store (pool_pin.h). Where membarrier(2)
+	 * is refused they stay fenced, as correct and a little slower. */
+	if (!job_writes(j))
+		(void)pool_pin_light(&vj->pool->pins);
 	if (j->prewarm) {
 		ret = prewarm(ej, vj, e);
 		if (ret) {

@@ -342,30 +342,35 @@ static int evict_batch(struct vmcache *vc, const struct vmcache_io *io, struct p
 	for (unsigned i = 0; i < nc; i++) {
 		uint64_t s = LOAD(&vc->state[clean[i]]);
 
-		if (!(st_of(s) == MARKED && !(s & (F_DIRTY | F_XWANT)) &&
-		      move(&vc->state[clean[i]], &s, same(s, LOCKED))))
-			continue;
-		/* A published reader has it: it was used, it stays. */
-		if (pool_pin_published(&vc->pins, clean[i]))
-			put(&vc->state[clean[i]], same, UNLOCKED);
-		else
+		if (st_of(s) == MARKED && !(s & (F_DIRTY | F_XWANT)) &&
+		    move(&vc->state[clean[i]], &s, same(s, LOCKED)))
 			clean[n++] = clean[i];
 	}
 	/* 3. The written ones locked, if ours is their only latch. */
 	for (unsigned i = 0; i < nd; i++) {
 		uint64_t s = LOAD(&vc->state[dirty[i]]);
 
-		if (!(st_of(s) == 1 && !(s & (F_DIRTY | F_XWANT)) &&
-		      move(&vc->state[dirty[i]], &s, same(s, LOCKED))))
-			vmcache_unpin(vc, dirty[i]);
-		else if (pool_pin_published(&vc->pins, dirty[i]))
-			put(&vc->state[dirty[i]], same, UNLOCKED);
-		else
+		if (st_of(s) == 1 && !(s & (F_DIRTY | F_XWANT)) &&
+		    move(&vc->state[dirty[i]], &s, same(s, LOCKED)))
 			clean[n++] = dirty[i];
+		else
+			vmcache_unpin(vc, dirty[i]);
+	}
+	/* 4. A page a reader has published was used: it stays. One fence
+	 * for the whole batch (pool_pin.h). */
+	if (n)
+		pool_pin_fence(&vc->pins);
+	nc = n;
+	n = 0;
+	for (unsigned i = 0; i < nc; i++) {
+		if (pool_pin_published(&vc->pins, clean[i]))
+			put(&vc->state[clean[i]], same, UNLOCKED);
+		else
+			clean[n++] = clean[i];
 	}
 	if (n == 0)
 		return ret;
-	/* 4. Out of memory, then out of the set, evicted. */
+	/* 5. Out of memory, then out of the set, evicted. */
 	qsort(clean, n, sizeof(clean[0]), cmp_u64);
 	/* Every page here is clean or written back: evicting them is safe
 	 * even if the kernel refused to take their memory, which fails the

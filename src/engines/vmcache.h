@@ -210,7 +210,7 @@ static inline int vmcache_read(struct vmcache *vc, struct pool_reader *rd, unsig
 		/* The page's line is on its way meanwhile (a prefetch of a
 		 * page not there faults nothing). */
 		__builtin_prefetch(vmcache_addr(vc, pid));
-		pool_pin_publish(rd, hs, pid);
+		pool_pin_publish(&vc->pins, rd, hs, pid);
 		s = __atomic_load_n(&vc->state[pid], __ATOMIC_SEQ_CST);
 		if (__builtin_expect(vmcache_st(s) < VMCACHE_MAX_SHARED && !(s & VMCACHE_F_XWANT), 1)) {
 			stat_add(&c->hits, 1);
