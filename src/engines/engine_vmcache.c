@@ -19,8 +19,9 @@
  * being read waits for that read. When pool_size bytes of pages are
  * resident, the thread that needs room evicts a batch of
  * pool_evict_batch pages chosen by the clock, writing the dirty ones back
- * first and giving the memory back with madvise(MADV_DONTNEED), one call
- * per run of consecutive pages.
+ * first and giving the memory back with one process_madvise(MADV_DONTNEED)
+ * for the batch (or a madvise per run of consecutive pages where the
+ * kernel refuses it).
  *
  * Writes copy the worker's stamped block into the page under its
  * exclusive latch and mark it dirty (a whole-page write reads nothing
