@@ -228,6 +228,7 @@ static inline unsigned bufpool_match(const struct bufpool_bucket *bk, uint32_t k
 {
 	unsigned m = 0;
 
+#pragma GCC unroll 8
 	for (unsigned i = 0; i < BUFPOOL_WAYS; i++)
 		m |= (unsigned)(__atomic_load_n(&bk->e[i].key, __ATOMIC_ACQUIRE) == key) << i;
 	return m;
