@@ -170,7 +170,7 @@ static void *light_reader(void *arg)
 		if (__atomic_load_n(&d->word, __ATOMIC_SEQ_CST) == 0) {
 			__atomic_store_n(&d->reader_in, 1, __ATOMIC_SEQ_CST);
 			if (__atomic_load_n(&d->locker_in, __ATOMIC_SEQ_CST))
-				d->overlaps++;
+				__atomic_add_fetch(&d->overlaps, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&d->reader_in, 0, __ATOMIC_SEQ_CST);
 			d->reader_went++;
 		}
