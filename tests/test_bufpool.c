@@ -7,7 +7,8 @@
  * read and write-back failures leave the table
  * whole; and a stress run of several threads on a tiny pool, where every
  * page read carries its key and every write is counted, so a torn or
- * lost update shows (run under TSan by make check-tsan).
+ * lost update shows (run under TSan by make check-tsan); a request
+ * across pages is served page by page, even one longer than the pool.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,6 +50,9 @@ static void stamp(uint8_t *frame, uint64_t key, uint64_t gen)
 	memcpy(frame, &key, 8);
 	memcpy(frame + 8, &gen, 8);
 }
+
+/* After stamp, which its span checks use. */
+#include "pooltest.h"
 
 static int fake_read(void *arg, uint32_t key, uint8_t *frame)
 {
@@ -611,37 +615,6 @@ static void *get_one(void *arg)
 	return NULL;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Until thread @tid (once it has published it) is asleep in a futex:
- * waiting for the pool, where a sleep of a fixed time would only guess
- * that it got there (on a loaded host it may not have started). Gives up
- * after a minute, for the checks that follow to say what went wrong. */
-static void wait_in_futex(const int *tid)
-{
-	for (int n = 0; n < 60000; n++) {
-		int t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
-		char path[64], buf[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", t);
-		f = t ? fopen(path, "r") : NULL;
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = 0;
-			fclose(f);
-			if (atol(buf) == SYS_futex)
-				return;
-		}
-		sleep_ms(1);
-	}
-}
-
 /* Thread A is loading page 7 (its read is held at a gate); B asks for
  * page 7 too and must wait for A's load, not read it again. */
 static void test_waits_for_loader(void **state)
@@ -1073,6 +1046,69 @@ static void test_stop_ends_full_pool_wait(void **state)
 	free(d);
 }
 
+/* ---- requests across pages (pool_span.h) ------------------------------- */
+
+/* The pool's span callbacks, as engine_bufpool.c latches a span's pages. */
+struct span_pool {
+	struct bufpool *bp;
+	struct bufpool_io io;
+	struct pool_counters c;
+};
+
+static int span_get(void *arg, uint64_t key, bool excl, bool whole, uint8_t **data, uint64_t *ref)
+{
+	struct span_pool *sp = arg;
+	uint32_t r;
+	int ret = bufpool_get(sp->bp, (uint32_t)key,
+			      !excl ? BUFPOOL_SHARED : whole ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL,
+			      &sp->io, &sp->c, &r, data);
+
+	*ref = r;
+	return ret < 0 ? ret : 0;
+}
+
+static void span_put(void *arg, uint64_t key, uint64_t ref, bool dirty)
+{
+	struct span_pool *sp = arg;
+
+	(void)key;
+	if (dirty)
+		bufpool_unlock(sp->bp, (uint32_t)ref, true);
+	else
+		bufpool_unpin(sp->bp, (uint32_t)ref);
+}
+
+static void test_span_read_write(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct span_pool sp = { .bp = pool_new(16), .io = io_of(d) };
+	struct pool_span_ops o = { .get = span_get, .put = span_put, .arg = &sp, .shift = 12 };
+	struct span_counts sc = { &sp.c.hits, &sp.c.misses, &d->reads };
+
+	(void)state;
+	span_read_write(&o, &sc);
+	pool_ok(sp.bp);
+	assert_int_equal(bufpool_flush_keys(sp.bp, 20, 22, &sp.io, &sp.c), 2);
+	pool_ok(sp.bp);
+	bufpool_destroy(sp.bp);
+	free(d);
+}
+
+static void test_span_longer_than_pool(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct span_pool sp = { .bp = pool_new(2), .io = io_of(d) };
+	struct pool_span_ops o = { .get = span_get, .put = span_put, .arg = &sp, .shift = 12 };
+	struct span_counts sc = { &sp.c.hits, &sp.c.misses, &d->reads };
+
+	(void)state;
+	span_longer_than_pool(&o, &sc, 5);
+	assert_true(bufpool_used(sp.bp) <= 2);
+	pool_ok(sp.bp);
+	bufpool_destroy(sp.bp);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1096,6 +1132,8 @@ int main(void)
 		cmocka_unit_test(test_writer_not_starved),
 		cmocka_unit_test(test_stress),
 		cmocka_unit_test(test_stop_ends_full_pool_wait),
+		cmocka_unit_test(test_span_read_write),
+		cmocka_unit_test(test_span_longer_than_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@
 #include "job/jobfile.h"
 #include "lib/latclock.h"
 #include "lib/stats.h"
-#include "run/sampler.h"
+#include "sample/sampler.h"
 #include "run/worker.h"
 
 /* The sum of iops x dt_s over the CSV's rows, and their number. */

@@ -7,7 +7,8 @@
  * dirty pages are written back before they go, and by a flush of their
  * range; a read error leaves nothing behind; a page being read is waited
  * for, not read twice; a page a reader published stays and a writer
- * waits for it; a writer is not starved by readers; and a stress
+ * waits for it; a writer is not starved by readers; a request across
+ * pages is served page by page, even one longer than the pool; and a stress
  * run of several threads, where every read page carries its number and
  * every write is counted, so a torn or lost update shows.
  */
@@ -51,36 +52,8 @@ static void stamp(uint8_t *p, uint64_t k, uint64_t gen)
 	memcpy(p + 8, &gen, 8);
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Until thread @tid (once it has published it) is asleep in a futex:
- * waiting for the pool, where a sleep of a fixed time would only guess
- * that it got there (on a loaded host it may not have started). Gives up
- * after a minute, for the checks that follow to say what went wrong. */
-static void wait_in_futex(const int *tid)
-{
-	for (int n = 0; n < 60000; n++) {
-		int t = __atomic_load_n(tid, __ATOMIC_ACQUIRE);
-		char path[64], buf[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", t);
-		f = t ? fopen(path, "r") : NULL;
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = 0;
-			fclose(f);
-			if (atol(buf) == SYS_futex)
-				return;
-		}
-		sleep_ms(1);
-	}
-}
+/* After stamp, which its span checks use. */
+#include "pooltest.h"
 
 static int fake_read(void *arg, uint64_t pid, uint8_t *page)
 {
@@ -785,6 +758,68 @@ static void test_stop_ends_full_pool_wait(void **state)
 	free(d);
 }
 
+/* ---- requests across pages (pool_span.h) ------------------------------- */
+
+/* The pool's span callbacks, as engine_vmcache.c latches a span's pages. */
+struct span_pool {
+	struct vmcache *vc;
+	struct vmcache_io io;
+	struct pool_counters c;
+};
+
+static int span_get(void *arg, uint64_t pid, bool excl, bool whole, uint8_t **data, uint64_t *ref)
+{
+	struct span_pool *sp = arg;
+
+	*ref = pid;
+	if (!excl)
+		return vmcache_pin(sp->vc, pid, &sp->io, &sp->c, data);
+	return vmcache_get(sp->vc, pid, whole ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL, &sp->io, &sp->c,
+			   data);
+}
+
+static void span_put(void *arg, uint64_t pid, uint64_t ref, bool dirty)
+{
+	struct span_pool *sp = arg;
+
+	(void)ref;
+	if (dirty)
+		vmcache_unlock(sp->vc, pid, true);
+	else
+		vmcache_unpin(sp->vc, pid);
+}
+
+static void test_span_read_write(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct span_pool sp = { .vc = pool_new(64, 16, 2), .io = io_of(d) };
+	struct pool_span_ops o = { .get = span_get, .put = span_put, .arg = &sp, .shift = 12 };
+	struct span_counts sc = { &sp.c.hits, &sp.c.misses, &d->reads };
+
+	(void)state;
+	span_read_write(&o, &sc);
+	pool_ok(sp.vc);
+	assert_int_equal(vmcache_flush_range(sp.vc, 20, 22, &sp.io, &sp.c), 2);
+	pool_ok(sp.vc);
+	vmcache_destroy(sp.vc);
+	free(d);
+}
+
+static void test_span_longer_than_pool(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct span_pool sp = { .vc = pool_new(64, 2, 1), .io = io_of(d) };
+	struct pool_span_ops o = { .get = span_get, .put = span_put, .arg = &sp, .shift = 12 };
+	struct span_counts sc = { &sp.c.hits, &sp.c.misses, &d->reads };
+
+	(void)state;
+	span_longer_than_pool(&o, &sc, 5);
+	assert_true(vmcache_used(sp.vc) <= 2);
+	pool_ok(sp.vc);
+	vmcache_destroy(sp.vc);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +837,8 @@ int main(void)
 		cmocka_unit_test(test_writer_waits_for_published),
 		cmocka_unit_test(test_stress),
 		cmocka_unit_test(test_stop_ends_full_pool_wait),
+		cmocka_unit_test(test_span_read_write),
+		cmocka_unit_test(test_span_longer_than_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

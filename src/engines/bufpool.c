@@ -455,6 +455,7 @@ static int take_frame(struct bufpool *bp, const struct bufpool_io *io,
 					 * was the entry reused since owner[] was
 					 * read? And is no reader's published pin
 					 * on it (a pinned page stays)? */
+					pool_pin_fence(&bp->pins);
 					if (LOAD_RLX(&en->frame) == f && LOAD(&bp->owner[f]) == o &&
 					    !pool_pin_published(&bp->pins, o)) {
 						int ret = evict(bp, o, s & F_DIRTY, io, c);
@@ -830,7 +831,10 @@ int bufpool_create(struct bufpool **bpp, uint64_t size, uint32_t page, uint64_t 
 	if (!nreaders)
 		nreaders = 1;
 	meta_len = tab_len + own_len + nreaders * sizeof(struct pool_reader);
-	bp->meta_len = meta_len;
+	/* A table of more than half a huge page is mapped as a whole one:
+	 * each hit reads a random bucket, and in base pages that is a TLB
+	 * miss nearly every time. */
+	bp->meta_len = meta_len > HUGE_2M / 2 && meta_len < HUGE_2M ? HUGE_2M : meta_len;
 	bp->meta = mem_map(&bp->meta_len, false, &meta_mem);
 	if (!bp->meta) {
 		free(bp);

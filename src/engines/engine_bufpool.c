@@ -8,8 +8,8 @@
  * does not divide pool_page), so a read is served in place: the page is
  * pinned, r->data points into its frame (no copy, as with mmap), the
  * worker's touch consumes it and release() unpins it (a replayed log's
- * request may span pages: each is pinned in turn and copied out,
- * bp_read_span, or latched in turn and copied in, bp_write_span). A page
+ * request may span pages: each is pinned in turn and copied out, or
+ * latched in turn and copied in, as vmcache does it: pool_span.h). A page
  * missing from the pool is read by the thread that misses it, with
  * O_DIRECT, through its own I/O (pagedev.c, as vmcache's):
  * pool_io=io_uring, a ring of its own with the targets and the frames
@@ -44,6 +44,7 @@
 #include "engines/bufpool.h"
 #include "engines/engine.h"
 #include "engines/pagedev.h"
+#include "engines/pool_span.h"
 
 /*
  * The pool's keys are pagedev's page numbers of the job's regions
@@ -74,9 +75,10 @@ struct bp_thread {
 	struct bufpool_io io;
 	struct pool_reader *rd;	/* where this thread publishes its pins */
 	uint32_t *held;			/* per request slot: the page it pinned */
-	/* A read across pages (a replayed log's, bp_read_span): per slot,
-	 * ej->req_max bytes it is copied into; NULL when no request spans. */
+	/* A read across pages (a replayed log's): per slot, ej->req_max
+	 * bytes it is copied into; NULL when no request spans. */
 	uint8_t *span;
+	struct pool_span_ops span_ops;
 	unsigned shift;			/* log2(pool_page) */
 	struct pagedev dev;		/* the thread's I/O (pool_io), its ring shared by pf */
 	/* pool_prefetch: pf slots, pf_n of them in flight; keys below
@@ -222,77 +224,53 @@ static int bp_flush(struct bp_thread *bt, unsigned ti, bool datasync)
 	return ret < 0 ? ret : pagedev_sync(bt->ej, ti, datasync);
 }
 
-/*
- * A read across pool pages (a replayed log's request longer than a page
- * or astride two): each page is pinned in turn, its part copied into the
- * slot's own buffer and the pin given back, as a database copies an
- * extent out of its pool. Every page counts a hit or a miss.
- */
-static int bp_read_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_t in_page)
+/* pool_span's latches: through the latch words, one page at a time; a
+ * page read is one a read ahead may follow, as a one-page read's is. */
+static int span_get(void *arg, uint64_t key, bool excl, bool whole, uint8_t **data, uint64_t *ref)
 {
-	struct bufpool *bp = bt->pool;
-	uint8_t *dst = bt->span + (size_t)r->slot * bt->ej->req_max;
-	uint32_t done = 0;
+	struct bp_thread *bt = arg;
+	uint32_t r;
+	int ret;
 
-	if (!bt->span || r->len > bt->ej->req_max) {
-		r->res = -EINVAL;
-		return ENGINE_DONE;
-	}
-	while (done < r->len) {
-		uint32_t n = bp->page - in_page < r->len - done ? bp->page - in_page : r->len - done;
-		uint32_t ref;
-		uint8_t *page;
-		int ret;
-
-		if (bt->pf)
-			pf_before(bt, key);
-		ret = bufpool_get(bp, key, BUFPOOL_SHARED, &bt->io, bt->ctr, &ref, &page);
-		if (ret < 0) {
-			r->res = ret;
-			return ENGINE_DONE;
-		}
-		memcpy(dst + done, page + in_page, n);
-		bufpool_unpin(bp, ref);
-		if (bt->pf)
-			pf_issue(bt, key);
-		done += n;
-		key++;
-		in_page = 0;
-	}
-	r->data = dst;
-	r->res = r->len;
-	return ENGINE_DONE;
+	if (!excl && bt->pf)
+		pf_before(bt, (uint32_t)key);
+	ret = bufpool_get(bt->pool, (uint32_t)key,
+			  !excl ? BUFPOOL_SHARED : whole ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL, &bt->io,
+			  bt->ctr, &r, data);
+	*ref = r;
+	return ret < 0 ? ret : 0;
 }
 
-/*
- * A write across pool pages (a replayed log's, as bp_read_span's read):
- * each page latched exclusively in turn, its part copied in, and the
- * frame marked dirty; a page the write covers whole is not read first.
- */
-static int bp_write_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_t in_page)
+static void span_put(void *arg, uint64_t key, uint64_t ref, bool dirty)
 {
-	struct bufpool *bp = bt->pool;
-	uint32_t done = 0;
+	struct bp_thread *bt = arg;
 
-	while (done < r->len) {
-		uint32_t n = bp->page - in_page < r->len - done ? bp->page - in_page : r->len - done;
-		uint32_t ref;
-		uint8_t *page;
-		int ret = bufpool_get(bp, key, n == bp->page ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL, &bt->io,
-				      bt->ctr, &ref, &page);
-
-		if (ret < 0) {
-			r->res = ret;
-			return ENGINE_DONE;
-		}
-		memcpy(page + in_page, r->wbuf + done, n);
-		bufpool_unlock(bp, ref, true);
-		done += n;
-		key++;
-		in_page = 0;
+	if (dirty) {
+		bufpool_unlock(bt->pool, (uint32_t)ref, true);
+		return;
 	}
+	bufpool_unpin(bt->pool, (uint32_t)ref);
+	if (bt->pf)
+		pf_issue(bt, (uint32_t)key);
+}
+
+/* A replayed log's request across pages (pool_span.h). */
+static int bp_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_t in_page)
+{
+	uint8_t *dst = bt->span + (size_t)r->slot * bt->ej->req_max;
+	int ret;
+
 	r->data = NULL;
-	r->res = r->len;
+	if (r->op == IO_WRITE) {
+		ret = pool_span_write(&bt->span_ops, key, in_page, r->wbuf, r->len);
+	} else if (!bt->span || r->len > bt->ej->req_max) {
+		ret = -EINVAL;
+	} else {
+		ret = pool_span_read(&bt->span_ops, key, in_page, dst, r->len);
+		if (ret == 0)
+			r->data = dst;
+	}
+	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
 }
 
@@ -309,7 +287,7 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
 		if (__builtin_expect(in_page + r->len > bp->page, 0))
-			return bp_read_span(bt, r, key, in_page);
+			return bp_span(bt, r, key, in_page);
 		if (bt->pf)
 			pf_before(bt, key);
 		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
@@ -329,7 +307,7 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 		enum bufpool_mode mode = r->len == bp->page ? BUFPOOL_EXCL_NOREAD : BUFPOOL_EXCL;
 
 		if (__builtin_expect(in_page + r->len > bp->page, 0))
-			return bp_write_span(bt, r, key, in_page);
+			return bp_span(bt, r, key, in_page);
 
 		ret = bufpool_get(bp, key, mode, &bt->io, bt->ctr, &ref, &page);
 		if (ret < 0) {
@@ -412,6 +390,8 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->ctr = et->pool;
 	bt->rd = bufpool_reader_new(pj->pool);
 	bt->shift = pj->pool->page_shift;
+	bt->span_ops = (struct pool_span_ops){ .get = span_get, .put = span_put, .arg = bt,
+					       .shift = bt->shift };
 	bt->io = (struct bufpool_io){ .read = bp_read, .write = bp_write, .arg = bt,
 				      .stop = { et->stop[0], et->stop[1] } };
 	ret = pagedev_open(&bt->dev, ej, pj->first, bt->shift, pj->pool->frames,
@@ -530,6 +510,11 @@ static int bp_job_setup(struct engine_job *ej, struct err *e)
 		return ret;
 	}
 	ej->priv = pj;
+	/* A job that never writes locks pages only to evict them: its
+	 * hits publish with a plain store (pool_pin.h). Where membarrier(2)
+	 * is refused they stay fenced, as correct and a little slower. */
+	if (!ej->writes)
+		(void)pool_pin_light(&pj->pool->pins);
 	if (ej->prewarm) {
 		ret = prewarm(ej, pj->pool, pj->first, e);
 		if (ret) {

@@ -10,17 +10,18 @@
  * bs that does not divide pool_page), so a read is served in place, as
  * with mmap: the page is latched shared, r->data points at its fixed
  * address, the worker's touch consumes it and release() gives the latch
- * back (a replayed log's read across pages latches each of its pages,
- * one run of the region: vm_read_span; its write across pages writes
- * them one after another: vm_write_span). A page not resident is read into its own address by the thread
+ * back (a replayed log's request across pages is served page by page,
+ * one latch at a time, and a read copied out into the slot's own buffer,
+ * as bufpool serves it: pool_span.h). A page not resident is read into its own address by the thread
  * that needs it, with O_DIRECT, through its own I/O (pool_io, as
  * bufpool: a ring of its own with the targets registered, but not the
  * region, which is mostly not there; or pread(2)); a thread that finds it
  * being read waits for that read. When pool_size bytes of pages are
  * resident, the thread that needs room evicts a batch of
  * pool_evict_batch pages chosen by the clock, writing the dirty ones back
- * first and giving the memory back with madvise(MADV_DONTNEED), one call
- * per run of consecutive pages.
+ * first and giving the memory back with one process_madvise(MADV_DONTNEED)
+ * for the batch (or a madvise per run of consecutive pages where the
+ * kernel refuses it).
  *
  * Writes copy the worker's stamped block into the page under its
  * exclusive latch and mark it dirty (a whole-page write reads nothing
@@ -38,6 +39,7 @@
 
 #include "engines/engine.h"
 #include "engines/pagedev.h"
+#include "engines/pool_span.h"
 #include "engines/vmcache.h"
 
 /* A request slot holding no latch. */
@@ -58,10 +60,11 @@ struct vm_thread {
 	struct pool_counters *ctr;
 	struct vmcache_io io;
 	struct pool_reader *rd;	/* where this thread publishes its latches */
-	uint64_t *held;		/* per request slot: its latch (vmcache_read's ref, or the
-				 * first page of a run of them) */
-	uint32_t *more;		/* per slot: pages latched after it (a replayed
-				 * request across pages); 0 for the rest */
+	uint64_t *held;		/* per request slot: its latch (vmcache_read's ref) */
+	/* A read across pages (a replayed log's): per slot, ej->req_max
+	 * bytes it is copied into; NULL when no request spans. */
+	uint8_t *span;
+	struct pool_span_ops span_ops;
 	unsigned shift;		/* log2(pool_page) */
 	struct pagedev dev;	/* the thread's I/O (pool_io) */
 };
@@ -82,75 +85,46 @@ static int vm_write(void *arg, uint64_t pid, const uint8_t *page)
 
 /* ---- requests ---------------------------------------------------------- */
 
-/* Give back the latches of pages @pid..@pid+@n-1. */
-static void unpin_run(struct vmcache *vc, uint64_t pid, uint64_t n)
+/* pool_span's latches: through the state words, one page at a time. */
+static int span_get(void *arg, uint64_t pid, bool excl, bool whole, uint8_t **data, uint64_t *ref)
 {
-	for (uint64_t i = 0; i < n; i++)
-		vmcache_unpin(vc, pid + i);
+	struct vm_thread *vt = arg;
+
+	*ref = pid;
+	if (!excl)
+		return vmcache_pin(vt->pool, pid, &vt->io, vt->ctr, data);
+	return vmcache_get(vt->pool, pid, whole ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL, &vt->io, vt->ctr,
+			   data);
 }
 
-/*
- * A read across pages (a replayed log's request longer than a page or
- * astride two): the pages of one target lie end to end in the region,
- * so latching each of them shared, in order, makes the request's bytes
- * one run of memory, served in place as a one-page read is.
- */
-static int vm_read_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, uint32_t in_page)
+static void span_put(void *arg, uint64_t pid, uint64_t ref, bool dirty)
 {
-	struct vmcache *vc = vt->pool;
-	const uint64_t n = ((uint64_t)in_page + r->len + vc->page - 1) >> vt->shift;
-	uint8_t *first = NULL;
+	struct vm_thread *vt = arg;
 
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t *page;
-		int ret = vmcache_pin(vc, pid + i, &vt->io, vt->ctr, &page);
-
-		if (ret == 0 && i && page != first + (i << vt->shift)) {
-			vmcache_unpin(vc, pid + i);
-			ret = -EINVAL;	/* not one run: cannot happen in one target's pages */
-		}
-		if (ret < 0) {
-			unpin_run(vc, pid, i);
-			r->res = ret;
-			return ENGINE_DONE;
-		}
-		if (!i)
-			first = page;
-	}
-	vt->held[r->slot] = pid;
-	vt->more[r->slot] = (uint32_t)(n - 1);
-	r->data = first + in_page;
-	r->res = r->len;
-	return ENGINE_DONE;
+	(void)ref;
+	if (dirty)
+		vmcache_unlock(vt->pool, pid, true);
+	else
+		vmcache_unpin(vt->pool, pid);
 }
 
-/*
- * A write across pages (a replayed log's): each page latched
- * exclusively in turn (not read first when the write covers it whole),
- * its part copied in, and unlatched dirty.
- */
-static int vm_write_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, uint32_t in_page)
+/* A replayed log's request across pages (pool_span.h). */
+static int vm_span(struct vm_thread *vt, struct io_req *r, uint64_t pid, uint32_t in_page)
 {
-	struct vmcache *vc = vt->pool;
-	uint32_t done = 0;
+	uint8_t *dst = vt->span + (size_t)r->slot * vt->ej->req_max;
+	int ret;
 
-	while (done < r->len) {
-		uint32_t n = vc->page - in_page < r->len - done ? vc->page - in_page : r->len - done;
-		uint8_t *page;
-		int ret = vmcache_get(vc, pid, n == vc->page ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL, &vt->io,
-				      vt->ctr, &page);
-
-		if (ret < 0) {
-			r->res = ret;
-			return ENGINE_DONE;
-		}
-		memcpy(page + in_page, r->wbuf + done, n);
-		vmcache_unlock(vc, pid, true);
-		done += n;
-		pid++;
-		in_page = 0;
+	r->data = NULL;
+	if (r->op == IO_WRITE) {
+		ret = pool_span_write(&vt->span_ops, pid, in_page, r->wbuf, r->len);
+	} else if (!vt->span || r->len > vt->ej->req_max) {
+		ret = -EINVAL;
+	} else {
+		ret = pool_span_read(&vt->span_ops, pid, in_page, dst, r->len);
+		if (ret == 0)
+			r->data = dst;
 	}
-	r->res = r->len;
+	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
 }
 
@@ -166,7 +140,7 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 
 	if (__builtin_expect(r->op == IO_READ, 1)) {
 		if (__builtin_expect(in_page + r->len > vc->page, 0))
-			return vm_read_span(vt, r, pid, in_page);
+			return vm_span(vt, r, pid, in_page);
 		uint64_t ref;
 
 		ret = vmcache_read(vc, vt->rd, r->slot, pid, &vt->io, vt->ctr, &page, &ref);
@@ -183,7 +157,7 @@ static int vm_queue(struct engine_thread *et, struct io_req *r)
 	r->data = NULL;
 	if (r->op == IO_WRITE) {
 		if (__builtin_expect(in_page + r->len > vc->page, 0))
-			return vm_write_span(vt, r, pid, in_page);
+			return vm_span(vt, r, pid, in_page);
 		ret = vmcache_get(vc, pid, r->len == vc->page ? VMCACHE_EXCL_NOREAD : VMCACHE_EXCL,
 				  &vt->io, vt->ctr, &page);
 		if (ret < 0) {
@@ -212,11 +186,6 @@ static void vm_release(struct engine_thread *et, struct io_req *r)
 	if (pid != HELD_NONE) {
 		vmcache_done(vt->pool, vt->rd, r->slot, pid);
 		vt->held[r->slot] = HELD_NONE;
-		if (__builtin_expect(vt->more[r->slot] != 0, 0)) {
-			/* A run is latched through the words, never published. */
-			unpin_run(vt->pool, pid + 1, vt->more[r->slot]);
-			vt->more[r->slot] = 0;
-		}
 	}
 }
 
@@ -245,10 +214,13 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	if (!vt)
 		return err_set(e, ENOMEM, "vmcache: out of memory");
 	vt->held = malloc(sizeof(*vt->held) * ej->depth);
-	vt->more = calloc(ej->depth, sizeof(*vt->more));
-	if (!vt->held || !vt->more) {
+	/* Only a replay's requests may span pages (jobcheck refuses a bs
+	 * that does not divide pool_page). */
+	if (ej->replay && ej->req_max)
+		vt->span = malloc((size_t)ej->depth * ej->req_max);
+	if (!vt->held || (ej->replay && ej->req_max && !vt->span)) {
 		free(vt->held);
-		free(vt->more);
+		free(vt->span);
 		free(vt);
 		return err_set(e, ENOMEM, "vmcache: out of memory");
 	}
@@ -260,12 +232,14 @@ static int vm_init(struct engine_thread *et, struct err *e)
 	vt->ctr = et->pool;
 	vt->rd = vmcache_reader_new(vj->pool);
 	vt->shift = vj->pool->page_shift;
+	vt->span_ops = (struct pool_span_ops){ .get = span_get, .put = span_put, .arg = vt,
+					       .shift = vt->shift };
 	vt->io = (struct vmcache_io){ .read = vm_read, .write = vm_write, .arg = vt,
 				      .stop = { et->stop[0], et->stop[1] } };
 	ret = pagedev_open(&vt->dev, ej, vj->first, vt->shift, NULL, 0, 0, "vmcache", e);
 	if (ret < 0) {
 		free(vt->held);
-		free(vt->more);
+		free(vt->span);
 		free(vt);
 		return ret;
 	}
@@ -280,13 +254,11 @@ static void vm_exit(struct engine_thread *et)
 	if (!vt)
 		return;
 	for (unsigned i = 0; i < vt->ej->depth; i++)
-		if (vt->held[i] != HELD_NONE) {
+		if (vt->held[i] != HELD_NONE)
 			vmcache_done(vt->pool, vt->rd, i, vt->held[i]);
-			unpin_run(vt->pool, vt->held[i] + 1, vt->more[i]);
-		}
 	pagedev_close(&vt->dev);
 	free(vt->held);
-	free(vt->more);
+	free(vt->span);
 	free(vt);
 	et->priv = NULL;
 }
@@ -383,6 +355,11 @@ static int vm_job_setup(struct engine_job *ej, struct err *e)
 		return ret;
 	}
 	ej->priv = vj;
+	/* A job that never writes locks pages only to evict them: its
+	 * hits publish with a plain store (pool_pin.h). Where membarrier(2)
+	 * is refused they stay fenced, as correct and a little slower. */
+	if (!ej->writes)
+		(void)pool_pin_light(&vj->pool->pins);
 	if (ej->prewarm) {
 		ret = prewarm(ej, vj, e);
 		if (ret) {

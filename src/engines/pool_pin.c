@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,7 +19,23 @@ void pool_pin_init(struct pool_pins *pp, void *mem, uint32_t max)
 	pp->readers = mem;
 	pp->max = max;
 	pp->n = 0;
+	pp->light = false;
 	memset(mem, 0xff, (size_t)max * sizeof(struct pool_reader));
+}
+
+int pool_pin_light(struct pool_pins *pp)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) < 0)
+		return -errno;
+	pp->light = true;
+	return 0;
+}
+
+void pool_pin_fence(const struct pool_pins *pp)
+{
+	/* Registered in pool_pin_light, the command cannot fail. */
+	if (pp->light)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
 struct pool_reader *pool_pin_reader_new(struct pool_pins *pp)
@@ -46,6 +63,7 @@ bool pool_pin_published(const struct pool_pins *pp, uint64_t v)
 
 int pool_pin_wait(const struct pool_pins *pp, uint64_t v, const int *const *stop)
 {
+	pool_pin_fence(pp);
 	for (unsigned i = 0; pool_pin_published(pp, v); i++) {
 		if (i < POOL_SPIN) {
 			pool_cpu_relax();

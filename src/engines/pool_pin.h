@@ -16,8 +16,24 @@
  * The pin and an evictor or writer pass each other as in Dekker's
  * algorithm: the reader publishes (pool_pin_publish), then looks at the
  * page's word; the other locks the word, then looks at the readers
- * (pool_pin_published); both sequentially consistent, so at least one of
- * them sees the other and steps back.
+ * (pool_pin_fence, then pool_pin_published). Each side needs a full
+ * fence between its store and its load, so that at least one of them
+ * sees the other and steps back. By default the reader's is its store
+ * (sequentially consistent: a locked exchange on x86). That fence makes
+ * every hit wait for the loads of the hit before it: in a loop of random
+ * warm hits the CPU could otherwise have several pages' lines on their
+ * way at once, as it does for an mmap hit. A pool whose readers are made
+ * light (pool_pin_light, for a job that never writes, where pages are
+ * locked only to evict them) publishes with a plain store instead, and
+ * the locker pays for both sides: pool_pin_fence is membarrier(2)
+ * (MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a full fence on every
+ * CPU running one of the process's threads, so a reader's store is
+ * either visible after it or the reader's load comes after the lock.
+ * That costs one system call (about 1-3 us here, with an IPI per CPU
+ * running another thread), once per batch of evictions in vmcache and
+ * once per eviction in bufpool, against the reads of 100 us that make
+ * the room needed; a write job keeps the fenced store, since each of its
+ * writes would pay the call.
  *
  * The constants, one set for both pools:
  * - POOL_PIN_SLOTS 8: a slot is 64 bits (vmcache numbers more pages than
@@ -68,6 +84,7 @@ struct pool_pins {
 	struct pool_reader *readers;
 	uint32_t max;
 	uint32_t n;
+	bool light;	/* readers publish with a plain store (pool_pin_light) */
 };
 
 static inline void pool_cpu_relax(void)
@@ -88,12 +105,21 @@ static inline bool pool_stopped(const int *const *stop)
 			(stop[1] && __atomic_load_n(stop[1], __ATOMIC_RELAXED)));
 }
 
-/* Publish page @v in request slot @hs of @rd; the caller then looks at
- * the page's word (sequentially consistent, the reader's half of the
- * handshake). */
-static inline void pool_pin_publish(struct pool_reader *rd, unsigned hs, uint64_t v)
+/* Publish page @v in request slot @hs of @rd, one of @pp's readers; the
+ * caller then looks at the page's word (the reader's half of the
+ * handshake: fenced here, or by the locker's pool_pin_fence when @pp's
+ * readers are light). */
+static inline void pool_pin_publish(const struct pool_pins *pp, struct pool_reader *rd,
+				    unsigned hs, uint64_t v)
 {
-	__atomic_store_n(&rd->slot[hs], v, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(pp->light, 1)) {
+		__atomic_store_n(&rd->slot[hs], v, __ATOMIC_RELAXED);
+		/* Only the compiler is held: the store is before the load
+		 * in the program, which is what the locker's fence needs. */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} else {
+		__atomic_store_n(&rd->slot[hs], v, __ATOMIC_SEQ_CST);
+	}
 }
 
 /* Give back what slot @hs of @rd published. */
@@ -106,18 +132,30 @@ static inline void pool_pin_clear(struct pool_reader *rd, unsigned hs)
  * line aligned), every slot empty, none handed out. */
 void pool_pin_init(struct pool_pins *pp, void *mem, uint32_t max);
 
+/* Make @pp's readers light (above): 0, or -errno when the kernel will
+ * not run membarrier(2) for the process (the readers stay fenced). Call
+ * it before any thread publishes, and only for a pool whose pages are
+ * locked seldom. */
+int pool_pin_light(struct pool_pins *pp);
+
+/* The locker's half of the handshake, between locking page words and
+ * looking at the readers (pool_pin_published): nothing when the readers
+ * fence their own stores, else membarrier(2), one call for every word
+ * locked before it. */
+void pool_pin_fence(const struct pool_pins *pp);
+
 /* A reader for one thread, or NULL when all are taken (that thread's
  * latches then go to the pages' words). Readers last as long as the pool. */
 struct pool_reader *pool_pin_reader_new(struct pool_pins *pp);
 
 /* Whether a reader has page @v published. Called by the thread that has
- * just locked @v's word (sequentially consistent), so a pin published
- * before that lock is seen here, and one published after sees the lock
- * and is taken back. */
+ * locked @v's word (sequentially consistent) and then called
+ * pool_pin_fence, so a pin published before that lock is seen here, and
+ * one published after sees the lock and is taken back. */
 bool pool_pin_published(const struct pool_pins *pp, uint64_t v);
 
-/* Page @v, locked by this thread to change it: wait until no reader has
- * it published (each holds it for one request: spin, then let the holder
+/* Page @v, locked by this thread to change it (pool_pin_fence is
+ * called here): wait until no reader has it published (each holds it for one request: spin, then let the holder
  * run). 0, or -ECANCELED when one of @stop was set meanwhile. */
 int pool_pin_wait(const struct pool_pins *pp, uint64_t v, const int *const *stop);
 

@@ -10,8 +10,9 @@
  * the kernel's: a page missing from memory is read into its own address
  * by the thread that needs it (through the callbacks of struct
  * vmcache_io: the engine reads with O_DIRECT), and pages leave in
- * batches, their memory given back with madvise(MADV_DONTNEED), one call
- * per contiguous run of pages. At most `capacity` pages are resident at
+ * batches, their memory given back with one process_madvise(MADV_DONTNEED)
+ * over the batch's runs of pages (a madvise per run where the kernel
+ * refuses it). At most `capacity` pages are resident at
  * any moment: that is the pool's physical memory.
  *
  * Each page has a 64-bit state word (vmcache.c draws it): its state in
@@ -114,6 +115,7 @@ struct vmcache {
 	size_t rs_len;
 	uint64_t capacity;		/* resident pages at most */
 	unsigned batch;			/* pages evicted together */
+	bool batch_advise;		/* a batch goes back in one process_madvise(2) */
 	struct pool_pins pins;		/* the readers */
 	size_t readers_len;		/* as mapped */
 	/* Resident pages, or about to be (a miss reserves its place
@@ -210,7 +212,7 @@ static inline int vmcache_read(struct vmcache *vc, struct pool_reader *rd, unsig
 		/* The page's line is on its way meanwhile (a prefetch of a
 		 * page not there faults nothing). */
 		__builtin_prefetch(vmcache_addr(vc, pid));
-		pool_pin_publish(rd, hs, pid);
+		pool_pin_publish(&vc->pins, rd, hs, pid);
 		s = __atomic_load_n(&vc->state[pid], __ATOMIC_SEQ_CST);
 		if (__builtin_expect(vmcache_st(s) < VMCACHE_MAX_SHARED && !(s & VMCACHE_F_XWANT), 1)) {
 			stat_add(&c->hits, 1);
