@@ -201,7 +201,7 @@ static bool paio_spin(struct paio *p)
 	const struct aiocb *cb = &p->cbs[p->inflight[0]->slot];
 	uint64_t end = 0;
 
-	if (p->direct)
+	if (p->c.direct)
 		return false;
 	for (unsigned n = 0;; n++) {
 		if (aio_error(cb) != EINPROGRESS)
