@@ -696,25 +696,6 @@ static int ranks_agree(int ret, const struct err *e)
 
 static int faultline_main(int argc, char **argv);
 
-static int parse_pids(const char *v, int **pids, unsigned *n)
-{
-	char *end;
-
-	*n = 0;
-	*pids = calloc(strlen(v) / 2 + 1, sizeof(int));
-	if (!*pids)
-		return -ENOMEM;
-	for (const char *p = v;; p = end + 1) {
-		long pid = strtol(p, &end, 10);
-
-		if (end == p || pid <= 0 || pid > 0x3fffffff || (*end && *end != ','))
-			return -EINVAL;
-		(*pids)[(*n)++] = (int)pid;
-		if (!*end)
-			return 0;
-	}
-}
-
 /*
  * faultline --capture=DIR: its own options (--pid, --comm, --runtime,
  * --capture_method, and a command after --); anything else is refused. Bad input exits 2
@@ -743,7 +724,7 @@ static int capture_cli(int argc, char **argv)
 		if (is(a, "--capture", &v) && v && *v) {
 			o.dir = v;
 		} else if (is(a, "--pid", &v) && v) {
-			if (pids || parse_pids(v, &pids, &o.npids) < 0) {
+			if (pids || capture_parse_pids(v, &pids, &o.npids) < 0) {
 				fprintf(stderr, "faultline: --pid=%s: expected process ids, comma-separated (once)\n", v);
 				goto out;
 			}

@@ -602,3 +602,22 @@ int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *
 		rmdir(o->dir);	/* nothing left behind: it only goes if empty */
 	return ret;
 }
+
+int capture_parse_pids(const char *v, int **pids, unsigned *n)
+{
+	char *end;
+
+	*n = 0;
+	*pids = calloc(strlen(v) / 2 + 1, sizeof(int));
+	if (!*pids)
+		return -ENOMEM;
+	for (const char *p = v;; p = end + 1) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || pid <= 0 || pid > 0x3fffffff || (*end && *end != ','))
+			return -EINVAL;
+		(*pids)[(*n)++] = (int)pid;
+		if (!*end)
+			return 0;
+	}
+}

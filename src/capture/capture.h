@@ -61,4 +61,9 @@ struct capture_result {
  */
 int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *res, struct err *e);
 
+/* --pid's value, "PID[,PID...]", into a new array *@pids of *@n: 0,
+ * -EINVAL (anything but positive decimal ids, comma-separated) or
+ * -ENOMEM. The caller frees *@pids on either. */
+int capture_parse_pids(const char *v, int **pids, unsigned *n);
+
 #endif
