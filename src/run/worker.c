@@ -484,7 +484,10 @@ struct acore {
 				 * requests in flight to complete */
 };
 
-static int acore_setup(struct worker *w, struct acore *a, worker_release_fn rel, bool writes)
+/* The loop's state lives in registers only if no function outside the
+ * inlined loop sees its address: these are inlined too. */
+static inline __attribute__((always_inline)) int
+acore_setup(struct worker *w, struct acore *a, worker_release_fn rel, const bool writes)
 {
 	const unsigned depth = w->wk->ej.depth;
 
@@ -516,7 +519,7 @@ static int acore_setup(struct worker *w, struct acore *a, worker_release_fn rel,
 
 /* Whatever the loop ends on (a failed reap too: these arrays are the
  * loop's own, and nothing in flight writes into them). */
-static void acore_free(struct acore *a)
+static inline __attribute__((always_inline)) void acore_free(struct acore *a)
 {
 	free(a->done);
 	free(a->freeslots);
@@ -555,7 +558,7 @@ acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, ui
 
 /* Before issuing: a writing job's checks and flushes that wait for
  * nothing to be in flight. */
-static void acore_quiet(struct worker *w, struct acore *a)
+static inline __attribute__((always_inline)) void acore_quiet(struct worker *w, struct acore *a)
 {
 	struct thread_stats *st = w->st;
 
@@ -593,9 +596,13 @@ static inline __attribute__((always_inline)) bool acore_may_draw(const struct wo
 
 /* pace (pace.h) lets the next request of direction @d go now; else the
  * loop reaps first, or stops. */
-static inline bool acore_paced(struct worker *w, struct acore *a, unsigned d)
+static inline __attribute__((always_inline)) bool acore_paced(struct worker *w, struct acore *a,
+								unsigned d)
 {
-	int pw = pace_async_w(w, d, a->inflight, a->lat, &a->t);
+	uint64_t t = a->t;
+	int pw = pace_async_w(w, d, a->inflight, a->lat, &t);
+
+	a->t = t;
 
 	if (pw > 0)
 		return true;
@@ -604,7 +611,8 @@ static inline bool acore_paced(struct worker *w, struct acore *a, unsigned d)
 }
 
 /* A queued flush of the next target in fq, in a free slot. */
-static struct io_req *acore_flush_req(struct worker *w, struct acore *a)
+static inline __attribute__((always_inline)) struct io_req *acore_flush_req(struct worker *w,
+										   struct acore *a)
 {
 	struct io_req *r = &w->et.reqs[a->freeslots[--a->nfree]];
 
@@ -649,7 +657,10 @@ acore_draw(struct worker *w, struct acore *a, const bool writes)
 	}
 	if (writes && a->nfq)
 		return acore_flush_req(w, a);
-	if (!acore_may_draw(w, a, writes))
+	/* acore_fill checked it before its first draw; only a writing
+	 * job's issue changes it without ending the fill (a flush or a
+	 * verify_backlog check due) */
+	if (writes && !acore_may_draw(w, a, writes))
 		return NULL;
 	if (__builtin_expect(w->rec.rp != NULL, 0)) {
 		/* A replay: what the log says, in its order. */

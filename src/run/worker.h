@@ -436,11 +436,13 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 	while (!worker_should_stop(w) && (got = P->next(w, &r, &clk, ctx))) {
 		unsigned dir;
 
-		if (got == WORKER_NEXT_SKIP)
-			continue;
+		if (__builtin_expect(got != 1, 0)) {
+			if (got == WORKER_NEXT_SKIP)
+				continue;
+			if (lat)	/* NEXT_WAITED: its latency starts now */
+				clk.t0 = latclock_ticks();
+		}
 		dir = writes && r->op == IO_WRITE ? JOB_DIR_WRITE : JOB_DIR_READ;
-		if (got == NEXT_WAITED && lat)
-			clk.t0 = latclock_ticks();
 		if (__builtin_expect(w->pace.on, 0) && !worker_pace_sync(w, dir, &clk))
 			break;
 		record_req(&w->rec, r);
@@ -450,8 +452,6 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 			worker_fail(w, ret, r->target, r->off, worker_req_what(w, r));
 			break;
 		}
-		if (__builtin_expect(w->pace.on, 0))
-			pace_issued(&w->pace, dir, r->len);
 		if (!worker_req_ok(w, r)) {
 			if (w->st->failed)
 				break;
@@ -459,8 +459,12 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 		}
 		if (P->done(w, rel, r, &clk, ctx))
 			break;
-		if (__builtin_expect(w->pace.on, 0) && !pace_sync_done(&w->pace, &w->rec, &clk))
-			break;
+		/* rate counts what completed; thinktime follows it */
+		if (__builtin_expect(w->pace.on, 0)) {
+			pace_issued(&w->pace, dir, r->len);
+			if (!pace_sync_done(&w->pace, &w->rec, &clk))
+				break;
+		}
 	}
 	if (P->end)
 		P->end(w, r, ctx);
