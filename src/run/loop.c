@@ -198,6 +198,36 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 	return true;
 }
 
+/* A completion of stream @s reaped at @t (ns; 0 without latency), by
+ * a loop *@stopping or not: true when the stream may go on with its next
+ * request. */
+static inline bool stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
+				 uint64_t t, bool consumed, bool *stopping)
+{
+	if (*stopping && w->st->failed) {
+		worker_req_drop(w, rel, r);
+		return false;
+	}
+	if (worker_req_ok(w, r)) {
+		stream_done(w, rel, r, s, consumed);
+		if (w->wk->job->latency)
+			hist_add(&w->st->lat, t - r->t_issue);
+	} else if (w->st->failed) {
+		*stopping = true;
+		return false;
+	}
+	return !*stopping;
+}
+
+/* After a reap at @t (ns, read when the loop keeps latency): whether the
+ * loop stops (asked, its job failed, or its deadline passed). */
+static inline bool loop_stop_due(struct worker *w, uint64_t t)
+{
+	const uint64_t deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX;
+
+	return worker_should_stop(w) || (w->wk->job->latency ? t : now_ns()) >= deadline;
+}
+
 /* ---- psync, mmap, null: the loop runs each request itself ---------- */
 
 /* The streams still running, in turn: live[i] is next. */
@@ -319,14 +349,9 @@ static bool async_refill(struct worker *w, unsigned s, struct io_req *r, uint64_
 
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const struct work *wk = w->wk;
-	const worker_release_fn rel = wk->ops->release;
-	struct loop_setup *L = wk->loop;
-	struct thread_stats *st = w->st;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	const unsigned d = wk->job->iodepth, total = L->n * d;
-	struct io_req **done = rt->done;
+	const worker_release_fn rel = w->wk->ops->release;
+	const unsigned n = rt->L->n, d = w->wk->job->iodepth;
+	const bool lat = w->wk->job->latency;
 	unsigned inflight = 0, pending = 0;
 	bool stopping = false;
 	uint64_t t = lat ? now_ns() : 0;
@@ -335,36 +360,24 @@ static void loop_async(struct worker *w, struct loop_rt *rt)
 	 * with the same stream's next request. reap() pushes what
 	 * submit_step left queued. */
 	for (unsigned k = 0; k < d && !stopping; k++)
-		for (unsigned s = 0; s < L->n && !stopping; s++)
+		for (unsigned s = 0; s < n && !stopping; s++)
 			stopping = !async_refill(w, s, &w->et.reqs[s * d + k], t, &pending,
-						 k + 1 < d || s + 1 < L->n, &inflight);
+						 k + 1 < d || s + 1 < n, &inflight);
 	while (inflight) {
-		int got = worker_reap(w, &pending, inflight, stopping ? inflight : 1, total, done);
+		int got = worker_reap(w, &pending, inflight, stopping ? inflight : 1, n * d, rt->done);
 
 		/* A failed reap: requests may still be in flight, and the
 		 * worker frees nothing they use before the engine's exit. */
 		if (got < 0)
 			return;
 		t = lat ? now_ns() : 0;
-		if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
-			stopping = true;
+		stopping = stopping || loop_stop_due(w, t);
 		for (int i = 0; i < got; i++) {
-			struct io_req *r = done[i];
+			struct io_req *r = rt->done[i];
 			unsigned s = r->slot / d;
 
 			inflight--;
-			if (stopping && st->failed) {
-				worker_req_drop(w, rel, r);
-				continue;
-			}
-			if (worker_req_ok(w, r)) {
-				stream_done(w, rel, r, s, false);
-				if (lat)
-					hist_add(&st->lat, t - r->t_issue);
-			} else if (st->failed) {
-				stopping = true;
-			}
-			if (!stopping)
+			if (stream_reaped(w, rel, r, s, t, false, &stopping))
 				stopping = !async_refill(w, s, r, t, &pending, i + 1 < got, &inflight);
 		}
 	}
@@ -400,77 +413,65 @@ static void offload_run(void *arg, unsigned h, struct io_req *r)
 		sigbus_arm(NULL);
 }
 
+/* Up to offload_permits requests handed to the helpers, streams taking
+ * permits in turn; *@inflight counts them. False when the loop stops. */
+static bool offload_issue(struct worker *w, struct loop_rt *rt, uint64_t t, unsigned *inflight)
+{
+	const unsigned n = rt->L->n;
+
+	while (*inflight < rt->permits && rt->tlen) {
+		unsigned s = rt->turn[rt->thead];
+		struct io_req *r = &w->et.reqs[s];
+
+		rt->thead = rt->thead + 1 == n ? 0 : rt->thead + 1;
+		rt->tlen--;
+		if (!stream_next(w, s, r))
+			continue;	/* finished: out of the rotation */
+		r->t_issue = t;
+		worker_note(w, r);
+		if (offload_submit(rt->pool, r) < 0) {
+			worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
+			return false;
+		}
+		/* Handed to a helper: a push of one, for the iodepth counts,
+		 * the helpers standing in for the kernel. */
+		stats_mark_submit(w->st, 1, ++*inflight);
+	}
+	return true;
+}
+
 static void loop_offload(struct worker *w, struct loop_rt *rt)
 {
-	const struct work *wk = w->wk;
 	/* NULL: offload= is refused for an engine with a release hook
 	 * (engine.h), but the loop keeps the rule every loop keeps. */
-	const worker_release_fn rel = wk->ops->release;
-	struct loop_setup *L = wk->loop;
-	struct thread_stats *st = w->st;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	struct io_req **done = rt->done;
-	unsigned *turn = rt->turn, inflight = 0;
+	const worker_release_fn rel = w->wk->ops->release;
+	const unsigned n = rt->L->n;
+	const bool lat = w->wk->job->latency;
+	unsigned inflight = 0;
 	bool stopping = false;
-	uint64_t t;
 
 	rt->thead = 0;
-	rt->tlen = L->n;
-	for (unsigned k = 0; k < L->n; k++)
-		turn[k] = k;
+	rt->tlen = n;
+	for (unsigned k = 0; k < n; k++)
+		rt->turn[k] = k;
 	for (;;) {
-		/* Streams take permits in turn; a stream that finishes drops
-		 * out of the rotation. */
-		t = lat ? now_ns() : 0;
-		while (!stopping && inflight < rt->permits && rt->tlen) {
-			unsigned s = turn[rt->thead];
-			struct io_req *r = &w->et.reqs[s];
+		unsigned got;
+		uint64_t t;
 
-			rt->thead = rt->thead + 1 == L->n ? 0 : rt->thead + 1;
-			rt->tlen--;
-			if (!stream_next(w, s, r))
-				continue;
-			r->t_issue = t;
-			worker_note(w, r);
-			if (offload_submit(rt->pool, r) < 0) {
-				worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
-				stopping = true;
-				break;
-			}
-			inflight++;
-			/* Handed to a helper: a push of one, for the iodepth
-			 * counts, the helpers standing in for the kernel. */
-			stats_mark_submit(st, 1, inflight);
-		}
+		if (!stopping && !offload_issue(w, rt, lat ? now_ns() : 0, &inflight))
+			stopping = true;
 		if (!inflight)
 			break;
-		{
-			unsigned got = offload_reap(rt->pool, done, L->n, true);
+		got = offload_reap(rt->pool, rt->done, n, true);
+		stats_mark_complete(w->st, got);
+		t = lat ? now_ns() : 0;
+		stopping = stopping || loop_stop_due(w, t);
+		for (unsigned i = 0; i < got; i++) {
+			struct io_req *r = rt->done[i];
 
-			stats_mark_complete(st, got);
-			t = lat ? now_ns() : 0;
-			if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
-				stopping = true;
-			for (unsigned i = 0; i < got; i++) {
-				struct io_req *r = done[i];
-				unsigned s = r->slot;
-
-				inflight--;
-				if (stopping && st->failed) {
-					worker_req_drop(w, rel, r);
-					continue;
-				}
-				if (worker_req_ok(w, r)) {
-					stream_done(w, rel, r, s, rt->helper_consumes);
-					if (lat)
-						hist_add(&st->lat, t - r->t_issue);
-				} else if (st->failed) {
-					stopping = true;
-					continue;
-				}
-				turn[(rt->thead + rt->tlen++) % L->n] = s;
-			}
+			inflight--;
+			if (stream_reaped(w, rel, r, r->slot, t, rt->helper_consumes, &stopping))
+				rt->turn[(rt->thead + rt->tlen++) % n] = r->slot;
 		}
 	}
 }
