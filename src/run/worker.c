@@ -155,8 +155,10 @@ __attribute__((noinline)) void worker_req_bad(struct worker *w, const struct io_
 		worker_fail(w, (int)-r->res, r->target, r->off, worker_req_what(w, r));
 	else if (r->op == IO_READ)
 		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
-	else
+	else if (r->op == IO_WRITE)
 		worker_fail(w, EIO, r->target, r->off, "short write (target full or shrank?)");
+	else
+		worker_fail(w, EIO, r->target, r->off, worker_req_what(w, r));
 }
 
 /* ---- what the loops count besides reads ------------------------------- */
@@ -399,8 +401,18 @@ static inline int rw_next(struct worker *w, struct io_req **rp, struct req_clock
 	}
 	r->target = (uint16_t)(w->tfirst + tgt);
 	r->len = len;
-	prep_req(w, r, wr, tgt, off);
+	r->op = wr ? IO_WRITE : IO_READ;
+	r->off = off;
 	return got;
+}
+
+/* A write is placed and stamped only once it is due: a write never
+ * issued must not be marked written, or verify would read it back. */
+static inline void rw_prep(struct worker *w, struct io_req *r, void *ctx)
+{
+	(void)ctx;
+	if (r->op == IO_WRITE)
+		prep_write(w, r, r->target - w->tfirst, r->off);
 }
 
 static inline bool rw_done(struct worker *w, worker_release_fn rel, struct io_req *r,
@@ -431,6 +443,7 @@ static void rw_end(struct worker *w, struct io_req *r, void *ctx)
 
 static const struct worker_sync_policy rw_policy = {
 	.next = rw_next,
+	.prep = rw_prep,
 	.done = rw_done,
 	.end = rw_end,
 };

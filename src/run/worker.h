@@ -356,7 +356,9 @@ static inline void worker_req_drop(struct worker *w, worker_release_fn rel, stru
 /* What a request of @r's kind is called in a failure. */
 static inline const char *worker_req_what(const struct worker *w, const struct io_req *r)
 {
-	return r->op == IO_READ ? w->wk->ops->name : r->op == IO_WRITE ? "write" : "flush";
+	static const char *const what[] = { [IO_WRITE] = "write", [IO_FLUSH] = "flush", [IO_TRIM] = "trim" };
+
+	return r->op == IO_READ ? w->wk->ops->name : what[r->op];
 }
 
 /*
@@ -401,12 +403,16 @@ bool worker_pace_sync(struct worker *w, unsigned d, struct req_clock *clk);
  * next: the next request into *@r (target, off, len, op; the hook may
  * point *@r at another slot): 1, NEXT_WAITED when it waited for it
  * (its latency starts now), 0 when there is none, WORKER_NEXT_SKIP.
+ * prep: @r is due now (after a paced wait, which may end the loop
+ * instead): what must not happen to a request never issued, as a
+ * write's placement, which marks its block written (optional).
  * done: @r completed as asked: consumed, released, counted; true when
  * the loop ends there (its deadline passed).
  * end: after the loop (optional).
  */
 struct worker_sync_policy {
 	int (*next)(struct worker *w, struct io_req **r, struct req_clock *clk, void *ctx);
+	void (*prep)(struct worker *w, struct io_req *r, void *ctx);
 	bool (*done)(struct worker *w, worker_release_fn rel, struct io_req *r, struct req_clock *clk,
 		     void *ctx);
 	void (*end)(struct worker *w, struct io_req *r, void *ctx);
@@ -445,6 +451,8 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 		dir = writes && r->op == IO_WRITE ? JOB_DIR_WRITE : JOB_DIR_READ;
 		if (__builtin_expect(w->pace.on, 0) && !worker_pace_sync(w, dir, &clk))
 			break;
+		if (P->prep)
+			P->prep(w, r, ctx);
 		record_req(&w->rec, r);
 		worker_note(w, r);
 		ret = ops->queue(&w->et, r);
