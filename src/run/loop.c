@@ -174,7 +174,7 @@ static inline void stream_done(struct worker *w, worker_release_fn rel, struct i
 		stat_add(&w->st->ops, 1);
 		stat_add(&w->st->bytes, r->len);
 	} else {
-		worker_read_done(w, rel, r);
+		worker_read_done(w, w->st, rel, r);
 	}
 	stat_add(&ss->ops, 1);
 	stat_add(&ss->bytes, r->len);
@@ -261,13 +261,13 @@ static inline int turns_next(struct worker *w, struct io_req **rp, struct req_cl
 	return 0;
 }
 
-static inline bool turns_done(struct worker *w, worker_release_fn rel, struct io_req *r,
-			      struct req_clock *clk, void *ctx)
+static inline bool turns_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			      struct io_req *r, struct req_clock *clk, void *ctx)
 {
 	const struct turns *T = ctx;
 
 	stream_done(w, rel, r, T->s, false);
-	return req_clock_done(clk, &w->st->lat);
+	return req_clock_done(clk, &st->lat);
 }
 
 static const struct worker_sync_policy turns_policy = {
@@ -299,7 +299,7 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 
 	while (stream_next(w, s, r)) {
 		r->t_issue = t;
-		worker_note(w, r);
+		worker_note(w->st, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, ops->name);
@@ -428,7 +428,7 @@ static bool offload_issue(struct worker *w, struct loop_rt *rt, uint64_t t, unsi
 		if (!stream_next(w, s, r))
 			continue;	/* finished: out of the rotation */
 		r->t_issue = t;
-		worker_note(w, r);
+		worker_note(w->st, r);
 		if (offload_submit(rt->pool, r) < 0) {
 			worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
 			return false;

@@ -59,11 +59,10 @@ static inline int trim_next(struct worker *w, struct io_req **rp, struct req_clo
 }
 
 /* A trim done: counted, and for trimwrite the block written after it. */
-static inline bool trim_done(struct worker *w, worker_release_fn rel, struct io_req *r,
-			     struct req_clock *clk, void *ctx)
+static inline bool trim_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			     struct io_req *r, struct req_clock *clk, void *ctx)
 {
 	const unsigned *tgt = ctx;
-	struct thread_stats *st = w->st;
 	bool late;
 	int ret;
 

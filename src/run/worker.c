@@ -266,7 +266,7 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds,
 	r->off = 0;
 	r->len = 0;
 	record_req(&w->rec, r);
-	worker_note(w, r);
+	worker_note(w->st, r);
 	ret = ops->queue(&w->et, r);
 	while (ret == ENGINE_QUEUED) {
 		ret = ops->reap(&w->et, 1, 1, d);
@@ -356,12 +356,12 @@ static inline int read_next(struct worker *w, struct io_req **rp, struct req_clo
 	return got;
 }
 
-static inline bool read_done(struct worker *w, worker_release_fn rel, struct io_req *r,
-			     struct req_clock *clk, void *ctx)
+static inline bool read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			     struct io_req *r, struct req_clock *clk, void *ctx)
 {
 	(void)ctx;
-	worker_read_done(w, rel, r);
-	return req_clock_done(clk, &w->st->lat);
+	worker_read_done(w, st, rel, r);
+	return req_clock_done(clk, &st->lat);
 }
 
 static const struct worker_sync_policy read_policy = {
@@ -415,17 +415,17 @@ static inline void rw_prep(struct worker *w, struct io_req *r, void *ctx)
 		prep_write(w, r, r->target - w->tfirst, r->off);
 }
 
-static inline bool rw_done(struct worker *w, worker_release_fn rel, struct io_req *r,
-			   struct req_clock *clk, void *ctx)
+static inline bool rw_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			   struct io_req *r, struct req_clock *clk, void *ctx)
 {
 	bool late;
 
 	(void)ctx;
 	if (r->op == IO_READ)
-		return read_done(w, rel, r, clk, ctx);
-	stat_add(&w->st->wops, 1);
-	stat_add(&w->st->wbytes, r->len);
-	late = req_clock_done(clk, &w->st->wlat);
+		return read_done(w, st, rel, r, clk, ctx);
+	stat_add(&st->wops, 1);
+	stat_add(&st->wbytes, r->len);
+	late = req_clock_done(clk, &st->wlat);
 	if (__builtin_expect(w->bl_due, 0))
 		worker_backlog_check(w);
 	/* The flush follows its write whatever the clock says, so a run
@@ -504,15 +504,16 @@ acore_setup(struct worker *w, struct acore *a, worker_release_fn rel, const bool
 {
 	const unsigned depth = w->wk->ej.depth;
 
-	memset(a, 0, sizeof(*a));
-	a->rel = rel;
-	a->lat = w->wk->job->latency;
-	a->deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX;
-	a->more = true;
-	a->held = -1;
-	a->lsync = -1;
-	a->nfree = depth;
-	a->ordered = w->wk->ops->flags & ENGINE_F_ORDERED_FLUSH;
+	*a = (struct acore){
+		.rel = rel,
+		.lat = w->wk->job->latency,
+		.deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX,
+		.more = true,
+		.held = -1,
+		.lsync = -1,
+		.nfree = depth,
+		.ordered = w->wk->ops->flags & ENGINE_F_ORDERED_FLUSH,
+	};
 	a->done = calloc(depth, sizeof(*a->done));
 	a->freeslots = calloc(depth, sizeof(*a->freeslots));
 	if (writes)
@@ -559,7 +560,7 @@ acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, ui
 	if (__builtin_expect(w->wk->prio_count, 0) && (rd || r->op == IO_WRITE))
 		prio_count(w, r, rd ? JOB_DIR_READ : JOB_DIR_WRITE, a->lat, ns);
 	if (rd) {
-		worker_read_done(w, a->rel, r);
+		worker_read_done(w, w->st, a->rel, r);
 		if (a->lat)
 			hist_add(&w->st->lat, ns);
 	} else {
@@ -745,7 +746,7 @@ acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writ
 	int ret;
 
 	record_req(&w->rec, r);
-	worker_note(w, r);
+	worker_note(w->st, r);
 	ret = ops->queue(&w->et, r);
 	if (ret < 0) {
 		worker_fail(w, ret, r->target, r->off, worker_req_what(w, r));

@@ -218,12 +218,11 @@ static inline bool worker_should_stop(const struct worker *w)
 	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
 }
 
-/* @r goes to the engine now: what the worker was last doing, for a job
- * that does not stop (relaxed stores the controller may read). */
-static inline void worker_note(struct worker *w, const struct io_req *r)
+/* @r goes to the engine now: what the worker (whose counters are @st)
+ * was last doing, for a job that does not stop (relaxed stores the
+ * controller may read). */
+static inline void worker_note(struct thread_stats *st, const struct io_req *r)
 {
-	struct thread_stats *st = w->st;
-
 	__atomic_store_n(&st->last_off, r->off, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->last_len, r->len, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->last_target, r->target, __ATOMIC_RELAXED);
@@ -334,14 +333,16 @@ static inline void worker_consume(struct worker *w, const struct io_req *r)
 }
 
 /* A completed read: consumed, the engine's memory behind it back
- * (@rel: the engine's release hook, or NULL), counted. */
-static inline void worker_read_done(struct worker *w, worker_release_fn rel, struct io_req *r)
+ * (@rel: the engine's release hook, or NULL), counted in @st (w->st,
+ * which a loop keeps at hand: a load fewer per request). */
+static inline void worker_read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+				    struct io_req *r)
 {
 	worker_consume(w, r);
 	if (rel)
 		rel(&w->et, r);
-	stat_add(&w->st->ops, 1);
-	stat_add(&w->st->bytes, r->len);
+	stat_add(&st->ops, 1);
+	stat_add(&st->bytes, r->len);
 }
 
 /* A request that completes while its loop stops after a failure: not
@@ -406,15 +407,16 @@ bool worker_pace_sync(struct worker *w, unsigned d, struct req_clock *clk);
  * prep: @r is due now (after a paced wait, which may end the loop
  * instead): what must not happen to a request never issued, as a
  * write's placement, which marks its block written (optional).
- * done: @r completed as asked: consumed, released, counted; true when
- * the loop ends there (its deadline passed).
+ * done: @r completed as asked: consumed, released, counted (in @st, the
+ * worker's counters); true when the loop ends there (its deadline
+ * passed).
  * end: after the loop (optional).
  */
 struct worker_sync_policy {
 	int (*next)(struct worker *w, struct io_req **r, struct req_clock *clk, void *ctx);
 	void (*prep)(struct worker *w, struct io_req *r, void *ctx);
-	bool (*done)(struct worker *w, worker_release_fn rel, struct io_req *r, struct req_clock *clk,
-		     void *ctx);
+	bool (*done)(struct worker *w, struct thread_stats *st, worker_release_fn rel, struct io_req *r,
+		     struct req_clock *clk, void *ctx);
 	void (*end)(struct worker *w, struct io_req *r, void *ctx);
 };
 
@@ -431,6 +433,7 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 {
 	const struct work *wk = w->wk;
 	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *const st = w->st;
 	struct io_req *r = &w->et.reqs[0];
 	const bool lat = wk->job->latency;
 	struct req_clock clk;
@@ -454,18 +457,18 @@ worker_sync_core(struct worker *w, const worker_release_fn rel, const struct wor
 		if (P->prep)
 			P->prep(w, r, ctx);
 		record_req(&w->rec, r);
-		worker_note(w, r);
+		worker_note(st, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, worker_req_what(w, r));
 			break;
 		}
 		if (!worker_req_ok(w, r)) {
-			if (w->st->failed)
+			if (st->failed)
 				break;
 			continue;	/* continue_on_error: counted, skipped */
 		}
-		if (P->done(w, rel, r, &clk, ctx))
+		if (P->done(w, st, rel, r, &clk, ctx))
 			break;
 		/* rate counts what completed; thinktime follows it */
 		if (__builtin_expect(w->pace.on, 0)) {
