@@ -18,6 +18,12 @@
  * task consumes what its read returned), or for mmap the access itself,
  * which is where the page faults are, so the helper also consumes.
  *
+ * A request's life is worker.h's, as in the plain loops: loop_turns is
+ * the synchronous core with the streams as its source, and the other
+ * two check, consume, release (also when stopping after a failure),
+ * count and reap with the same steps (worker_req_ok, worker_read_done,
+ * worker_req_drop, worker_reap); what is theirs is the rotation.
+ *
  * Hot path rules as in worker.c: no locks, no allocation, counters in
  * the worker's own thread_stats and in its streams' shared counters.
  */
@@ -157,41 +163,21 @@ void loop_take_base(struct loop_setup *L)
 
 /* ---- shared pieces of the loops ------------------------------------ */
 
-static inline bool loop_complete_ok(struct worker *w, struct io_req *r)
+/* A completed read of stream @s: consumed (unless a helper did),
+ * released, counted for the job and for the stream. */
+static inline void stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
+			       bool consumed)
 {
-	if (r->res == (int64_t)r->len)
-		return true;
-	if (r->res == -EFAULT && (w->wk->ops->flags & ENGINE_F_MAPPED))
-		worker_fail(w, EIO, r->target, r->off,
-			    "SIGBUS on mmap access in an offload helper (file truncated or read error)");
-	else if (r->res < 0)
-		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
-	else
-		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
-	return false;
-}
+	struct stream_stats *ss = &w->wk->loop->stats[s];
 
-static inline void count(struct worker *w, struct stream_stats *ss, uint32_t len)
-{
-	stat_add(&w->st->ops, 1);
-	stat_add(&w->st->bytes, len);
+	if (consumed) {
+		stat_add(&w->st->ops, 1);
+		stat_add(&w->st->bytes, r->len);
+	} else {
+		worker_read_done(w, w->st, rel, r);
+	}
 	stat_add(&ss->ops, 1);
-	stat_add(&ss->bytes, len);
-}
-
-static inline void consume(struct worker *w, const struct io_req *r)
-{
-	const struct job *j = w->wk->job;
-
-	if (r->data)
-		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
-}
-
-/* The engine's memory behind a consumed request goes back (engine.h). */
-static inline void release(struct worker *w, struct io_req *r)
-{
-	if (w->wk->ops->release)
-		w->wk->ops->release(&w->et, r);
+	stat_add(&ss->bytes, r->len);
 }
 
 /* Next request of stream @s into @r; false when the stream is done. */
@@ -207,55 +193,95 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 	r->target = (uint16_t)st->target;
 	r->off = off;
 	r->len = len;
-	worker_note(w, r);
 	if (w->prefetch)
 		prefetch_advance(w->prefetch, s, off, len);
 	return true;
 }
 
+/* A completion of stream @s reaped at @t (ns; 0 without latency), by
+ * a loop *@stopping or not: true when the stream may go on with its next
+ * request. */
+static inline bool stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
+				 uint64_t t, bool consumed, bool *stopping)
+{
+	if (*stopping && w->st->failed) {
+		worker_req_drop(w, rel, r);
+		return false;
+	}
+	if (worker_req_ok(w, r)) {
+		stream_done(w, rel, r, s, consumed);
+		if (w->wk->job->latency)
+			hist_add(&w->st->lat, t - r->t_issue);
+	} else if (w->st->failed) {
+		*stopping = true;
+		return false;
+	}
+	return !*stopping;
+}
+
+/* After a reap at @t (ns, read when the loop keeps latency): whether the
+ * loop stops (asked, its job failed, or its deadline passed). */
+static inline bool loop_stop_due(struct worker *w, uint64_t t)
+{
+	const uint64_t deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX;
+
+	return worker_should_stop(w) || (w->wk->job->latency ? t : now_ns()) >= deadline;
+}
+
 /* ---- psync, mmap, null: the loop runs each request itself ---------- */
+
+/* The streams still running, in turn: live[i] is next. */
+struct turns {
+	unsigned *live;
+	unsigned nlive, i;
+	unsigned s;		/* the stream of the request in flight */
+};
+
+/* worker_sync_core's draw: the next stream's next request, in its own
+ * slot; a finished stream drops out, the others keep their order. */
+static inline int turns_next(struct worker *w, struct io_req **rp, struct req_clock *clk, void *ctx)
+{
+	struct turns *T = ctx;
+
+	(void)clk;
+	while (T->nlive) {
+		unsigned s = T->live[T->i];
+
+		if (stream_next(w, s, &w->et.reqs[s])) {
+			*rp = &w->et.reqs[s];
+			T->s = s;
+			if (++T->i == T->nlive)
+				T->i = 0;
+			return 1;
+		}
+		memmove(T->live + T->i, T->live + T->i + 1, (T->nlive - T->i - 1) * sizeof(*T->live));
+		if (--T->nlive && T->i == T->nlive)
+			T->i = 0;
+	}
+	return 0;
+}
+
+static inline bool turns_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			      struct io_req *r, struct req_clock *clk, void *ctx)
+{
+	const struct turns *T = ctx;
+
+	stream_done(w, rel, r, T->s, false);
+	return req_clock_done(clk, &st->lat);
+}
+
+static const struct worker_sync_policy turns_policy = {
+	.next = turns_next,
+	.done = turns_done,
+};
 
 static void loop_turns(struct worker *w, struct loop_rt *rt)
 {
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct loop_setup *L = wk->loop;
-	struct thread_stats *st = w->st;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	unsigned *live = rt->turn, nlive = L->n, i = 0;
-	struct req_clock clk;
-	int ret;
+	struct turns T = { .live = rt->turn, .nlive = rt->L->n };
 
-	req_clock_start(&clk, lat, deadline);
-	for (unsigned k = 0; k < nlive; k++)
-		live[k] = k;
-	while (nlive && !worker_should_stop(w)) {
-		unsigned s = live[i];
-		struct io_req *r = &w->et.reqs[s];
-
-		if (!stream_next(w, s, r)) {
-			/* Done: drop it, keeping the others' order. */
-			memmove(live + i, live + i + 1, (nlive - i - 1) * sizeof(*live));
-			if (--nlive && i == nlive)
-				i = 0;
-			continue;
-		}
-		ret = ops->queue(&w->et, r);
-		if (ret < 0) {
-			worker_fail(w, ret, r->target, r->off, ops->name);
-			break;
-		}
-		if (!loop_complete_ok(w, r))
-			break;
-		consume(w, r);
-		release(w, r);
-		count(w, &L->stats[s], r->len);
-		if (++i == nlive)
-			i = 0;
-		if (req_clock_done(&clk, &st->lat))
-			break;
-	}
+	for (unsigned k = 0; k < T.nlive; k++)
+		T.live[k] = k;
+	worker_sync_core(w, w->wk->ops->release, &turns_policy, false, &T);
 }
 
 /* ---- io_uring, libaio: every stream's requests in flight ------------ */
@@ -273,6 +299,7 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 
 	while (stream_next(w, s, r)) {
 		r->t_issue = t;
+		worker_note(w->st, r);
 		ret = ops->queue(&w->et, r);
 		if (ret < 0) {
 			worker_fail(w, ret, r->target, r->off, ops->name);
@@ -284,11 +311,12 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 		 * today, so the depth it counts at is moot). */
 		stats_mark_submit(w->st, 1, 1);
 		stats_mark_complete(w->st, 1);
-		if (!loop_complete_ok(w, r))
-			return -1;
-		consume(w, r);
-		release(w, r);
-		count(w, &w->wk->loop->stats[s], r->len);
+		if (!worker_req_ok(w, r)) {
+			if (w->st->failed)
+				return -1;
+			continue;	/* continue_on_error: counted, skipped */
+		}
+		stream_done(w, ops->release, r, s, false);
 		if (w->wk->job->latency)
 			hist_add(&w->st->lat, now_ns() - t);
 	}
@@ -305,81 +333,52 @@ static bool loop_submit_step(struct worker *w, unsigned *pending, bool more, uns
 	return ret >= 0;
 }
 
+/* Stream @s's next request into @r, which just completed: pushed as
+ * the loop's batch allows (@more: other requests follow before the next
+ * reap); false when the loop stops. */
+static bool async_refill(struct worker *w, unsigned s, struct io_req *r, uint64_t t, unsigned *pending,
+			 bool more, unsigned *inflight)
+{
+	int ret = async_issue(w, s, r, t);
+
+	if (ret <= 0)
+		return ret == 0;
+	++*inflight;
+	return loop_submit_step(w, pending, more, *inflight);
+}
+
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct loop_setup *L = wk->loop;
-	struct thread_stats *st = w->st;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	const unsigned d = wk->job->iodepth, total = L->n * d;
-	struct io_req **done = rt->done;
+	const worker_release_fn rel = w->wk->ops->release;
+	const unsigned n = rt->L->n, d = w->wk->job->iodepth;
+	const bool lat = w->wk->job->latency;
 	unsigned inflight = 0, pending = 0;
 	bool stopping = false;
 	uint64_t t = lat ? now_ns() : 0;
-	int ret;
 
 	/* Slot s*d+k is stream s's k-th; a completion's slot is refilled
 	 * with the same stream's next request. reap() pushes what
 	 * submit_step left queued. */
-	for (unsigned k = 0; k < d && !stopping; k++) {
-		for (unsigned s = 0; s < L->n && !stopping; s++) {
-			ret = async_issue(w, s, &w->et.reqs[s * d + k], t);
-			if (ret < 0)
-				stopping = true;
-			else if (ret > 0)
-				stopping = !loop_submit_step(w, &pending, k + 1 < d || s + 1 < L->n,
-							     inflight + 1);
-			inflight += ret > 0 ? 1 : 0;
-		}
-	}
+	for (unsigned k = 0; k < d && !stopping; k++)
+		for (unsigned s = 0; s < n && !stopping; s++)
+			stopping = !async_refill(w, s, &w->et.reqs[s * d + k], t, &pending,
+						 k + 1 < d || s + 1 < n, &inflight);
 	while (inflight) {
-		int got;
+		int got = worker_reap(w, &pending, inflight, stopping ? inflight : 1, n * d, rt->done);
 
-		worker_reaping(w, pending, inflight);
-		got = ops->reap(&w->et, stopping ? inflight : 1, total, done);
-		pending = 0;
-		if (got >= 0)
-			worker_reaped(w, got);
-		if (got < 0) {
-			if (got == -EINTR)
-				continue;
-			worker_fail(w, got, w->tfirst, 0, "reap");
-			/* Requests may still be in flight: the worker frees
-			 * nothing they use before the engine's exit. */
+		/* A failed reap: requests may still be in flight, and the
+		 * worker frees nothing they use before the engine's exit. */
+		if (got < 0)
 			return;
-		}
 		t = lat ? now_ns() : 0;
-		if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
-			stopping = true;
+		stopping = stopping || loop_stop_due(w, t);
 		for (int i = 0; i < got; i++) {
-			struct io_req *r = done[i];
+			struct io_req *r = rt->done[i];
 			unsigned s = r->slot / d;
 
 			inflight--;
-			if (stopping && st->failed) {
-				if (r->res == (int64_t)r->len)
-					release(w, r);
-				continue;
-			}
-			if (!loop_complete_ok(w, r)) {
-				stopping = true;
-				continue;
-			}
-			consume(w, r);
-			release(w, r);
-			count(w, &L->stats[s], r->len);
-			if (lat)
-				hist_add(&st->lat, t - r->t_issue);
-			if (stopping)
-				continue;
-			ret = async_issue(w, s, r, t);
-			if (ret < 0)
-				stopping = true;
-			else if (ret > 0)
-				stopping = !loop_submit_step(w, &pending, i + 1 < got, inflight + 1);
-			inflight += ret > 0 ? 1 : 0;
+			if (stream_reaped(w, rel, r, s, t, false, &stopping))
+				stopping = !async_refill(w, s, r, t, &pending, i + 1 < got, &inflight);
 		}
 	}
 }
@@ -414,72 +413,65 @@ static void offload_run(void *arg, unsigned h, struct io_req *r)
 		sigbus_arm(NULL);
 }
 
+/* Up to offload_permits requests handed to the helpers, streams taking
+ * permits in turn; *@inflight counts them. False when the loop stops. */
+static bool offload_issue(struct worker *w, struct loop_rt *rt, uint64_t t, unsigned *inflight)
+{
+	const unsigned n = rt->L->n;
+
+	while (*inflight < rt->permits && rt->tlen) {
+		unsigned s = rt->turn[rt->thead];
+		struct io_req *r = &w->et.reqs[s];
+
+		rt->thead = rt->thead + 1 == n ? 0 : rt->thead + 1;
+		rt->tlen--;
+		if (!stream_next(w, s, r))
+			continue;	/* finished: out of the rotation */
+		r->t_issue = t;
+		worker_note(w->st, r);
+		if (offload_submit(rt->pool, r) < 0) {
+			worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
+			return false;
+		}
+		/* Handed to a helper: a push of one, for the iodepth counts,
+		 * the helpers standing in for the kernel. */
+		stats_mark_submit(w->st, 1, ++*inflight);
+	}
+	return true;
+}
+
 static void loop_offload(struct worker *w, struct loop_rt *rt)
 {
-	const struct work *wk = w->wk;
-	struct loop_setup *L = wk->loop;
-	struct thread_stats *st = w->st;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	struct io_req **done = rt->done;
-	unsigned *turn = rt->turn, inflight = 0;
+	/* NULL: offload= is refused for an engine with a release hook
+	 * (engine.h), but the loop keeps the rule every loop keeps. */
+	const worker_release_fn rel = w->wk->ops->release;
+	const unsigned n = rt->L->n;
+	const bool lat = w->wk->job->latency;
+	unsigned inflight = 0;
 	bool stopping = false;
-	uint64_t t;
 
 	rt->thead = 0;
-	rt->tlen = L->n;
-	for (unsigned k = 0; k < L->n; k++)
-		turn[k] = k;
+	rt->tlen = n;
+	for (unsigned k = 0; k < n; k++)
+		rt->turn[k] = k;
 	for (;;) {
-		/* Streams take permits in turn; a stream that finishes drops
-		 * out of the rotation. */
-		t = lat ? now_ns() : 0;
-		while (!stopping && inflight < rt->permits && rt->tlen) {
-			unsigned s = turn[rt->thead];
-			struct io_req *r = &w->et.reqs[s];
+		unsigned got;
+		uint64_t t;
 
-			rt->thead = rt->thead + 1 == L->n ? 0 : rt->thead + 1;
-			rt->tlen--;
-			if (!stream_next(w, s, r))
-				continue;
-			r->t_issue = t;
-			if (offload_submit(rt->pool, r) < 0) {
-				worker_fail(w, EBUSY, r->target, r->off, "offload: no helper could take a request");
-				stopping = true;
-				break;
-			}
-			inflight++;
-			/* Handed to a helper: a push of one, for the iodepth
-			 * counts, the helpers standing in for the kernel. */
-			stats_mark_submit(st, 1, inflight);
-		}
+		if (!stopping && !offload_issue(w, rt, lat ? now_ns() : 0, &inflight))
+			stopping = true;
 		if (!inflight)
 			break;
-		{
-			unsigned got = offload_reap(rt->pool, done, L->n, true);
+		got = offload_reap(rt->pool, rt->done, n, true);
+		stats_mark_complete(w->st, got);
+		t = lat ? now_ns() : 0;
+		stopping = stopping || loop_stop_due(w, t);
+		for (unsigned i = 0; i < got; i++) {
+			struct io_req *r = rt->done[i];
 
-			stats_mark_complete(st, got);
-			t = lat ? now_ns() : 0;
-			if (!stopping && (worker_should_stop(w) || (lat ? t : now_ns()) >= deadline))
-				stopping = true;
-			for (unsigned i = 0; i < got; i++) {
-				struct io_req *r = done[i];
-				unsigned s = r->slot;
-
-				inflight--;
-				if (stopping && st->failed)
-					continue;
-				if (!loop_complete_ok(w, r)) {
-					stopping = true;
-					continue;
-				}
-				if (!rt->helper_consumes)
-					consume(w, r);
-				count(w, &L->stats[s], r->len);
-				if (lat)
-					hist_add(&st->lat, t - r->t_issue);
-				turn[(rt->thead + rt->tlen++) % L->n] = s;
-			}
+			inflight--;
+			if (stream_reaped(w, rel, r, r->slot, t, rt->helper_consumes, &stopping))
+				rt->turn[(rt->thead + rt->tlen++) % n] = r->slot;
 		}
 	}
 }

@@ -9,7 +9,8 @@
 
 #include "engines/engine.h"
 
-static const char *const op_names[] = { "read", "write", "flush" };
+static const char *const op_names[IO_NOPS] = { [IO_READ] = "read", [IO_WRITE] = "write",
+						 [IO_FLUSH] = "flush", [IO_TRIM] = "trim" };
 
 /* Where worker @i runs: its process (thread=0, or the mem_limit process
  * its threads run in), or 0 for a thread of this process. */

@@ -9,6 +9,7 @@
  * the generator's in the write direction (fio's third, trim, size is
  * parsed and dropped: trims take the writes' sizes), placed as writes
  * are (writes.h: threads sharing a target each trim their own blocks).
+ * The loop is the synchronous core (worker.h) with the trims' policy.
  */
 #include <errno.h>
 
@@ -37,57 +38,61 @@ static int issue_one(struct worker *w, struct io_req *r)
 	return r->res < 0 ? (int)r->res : -EIO;
 }
 
-/* Latency-clock ticks since *@t, into @h (when timed); *@t moves on. */
-static void timed(bool lat, uint64_t *t, struct hist *h)
+/* worker_sync_core's draw: the writes' next offset and size, placed as
+ * a write's, trimmed (*@ctx: the target, counted from the worker's
+ * first, for trimwrite's write). */
+static inline int trim_next(struct worker *w, struct io_req **rp, struct req_clock *clk, void *ctx)
 {
-	uint64_t now;
-
-	if (!lat)
-		return;
-	now = latclock_ticks();
-	hist_add(h, latclock_ns(now - *t));
-	*t = now;
-}
-
-void worker_run_trim(struct worker *w)
-{
-	const struct job *j = w->wk->job;
-	struct thread_stats *st = w->st;
-	struct io_req *r = &w->et.reqs[0];
-	const bool lat = j->latency;
-	const uint64_t deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX;
-	uint64_t t = lat ? latclock_ticks() : 0, n = 0;
-	unsigned tgt;
+	struct io_req *r = *rp;
+	unsigned *tgt = ctx;
 	uint64_t off;
 	uint32_t len;
+
+	(void)clk;
+	if (!gen_next_dir(&w->gen, JOB_DIR_WRITE, tgt, &off, &len))
+		return 0;
+	r->target = (uint16_t)(w->tfirst + *tgt);
+	r->len = len;
+	r->off = writes_place(&w->wr, *tgt, off);
+	r->op = IO_TRIM;
+	return 1;
+}
+
+/* A trim done: counted, and for trimwrite the block written after it. */
+static inline bool trim_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			     struct io_req *r, struct req_clock *clk, void *ctx)
+{
+	const unsigned *tgt = ctx;
+	bool late;
 	int ret;
 
-	while (!worker_should_stop(w) && gen_next_dir(&w->gen, JOB_DIR_WRITE, &tgt, &off, &len)) {
-		r->target = (uint16_t)(w->tfirst + tgt);
-		r->len = len;
-		r->off = writes_place(&w->wr, tgt, off);
-		r->op = IO_TRIM;
-		ret = issue_one(w, r);
-		if (ret) {
-			worker_fail(w, ret, r->target, r->off, "trim");
-			break;
-		}
-		stat_add(&st->tops, 1);
-		stat_add(&st->tbytes, len);
-		timed(lat, &t, &st->tlat);
-		if (job_trimwrites(j)) {
-			worker_prep_write(w, r, tgt, r->off);
-			ret = issue_one(w, r);
-			if (ret) {
-				worker_fail(w, ret, r->target, r->off, "write");
-				break;
-			}
-			stat_add(&st->wops, 1);
-			stat_add(&st->wbytes, len);
-			timed(lat, &t, &st->wlat);
-		}
-		/* the deadline every few requests: each is a system call */
-		if (++n % 16 == 0 && now_ns() >= deadline)
-			break;
+	(void)rel;
+	stat_add(&st->tops, 1);
+	stat_add(&st->tbytes, r->len);
+	late = req_clock_done(clk, &st->tlat);
+	if (!job_trimwrites(w->wk->job))
+		return late;
+	worker_prep_write(w, r, *tgt, r->off);
+	ret = issue_one(w, r);
+	if (ret) {
+		worker_fail(w, ret, r->target, r->off, "write");
+		return true;
 	}
+	stat_add(&st->wops, 1);
+	stat_add(&st->wbytes, r->len);
+	return req_clock_done(clk, &st->wlat) || late;
+}
+
+static const struct worker_sync_policy trim_policy = {
+	.next = trim_next,
+	.done = trim_done,
+};
+
+/* The synchronous core with the trims' policy (trims refuse rate,
+ * thinktime and continue_on_error, so none of those apply). */
+void worker_run_trim(struct worker *w)
+{
+	unsigned tgt = 0;
+
+	worker_sync_core(w, NULL, &trim_policy, false, &tgt);
 }

@@ -1,14 +1,24 @@
 /*
- * worker.c - the plain worker loops every engine shares (a worker's
- * set-up in its own thread and a job's layout: workersetup.c).
+ * worker.c - the request cores every loop shares (a worker's set-up in
+ * its own thread and a job's layout: workersetup.c).
  *
- * A worker takes (target, offset) pairs from its generator, hands them
- * to the engine, consumes the bytes with touch, and counts. Two loops:
- * a synchronous one (psync, mmap, null: one clock read per request,
- * chained so the end of one request is the start of the next) and an
- * asynchronous one (io_uring, libaio: a batch of iodepth requests in
- * flight, one clock read per batch issued and per batch reaped). The
- * event loop (loop=) is loop.c; the thread around a loop is crew.c.
+ * A worker takes (target, offset) pairs from its generator (or a
+ * replay's log), hands them to the engine, consumes the bytes with
+ * touch, gives the engine's memory back, and counts. That life is
+ * written once per way of waiting: the synchronous core
+ * (worker_sync_core, worker.h: psync, mmap, null, the pools; one clock
+ * read per request, chained so the end of one request is the start of
+ * the next) and the asynchronous core (acore_run below: io_uring,
+ * libaio; a batch of iodepth requests in flight, one clock read per
+ * batch issued and per batch reaped). A read job's loop and a writing
+ * job's are the same core with a different policy, fixed before the
+ * loop starts: for the synchronous core the hooks of a static const
+ * struct worker_sync_policy, for the asynchronous one a constant flag.
+ * Both are always inlined where the loop is chosen, so each loop is
+ * compiled as if written out by hand, and a read job's carries no trace
+ * of writes. The event loop (loop=, loop.c) runs its streams through
+ * the same synchronous core and the same completion steps; the thread
+ * around a loop is crew.c.
  *
  * Hot path rules: no locks, no shared atomics, no allocation, no system
  * call beyond the I/O itself. Counters go to the worker's own
@@ -24,7 +34,6 @@
 #include "workload/blockdata.h"
 #include "lib/latclock.h"
 #include "run/prefetch.h"
-#include "workload/touch.h"
 
 /* A request that returns no bytes at all is an error, but an engine
  * reporting a short read is treated the same way: the region was laid
@@ -66,16 +75,11 @@ void worker_fail_bus(struct worker *w, const void *addr)
 	worker_fail(w, EIO, w->tfirst, 0, "SIGBUS at an address outside the job's mappings");
 }
 
-static inline bool should_stop(const struct worker *w)
-{
-	return worker_should_stop(w);
-}
-
 /* ---- pace (pace.h): the slow paths behind one branch ------------------ */
 
 /* pace.c's verdict on a request: false when the worker stops (a stop,
  * or rate_min not met, which fails the job). */
-static __attribute__((noinline)) bool pace_sync_w(struct worker *w, unsigned d, struct req_clock *clk)
+__attribute__((noinline)) bool worker_pace_sync(struct worker *w, unsigned d, struct req_clock *clk)
 {
 	char why[160];
 	int ret = pace_sync(&w->pace, &w->rec, w->st, d, clk, why, sizeof(why));
@@ -98,15 +102,14 @@ static __attribute__((noinline)) int pace_async_w(struct worker *w, unsigned d, 
 	return ret;
 }
 
-/* ---- the loops ------------------------------------------------------- */
+/* ---- a request that did not complete as asked ------------------------- */
 
 /*
  * continue_on_error: a failed request of a kind the job goes on after
  * (w->coe: ENGINE_OP bits) is counted, the first one kept, and skipped;
- * the caller sees false with the worker not failed. False here: the
- * worker fails as without the option.
+ * true then. False: the worker fails as without the option.
  */
-static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io_req *r)
+static bool coe_take(struct worker *w, const struct io_req *r)
 {
 	const struct job *j = w->wk->job;
 	struct thread_stats *st = w->st;
@@ -137,37 +140,28 @@ static __attribute__((noinline)) bool coe_take(struct worker *w, const struct io
 	return true;
 }
 
-static inline bool complete_ok(struct worker *w, struct io_req *r)
+/* A request that returns no bytes at all is an error, but an engine
+ * reporting a short read is treated the same way: the region was laid
+ * out to be fully readable, so a short read means the target shrank. */
+__attribute__((noinline)) void worker_req_bad(struct worker *w, const struct io_req *r)
 {
-	if (r->res == (int64_t)r->len)
-		return true;
 	if (__builtin_expect(w->coe != 0, 0) && coe_take(w, r))
-		return false;
-	if (r->res < 0)
-		worker_fail(w, (int)-r->res, r->target, r->off, w->wk->ops->name);
-	else
+		return;
+	if (r->res == -EFAULT && r->op == IO_READ && (w->wk->ops->flags & ENGINE_F_MAPPED))
+		/* offload=: a helper's access to the mapping faulted */
+		worker_fail(w, EIO, r->target, r->off,
+			    "SIGBUS on mmap access in an offload helper (file truncated or read error)");
+	else if (r->res < 0)
+		worker_fail(w, (int)-r->res, r->target, r->off, worker_req_what(w, r));
+	else if (r->op == IO_READ)
 		worker_fail(w, EIO, r->target, r->off, "short read (target shrank?)");
-	return false;
+	else if (r->op == IO_WRITE)
+		worker_fail(w, EIO, r->target, r->off, "short write (target full or shrank?)");
+	else
+		worker_fail(w, EIO, r->target, r->off, worker_req_what(w, r));
 }
 
-static inline void consume(struct worker *w, const struct io_req *r)
-{
-	const struct job *j = w->wk->job;
-
-	if (r->data)
-		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
-	if (__builtin_expect(w->rv != NULL, 0))
-		worker_read_check(w, r);
-}
-
-/* The engine's memory behind a consumed request goes back (bufpool's
- * pin); @fn is the engine's release hook, read once per loop. */
-static inline void release(struct worker *w, void (*fn)(struct engine_thread *, struct io_req *),
-			   struct io_req *r)
-{
-	if (fn)
-		fn(&w->et, r);
-}
+/* ---- what the loops count besides reads ------------------------------- */
 
 /* cmdprio_*: the request's priority, drawn as fio's cmdprio.c does. */
 static inline void prio_req(struct worker *w, struct io_req *r, unsigned dir)
@@ -195,286 +189,24 @@ static __attribute__((noinline)) void prio_count(struct worker *w, const struct 
 	}
 }
 
-/* The synchronous loop, inlined twice (worker_run_sync): with the
- * engine's release hook, and with @rel a constant NULL, so an engine
- * without one runs a loop with no trace of it. */
-static inline __attribute__((always_inline)) void
-run_sync(struct worker *w, void (*const rel)(struct engine_thread *, struct io_req *))
-{
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct thread_stats *st = w->st;
-	struct io_req *r = &w->et.reqs[0];
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	struct req_clock clk;
-	unsigned tgt;
-	uint64_t off;
-	uint32_t len;
-	int ret, got;
-
-	req_clock_start(&clk, lat, deadline);
-	record_begin(&w->rec, w->wk->deadline_ns);
-	pace_begin(&w->pace);
-	while (!should_stop(w) && (got = record_next(&w->rec, &w->gen, &tgt, &off, &len))) {
-		if (got == NEXT_WAITED && lat)
-			clk.t0 = latclock_ticks();
-		if (__builtin_expect(w->pace.on, 0) && !pace_sync_w(w, JOB_DIR_READ, &clk))
-			break;
-		/* The generator counts this worker's targets from 0. */
-		r->target = (uint16_t)(w->tfirst + tgt);
-		r->off = off;
-		r->len = len;
-		if (w->prefetch)
-			prefetch_advance(w->prefetch, tgt, off, len);
-		record_req(&w->rec, r);
-		worker_note(w, r);
-		ret = ops->queue(&w->et, r);
-		if (ret < 0) {
-			worker_fail(w, ret, r->target, off, ops->name);
-			break;
-		}
-		if (!complete_ok(w, r)) {
-			if (st->failed)
-				break;
-			continue;	/* continue_on_error: counted, skipped */
-		}
-		consume(w, r);
-		release(w, rel, r);
-		stat_add(&st->ops, 1);
-		stat_add(&st->bytes, len);
-		if (req_clock_done(&clk, &st->lat))
-			break;
-		if (__builtin_expect(w->pace.on, 0)) {
-			pace_issued(&w->pace, JOB_DIR_READ, len);
-			if (!pace_sync_done(&w->pace, &w->rec, &clk))
-				break;
-		}
-	}
-}
-
-void worker_run_sync(struct worker *w)
-{
-	void (*rel)(struct engine_thread *, struct io_req *) = w->wk->ops->release;
-
-	if (rel)
-		run_sync(w, rel);
-	else
-		run_sync(w, NULL);
-}
-
-void worker_run_async(struct worker *w)
-{
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct thread_stats *st = w->st;
-	void (*const rel)(struct engine_thread *, struct io_req *) = ops->release;
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	const unsigned depth = wk->ej.depth;
-	struct io_req **done = NULL;
-	uint16_t *freeslots = NULL;
-	unsigned nfree = depth, inflight = 0, pending = 0;
-	bool more = true, stopping = false;
-	uint64_t t;
-	int ret;
-
-	done = calloc(depth, sizeof(*done));
-	freeslots = calloc(depth, sizeof(*freeslots));
-	if (!done || !freeslots) {
-		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
-		goto out;
-	}
-	for (unsigned i = 0; i < depth; i++)
-		freeslots[i] = (uint16_t)(depth - 1 - i);
-
-	record_begin(&w->rec, w->wk->deadline_ns);
-	pace_begin(&w->pace);
-	for (;;) {
-		if (!stopping && (should_stop(w) || now_ns() >= deadline))
-			stopping = true;
-		if (!stopping && more && nfree) {
-			t = lat ? now_ns() : 0;
-			while (nfree) {
-				struct io_req *r;
-				unsigned tgt;
-				uint64_t off;
-				uint32_t len;
-				int got;
-
-				if (inflight && record_due_later(&w->rec))
-					break;
-
-				if (__builtin_expect(w->pace.on, 0)) {
-					int pw = pace_async_w(w, JOB_DIR_READ, inflight, lat, &t);
-
-					if (pw <= 0) {
-						stopping = stopping || pw < 0;
-						break;
-					}
-				}
-				got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
-				if (!got) {
-					more = false;
-					break;
-				}
-				if (got == NEXT_WAITED && lat)
-					t = now_ns();
-				r = &w->et.reqs[freeslots[--nfree]];
-				r->target = (uint16_t)(w->tfirst + tgt);
-				r->off = off;
-				r->len = len;
-				r->t_issue = t;
-				if (__builtin_expect(wk->prio.on, 0))
-					prio_req(w, r, JOB_DIR_READ);
-				record_req(&w->rec, r);
-				worker_note(w, r);
-				ret = ops->queue(&w->et, r);
-				if (ret < 0) {
-					worker_fail(w, ret, r->target, off, ops->name);
-					freeslots[nfree++] = r->slot;
-					stopping = true;
-					break;
-				}
-				if (__builtin_expect(w->pace.on, 0))
-					pace_issued(&w->pace, JOB_DIR_READ, len);
-				if (ret == ENGINE_DONE) {
-					/* Done inside queue(): a push and a reap of one. */
-					stats_mark_submit(st, 1, inflight + 1);
-					stats_mark_complete(st, 1);
-					if (!complete_ok(w, r)) {
-						freeslots[nfree++] = r->slot;
-						if (!st->failed)
-							continue;	/* continue_on_error */
-						stopping = true;
-						break;
-					}
-					consume(w, r);
-					release(w, rel, r);
-					stat_add(&st->ops, 1);
-					stat_add(&st->bytes, r->len);
-					if (lat)
-						hist_add(&st->lat, now_ns() - t);
-					if (__builtin_expect(wk->prio_count, 0))
-						prio_count(w, r, JOB_DIR_READ, lat, lat ? now_ns() - t : 0);
-					if (__builtin_expect(w->pace.on, 0)) {
-						uint64_t nw = now_ns();
-
-						pace_done_async(&w->pace, nw - t, nw);
-					}
-					freeslots[nfree++] = r->slot;
-					continue;
-				}
-				inflight++;
-				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
-				if (ret < 0) {
-					worker_fail(w, ret, w->tfirst, 0, "submit");
-					stopping = true;
-					break;
-				}
-			}
-		}
-		if (!inflight) {
-			if (stopping || !more)
-				break;
-			continue;
-		}
-		/* Keep the queue full while there is work; drain at the end
-		 * so no buffer is freed under an in-flight read. */
-		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || w->pace.drain) ? inflight :
-					worker_reap_min(w, inflight), wk->reap_max, done);
-		w->pace.drain = false;
-		pending = 0;
-		if (ret >= 0)
-			worker_reaped(w, ret);
-		if (ret < 0) {
-			if (ret == -EINTR)
-				continue;
-			worker_fail(w, ret, w->tfirst, 0, "reap");
-			/* Buffers may still be in flight: leave them allocated. */
-			done = NULL;
-			goto out_leak;
-		}
-		t = lat ? now_ns() : 0;
-		for (int i = 0; i < ret; i++) {
-			struct io_req *r = done[i];
-
-			inflight--;
-			freeslots[nfree++] = r->slot;
-			if (stopping && st->failed) {
-				if (r->res == (int64_t)r->len)
-					release(w, rel, r);
-				continue;
-			}
-			if (!complete_ok(w, r)) {
-				stopping = stopping || st->failed;
-				continue;
-			}
-			consume(w, r);
-			release(w, rel, r);
-			stat_add(&st->ops, 1);
-			stat_add(&st->bytes, r->len);
-			if (lat)
-				hist_add(&st->lat, t - r->t_issue);
-			if (__builtin_expect(wk->prio_count, 0))
-				prio_count(w, r, JOB_DIR_READ, lat, t - r->t_issue);
-			if (__builtin_expect(w->pace.on, 0))
-				pace_done_async(&w->pace, t - r->t_issue, t);
-		}
-	}
-out:
-	free(done);
-out_leak:
-	free(freeslots);
-}
-
-/* ---- the loops of a job that writes ----------------------------------- */
-
-/* A write or flush completed as asked? Else the worker fails, naming it. */
-static bool complete_w(struct worker *w, const struct io_req *r)
-{
-	if (r->res == (int64_t)r->len)
-		return true;
-	if (__builtin_expect(w->coe != 0, 0) && coe_take(w, r))
-		return false;
-	if (r->res < 0)
-		worker_fail(w, (int)-r->res, r->target, r->off, r->op == IO_FLUSH ? "flush" : "write");
-	else
-		worker_fail(w, EIO, r->target, r->off, "short write (target full or shrank?)");
-	return false;
-}
-
-/* A completed request of a writing job, counted by what it was. */
-static inline void count_done(struct worker *w, struct io_req *r, bool lat, uint64_t ns)
+/* A completed write (@flush false) or flush counted; @ns its latency. */
+static inline void count_write(struct worker *w, const struct io_req *r, bool lat, uint64_t ns)
 {
 	struct thread_stats *st = w->st;
 
-	if (__builtin_expect(w->wk->prio_count, 0) && r->op != IO_FLUSH)
-		prio_count(w, r, r->op == IO_WRITE, lat, ns);
-
-	switch (r->op) {
-	case IO_READ:
-		consume(w, r);
-		release(w, w->wk->ops->release, r);
-		stat_add(&st->ops, 1);
-		stat_add(&st->bytes, r->len);
-		if (lat)
-			hist_add(&st->lat, ns);
-		break;
-	case IO_WRITE:
+	if (r->op == IO_WRITE) {
 		stat_add(&st->wops, 1);
 		stat_add(&st->wbytes, r->len);
 		if (lat)
 			hist_add(&st->wlat, ns);
-		break;
-	default:
+	} else {
 		stat_add(&st->syncs, 1);
 		if (lat)
 			hist_add(&st->slat, ns);
-		break;
 	}
 }
+
+/* ---- writes and flushes ------------------------------------------------ */
 
 /* A write request in @r: placed, stamped, recorded. */
 static inline void prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_t off)
@@ -502,13 +234,24 @@ void worker_prep_write(struct worker *w, struct io_req *r, unsigned tgt, uint64_
 	prep_write(w, r, tgt, off);
 }
 
+/* @r, drawn as direction @wr at @off of the worker's target @tgt: a
+ * read there, or a write placed and stamped. */
+static inline void prep_req(struct worker *w, struct io_req *r, bool wr, unsigned tgt, uint64_t off)
+{
+	if (wr) {
+		prep_write(w, r, tgt, off);
+	} else {
+		r->op = IO_READ;
+		r->off = off;
+	}
+}
+
 /*
  * One flush of target @tgt (fdatasync when @ds, else fsync) issued and
- * completed by this thread, timed
- * from *@t (latency-clock ticks: when the thread was ready to issue it)
- * to its end, which goes back in *@t. An asynchronous engine's flush is
- * reaped here; the caller has nothing else in flight. False when it
- * failed (the worker is failed).
+ * completed by this thread, timed from *@t (latency-clock ticks: when
+ * the thread was ready to issue it) to its end, which goes back in *@t.
+ * An asynchronous engine's flush is reaped here; the caller has nothing
+ * else in flight. False when it failed (the worker is failed).
  */
 static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds, bool lat, uint64_t *t)
 {
@@ -523,7 +266,7 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds,
 	r->off = 0;
 	r->len = 0;
 	record_req(&w->rec, r);
-	worker_note(w, r);
+	worker_note(w->st, r);
 	ret = ops->queue(&w->et, r);
 	while (ret == ENGINE_QUEUED) {
 		ret = ops->reap(&w->et, 1, 1, d);
@@ -536,8 +279,8 @@ static bool flush_one(struct worker *w, struct io_req *r, unsigned tgt, bool ds,
 		worker_fail(w, ret, tgt, 0, "flush");
 		return false;
 	}
-	if (!complete_w(w, r))
-		return w->st->failed ? false : true;	/* continue_on_error: counted */
+	if (!worker_req_ok(w, r))
+		return !w->st->failed;	/* continue_on_error: counted */
 	stat_add(&w->st->syncs, 1);
 	/* fio's iodepth counts, kept by the asynchronous loops (a
 	 * synchronous one's are made up at the end): the flush went alone,
@@ -589,383 +332,574 @@ static inline bool flush_due(struct writes *ws)
 	return writes_flush_due(&ws->fl, ws->fl.interval ? latclock_ticks() : 0);
 }
 
-void worker_run_sync_rw(struct worker *w)
+/* ---- the synchronous loops: worker_sync_core's policies ---------------- */
+
+/* A read job: the generator's next request, or the replay's. */
+static inline int read_next(struct worker *w, struct io_req **rp, struct req_clock *clk, void *ctx)
 {
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct thread_stats *st = w->st;
-	struct writes *ws = &w->wr;
-	struct io_req *r = &w->et.reqs[0];
-	const bool lat = wk->job->latency;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	struct req_clock clk;
+	struct io_req *r = *rp;
 	unsigned tgt;
 	uint64_t off;
 	uint32_t len;
-	int ret;
+	int got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
 
-	req_clock_start(&clk, lat, deadline);
+	(void)clk;
+	(void)ctx;
+	if (!got)
+		return 0;
+	/* The generator counts this worker's targets from 0. */
+	r->target = (uint16_t)(w->tfirst + tgt);
+	r->off = off;
+	r->len = len;
+	if (w->prefetch)
+		prefetch_advance(w->prefetch, tgt, off, len);
+	return got;
+}
+
+static inline bool read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			     struct io_req *r, struct req_clock *clk, void *ctx)
+{
+	(void)ctx;
+	worker_read_done(w, st, rel, r);
+	return req_clock_done(clk, &st->lat);
+}
+
+static const struct worker_sync_policy read_policy = {
+	.next = read_next,
+	.done = read_done,
+};
+
+/* A writing job: the direction first (a shaped job's sizes and zones
+ * are the direction's), or what the replay's log says, in its order; a
+ * logged flush is issued here. */
+static inline int rw_next(struct worker *w, struct io_req **rp, struct req_clock *clk, void *ctx)
+{
+	struct io_req *r = *rp;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	bool wr;
+	int got = 1;
+
+	(void)ctx;
+	if (__builtin_expect(w->rec.rp != NULL, 0)) {
+		unsigned op;
+
+		got = record_next_op(&w->rec, &op, &tgt, &off, &len);
+		if (!got)
+			return 0;
+		if (got == NEXT_WAITED && clk->lat)
+			clk->t0 = latclock_ticks();
+		if (op >= IOLOG_SYNC)
+			return flush_one(w, r, w->tfirst + tgt, op == IOLOG_DATASYNC, clk->lat, &clk->t0) ?
+				       WORKER_NEXT_SKIP : 0;
+		wr = op == IOLOG_WRITE;
+	} else {
+		wr = writes_pick(&w->wr);
+		if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
+			return 0;
+	}
+	r->target = (uint16_t)(w->tfirst + tgt);
+	r->len = len;
+	r->op = wr ? IO_WRITE : IO_READ;
+	r->off = off;
+	return got;
+}
+
+/* A write is placed and stamped only once it is due: a write never
+ * issued must not be marked written, or verify would read it back. */
+static inline void rw_prep(struct worker *w, struct io_req *r, void *ctx)
+{
+	(void)ctx;
+	if (r->op == IO_WRITE)
+		prep_write(w, r, r->target - w->tfirst, r->off);
+}
+
+static inline bool rw_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+			   struct io_req *r, struct req_clock *clk, void *ctx)
+{
+	bool late;
+
+	(void)ctx;
+	if (r->op == IO_READ)
+		return read_done(w, st, rel, r, clk, ctx);
+	stat_add(&st->wops, 1);
+	stat_add(&st->wbytes, r->len);
+	late = req_clock_done(clk, &st->wlat);
+	if (__builtin_expect(w->bl_due, 0))
+		worker_backlog_check(w);
+	/* The flush follows its write whatever the clock says, so a run
+	 * always ends with floor(writes / N) of them. */
+	if (flush_due(&w->wr) && !flush_dirty(w, r, clk->lat, &clk->t0))
+		return true;
+	return late;
+}
+
+static void rw_end(struct worker *w, struct io_req *r, void *ctx)
+{
+	(void)ctx;
+	flush_end(w, r, w->wk->job->latency);
+}
+
+static const struct worker_sync_policy rw_policy = {
+	.next = rw_next,
+	.prep = rw_prep,
+	.done = rw_done,
+	.end = rw_end,
+};
+
+/* Inlined twice: with the engine's release hook, and with a constant
+ * NULL, so an engine without one runs a loop with no trace of it. */
+void worker_run_sync(struct worker *w)
+{
+	if (w->wk->ops->release)
+		worker_sync_core(w, w->wk->ops->release, &read_policy, false, NULL);
+	else
+		worker_sync_core(w, NULL, &read_policy, false, NULL);
+}
+
+void worker_run_sync_rw(struct worker *w)
+{
+	struct writes *ws = &w->wr;
+
+	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
+	worker_sync_core(w, w->wk->ops->release, &rw_policy, true, NULL);
+}
+
+/* ---- the asynchronous core --------------------------------------------- */
+
+/*
+ * One asynchronous loop's state: iodepth request slots, those free on a
+ * stack, what the last reap returned. A writing job's loop (@writes in
+ * the functions below, a constant: a read job's loop carries none of it)
+ * also keeps its flushes: queued behind the writes when the engine keeps
+ * order (fq), else issued once nothing is in flight (drain, a replay's
+ * logged sync), and serialize_overlap's request held back.
+ */
+struct acore {
+	worker_release_fn rel;
+	struct io_req **done;
+	uint16_t *freeslots;
+	unsigned nfree, inflight, pending;
+	bool lat, more, stopping;
+	uint64_t deadline;
+	uint64_t t;		/* when the requests being issued were ready (ns) */
+	/* a writing job's */
+	unsigned *fq;		/* ordered: targets whose flush is to be queued */
+	unsigned nfq, fqh;
+	bool ordered;
+	bool drain;		/* not ordered: flush once nothing is in flight */
+	int held;		/* pace: the direction drawn before a wait */
+	int lsync;		/* a replay: the target of a logged sync, flushed
+				 * once nothing is in flight (lsync_ds: datasync) */
+	bool lsync_ds;
+	struct io_req *ser_r;	/* serialize_overlap: prepared, waiting for the
+				 * requests in flight to complete */
+};
+
+/* The loop's state lives in registers only if no function outside the
+ * inlined loop sees its address: these are inlined too. */
+static inline __attribute__((always_inline)) int
+acore_setup(struct worker *w, struct acore *a, worker_release_fn rel, const bool writes)
+{
+	const unsigned depth = w->wk->ej.depth;
+
+	*a = (struct acore){
+		.rel = rel,
+		.lat = w->wk->job->latency,
+		.deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX,
+		.more = true,
+		.held = -1,
+		.lsync = -1,
+		.nfree = depth,
+		.ordered = w->wk->ops->flags & ENGINE_F_ORDERED_FLUSH,
+	};
+	a->done = calloc(depth, sizeof(*a->done));
+	a->freeslots = calloc(depth, sizeof(*a->freeslots));
+	if (writes)
+		a->fq = calloc(w->wr.ntargets ? w->wr.ntargets : 1, sizeof(*a->fq));
+	if (!a->done || !a->freeslots || (writes && !a->fq)) {
+		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		a->freeslots[i] = (uint16_t)(depth - 1 - i);
 	record_begin(&w->rec, w->wk->deadline_ns);
 	pace_begin(&w->pace);
-	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
-	for (;;) {
-		bool late, wr;
+	if (writes)
+		writes_flush_init(&w->wr.fl, w->wr.fl.every, w->wr.fl.interval, latclock_ticks());
+	return 0;
+}
 
-		if (should_stop(w))
-			break;
-		if (__builtin_expect(w->rec.rp != NULL, 0)) {
-			/* A replay: what the log says, in its order. */
-			unsigned op;
-			int got = record_next_op(&w->rec, &op, &tgt, &off, &len);
+/* Whatever the loop ends on (a failed reap too: these arrays are the
+ * loop's own, and nothing in flight writes into them). */
+static inline __attribute__((always_inline)) void acore_free(struct acore *a)
+{
+	free(a->done);
+	free(a->freeslots);
+	free(a->fq);
+}
 
-			if (!got)
-				break;
-			if (got == NEXT_WAITED && lat)
-				clk.t0 = latclock_ticks();
-			if (op >= IOLOG_SYNC) {
-				if (!flush_one(w, r, w->tfirst + tgt, op == IOLOG_DATASYNC, lat, &clk.t0))
-					break;
-				continue;
-			}
-			wr = op == IOLOG_WRITE;
+/* The loop stops after a failure: flushes decided are dropped. */
+static inline void acore_fail_stop(struct acore *a)
+{
+	a->stopping = true;
+	a->nfq = 0;
+	a->drain = false;
+}
+
+/* A completed request of the loop, counted by what it was, @ns its
+ * latency, at @now (ns; both 0 when the loop keeps no latency and is not
+ * paced). */
+static inline __attribute__((always_inline)) void
+acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, uint64_t now,
+	    const bool writes)
+{
+	const bool rd = !writes || r->op == IO_READ;
+
+	if (__builtin_expect(w->wk->prio_count, 0) && (rd || r->op == IO_WRITE))
+		prio_count(w, r, rd ? JOB_DIR_READ : JOB_DIR_WRITE, a->lat, ns);
+	if (rd) {
+		worker_read_done(w, w->st, a->rel, r);
+		if (a->lat)
+			hist_add(&w->st->lat, ns);
+	} else {
+		count_write(w, r, a->lat, ns);
+	}
+	if (__builtin_expect(w->pace.on, 0) && (rd || r->op == IO_WRITE))
+		pace_done_async(&w->pace, ns, now);
+}
+
+/* Before issuing: a writing job's checks and flushes that wait for
+ * nothing to be in flight. */
+static inline __attribute__((always_inline)) void acore_quiet(struct worker *w, struct acore *a)
+{
+	struct thread_stats *st = w->st;
+
+	if (w->bl_due && !a->inflight && !st->failed)
+		worker_backlog_check(w);
+	if (a->drain && !a->inflight) {
+		/* Everything before the flush has completed: it now covers
+		 * exactly those writes. */
+		uint64_t tf = a->lat ? latclock_ticks() : 0;
+
+		a->drain = false;
+		if (!st->failed && !flush_dirty(w, &w->et.reqs[a->freeslots[a->nfree - 1]], a->lat, &tf))
+			a->stopping = true;
+	}
+	if (a->lsync >= 0 && !a->inflight) {
+		/* The log's sync comes after the requests before it have
+		 * completed, so it covers them whatever the engine's order. */
+		uint64_t tf = a->lat ? latclock_ticks() : 0;
+		unsigned ti = w->tfirst + (unsigned)a->lsync;
+
+		a->lsync = -1;
+		if (!st->failed &&
+		    !flush_one(w, &w->et.reqs[a->freeslots[a->nfree - 1]], ti, a->lsync_ds, a->lat, &tf))
+			a->stopping = true;
+	}
+}
+
+/* New requests may be drawn (not only flushes decided and a held one). */
+static inline __attribute__((always_inline)) bool acore_may_draw(const struct worker *w,
+								 const struct acore *a, const bool writes)
+{
+	return !a->stopping && a->more &&
+	       !(writes && (a->drain || w->bl_due || a->lsync >= 0));
+}
+
+/* pace (pace.h) lets the next request of direction @d go now; else the
+ * loop reaps first, or stops. */
+static inline __attribute__((always_inline)) bool acore_paced(struct worker *w, struct acore *a,
+								unsigned d)
+{
+	uint64_t t = a->t;
+	int pw = pace_async_w(w, d, a->inflight, a->lat, &t);
+
+	a->t = t;
+
+	if (pw > 0)
+		return true;
+	a->stopping = a->stopping || pw < 0;
+	return false;
+}
+
+/* A queued flush of the next target in fq, in a free slot. */
+static inline __attribute__((always_inline)) struct io_req *acore_flush_req(struct worker *w,
+										   struct acore *a)
+{
+	struct io_req *r = &w->et.reqs[a->freeslots[--a->nfree]];
+
+	r->op = IO_FLUSH;
+	r->datasync = job_flush_datasync(w->wk->job);
+	r->ioprio = 0;
+	r->target = (uint16_t)(w->tfirst + a->fq[a->fqh++]);
+	r->off = 0;
+	r->len = 0;
+	r->t_issue = a->t;
+	a->nfq--;
+	return r;
+}
+
+/*
+ * The next request to issue, or NULL (the loop reaps, or ends): the one
+ * serialize_overlap held back once nothing is in flight, a flush queued
+ * behind writes, else a new one from the replay or the generator.
+ */
+static inline __attribute__((always_inline)) struct io_req *
+acore_draw(struct worker *w, struct acore *a, const bool writes)
+{
+	struct io_req *r;
+	unsigned tgt;
+	uint64_t off;
+	uint32_t len;
+	bool wr = false;
+
+	if (writes && a->ser_r) {
+		/* prepared already (placed, stamped): issued once nothing is
+		 * in flight, stopping or not; never, after a failure */
+		if (w->st->failed) {
+			a->freeslots[a->nfree++] = a->ser_r->slot;
+			a->ser_r = NULL;
+			return NULL;
+		}
+		if (a->inflight)
+			return NULL;
+		r = a->ser_r;
+		a->ser_r = NULL;
+		return r;
+	}
+	if (writes && a->nfq)
+		return acore_flush_req(w, a);
+	/* acore_fill checked it before its first draw; only a writing
+	 * job's issue changes it without ending the fill (a flush or a
+	 * verify_backlog check due) */
+	if (writes && !acore_may_draw(w, a, writes))
+		return NULL;
+	if (__builtin_expect(w->rec.rp != NULL, 0)) {
+		/* A replay: what the log says, in its order. */
+		unsigned op;
+		int got;
+
+		if (a->inflight && record_due_later(&w->rec))
+			return NULL;
+		/* a read job's replay holds only reads, whose pace is known */
+		if (!writes && __builtin_expect(w->pace.on, 0) && !acore_paced(w, a, JOB_DIR_READ))
+			return NULL;
+		got = record_next_op(&w->rec, &op, &tgt, &off, &len);
+		if (!got) {
+			a->more = false;
+			return NULL;
+		}
+		if (got == NEXT_WAITED && a->lat)
+			a->t = now_ns();
+		if (writes && op >= IOLOG_SYNC) {
+			a->lsync = (int)tgt;
+			a->lsync_ds = op == IOLOG_DATASYNC;
+			return NULL;
+		}
+		wr = writes && op == IOLOG_WRITE;
+	} else {
+		/* A direction drawn before a wait is kept for after it, so
+		 * the mix stays rwmixread's. */
+		if (writes) {
+			wr = a->held >= 0 ? a->held : writes_pick(&w->wr);
+			a->held = -1;
+		}
+		if (__builtin_expect(w->pace.on, 0) && !acore_paced(w, a, wr)) {
+			a->held = writes ? wr : -1;
+			return NULL;
+		}
+		if (!(writes ? gen_next_dir(&w->gen, wr, &tgt, &off, &len) : gen_next(&w->gen, &tgt, &off, &len))) {
+			a->more = false;
+			return NULL;
+		}
+	}
+	if (__builtin_expect(w->pace.on, 0))
+		pace_issued(&w->pace, wr, len);
+	r = &w->et.reqs[a->freeslots[--a->nfree]];
+	r->target = (uint16_t)(w->tfirst + tgt);
+	r->len = len;
+	r->t_issue = a->t;
+	if (writes)
+		prep_req(w, r, wr, tgt, off);
+	else
+		r->off = off;
+	if (__builtin_expect(w->wk->prio.on, 0))
+		prio_req(w, r, wr);
+	if (writes && __builtin_expect(w->sermap != NULL, 0) && a->inflight && worker_overlaps(w, r)) {
+		a->ser_r = r;
+		return NULL;
+	}
+	return r;
+}
+
+/*
+ * @r to the engine: 0 to go on issuing, -1 to stop issuing (the loop
+ * reaps, or ends). An engine may complete a request inside queue(): it
+ * is counted as a push and a reap of one.
+ */
+static inline __attribute__((always_inline)) int
+acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writes)
+{
+	const struct engine_ops *ops = w->wk->ops;
+	int ret;
+
+	record_req(&w->rec, r);
+	worker_note(w->st, r);
+	ret = ops->queue(&w->et, r);
+	if (ret < 0) {
+		worker_fail(w, ret, r->target, r->off, worker_req_what(w, r));
+		a->freeslots[a->nfree++] = r->slot;
+		acore_fail_stop(a);
+		return -1;
+	}
+	if (ret == ENGINE_DONE) {
+		stats_mark_submit(w->st, 1, a->inflight + 1);
+		stats_mark_complete(w->st, 1);
+		a->freeslots[a->nfree++] = r->slot;
+		if (!worker_req_ok(w, r)) {
+			if (!w->st->failed)
+				return 0;	/* continue_on_error */
+			acore_fail_stop(a);
+			return -1;
+		}
+		{
+			uint64_t now = a->lat || w->pace.on ? now_ns() : 0;
+
+			acore_count(w, a, r, now - a->t, now, writes);
+		}
+	} else {
+		a->inflight++;
+		if (writes && w->sermap)
+			w->sermap[r->slot] = 1;
+	}
+	if (writes && r->op == IO_WRITE && flush_due(&w->wr)) {
+		if (a->ordered) {
+			memcpy(a->fq, w->wr.dirty, w->wr.ndirty * sizeof(*a->fq));
+			a->nfq = w->wr.ndirty;
+			a->fqh = 0;
+			writes_clean(&w->wr);
 		} else {
-			/* The direction first: a shaped job's sizes and zones
-			 * are the direction's. */
-			wr = writes_pick(ws);
-			if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len))
-				break;
+			a->drain = true;
 		}
-		if (__builtin_expect(w->pace.on, 0)) {
-			if (!pace_sync_w(w, wr, &clk))
-				break;
-			pace_issued(&w->pace, wr, len);
+	}
+	if (ret == ENGINE_DONE)
+		return 0;
+	ret = worker_submit_step(w, &a->pending, a->nfree > 0, a->inflight);
+	if (ret < 0) {
+		worker_fail(w, ret, w->tfirst, 0, "submit");
+		acore_fail_stop(a);
+		return -1;
+	}
+	return 0;
+}
+
+/* Issue while there are free slots and something to issue. Flushes
+ * already decided are queued even when stopping: they belong to writes
+ * already issued. */
+static inline __attribute__((always_inline)) void acore_fill(struct worker *w, struct acore *a,
+							     const bool writes)
+{
+	if (!a->nfree && !(writes && a->ser_r))
+		return;
+	if (!(writes && (a->nfq || a->ser_r)) && !acore_may_draw(w, a, writes))
+		return;
+	a->t = a->lat ? now_ns() : 0;
+	while (a->nfree || (writes && a->ser_r)) {
+		struct io_req *r = acore_draw(w, a, writes);
+
+		if (!r || acore_issue(w, a, r, writes) < 0)
+			break;
+	}
+}
+
+/* What the next reap waits for: all in flight when the loop stops or
+ * must be quiet next, else iodepth_batch_complete_min. */
+static inline __attribute__((always_inline)) unsigned acore_reap_min(struct worker *w, struct acore *a,
+								     const bool writes)
+{
+	if (a->stopping || !a->more || w->pace.drain ||
+	    (writes && (a->drain || w->bl_due || a->lsync >= 0 || a->ser_r)))
+		return a->inflight;
+	return worker_reap_min(w, a->inflight);
+}
+
+/* One reap and its completions; false when the reap failed. */
+static inline __attribute__((always_inline)) bool acore_reap(struct worker *w, struct acore *a,
+							     const bool writes)
+{
+	int got = worker_reap(w, &a->pending, a->inflight, acore_reap_min(w, a, writes),
+			      w->wk->reap_max, a->done);
+
+	w->pace.drain = false;
+	if (got < 0)
+		return false;
+	a->t = a->lat ? now_ns() : 0;
+	for (int i = 0; i < got; i++) {
+		struct io_req *r = a->done[i];
+
+		a->inflight--;
+		a->freeslots[a->nfree++] = r->slot;
+		if (writes && w->sermap)
+			w->sermap[r->slot] = 0;
+		if (a->stopping && w->st->failed) {
+			worker_req_drop(w, a->rel, r);
+			continue;
 		}
-		r->target = (uint16_t)(w->tfirst + tgt);
-		r->len = len;
-		if (!wr) {
-			r->op = IO_READ;
-			r->off = off;
-			record_req(&w->rec, r);
-			worker_note(w, r);
-			ret = ops->queue(&w->et, r);
-			if (ret < 0) {
-				worker_fail(w, ret, r->target, off, ops->name);
-				break;
-			}
-			if (!complete_ok(w, r)) {
-				if (st->failed)
-					break;
-				continue;	/* continue_on_error */
-			}
-			consume(w, r);
-			release(w, ops->release, r);
-			stat_add(&st->ops, 1);
-			stat_add(&st->bytes, len);
-			if (req_clock_done(&clk, &st->lat))
-				break;
-			if (__builtin_expect(w->pace.on, 0) && !pace_sync_done(&w->pace, &w->rec, &clk))
+		if (!worker_req_ok(w, r)) {
+			if (w->st->failed)
+				acore_fail_stop(a);
+			continue;
+		}
+		acore_count(w, a, r, a->t - r->t_issue, a->t, writes);
+	}
+	return true;
+}
+
+/*
+ * The asynchronous core: iodepth requests in flight, one clock read per
+ * batch issued and per batch reaped. Keep the queue full while there is
+ * work; drain at the end, so no buffer is freed under a request in
+ * flight.
+ */
+static inline __attribute__((always_inline)) void
+acore_run(struct worker *w, const worker_release_fn rel, const bool writes)
+{
+	struct acore a;
+
+	if (acore_setup(w, &a, rel, writes) < 0)
+		goto out;
+	for (;;) {
+		if (!a.stopping && (worker_should_stop(w) || now_ns() >= a.deadline))
+			a.stopping = true;
+		if (writes)
+			acore_quiet(w, &a);
+		acore_fill(w, &a, writes);
+		if (!a.inflight) {
+			if (writes && (a.drain || w->bl_due) && !w->st->failed)
+				continue;
+			if (a.stopping || !a.more)
 				break;
 			continue;
 		}
-		prep_write(w, r, tgt, off);
-		record_req(&w->rec, r);
-		worker_note(w, r);
-		ret = ops->queue(&w->et, r);
-		if (ret < 0) {
-			worker_fail(w, ret, r->target, r->off, "write");
-			break;
-		}
-		if (!complete_w(w, r)) {
-			if (st->failed)
-				break;
-			continue;	/* continue_on_error */
-		}
-		stat_add(&st->wops, 1);
-		stat_add(&st->wbytes, len);
-		late = req_clock_done(&clk, &st->wlat);
-		if (__builtin_expect(w->bl_due, 0))
-			worker_backlog_check(w);
-		/* The flush follows its write whatever the clock says, so
-		 * a run always ends with floor(writes / N) of them. */
-		if (flush_due(ws) && !flush_dirty(w, r, lat, &clk.t0))
-			break;
-		if (late)
-			break;
-		if (__builtin_expect(w->pace.on, 0) && !pace_sync_done(&w->pace, &w->rec, &clk))
-			break;
+		if (!acore_reap(w, &a, writes))
+			goto out;
 	}
-	flush_end(w, r, lat);
+	if (writes && !w->st->failed)
+		flush_end(w, &w->et.reqs[0], a.lat);
+out:
+	acore_free(&a);
+}
+
+void worker_run_async(struct worker *w)
+{
+	acore_run(w, w->wk->ops->release, false);
 }
 
 void worker_run_async_rw(struct worker *w)
 {
-	const struct work *wk = w->wk;
-	const struct engine_ops *ops = wk->ops;
-	struct thread_stats *st = w->st;
-	struct writes *ws = &w->wr;
-	const bool lat = wk->job->latency;
-	const bool ordered = ops->flags & ENGINE_F_ORDERED_FLUSH;
-	const uint64_t deadline = wk->deadline_ns ? wk->deadline_ns : UINT64_MAX;
-	const unsigned depth = wk->ej.depth;
-	struct io_req **done = NULL;
-	uint16_t *freeslots = NULL;
-	unsigned *fq = NULL;		/* ordered: targets whose flush is to be queued */
-	unsigned nfree = depth, inflight = 0, pending = 0, nfq = 0, fqh = 0;
-	bool drain = false;		/* not ordered: flush once nothing is in flight */
-	int held = -1;			/* pace: the direction drawn before a wait */
-	int lsync = -1;			/* a replay: the target of a logged sync, flushed
-					 * once nothing is in flight (lsync_ds: datasync) */
-	bool lsync_ds = false;
-	struct io_req *ser_r = NULL;	/* serialize_overlap: prepared, waiting for the
-					 * requests in flight to complete */
-	bool more = true, stopping = false;
-	uint64_t t;
-	int ret;
-
-	done = calloc(depth, sizeof(*done));
-	freeslots = calloc(depth, sizeof(*freeslots));
-	fq = calloc(ws->ntargets ? ws->ntargets : 1, sizeof(*fq));
-	if (!done || !freeslots || !fq) {
-		worker_fail(w, ENOMEM, w->tfirst, 0, "allocating request slots");
-		goto out;
-	}
-	for (unsigned i = 0; i < depth; i++)
-		freeslots[i] = (uint16_t)(depth - 1 - i);
-	record_begin(&w->rec, w->wk->deadline_ns);
-	pace_begin(&w->pace);
-	writes_flush_init(&ws->fl, ws->fl.every, ws->fl.interval, latclock_ticks());
-
-	for (;;) {
-		if (!stopping && (should_stop(w) || now_ns() >= deadline))
-			stopping = true;
-		if (w->bl_due && !inflight && !st->failed)
-			worker_backlog_check(w);
-		if (drain && !inflight) {
-			/* Everything before the flush has completed: it now
-			 * covers exactly those writes. */
-			uint64_t tf = lat ? latclock_ticks() : 0;
-
-			drain = false;
-			if (!st->failed && !flush_dirty(w, &w->et.reqs[freeslots[nfree - 1]], lat, &tf))
-				stopping = true;
-		}
-		if (lsync >= 0 && !inflight) {
-			/* The log's sync comes after the requests before it
-			 * have completed, so it covers them whatever the
-			 * engine's order. */
-			uint64_t tf = lat ? latclock_ticks() : 0;
-			unsigned ti = w->tfirst + (unsigned)lsync;
-
-			lsync = -1;
-			if (!st->failed && !flush_one(w, &w->et.reqs[freeslots[nfree - 1]], ti, lsync_ds, lat, &tf))
-				stopping = true;
-		}
-		/* Flushes already decided are queued even when stopping:
-		 * they belong to writes already issued. */
-		if ((nfree || ser_r) && (nfq || ser_r || (!stopping && more && !drain && !w->bl_due && lsync < 0))) {
-			t = lat ? now_ns() : 0;
-			while (nfree || ser_r) {
-				struct io_req *r;
-				unsigned tgt;
-				uint64_t off;
-				uint32_t len;
-				bool wr;
-
-				if (ser_r) {
-					/* prepared already (placed, stamped): issued
-					 * once nothing is in flight, stopping or not */
-					if (inflight || st->failed) {
-						if (st->failed)	/* never issued: its slot is free */
-							freeslots[nfree++] = ser_r->slot;
-						ser_r = st->failed ? NULL : ser_r;
-						break;
-					}
-					r = ser_r;
-					ser_r = NULL;
-					wr = r->op == IO_WRITE;
-				} else if (nfq) {
-					r = &w->et.reqs[freeslots[--nfree]];
-					r->op = IO_FLUSH;
-					r->datasync = job_flush_datasync(wk->job);
-					r->ioprio = 0;
-					r->target = (uint16_t)(w->tfirst + fq[fqh++]);
-					r->off = 0;
-					r->len = 0;
-					r->t_issue = t;
-					nfq--;
-					wr = false;
-				} else {
-					if (stopping || !more || drain || w->bl_due || lsync >= 0)
-						break;
-					if (__builtin_expect(w->rec.rp != NULL, 0)) {
-						/* A replay: what the log says, in its order. */
-						unsigned op;
-						int got;
-
-						if (inflight && record_due_later(&w->rec))
-							break;
-						got = record_next_op(&w->rec, &op, &tgt, &off, &len);
-						if (!got) {
-							more = false;
-							break;
-						}
-						if (got == NEXT_WAITED && lat)
-							t = now_ns();
-						if (op >= IOLOG_SYNC) {
-							lsync = (int)tgt;
-							lsync_ds = op == IOLOG_DATASYNC;
-							break;
-						}
-						wr = op == IOLOG_WRITE;
-					} else {
-						/* A direction drawn before a wait is kept
-						 * for after it, so the mix stays rwmixread's. */
-						wr = held >= 0 ? held : writes_pick(ws);
-						held = -1;
-						if (__builtin_expect(w->pace.on, 0)) {
-							int pw = pace_async_w(w, wr, inflight, lat, &t);
-
-							if (pw <= 0) {
-								held = wr;
-								stopping = stopping || pw < 0;
-								break;
-							}
-						}
-						if (!gen_next_dir(&w->gen, wr, &tgt, &off, &len)) {
-							more = false;
-							break;
-						}
-					}
-					if (__builtin_expect(w->pace.on, 0))
-						pace_issued(&w->pace, wr, len);
-					r = &w->et.reqs[freeslots[--nfree]];
-					r->target = (uint16_t)(w->tfirst + tgt);
-					r->len = len;
-					r->t_issue = t;
-					if (wr) {
-						prep_write(w, r, tgt, off);
-					} else {
-						r->op = IO_READ;
-						r->off = off;
-					}
-					if (__builtin_expect(wk->prio.on, 0))
-						prio_req(w, r, wr);
-					if (__builtin_expect(w->sermap != NULL, 0) && inflight &&
-					    worker_overlaps(w, r)) {
-						ser_r = r;
-						break;
-					}
-				}
-				record_req(&w->rec, r);
-				worker_note(w, r);
-				ret = ops->queue(&w->et, r);
-				if (ret < 0) {
-					worker_fail(w, ret, r->target, r->off, ops->name);
-					freeslots[nfree++] = r->slot;
-					stopping = true;
-					nfq = 0;
-					break;
-				}
-				if (ret == ENGINE_DONE) {
-					/* Done inside queue(): a push and a reap of one. */
-					stats_mark_submit(st, 1, inflight + 1);
-					stats_mark_complete(st, 1);
-					if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
-						freeslots[nfree++] = r->slot;
-						if (!st->failed)
-							continue;	/* continue_on_error */
-						stopping = true;
-						nfq = 0;
-						break;
-					}
-					count_done(w, r, lat, lat ? now_ns() - t : 0);
-					if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH) {
-						uint64_t nw = now_ns();
-
-						pace_done_async(&w->pace, nw - t, nw);
-					}
-					freeslots[nfree++] = r->slot;
-				} else {
-					inflight++;
-					if (w->sermap)
-						w->sermap[r->slot] = 1;
-				}
-				if (wr && flush_due(ws)) {
-					if (ordered) {
-						memcpy(fq, ws->dirty, ws->ndirty * sizeof(*fq));
-						nfq = ws->ndirty;
-						fqh = 0;
-						writes_clean(ws);
-					} else {
-						drain = true;
-					}
-				}
-				if (ret == ENGINE_DONE)
-					continue;
-				ret = worker_submit_step(w, &pending, nfree > 0, inflight);
-				if (ret < 0) {
-					worker_fail(w, ret, w->tfirst, 0, "submit");
-					stopping = true;
-					nfq = 0;
-					break;
-				}
-			}
-		}
-		if (!inflight) {
-			if ((drain || w->bl_due) && !st->failed)
-				continue;
-			if (stopping || !more)
-				break;
-			continue;
-		}
-		/* Keep the queue full while there is work; drain when
-		 * stopping or before an unordered flush. */
-		worker_reaping(w, pending, inflight);
-		ret = ops->reap(&w->et, (stopping || !more || drain || w->bl_due || lsync >= 0 ||
-					 ser_r || w->pace.drain) ? inflight : worker_reap_min(w, inflight),
-				wk->reap_max, done);
-		w->pace.drain = false;
-		pending = 0;
-		if (ret >= 0)
-			worker_reaped(w, ret);
-		if (ret < 0) {
-			if (ret == -EINTR)
-				continue;
-			worker_fail(w, ret, w->tfirst, 0, "reap");
-			/* Buffers may still be in flight: leave them allocated. */
-			done = NULL;
-			goto out_leak;
-		}
-		t = lat ? now_ns() : 0;
-		for (int i = 0; i < ret; i++) {
-			struct io_req *r = done[i];
-
-			inflight--;
-			freeslots[nfree++] = r->slot;
-			if (w->sermap)
-				w->sermap[r->slot] = 0;
-			if (stopping && st->failed)
-				continue;
-			if (r->op == IO_READ ? !complete_ok(w, r) : !complete_w(w, r)) {
-				if (st->failed) {
-					stopping = true;
-					nfq = 0;
-					drain = false;
-				}
-				continue;
-			}
-			count_done(w, r, lat, t - r->t_issue);
-			if (__builtin_expect(w->pace.on, 0) && r->op != IO_FLUSH)
-				pace_done_async(&w->pace, t - r->t_issue, t);
-		}
-	}
-	if (!st->failed)
-		flush_end(w, &w->et.reqs[0], lat);
-out:
-	free(done);
-out_leak:
-	free(freeslots);
-	free(fq);
+	acore_run(w, w->wk->ops->release, true);
 }
 
 /* ---- the end of a loop ------------------------------------------------ */

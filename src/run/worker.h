@@ -6,10 +6,12 @@
  * go, and when to stop. struct worker is one thread: its offsets, its
  * request slots and buffers, its engine state, its helpers.
  *
- * worker.c holds the two plain loops (one request at a time, and a batch
- * of requests in flight); loop.c the event loop (loop=). Who starts the
- * threads, and in which process, is crew.c's business; where the job
- * runs (cgroup, worker process) jobhost.c's.
+ * A request's life (drawn, queued, checked, consumed, released,
+ * counted) is written once, below and in worker.c: a synchronous core
+ * and an asynchronous one, which worker.c's loops and loop.c's event
+ * loop (loop=) share. Who starts the threads, and in which process, is
+ * crew.c's business; where the job runs (cgroup, worker process)
+ * jobhost.c's.
  *
  * Workers write only their own thread_stats; the sampler and the
  * writers read those and nothing else of a worker.
@@ -20,6 +22,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <errno.h>
 #include <sys/types.h>
 
 #include "engines/engine.h"
@@ -33,6 +36,8 @@
 #include "lib/job.h"
 #include "lib/stats.h"
 #include "workload/writes.h"
+#include "workload/touch.h"
+#include "lib/latclock.h"
 
 struct prefetch;
 struct loop_rt;
@@ -162,9 +167,9 @@ void worker_teardown(struct worker *w);
  * iodepth requests in flight (io_uring, libaio). */
 void worker_run_sync(struct worker *w);
 void worker_run_async(struct worker *w);
-/* The same two for a job that writes (its reads, if mixed, as above):
- * separate loops, so a read job's loop carries none of it. They end
- * with end_fsync's flushes, when asked. */
+/* The same two cores for a job that writes (its reads, if mixed, as
+ * above), with a writing job's policy: a read job's loop carries none
+ * of it. They end with end_fsync's flushes, when asked. */
 void worker_run_sync_rw(struct worker *w);
 void worker_run_async_rw(struct worker *w);
 /* write_iolog's close lines and last write, after the loop; a log that
@@ -213,12 +218,11 @@ static inline bool worker_should_stop(const struct worker *w)
 	       __atomic_load_n(w->wk->job_stop, __ATOMIC_RELAXED);
 }
 
-/* @r goes to the engine now: what the worker was last doing, for a job
- * that does not stop (relaxed stores the controller may read). */
-static inline void worker_note(struct worker *w, const struct io_req *r)
+/* @r goes to the engine now: what the worker (whose counters are @st)
+ * was last doing, for a job that does not stop (relaxed stores the
+ * controller may read). */
+static inline void worker_note(struct thread_stats *st, const struct io_req *r)
 {
-	struct thread_stats *st = w->st;
-
 	__atomic_store_n(&st->last_off, r->off, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->last_len, r->len, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->last_target, r->target, __ATOMIC_RELAXED);
@@ -286,6 +290,195 @@ static inline bool worker_overlaps(const struct worker *w, const struct io_req *
 static inline void worker_reaped(struct worker *w, int got)
 {
 	stats_mark_complete(w->st, (unsigned)got);
+}
+
+/*
+ * ---- a request's life, written once --------------------------------
+ *
+ * Every loop (worker.c's, loop.c's) draws a request, hands it to the
+ * engine, checks what came back, consumes a read, gives the engine's
+ * memory back, and counts. The pieces below are those steps; the two
+ * cores (worker_sync_core here, the asynchronous one in worker.c) put
+ * them in order, and a loop differs only in the policy it passes.
+ */
+
+/* The engine's release hook (engine.h), read once per loop so that a
+ * loop over an engine without one carries no trace of it. */
+typedef void (*worker_release_fn)(struct engine_thread *et, struct io_req *r);
+
+/* @r did not complete as asked (worker.c): continue_on_error counts and
+ * skips it, else the worker fails, naming the request's kind. */
+void worker_req_bad(struct worker *w, const struct io_req *r);
+
+/* @r completed as asked? Else worker_req_bad; the caller then stops if
+ * the worker failed, and goes on if not (continue_on_error). */
+static inline bool worker_req_ok(struct worker *w, const struct io_req *r)
+{
+	if (__builtin_expect(r->res == (int64_t)r->len, 1))
+		return true;
+	worker_req_bad(w, r);
+	return false;
+}
+
+/* A completed read's bytes consumed (touch), and checked when the job
+ * verifies its reads. */
+static inline void worker_consume(struct worker *w, const struct io_req *r)
+{
+	const struct job *j = w->wk->job;
+
+	if (r->data)
+		w->sink += touch_consume(j->touch, j->touch_stride, r->data, r->len, w->copybuf);
+	if (__builtin_expect(w->rv != NULL, 0))
+		worker_read_check(w, r);
+}
+
+/* A completed read: consumed, the engine's memory behind it back
+ * (@rel: the engine's release hook, or NULL), counted in @st (w->st,
+ * which a loop keeps at hand: a load fewer per request). */
+static inline void worker_read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
+				    struct io_req *r)
+{
+	worker_consume(w, r);
+	if (rel)
+		rel(&w->et, r);
+	stat_add(&st->ops, 1);
+	stat_add(&st->bytes, r->len);
+}
+
+/* A request that completes while its loop stops after a failure: not
+ * consumed nor counted, but what completed without error is released,
+ * as the engine's contract asks, whatever the loop. */
+static inline void worker_req_drop(struct worker *w, worker_release_fn rel, struct io_req *r)
+{
+	if (rel && r->res == (int64_t)r->len)
+		rel(&w->et, r);
+}
+
+/* What a request of @r's kind is called in a failure. */
+static inline const char *worker_req_what(const struct worker *w, const struct io_req *r)
+{
+	static const char *const what[] = { [IO_WRITE] = "write", [IO_FLUSH] = "flush", [IO_TRIM] = "trim" };
+
+	return r->op == IO_READ ? w->wk->ops->name : what[r->op];
+}
+
+/*
+ * One reap of an asynchronous loop with @inflight requests in flight
+ * (*@pending of them queued since the last push), waiting for @min:
+ * the count of completions in @done, 0 after an interrupted wait, -1
+ * when the reap failed (the worker failed; what is still in flight is
+ * the engine's to cancel at its exit).
+ */
+static inline int worker_reap(struct worker *w, unsigned *pending, unsigned inflight, unsigned min,
+			      unsigned max, struct io_req **done)
+{
+	int got;
+
+	worker_reaping(w, *pending, inflight);
+	got = w->wk->ops->reap(&w->et, min, max, done);
+	*pending = 0;
+	if (got >= 0) {
+		worker_reaped(w, got);
+		return got;
+	}
+	if (got == -EINTR)
+		return 0;
+	worker_fail(w, got, w->tfirst, 0, "reap");
+	return -1;
+}
+
+/* rate, rate_min, thinktime (pace.h) before a synchronous request of
+ * direction @d: false when the worker stops (worker.c). */
+bool worker_pace_sync(struct worker *w, unsigned d, struct req_clock *clk);
+
+/* What a synchronous loop's draw returned besides 0 (none: the loop
+ * ends), 1 and NEXT_WAITED: nothing to issue this time round (the draw
+ * did the work itself, as a replay's logged flush), go on. */
+#define WORKER_NEXT_SKIP (-1)
+
+/*
+ * What a synchronous loop varies. Each loop hands worker_sync_core a
+ * static const one; the core is always inlined, so the hooks are called
+ * (and inlined) directly, as if the loop had been written out by hand.
+ *
+ * next: the next request into *@r (target, off, len, op; the hook may
+ * point *@r at another slot): 1, NEXT_WAITED when it waited for it
+ * (its latency starts now), 0 when there is none, WORKER_NEXT_SKIP.
+ * prep: @r is due now (after a paced wait, which may end the loop
+ * instead): what must not happen to a request never issued, as a
+ * write's placement, which marks its block written (optional).
+ * done: @r completed as asked: consumed, released, counted (in @st, the
+ * worker's counters); true when the loop ends there (its deadline
+ * passed).
+ * end: after the loop (optional).
+ */
+struct worker_sync_policy {
+	int (*next)(struct worker *w, struct io_req **r, struct req_clock *clk, void *ctx);
+	void (*prep)(struct worker *w, struct io_req *r, void *ctx);
+	bool (*done)(struct worker *w, struct thread_stats *st, worker_release_fn rel, struct io_req *r,
+		     struct req_clock *clk, void *ctx);
+	void (*end)(struct worker *w, struct io_req *r, void *ctx);
+};
+
+/*
+ * The synchronous core: one request at a time, each done when queue()
+ * returns, one clock read per request (chained: the end of one is the
+ * start of the next). @rel is the engine's release hook or a constant
+ * NULL; @writes whether a request may be a write (its direction paces
+ * it), a constant.
+ */
+static inline __attribute__((always_inline)) void
+worker_sync_core(struct worker *w, const worker_release_fn rel, const struct worker_sync_policy *const P,
+		 const bool writes, void *ctx)
+{
+	const struct work *wk = w->wk;
+	const struct engine_ops *ops = wk->ops;
+	struct thread_stats *const st = w->st;
+	struct io_req *r = &w->et.reqs[0];
+	const bool lat = wk->job->latency;
+	struct req_clock clk;
+	int ret, got;
+
+	req_clock_start(&clk, lat, wk->deadline_ns ? wk->deadline_ns : UINT64_MAX);
+	record_begin(&w->rec, wk->deadline_ns);
+	pace_begin(&w->pace);
+	while (!worker_should_stop(w) && (got = P->next(w, &r, &clk, ctx))) {
+		unsigned dir;
+
+		if (__builtin_expect(got != 1, 0)) {
+			if (got == WORKER_NEXT_SKIP)
+				continue;
+			if (lat)	/* NEXT_WAITED: its latency starts now */
+				clk.t0 = latclock_ticks();
+		}
+		dir = writes && r->op == IO_WRITE ? JOB_DIR_WRITE : JOB_DIR_READ;
+		if (__builtin_expect(w->pace.on, 0) && !worker_pace_sync(w, dir, &clk))
+			break;
+		if (P->prep)
+			P->prep(w, r, ctx);
+		record_req(&w->rec, r);
+		worker_note(st, r);
+		ret = ops->queue(&w->et, r);
+		if (ret < 0) {
+			worker_fail(w, ret, r->target, r->off, worker_req_what(w, r));
+			break;
+		}
+		if (!worker_req_ok(w, r)) {
+			if (st->failed)
+				break;
+			continue;	/* continue_on_error: counted, skipped */
+		}
+		if (P->done(w, st, rel, r, &clk, ctx))
+			break;
+		/* rate counts what completed; thinktime follows it */
+		if (__builtin_expect(w->pace.on, 0)) {
+			pace_issued(&w->pace, dir, r->len);
+			if (!pace_sync_done(&w->pace, &w->rec, &clk))
+				break;
+		}
+	}
+	if (P->end)
+		P->end(w, r, ctx);
 }
 
 #endif

@@ -1,0 +1,262 @@
+/*
+ * test_reqcore.c - the worker's request loops on their failure paths,
+ * through the real path: job_run_prepare lays out a scratch file for an
+ * io_uring job, then the job runs with a scripted asynchronous engine in
+ * io_uring's place. The engine pins every read it completes (as the
+ * pools do) until release(), and fails the first completion of its
+ * third reap, the third reap itself, or its twentieth queue().
+ *
+ * Checked: a request that completed without error is released whatever
+ * the loop does next, also when the loop is stopping because another
+ * request of the same reap failed, in a read job's loop and in a
+ * writing job's alike (one rule for both); a failed reap fails the
+ * worker and ends the loop (under ASan, without leaking what the loop
+ * allocated); a failed queue() fails the worker, named for the engine,
+ * and what was in flight then is reaped and released.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engines/engine.h"
+#include "lib/stats.h"
+#include "run/jobrun.h"
+#include "run/worker.h"
+#include "testjob.h"
+
+#define DEPTH 8
+
+static char dir[256];
+
+/* The scripted engine's state: one worker, so no atomics. */
+static struct {
+	struct io_req *queued[DEPTH];
+	unsigned nq;
+	bool held[DEPTH];
+	int pins;		/* reads completed and not yet released */
+	unsigned reaps;
+	unsigned fail_reap;	/* this reap's first completion fails with EIO */
+	unsigned fail_whole;	/* this reap returns -EIO */
+	unsigned queues;
+	unsigned fail_queue;	/* this queue() returns -EIO */
+	unsigned released, bad_release;
+} E;
+
+static int fake_queue(struct engine_thread *et, struct io_req *r)
+{
+	(void)et;
+	assert_true(E.nq < DEPTH);
+	if (++E.queues == E.fail_queue)
+		return -EIO;
+	r->res = r->len;
+	r->data = r->op == IO_READ ? r->buf : NULL;
+	E.queued[E.nq++] = r;
+	return ENGINE_QUEUED;
+}
+
+static int fake_reap(struct engine_thread *et, unsigned min, unsigned max, struct io_req **done)
+{
+	unsigned n = E.nq < max ? E.nq : max;
+
+	(void)et;
+	(void)min;
+	if (++E.reaps == E.fail_whole)
+		return -EIO;
+	for (unsigned i = 0; i < n; i++) {
+		struct io_req *r = E.queued[i];
+
+		if (i == 0 && E.reaps == E.fail_reap) {
+			r->res = -EIO;
+			r->data = NULL;
+		} else if (r->op == IO_READ) {
+			/* Completed: pinned until release(), as a pool's read. */
+			E.held[r->slot] = true;
+			E.pins++;
+		}
+		done[i] = r;
+	}
+	memmove(E.queued, E.queued + n, (E.nq - n) * sizeof(*E.queued));
+	E.nq -= n;
+	return (int)n;
+}
+
+static void fake_release(struct engine_thread *et, struct io_req *r)
+{
+	(void)et;
+	E.released++;
+	if (!E.held[r->slot]) {
+		E.bad_release++;
+		return;
+	}
+	E.held[r->slot] = false;
+	E.pins--;
+}
+
+static const struct engine_ops fake_engine = {
+	.name = "scripted",
+	.flags = ENGINE_F_ASYNC | ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.queue = fake_queue,
+	.reap = fake_reap,
+	.release = fake_release,
+};
+
+struct rig {
+	struct job job;
+	struct job_run jr;
+	struct stats_arena arena;
+	int stop;
+};
+
+/* One worker of an io_uring job over a scratch file, rw= @rw. */
+static void rig_run(struct rig *g, const char *rw)
+{
+	char file[300];
+	const char *opts[] = { "name", "reqcore", "filename", file, "size", "1m", "bs", "4k",
+			       "rw", rw, "rwmixread", "100", "ioengine", "io_uring",
+			       "iodepth", "8", "invalidate", "0", NULL };
+	struct err e = { 0 };
+
+	memset(g, 0, sizeof(*g));
+	snprintf(file, sizeof(file), "%s/f", dir);
+	job_of(&g->job, opts);
+	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
+	if (job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, &e))
+		fail_msg("prepare: %s", e.msg);
+	assert_int_equal(g->jr.crew.wk.ej.depth, DEPTH);
+	g->jr.crew.wk.ops = &fake_engine;
+	assert_int_equal(job_run_start(&g->jr, &e), 0);
+	job_run_join(&g->jr);
+}
+
+static void rig_free(struct rig *g)
+{
+	job_run_destroy(&g->jr);
+	stats_arena_destroy(&g->arena);
+	option_release(&g->job);
+}
+
+/* A request fails; those completed with it are each released once. */
+static void stop_releases(const char *rw)
+{
+	struct rig g;
+
+	memset(&E, 0, sizeof(E));
+	E.fail_reap = 3;
+	rig_run(&g, rw);
+	assert_int_equal(g.arena.ts[0].failed, 1);
+	assert_int_equal(g.arena.ts[0].error.code, EIO);
+	assert_true(E.reaps >= 3);
+	assert_int_equal(E.bad_release, 0);
+	assert_int_equal(E.pins, 0);
+	rig_free(&g);
+}
+
+static void test_read_stop_releases(void **state)
+{
+	(void)state;
+	stop_releases("randread");
+}
+
+/* rwmixread=100: every request a read, but through the writing loop. */
+static void test_rw_stop_releases(void **state)
+{
+	(void)state;
+	stop_releases("randrw");
+}
+
+/* A failed reap fails the worker, named, and ends its loop. */
+static void reap_fails(const char *rw)
+{
+	struct rig g;
+
+	memset(&E, 0, sizeof(E));
+	E.fail_whole = 3;
+	rig_run(&g, rw);
+	assert_int_equal(g.arena.ts[0].failed, 1);
+	assert_int_equal(g.arena.ts[0].error.code, EIO);
+	assert_string_equal(g.arena.ts[0].error.what, "reap");
+	assert_int_equal(E.reaps, 3);
+	assert_int_equal(E.bad_release, 0);
+	rig_free(&g);
+}
+
+static void test_read_reap_fails(void **state)
+{
+	(void)state;
+	reap_fails("randread");
+}
+
+static void test_rw_reap_fails(void **state)
+{
+	(void)state;
+	reap_fails("randrw");
+}
+
+/* queue() fails with requests in flight: they are reaped, released. */
+static void queue_fails(const char *rw)
+{
+	struct rig g;
+
+	memset(&E, 0, sizeof(E));
+	E.fail_queue = 20;
+	rig_run(&g, rw);
+	assert_int_equal(g.arena.ts[0].failed, 1);
+	assert_int_equal(g.arena.ts[0].error.code, EIO);
+	assert_string_equal(g.arena.ts[0].error.what, "scripted");
+	assert_int_equal(E.nq, 0);
+	assert_int_equal(E.bad_release, 0);
+	assert_int_equal(E.pins, 0);
+	rig_free(&g);
+}
+
+static void test_read_queue_fails(void **state)
+{
+	(void)state;
+	queue_fails("randread");
+}
+
+static void test_rw_queue_fails(void **state)
+{
+	(void)state;
+	queue_fails("randrw");
+}
+
+static int group_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/faultline-reqcore-XXXXXX", tmp ? tmp : "/tmp");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[400];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_stop_releases),
+		cmocka_unit_test(test_rw_stop_releases),
+		cmocka_unit_test(test_read_reap_fails),
+		cmocka_unit_test(test_rw_reap_fails),
+		cmocka_unit_test(test_read_queue_fails),
+		cmocka_unit_test(test_rw_queue_fails),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
