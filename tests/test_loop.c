@@ -222,7 +222,7 @@ static void test_sync_round_robin(void **state)
 		/* The loop thread ran them all itself. */
 		assert_int_equal(R.rec[i].tid, R.rec[0].tid);
 	}
-	assert_int_equal(g.arena.ts[0].ops, 9);
+	assert_int_equal(g.arena.ts[0].rops, 9);
 	assert_int_equal(g.jr.crew.wk.loop->stats[0].ops, 4);
 	assert_int_equal(g.jr.crew.wk.loop->stats[1].ops, 2);
 	assert_int_equal(g.jr.crew.wk.loop->stats[2].ops, 3);
@@ -260,13 +260,13 @@ static void test_offload_exactly_once(void **state)
 		assert_int_equal(g.jr.crew.wk.loop->stats[s].ops, blocks);
 		total += g.jr.crew.wk.loop->stats[s].bytes;
 	}
-	assert_int_equal(total, g.arena.ts[0].bytes);
-	assert_int_equal(g.arena.ts[0].ops, nstreams * blocks);
+	assert_int_equal(total, g.arena.ts[0].rbytes);
+	assert_int_equal(g.arena.ts[0].rops, nstreams * blocks);
 	/* The helpers' slots follow the worker's; each one ran and ended. */
 	for (unsigned h = 0; h < 8; h++) {
 		assert_true(g.arena.ts[1 + h].tid > 0);
 		assert_int_equal(g.arena.ts[1 + h].done, 1);
-		assert_int_equal(g.arena.ts[1 + h].ops, 0);
+		assert_int_equal(g.arena.ts[1 + h].rops, 0);
 	}
 	free(seen);
 	rig_free(&g);

@@ -138,8 +138,8 @@ static void test_merge_counts_and_error(void **state)
 		hist_init(&w[i].sync_lat);
 		r[i].lat_ok = r[i].faults_ok = true;
 		r[i].nthreads = 2;
-		r[i].ops = 1000u * (unsigned)(i + 1);
-		r[i].bytes = r[i].ops * 4096;
+		r[i].rops = 1000u * (unsigned)(i + 1);
+		r[i].rbytes = r[i].rops * 4096;
 		r[i].runtime_ns = 5000000000ull + (uint64_t)i * 1000;
 		r[i].majflt = 1;
 		r[i].w = &w[i];
@@ -155,8 +155,8 @@ static void test_merge_counts_and_error(void **state)
 	snprintf(r[1].errmsg, sizeof(r[1].errmsg), "/data/f: offset 4096: read: Input/output error");
 	rankresult_merge_job(&agg, &aw, in, ranks, hosts, NR);
 	assert_int_equal(agg.nthreads, 6);
-	assert_int_equal(agg.ops, 6000);
-	assert_int_equal(agg.bytes, 6000 * 4096);
+	assert_int_equal(agg.rops, 6000);
+	assert_int_equal(agg.rbytes, 6000 * 4096);
 	assert_int_equal(agg.runtime_ns, 5000000000ull + 2000);
 	assert_int_equal(agg.majflt, 3);
 	assert_int_equal(agg.lat.n, 2);

@@ -91,8 +91,8 @@ static void build_result(void)
 	memset(jobs, 0, sizeof(jobs));
 	a->job = &job_a;
 	a->nthreads = 1;
-	a->ops = 1228800;
-	a->bytes = a->ops * 4096;
+	a->rops = 1228800;
+	a->rbytes = a->rops * 4096;
 	a->runtime_ns = 10 * NS_PER_S + 123456;
 	a->lat_ok = true;
 	hist_init(&a->lat);
@@ -133,8 +133,8 @@ static void build_result(void)
 	/* Failed, and nothing about it readable: every figure left 0. */
 	b->job = &job_b;
 	b->nthreads = 2;
-	b->ops = 1000;
-	b->bytes = 1000 * 128 * 1024;
+	b->rops = 1000;
+	b->rbytes = 1000 * 128 * 1024;
 	b->runtime_ns = 2 * NS_PER_S;
 	b->lat_ok = false;
 	hist_init(&b->lat);
@@ -301,17 +301,17 @@ static void test_json_read_figures(void **state)
 		"90.000000", "95.000000", "99.000000", "99.500000", "99.900000",
 		"99.950000", "99.990000",
 	};
-	double iops = (double)a->ops * 1e9 / (double)a->runtime_ns;
+	double iops = (double)a->rops * 1e9 / (double)a->runtime_ns;
 
 	(void)state;
 	assert_true(json_is_number(path_get(doc, "jobs/0/read/iops")));
 	assert_close(num_at(doc, "jobs/0/read/iops"), iops);
-	assert_true(num_at(doc, "jobs/0/read/io_bytes") == (double)a->bytes);
-	assert_true(num_at(doc, "jobs/0/read/io_kbytes") == (double)(a->bytes / 1024));
-	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->ops);
+	assert_true(num_at(doc, "jobs/0/read/io_bytes") == (double)a->rbytes);
+	assert_true(num_at(doc, "jobs/0/read/io_kbytes") == (double)(a->rbytes / 1024));
+	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->rops);
 	assert_int_equal(num_at(doc, "jobs/0/read/runtime"), 10000);
 	assert_int_equal(num_at(doc, "jobs/0/read/bw"),
-			 (uint64_t)((double)a->bytes * 1e9 / (double)a->runtime_ns) / 1024);
+			 (uint64_t)((double)a->rbytes * 1e9 / (double)a->runtime_ns) / 1024);
 	assert_int_equal(num_at(doc, "jobs/0/read/short_ios"), 0);
 
 	assert_int_equal(num_at(doc, "jobs/0/read/lat_ns/min"), 1200);
@@ -402,7 +402,7 @@ static void test_json_fio_fields(void **state)
 	assert_int_equal(num_at(doc, "jobs/0/read/bw_samples"), 4);
 	/* alone in its group: mean over the job's aggregate, capped */
 	assert_close(num_at(doc, "jobs/0/read/bw_agg"),
-		     fiostat_bw_agg(486000, (double)a->bytes * 1e9 / (double)a->runtime_ns));
+		     fiostat_bw_agg(486000, (double)a->rbytes * 1e9 / (double)a->runtime_ns));
 	/* no samples: fio's zeros */
 	assert_int_equal(num_at(doc, "jobs/1/read/bw_samples"), 0);
 	assert_close(num_at(doc, "jobs/1/read/bw_agg"), 0);
@@ -439,7 +439,7 @@ static void test_json_plus_bins(void **state)
 			assert_int_equal(ns, hist_bucket_low(b) + (hist_bucket_high(b) - hist_bucket_low(b)) / 2);
 			sum += (uint64_t)json_integer_value(v);
 		}
-		assert_int_equal(sum, a->ops ? a->lat.n : 0);
+		assert_int_equal(sum, a->rops ? a->lat.n : 0);
 	}
 	/* latency off: no bins to give */
 	assert_null(json_object_get(path_get(doc, "jobs/1/read/clat_ns"), "bins"));
@@ -479,9 +479,9 @@ static void make_write_jobs(void)
 	memset(&wr_b, 0, sizeof(wr_b));
 	hist_init(&wr_b.lat);
 	hist_init(&wr_b.sync_lat);
-	wr_b.ops = b->ops;
-	wr_b.bytes = b->bytes;
-	b->ops = b->bytes = 0;
+	wr_b.ops = b->rops;
+	wr_b.bytes = b->rbytes;
+	b->rops = b->rbytes = 0;
 	b->w = &wr_b;
 }
 
@@ -515,7 +515,7 @@ static void test_json_write_job(void **state)
 		     fiostat_bw_agg(162000, (double)wr_a.bytes * 1e9 / (double)a->runtime_ns));
 	/* the reads keep theirs */
 	assert_int_equal(num_at(doc, "jobs/0/read/iops_samples"), 4);
-	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->ops);
+	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->rops);
 	/* fio's sync object: the flushes, timed */
 	assert_int_equal(num_at(doc, "jobs/0/sync/total_ios"), 50);
 	assert_int_equal(num_at(doc, "jobs/0/sync/lat_ns/N"), 50);

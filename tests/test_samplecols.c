@@ -121,7 +121,7 @@ static void fixture(struct fixture *f)
 	f->r = (struct sample_row){ .sj = &f->sj, .t0 = 1000000000ull, .hz = 100,
 				    .rlat = &f->lat[0], .wlat = &f->lat[1], .slat = &f->lat[2],
 				    .sys = &f->sys, .ps = &f->ps,
-				    .now = 2000000000ull, .dt = 1.0, .ops = 100, .bytes = 409600 };
+				    .now = 2000000000ull, .dt = 1.0, .rops = 100, .rbytes = 409600 };
 }
 
 static size_t commas(const char *p, const char *end)

@@ -97,8 +97,8 @@ static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nro
 	sampler_job_started(s, 0, t0, 0, NULL);
 	/* Up to the boundary: 100 requests each, read by its pass. */
 	for (unsigned i = 0; i < 2; i++) {
-		stat_add(&a.ts[i].ops, 100);
-		stat_add(&a.ts[i].bytes, 100 * 4096);
+		stat_add(&a.ts[i].rops, 100);
+		stat_add(&a.ts[i].rbytes, 100 * 4096);
 		hist_add(&a.ts[i].lat, 50000);
 	}
 	t1 = now_ns();
@@ -106,8 +106,8 @@ static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nro
 	/* The queues' last requests, reaped once the runtime ended. */
 	end = t1 + after_ns;
 	for (unsigned i = 0; i < 2; i++) {
-		stat_add(&a.ts[i].ops, late);
-		stat_add(&a.ts[i].bytes, (uint64_t)late * 4096);
+		stat_add(&a.ts[i].rops, late);
+		stat_add(&a.ts[i].rbytes, (uint64_t)late * 4096);
 		hist_add(&a.ts[i].lat, 50000);
 		STAT_STORE(&a.ts[i].end_ns, end);
 	}

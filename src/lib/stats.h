@@ -80,11 +80,10 @@ struct prio_counters {
 #define STATS_DELAYS 6
 
 struct thread_stats {
-	/* Hot: written by the worker on every request. Reads (ops, bytes)
-	 * are the read counters of old; writes and flushes sit beside them
-	 * on the same line, which only this worker writes. */
-	uint64_t ops;
-	uint64_t bytes;
+	/* Hot: written by the worker on every request: reads, writes and
+	 * flushes side by side on one line, which only this worker writes. */
+	uint64_t rops;			/* reads completed */
+	uint64_t rbytes;
 	uint64_t probe_units;		/* cpu_probe thread's work units */
 	uint64_t wops;			/* writes completed */
 	uint64_t wbytes;

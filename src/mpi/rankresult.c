@@ -155,8 +155,8 @@ static void put_job(struct msg *m, const struct job_result *jr)
 {
 	put_str(m, jr->job->name);
 	put_u64(m, jr->nthreads);
-	put_u64(m, jr->ops);
-	put_u64(m, jr->bytes);
+	put_u64(m, jr->rops);
+	put_u64(m, jr->rbytes);
 	put_u64(m, jr->runtime_ns);
 	put_u64(m, jr->lat_ok);
 	put_hist(m, &jr->lat);
@@ -194,8 +194,8 @@ static void get_job(struct rd *rd, struct rjob *j)
 	memset(j, 0, sizeof(*j));
 	j->name = get_str(rd);
 	j->r.nthreads = (unsigned)get_u64(rd);
-	j->r.ops = get_u64(rd);
-	j->r.bytes = get_u64(rd);
+	j->r.rops = get_u64(rd);
+	j->r.rbytes = get_u64(rd);
 	j->r.runtime_ns = get_u64(rd);
 	j->r.lat_ok = get_u64(rd);
 	get_hist(rd, &j->r.lat);
@@ -243,7 +243,7 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 			  unsigned n)
 {
 	out->nthreads = 0;
-	out->ops = out->bytes = out->runtime_ns = 0;
+	out->rops = out->rbytes = out->runtime_ns = 0;
 	out->lat_ok = n > 0;
 	hist_init(&out->lat);
 	out->error = 0;
@@ -263,8 +263,8 @@ void rankresult_merge_job(struct job_result *out, struct write_result *w,
 		const struct job_result *r = in[i];
 
 		out->nthreads += r->nthreads;
-		out->ops += r->ops;
-		out->bytes += r->bytes;
+		out->rops += r->rops;
+		out->rbytes += r->rbytes;
 		if (r->runtime_ns > out->runtime_ns)
 			out->runtime_ns = r->runtime_ns;
 		out->lat_ok = out->lat_ok && r->lat_ok;

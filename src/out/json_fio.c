@@ -235,7 +235,7 @@ static void dir_view(const struct job_result *jr, unsigned dir, struct dir_view 
 	*d = (struct dir_view){ 0 };
 	if (dir == DIR_READ && job_reads(jr->job))
 		*d = (struct dir_view){
-			.ops = jr->ops, .bytes = jr->bytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
+			.ops = jr->rops, .bytes = jr->rbytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
 			.iops = &jr->read_iops, .bw = &jr->read_bw,
 		};
 	else if (dir == DIR_WRITE && w && job_writes(jr->job))

@@ -229,7 +229,7 @@ static json_t *events_object(const struct job_result *jr, const struct perfev_pl
 			put(notes, perfev_key(c), json_string(p->why[c]));
 	}
 	put(o, "pgcache_add_bytes", ju64_ok(pc, (uint64_t)pc_bytes));
-	put(o, "pgcache_read_amplification", jdbl_ok(pc && jr->bytes, jr->bytes ? pc_bytes / (double)jr->bytes : 0));
+	put(o, "pgcache_read_amplification", jdbl_ok(pc && jr->rbytes, jr->rbytes ? pc_bytes / (double)jr->rbytes : 0));
 	put(o, "unavailable", why);
 	put(o, "notes", notes);
 	return o;
@@ -384,8 +384,8 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	/* A paced job's latency counts from each request's due time
 	 * (coordinated omission, run/pace.h), else from its issue. */
 	put(o, "latency_from", json_string(job_paced(j) ? "due" : "issue"));
-	put(o, "ops", ju64(jr->ops));
-	put(o, "bytes", ju64(jr->bytes));
+	put(o, "ops", ju64(jr->rops));
+	put(o, "bytes", ju64(jr->rbytes));
 	put(o, "runtime_ns", ju64(jr->runtime_ns));
 	/* fio's run control: did the job run, and what ended it early. */
 	put(o, "ran", json_boolean(jr->rc.ran));
@@ -412,7 +412,7 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "devices", a);
 
 	put(o, "dev_read_bytes", ju64_ok(jr->dev_ok, jr->dev_read_bytes));
-	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->bytes, jr->read_amp));
+	put(o, "read_amplification", jdbl_ok(jr->dev_ok && jr->rbytes, jr->read_amp));
 	put(o, "dev_write_bytes", ju64_ok(jr->dev_ok, jr->dev_write_bytes));
 	put(o, "dev_write_ios", ju64_ok(jr->dev_ok, jr->dev_write_ios));
 	put_writes(o, jr);

@@ -124,12 +124,12 @@ static const char *errno_name(char *buf, int code)
 
 static double iops_of(const struct job_result *jr)
 {
-	return jr->runtime_ns ? (double)jr->ops * 1e9 / (double)jr->runtime_ns : 0.0;
+	return jr->runtime_ns ? (double)jr->rops * 1e9 / (double)jr->runtime_ns : 0.0;
 }
 
 static double bw_of(const struct job_result *jr)
 {
-	return jr->runtime_ns ? (double)jr->bytes * 1e9 / (double)jr->runtime_ns : 0.0;
+	return jr->runtime_ns ? (double)jr->rbytes * 1e9 / (double)jr->runtime_ns : 0.0;
 }
 
 static bool has_lat(const struct job_result *jr)
@@ -139,7 +139,7 @@ static bool has_lat(const struct job_result *jr)
 
 static bool has_amp(const struct job_result *jr)
 {
-	return jr->dev_ok && jr->bytes > 0;
+	return jr->dev_ok && jr->rbytes > 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -259,7 +259,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 		if (has_amp(jr))
 			fprintf(f, "    read amplification %.2fx (%s from the devices for %s requested)\n",
 				jr->read_amp, fmt_bytes(b2, (double)jr->dev_read_bytes, 1024),
-				fmt_bytes(b3, (double)jr->bytes, 1024));
+				fmt_bytes(b3, (double)jr->rbytes, 1024));
 		else if (!jr->dev_ok)
 			fprintf(f, "    read amplification %s\n", UNREADABLE);
 	}
@@ -369,8 +369,8 @@ static void print_events(FILE *f, const struct job_result *jr, const struct perf
 
 		fprintf(f, "    page cache: %" PRIu64 " pages added (%s)", ev->v[PERFEV_PGCACHE_ADD],
 			fmt_bytes(b1, bytes, 1024));
-		if (jr->bytes)
-			fprintf(f, ", %.2fx the bytes requested", bytes / (double)jr->bytes);
+		if (jr->rbytes)
+			fprintf(f, ", %.2fx the bytes requested", bytes / (double)jr->rbytes);
 		fputc('\n', f);
 	}
 	for (int c = 0; c < PERFEV_NR; c++) {
@@ -628,8 +628,8 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	if (job_reads(j)) {
 		fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
 			fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
-			fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->bytes, 1024),
-			fmt_duration(b5, jr->runtime_ns), jr->ops);
+			fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->rbytes, 1024),
+			fmt_duration(b5, jr->runtime_ns), jr->rops);
 		print_lat(f, jr);
 	}
 	if (jr->w && job_writes(j))

@@ -118,9 +118,9 @@ struct job_result {
 	unsigned nthreads;
 	unsigned batch;			/* iodepth_batch_submit as resolved */
 
-	/* Measured part only: ramp_time excluded. */
-	uint64_t ops;
-	uint64_t bytes;
+	/* Reads, measured part only: ramp_time excluded (writes: wr). */
+	uint64_t rops;
+	uint64_t rbytes;
 	uint64_t runtime_ns;
 	bool lat_ok;			/* latency=1 */
 	struct hist lat;		/* ns, merged over threads */

@@ -39,8 +39,8 @@ void collect_base(struct run *r, unsigned j, uint64_t now)
 		struct thread_stats *b = &r->base[r->stat_first[j] + i];
 		const struct thread_stats *s = &r->arena.ts[r->stat_first[j] + i];
 
-		b->ops = STAT_LOAD(&s->ops);
-		b->bytes = STAT_LOAD(&s->bytes);
+		b->rops = STAT_LOAD(&s->rops);
+		b->rbytes = STAT_LOAD(&s->rbytes);
 		b->probe_units = STAT_LOAD(&s->probe_units);
 		b->pool.hits = STAT_LOAD(&s->pool.hits);
 		b->pool.misses = STAT_LOAD(&s->pool.misses);
@@ -157,7 +157,7 @@ static void collect_fio(struct run *r, unsigned j)
 	struct job_result *res = &r->res.jobs[j];
 	struct fiostat_depth *d = &res->depth;
 	/* fio counts a flush as a request too (an io_u of its own). */
-	uint64_t pushed = 0, ios = res->ops + (res->w ? res->w->ops + res->w->syncs : 0);
+	uint64_t pushed = 0, ios = res->rops + (res->w ? res->w->ops + res->w->syncs : 0);
 
 	res->cpu_ok = c->nworkers > 0;
 	for (unsigned i = 0; i < sl.total; i++) {
@@ -271,8 +271,8 @@ void collect_job(struct run *r, unsigned j)
 		const struct thread_stats *s = &c->wk.stats[i];
 		const struct thread_stats *b = &r->base[r->stat_first[j] + i];
 
-		res->ops += s->ops - b->ops;
-		res->bytes += s->bytes - b->bytes;
+		res->rops += s->rops - b->rops;
+		res->rbytes += s->rbytes - b->rbytes;
 		res->pool.hits += s->pool.hits - b->pool.hits;
 		res->pool.misses += s->pool.misses - b->pool.misses;
 		res->pool.waits += s->pool.waits - b->pool.waits;

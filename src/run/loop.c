@@ -171,8 +171,8 @@ static inline void stream_done(struct worker *w, worker_release_fn rel, struct i
 	struct stream_stats *ss = &w->wk->loop->stats[s];
 
 	if (consumed) {
-		stat_add(&w->st->ops, 1);
-		stat_add(&w->st->bytes, r->len);
+		stat_add(&w->st->rops, 1);
+		stat_add(&w->st->rbytes, r->len);
 	} else {
 		worker_read_done(w, w->st, rel, r);
 	}

@@ -47,8 +47,8 @@ int pace_min_check(struct pace *p, const struct thread_stats *st, char *why, siz
 		return 0;
 	spent = now - p->last_check_ns;
 	for (unsigned d = 0; d < 2; d++) {
-		uint64_t bytes = d ? STAT_LOAD(&st->wbytes) : STAT_LOAD(&st->bytes);
-		uint64_t ios = d ? STAT_LOAD(&st->wops) : STAT_LOAD(&st->ops);
+		uint64_t bytes = d ? STAT_LOAD(&st->wbytes) : STAT_LOAD(&st->rbytes);
+		uint64_t ios = d ? STAT_LOAD(&st->wops) : STAT_LOAD(&st->rops);
 		/* the first check only sets the baseline after the settle, as fio */
 		bool first = p->last_check_ns == p->start_ns;
 

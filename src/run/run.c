@@ -355,8 +355,8 @@ static void ss_check(struct run *r, unsigned j, uint64_t now)
 	for (unsigned i = 0; i < c->nworkers; i++) {
 		const struct thread_stats *s = &c->wk.stats[i];
 
-		ios += STAT_LOAD(&s->ops) + STAT_LOAD(&s->wops);
-		bytes += STAT_LOAD(&s->bytes) + STAT_LOAD(&s->wbytes);
+		ios += STAT_LOAD(&s->rops) + STAT_LOAD(&s->wops);
+		bytes += STAT_LOAD(&s->rbytes) + STAT_LOAD(&s->wbytes);
 		lat_n += STAT_LOAD(&s->lat.n) + STAT_LOAD(&s->wlat.n);
 		lat_sum += STAT_LOAD(&s->lat.sum) + STAT_LOAD(&s->wlat.sum);
 	}
@@ -439,7 +439,7 @@ static unsigned group_ready(struct run *r, unsigned first, unsigned last, struct
 		for (unsigned i = 0; i < n; i++) {
 			struct thread_stats *b = &r->base[r->stat_first[j] + i];
 
-			b->ops = b->bytes = b->probe_units = 0;
+			b->rops = b->rbytes = b->probe_units = 0;
 			b->sched_ok = 0;	/* no ramp: the workers' own starts */
 			/* Fresh from calloc the histogram is already empty:
 			 * left untouched, its 38 KB stay unallocated pages

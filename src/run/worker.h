@@ -341,8 +341,8 @@ static inline void worker_read_done(struct worker *w, struct thread_stats *st, w
 	worker_consume(w, r);
 	if (rel)
 		rel(&w->et, r);
-	stat_add(&st->ops, 1);
-	stat_add(&st->bytes, r->len);
+	stat_add(&st->rops, 1);
+	stat_add(&st->rbytes, r->len);
 }
 
 /* A request that completes while its loop stops after a failure: not

@@ -80,7 +80,7 @@ struct sample_row {
 	double dt;			/* seconds since the job's previous row */
 	bool ramp;
 	/* the workers' counters over the row */
-	uint64_t ops, bytes, probe, wops, wbytes, syncs;
+	uint64_t rops, rbytes, probe, wops, wbytes, syncs;
 	uint64_t hits, misses, evictions, batches;
 	bool lat;			/* reads' latencies measured and some completed */
 	double p50, p99;		/* us */

@@ -79,7 +79,7 @@ uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end)
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		const struct thread_samp *ts = &js->th[i];
 
-		if (ts->ops != ts->prev_ops || ts->bytes != ts->prev_bytes ||
+		if (ts->rops != ts->prev_ops || ts->rbytes != ts->prev_bytes ||
 		    (ts->prev_w && (ts->wops != ts->prev_wops || ts->wbytes != ts->prev_wbytes ||
 				    ts->syncs != ts->prev_syncs)))
 			return js->last_t + 1000000ull;
@@ -220,7 +220,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 			jres->dev_write_bytes += jres->devs[i].write_bytes;
 			jres->dev_write_ios += jres->devs[i].write_ios;
 		}
-		jres->read_amp = jres->dev_ok && jres->bytes ? (double)jres->dev_read_bytes / (double)jres->bytes : 0;
+		jres->read_amp = jres->dev_ok && jres->rbytes ? (double)jres->dev_read_bytes / (double)jres->rbytes : 0;
 		explain_result(&js->x, &jres->x);
 		jres->wb.state = (enum wb_state)js->wb;
 		snprintf(jres->wb.why, sizeof(jres->wb.why), "%s", js->wb_why);

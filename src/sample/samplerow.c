@@ -344,8 +344,8 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 		 * has. A count that moved is read again (three tries: a worker
 		 * is never held up, and its next request is microseconds off). */
 		for (unsigned tries = 0;; tries++) {
-			ts->ops = STAT_LOAD(&st->ops);
-			ts->bytes = STAT_LOAD(&st->bytes);
+			ts->rops = STAT_LOAD(&st->rops);
+			ts->rbytes = STAT_LOAD(&st->rbytes);
 			ts->probe = STAT_LOAD(&st->probe_units);
 			if (ts->prev_w) {
 				ts->wops = STAT_LOAD(&st->wops);
@@ -360,7 +360,7 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				hist_take(&ts->stage[1], &ts->prev_w[0], &st->wlat);
 				hist_take(&ts->stage[2], &ts->prev_w[1], &st->slat);
 			}
-			if (tries == 2 || (STAT_LOAD(&st->ops) == ts->ops &&
+			if (tries == 2 || (STAT_LOAD(&st->rops) == ts->rops &&
 					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
 							    STAT_LOAD(&st->syncs) == ts->syncs))))
 				break;
@@ -447,16 +447,16 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 
 		if (sh) {
 			memset(sh, 0, sizeof(*sh));
-			sh->dir[FIOLOG_READ].ops = ts->ops - ts->prev_ops;
-			sh->dir[FIOLOG_READ].bytes = ts->bytes - ts->prev_bytes;
+			sh->dir[FIOLOG_READ].ops = ts->rops - ts->prev_ops;
+			sh->dir[FIOLOG_READ].bytes = ts->rbytes - ts->prev_bytes;
 			if (job->log_prio)
 				prio_share(sh, ts);
 		}
-		r->ops += ts->ops - ts->prev_ops;
-		r->bytes += ts->bytes - ts->prev_bytes;
+		r->rops += ts->rops - ts->prev_ops;
+		r->rbytes += ts->rbytes - ts->prev_bytes;
 		r->probe += ts->probe - ts->prev_probe;
-		ts->prev_ops = ts->ops;
-		ts->prev_bytes = ts->bytes;
+		ts->prev_ops = ts->rops;
+		ts->prev_bytes = ts->rbytes;
 		ts->prev_probe = ts->probe;
 		if (sj->pool) {
 			r->hits += ts->hits - ts->prev_hits;
@@ -596,7 +596,7 @@ static void gather_explain(struct sampler *s, unsigned j, struct sample_row *r)
 	bool vm = sys->vm_ok && ps->vm_ok;
 	struct explain_in in = {
 		.t_s = (double)(r->now - s->t0) / 1e9, .dt_s = r->dt,
-		.ramp = r->ramp, .ops = r->ops, .bytes = r->bytes,
+		.ramp = r->ramp, .rops = r->rops, .rbytes = r->rbytes,
 		.lat_ok = r->lat, .lat_p50_us = r->p50, .lat_p99_us = r->p99,
 		.tlb_ok = sys->tlb_ok && ps->tlb_ok, .tlb = sys->tlb - ps->tlb,
 		.flt_ok = r->faults_ok, .majflt = r->majflt,
@@ -678,15 +678,15 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	gather_tasks(s, j, &r);
 	gather_devs(s, js, &r, dcur);
 	if (!r.ramp) {
-		const uint64_t dops[FIOLOG_DIRS] = { r.ops, r.wops }, dbytes[FIOLOG_DIRS] = { r.bytes, r.wbytes };
+		const uint64_t dops[FIOLOG_DIRS] = { r.rops, r.wops }, dbytes[FIOLOG_DIRS] = { r.rbytes, r.wbytes };
 
 		fio_interval(s, j, now, dops, dbytes);
 	}
 	/* The status line shows both directions together. */
 	if (mib_s_out)
-		*mib_s_out = (double)(r.bytes + r.wbytes) / MIB / r.dt;
+		*mib_s_out = (double)(r.rbytes + r.wbytes) / MIB / r.dt;
 	if (iops_out)
-		*iops_out = (double)(r.ops + r.wops) / r.dt;
+		*iops_out = (double)(r.rops + r.wops) / r.dt;
 	/* cgroup usage: only jobs run under mem_limit have a cgroup. */
 	r.cg_ok = js->cg && cgroup_usage(js->cg, &r.cg_bytes) == 0;
 	if (r.cg_ok && r.cg_bytes > js->cgroup_peak)

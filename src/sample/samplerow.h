@@ -43,7 +43,7 @@ struct thread_samp {
 	/* The thread's counters at the sampling moment (sampler_job_snap):
 	 * read for every job before anything slower, so each row's counts
 	 * belong to its interval however long the rest of a sample takes. */
-	uint64_t ops, bytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
+	uint64_t rops, rbytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
 	struct procfs_src task;
 	bool task_open, task_failed;
 	struct procfs_src sched;	/* its schedstat: CPU time in ns */

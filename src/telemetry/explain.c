@@ -214,7 +214,7 @@ void explain_row(struct explain_job *x, const struct explain_in *in, struct expl
 	bool sys = s && ps;
 	struct phase_row pr = {
 		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
-		.ops = in->ops, .bytes = in->bytes,
+		.ops = in->rops, .bytes = in->rbytes,
 		.lat_ok = in->lat_ok, .lat_p50_us = in->lat_p50_us, .lat_p99_us = in->lat_p99_us,
 		.tlb_ok = in->tlb_ok, .tlb = in->tlb,
 		.flt_ok = in->flt_ok, .majflt = in->majflt,
@@ -240,10 +240,10 @@ void explain_row(struct explain_job *x, const struct explain_in *in, struct expl
 	fig(out, EXPLAIN_CG_FULL, cg_ok && cg.full_ok,
 	    psi_pct(x->cg_last.full_us, cg.full_us, &x->cg_last_at, &cg_at));
 	/* Ratios to the bytes read: no reads, no ratio (empty, not 0). */
-	fig(out, EXPLAIN_READ_AMP, in->dev_ok && in->bytes,
-	    in->bytes ? (double)in->dev_bytes / (double)in->bytes : 0);
-	fig(out, EXPLAIN_CPU_PER_4K, in->cpu_ok && in->bytes,
-	    in->bytes ? (double)in->cpu_ns / 1e3 / ((double)in->bytes / PAGE_4K) : 0);
+	fig(out, EXPLAIN_READ_AMP, in->dev_ok && in->rbytes,
+	    in->rbytes ? (double)in->dev_bytes / (double)in->rbytes : 0);
+	fig(out, EXPLAIN_CPU_PER_4K, in->cpu_ok && in->rbytes,
+	    in->rbytes ? (double)in->cpu_ns / 1e3 / ((double)in->rbytes / PAGE_4K) : 0);
 
 	/* The row phases_detect reads: the cgroup's gauge under mem_limit,
 	 * else the host's; eviction seen as the target's own evicted pages

@@ -94,7 +94,7 @@ void explain_host_close(struct explain_host *h);
 struct explain_in {
 	double t_s, dt_s;
 	bool ramp;
-	uint64_t ops, bytes;
+	uint64_t rops, rbytes;		/* reads */
 	bool lat_ok;
 	double lat_p50_us, lat_p99_us;
 	bool tlb_ok;
