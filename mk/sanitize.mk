@@ -174,31 +174,32 @@ FUZZ_DEB_PKGS       = clang libclang-rt-14-dev llvm
 # bufpool's and vmcache's their pools and /proc reader; the workload
 # shapes' checks pull in gen.c and replay_skip iolog.c (with zlib); the
 # harness never runs an engine.
-FUZZ_SRCS_procfs_scan_u64          = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_procfs_parse_tlb         = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_procfs_parse_vmstat      = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_procfs_parse_meminfo     = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_procfs_parse_stat        = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_procfs_parse_task_stat   = src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_psi_parse                = src/telemetry/psi.c src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_devinfo_parse_block_stat = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
-FUZZ_SRCS_devinfo_parse_diskstats  = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_procfs_scan_u64          = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_tlb         = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_vmstat      = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_meminfo     = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_stat        = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_procfs_parse_task_stat   = src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_psi_parse                = src/telemetry/psi.c src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_devinfo_parse_block_stat = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+FUZZ_SRCS_devinfo_parse_diskstats  = src/telemetry/devinfo.c src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
 FUZZ_SRCS_iolog_parse              = src/workload/iolog.c src/lib/err.c
 FUZZ_SRCS_taskstats_parse_reply    = src/telemetry/taskstats.c src/lib/err.c
 FUZZ_LIBS_taskstats_parse_reply    = -lmnl
 FUZZ_LIBS_iolog_parse              = -lz
-FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracefmt.c src/telemetry/procfs.c src/lib/err.c
+FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracefmt.c src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
 FUZZ_LIBS_perfev_decode_group      = $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
-FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/lib/suggest.c \
+FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/job/suggest.c \
 				     src/job/optshape.c src/job/optrun.c src/job/optio.c src/workload/gen.c src/workload/zipf.c \
 				     src/workload/checksum.c src/workload/pattern.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
-				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c src/engines/pool_pin.c \
-				     src/telemetry/procfs.c src/lib/err.c
+				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c src/engines/pool_pin.c src/engines/pool_span.c \
+				     src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz -lisal -lnettle -lxxhash
 
-# A harness whose parser is not in the tree yet is left out, not failed.
+# A harness whose sources are not all in the tree is not built, and
+# fuzz-build fails naming it: a file moved must not quietly end a harness.
 fuzz_ready   = $(if $(filter-out $(wildcard $(FUZZ_SRCS_$1)),$(FUZZ_SRCS_$1)),,$1)
 FUZZ_ALL     = $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_TARGETS = $(foreach t,$(FUZZ_ALL),$(call fuzz_ready,$t))
@@ -216,7 +217,7 @@ fuzz-deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_DEB_PKGS) >/dev/null
 
 fuzz-build: $(FUZZ_BINS)
-	$(if $(FUZZ_SKIPPED),@echo "fuzz: skipped (sources missing): $(FUZZ_SKIPPED)")
+	$(if $(FUZZ_SKIPPED),@echo "fuzz: sources missing for: $(FUZZ_SKIPPED) (mk/sanitize.mk's FUZZ_SRCS_*)"; exit 1)
 
 $(FUZZ_BINS): | fuzz-deps
 
