@@ -51,11 +51,27 @@ int capino_unnamed(struct capino *c, uint32_t dev, uint64_t ino)
 	return 0;
 }
 
+/* tmpfs (and the shmem behind /dev/shm and memfds): what a task maps
+ * from it is shared memory (PostgreSQL's dynamic shared memory), not
+ * file I/O, and its reads bypass the tracepoints; a replay of the
+ * faults on it would read another program's memory. */
+#define TMPFS_MAGIC_ 0x01021994UL
+
+static bool data_file(const char *path, const struct stat *st)
+{
+	struct statfs fs;
+
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (statfs(path, &fs) < 0)
+		return true;
+	return !cap_pseudo_fs((unsigned long)fs.f_type) && (unsigned long)fs.f_type != TMPFS_MAGIC_;
+}
+
 /* @path (as /proc shows it) is inode @st: listed once. */
 static int add(struct capino *c, const char *path, const struct stat *st)
 {
 	struct capino_ent *known = capino_find(c, kdev(st->st_dev), (uint64_t)st->st_ino);
-	struct statfs fs;
 	char *p;
 
 	if (known && known->path)
@@ -69,7 +85,7 @@ static int add(struct capino *c, const char *path, const struct stat *st)
 		known = &c->e[c->n++];
 	*known = (struct capino_ent){
 		.ino = (uint64_t)st->st_ino, .dev = kdev(st->st_dev), .path = p,
-		.file = S_ISREG(st->st_mode) && !(statfs(path, &fs) == 0 && cap_pseudo_fs((unsigned long)fs.f_type)),
+		.file = data_file(path, st),
 	};
 	return 0;
 }
@@ -117,17 +133,22 @@ static int scan_maps(struct capino *c, int pid)
 	if (!f)
 		return -errno;
 	while (!ret && fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
+		char *path = strchr(line, '/'), perms[8];
+		struct capino_ent *e;
 		unsigned long long ino;
 		unsigned maj, min;
 
-		if (!path || sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) != 3 || !ino)
+		if (!path || sscanf(line, "%*s %7s %*s %x:%x %llu", perms, &maj, &min, &ino) != 4 || !ino)
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		if (stat(path, &st) < 0 || (uint64_t)st.st_ino != ino || major(st.st_dev) != maj ||
 		    minor(st.st_dev) != min)
 			continue;
 		ret = add(c, path, &st);
+		/* Mapped executable: a program or a library, whose page
+		 * faults are its code being run, not data being read. */
+		if (!ret && perms[2] == 'x' && (e = capino_find(c, kdev(st.st_dev), (uint64_t)st.st_ino)))
+			e->file = false;
 	}
 	fclose(f);
 	return ret;

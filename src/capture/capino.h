@@ -3,7 +3,9 @@
  * tracepoints say which inode a task read, not which descriptor, so the
  * files a followed process has open (/proc/PID/fd) or mapped
  * (/proc/PID/maps) are listed with their device and inode, at the
- * start and whenever an inode no list holds is read.
+ * start and whenever an inode no list holds is read. Files mapped
+ * executable (programs, libraries) and tmpfs files are listed as no
+ * data: their faults are code run and shared memory used.
  *
  * Functions return 0 or -errno and never print.
  */
@@ -17,7 +19,7 @@
 struct capino_ent {
 	uint64_t ino;
 	uint32_t dev;		/* the kernel's dev_t: major << 20 | minor */
-	bool file;		/* a regular file on a filesystem that holds data */
+	bool file;		/* a regular file on a filesystem that holds data (not tmpfs), not mapped executable */
 	bool told;		/* the reader said what it is (CAP_NAME) */
 	char *path;		/* NULL: /proc showed it nowhere */
 };

@@ -231,8 +231,9 @@ static void unseen_pagecache(FILE *out, const struct cap_state *s, bool ext4)
 	else
 		fprintf(out, "  buffered writes and syncs (this kernel has no ext4 tracepoints, and no generic "
 			"one exists)\n");
-	fprintf(out, "  reads of tmpfs and shmem files, O_DIRECT on block devices, and reads on filesystems that "
-		"bypass the page cache's read path\n");
+	fprintf(out, "  reads of tmpfs and shmem files (faults on their mappings are counted above, not "
+		"logged), O_DIRECT on block devices, and reads on filesystems that bypass the page cache's read "
+		"path\n");
 	if (s->unnamed_ino)
 		fprintf(out, "  %llu requests on files no traced process had open or mapped when /proc was asked: "
 			"unnamed, not logged\n", (unsigned long long)s->unnamed_ino);
@@ -265,7 +266,8 @@ void capout_summary(FILE *out, const struct cap_state *s, const char *dir, doubl
 			(unsigned long long)(s->unnamed_op[CAP_SYNC] + s->unnamed_op[CAP_DATASYNC]),
 			(unsigned long long)s->notfile, (unsigned long long)s->unloggable);
 	if (pagecache && (s->notfile || s->unloggable))
-		fprintf(out, "not logged: %llu requests on files a replay cannot read (/proc, /sys), %llu on files "
+		fprintf(out, "not logged: %llu requests on what is no data (/proc, /sys; tmpfs and shared "
+			"memory; programs and libraries, mapped executable: code run, not data read), %llu on files "
 			"whose name has a blank or that were deleted\n", (unsigned long long)s->notfile,
 			(unsigned long long)s->unloggable);
 	if (pagecache)

@@ -18,6 +18,10 @@
  * are not used because kernels that lock down BPF trampolines refuse
  * them (EPERM at load) where these load.
  *
+ * The pagecache method loads the programs at the end of this file
+ * instead of the system calls' (the reader chooses by libbpf's autoload):
+ * the same maps, task events and ring buffer.
+ *
  * The ring buffer never overwrites: a record that finds no room is
  * counted in 'dropped', which the reader reports as lost.
  *
