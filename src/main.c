@@ -91,7 +91,7 @@ static void usage(FILE *f)
 		"       faultline --parse-only JOBFILE...\n"
 		"       faultline --verify JOBFILE...      check every block write jobs wrote\n"
 		"       faultline --capture=DIR (--pid=PID[,PID...] | --comm=NAME | [--runtime=T] -- COMMAND...)\n"
-		"                 [--capture_method=auto|bpf|tracepoint]: what programs read and write,\n"
+		"                 [--capture_method=auto|pagecache|bpf|tracepoint]: what programs read and write,\n"
 		"                 one fio iolog per thread, and DIR/capture.job, which replays them together\n"
 		"       faultline --cmdhelp[=OPTION]\n"
 		"       faultline --help | --version\n"

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture/capbpfdec.h"
 #include "capture/capbpfrec.h"
@@ -146,6 +147,45 @@ static void test_malformed(void **state)
 	assert_int_equal(bad, 4);
 }
 
+/* The pagecache method's records: the file by inode and device, a
+ * page range (inclusive) as bytes, O_DIRECT and writes in bytes. */
+static void test_by_inode(void **state)
+{
+	struct capbpf_inorec r = { .h = rec(CAPBPF_PC_READ, 7, (8 << 20) | 1, 3, 4), .ino = 4242 };
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bad = 0;
+	struct cap_event ev;
+
+	(void)state;
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	assert_int_equal(ev.kind, CAP_READ);
+	assert_int_equal(ev.fd, CAP_FD_INODE);
+	assert_int_equal(ev.dev, (8 << 20) | 1);
+	assert_int_equal(ev.ino, 4242);
+	assert_int_equal(ev.off, 3 * page);
+	assert_int_equal(ev.len, 2 * page);
+	assert_null(ev.fi);
+	r.h = rec(CAPBPF_PC_MAP, 7, 1, 5, 5);
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	assert_int_equal(ev.kind, CAP_READ);
+	assert_int_equal(ev.off, 5 * page);
+	assert_int_equal(ev.len, page);
+	r.h = rec(CAPBPF_INO_WRITE, 7, 1, 1000, 10);
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	assert_int_equal(ev.kind, CAP_WRITE);
+	assert_int_equal(ev.off, 1000);
+	assert_int_equal(ev.len, 10);
+	r.h = rec(CAPBPF_INO_DATASYNC, 7, 1, 0, 0);
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	assert_int_equal(ev.kind, CAP_DATASYNC);
+	assert_int_equal(ev.ino, 4242);
+	assert_int_equal(bad, 0);
+	/* Cut before the inode, or a range that ends before it starts. */
+	assert_int_equal(capbpf_decode(&r, sizeof(r.h), &ev, &bad), 0);
+	r.h = rec(CAPBPF_PC_READ, 7, 1, 5, 4);
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 0);
+	assert_int_equal(bad, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_tasks_and_dups),
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_by_inode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -276,6 +276,71 @@ static void test_named_open(void **state)
 	fake_free(&f);
 }
 
+/* Requests by inode (the pagecache method): logged on the file a
+ * CAP_NAME named, whichever task asks and without asking /proc;
+ * counted as unnamed before any name, as not a file when named so. */
+static void test_by_inode(void **state)
+{
+	struct cap_fdinfo *a = calloc(1, sizeof(*a)), *p = calloc(1, sizeof(*p));
+	struct cap_state s;
+	struct fake f;
+	struct cap_event e[7];
+
+	(void)state;
+	start(&s, &f);
+	snprintf(a->path, sizeof(a->path), "/db/rel");
+	a->dev = 8;
+	a->ino = 9;
+	a->file = true;
+	snprintf(p->path, sizeof(p->path), "/sys/x");
+	p->dev = 8;
+	p->ino = 10;
+	e[0] = ev(1, 100, CAP_READ, CAP_FD_INODE, 0, 4096);
+	e[0].dev = 8;
+	e[0].ino = 9;
+	e[1] = ev(2, 100, CAP_NAME, CAP_FD_INODE, 0, 0);
+	e[1].dev = 8;
+	e[1].ino = 9;
+	e[1].fi = a;
+	e[2] = ev(2, 100, CAP_READ, CAP_FD_INODE, 8192, 8192);
+	e[2].dev = 8;
+	e[2].ino = 9;
+	e[3] = ev(3, 201, CAP_WRITE, CAP_FD_INODE, 0, 4096);
+	e[3].dev = 8;
+	e[3].ino = 9;
+	e[4] = ev(4, 100, CAP_NAME, CAP_FD_INODE, 0, 0);
+	e[4].dev = 8;
+	e[4].ino = 10;
+	e[4].fi = p;
+	e[5] = ev(5, 100, CAP_READ, CAP_FD_INODE, 0, 100);
+	e[5].dev = 8;
+	e[5].ino = 10;
+	/* Another device, same inode: not the named file. */
+	e[6] = ev(6, 100, CAP_DATASYNC, CAP_FD_INODE, 0, 0);
+	e[6].dev = 9;
+	e[6].ino = 9;
+	feed(&s, e, 7);
+	cap_event_release(e, 7);
+	assert_int_equal(capstate_finish(&s), 0);
+	assert_int_equal(f.asked, 0);
+	assert_int_equal(s.unnamed, 2);
+	assert_int_equal(s.unnamed_ino, 2);
+	assert_int_equal(s.unnamed_op[CAP_READ], 1);
+	assert_int_equal(s.unnamed_op[CAP_DATASYNC], 1);
+	assert_int_equal(s.notfile, 1);
+	assert_int_equal(s.requests, 2);
+	assert_int_equal(s.files[0].reads, 1);
+	assert_int_equal(s.files[0].writes, 1);
+	assert_string_equal(logtext(&f, "db-100.iolog"),
+			    "fio version 3 iolog\n2 /db/rel add\n2 /db/rel open\n2 /db/rel read 8192 8192\n"
+			    "2 /db/rel close\n");
+	assert_string_equal(logtext(&f, "db-201.iolog"),
+			    "fio version 3 iolog\n3 /db/rel add\n3 /db/rel open\n3 /db/rel write 0 4096\n"
+			    "3 /db/rel close\n");
+	capstate_free(&s);
+	fake_free(&f);
+}
+
 /* A child process starts with its parent's descriptors; a thread shares
  * them; an exec drops them. */
 static void test_fork_exec(void **state)
@@ -453,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_changed_later),
 		cmocka_unit_test(test_named_open),
+		cmocka_unit_test(test_by_inode),
 		cmocka_unit_test(test_fork_exec),
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_not_logged),

@@ -21,13 +21,16 @@
 
 #include "capture/capbpfdec.h"
 #include "capture/capbpfrec.h"
+#include "capture/capino.h"
+#include "capture/cappc.h"
 
 #ifdef FAULTLINE_NO_BPF
 
 /* Only capbpf_open is ever called: it fails, and the capture falls back
  * on the tracepoints (or, asked for bpf, stops there). */
-int capbpf_open(struct capbpf **out, struct err *e)
+int capbpf_open(struct capbpf **out, enum capbpf_mode mode, struct err *e)
 {
+	(void)mode;
 	*out = NULL;
 	return err_set(e, ENOTSUP, "this faultline was built without BPF (no BTF on the build host)");
 }
@@ -45,12 +48,15 @@ uint64_t capbpf_lost(struct capbpf *t)
 { return (void)t, 0; }
 uint64_t capbpf_unpositioned(const struct capbpf *t)
 { return (void)t, 0; }
+bool capbpf_ext4(const struct capbpf *t)
+{ return (void)t, false; }
 void capbpf_close(struct capbpf *t)
 { (void)t; }
 
 #else
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "capture.skel.h"
@@ -68,6 +74,10 @@ struct capbpf {
 	struct capture_bpf *skel;
 	struct ring_buffer *rb;
 	uint64_t bad;			/* records that could not be decoded */
+	enum capbpf_mode mode;
+	bool ext4;			/* pagecache: ext4's writes and syncs hooked */
+	struct cappc reads;		/* pagecache: each task's last buffered read */
+	struct capino files;		/* pagecache: inodes named from /proc */
 	/* Tasks made while the capture runs, until they end: a short-lived
 	 * one (a connection's backend) is gone from /proc by the time its
 	 * opens are read, and its relative paths need a directory. */
@@ -140,7 +150,43 @@ static int fill_calls(struct capbpf *t, struct err *e)
 	return 0;
 }
 
-int capbpf_open(struct capbpf **out, struct err *e)
+/* Whether this kernel has tracepoint @name (its BTF has the typedef
+ * the tp_btf program attaches by), in vmlinux or a module. */
+static bool has_tracepoint(const char *name)
+{
+	char type[128], mod[64];
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ok;
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	ok = btf && btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) >= 0;
+	btf__free(btf);
+	snprintf(mod, sizeof(mod), "/sys/kernel/btf/%.*s", (int)strcspn(name, "_"), name);
+	return ok || access(mod, R_OK) == 0;
+}
+
+/* Which programs load: the system calls' or the file I/O path's; the
+ * scheduler's task events in both. */
+static void choose(struct capbpf *t)
+{
+	struct capture_bpf *k = t->skel;
+	bool pc = t->mode == CAPBPF_PAGECACHE;
+	struct bpf_program *sys[] = { k->progs.sys_enter, k->progs.sys_exit, k->progs.pgadd, k->progs.fault };
+	struct bpf_program *path[] = { k->progs.pc_get_pages, k->progs.pc_map_pages, k->progs.pc_fault,
+				       k->progs.pc_dio };
+	struct bpf_program *ext4[] = { k->progs.pc_ext4_da_write, k->progs.pc_ext4_write, k->progs.pc_ext4_sync };
+
+	t->ext4 = pc && has_tracepoint("ext4_da_write_begin") && has_tracepoint("ext4_write_begin") &&
+		  has_tracepoint("ext4_sync_file_enter");
+	for (unsigned i = 0; i < 4; i++) {
+		bpf_program__set_autoload(sys[i], !pc);
+		bpf_program__set_autoload(path[i], pc);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		bpf_program__set_autoload(ext4[i], t->ext4);
+}
+
+int capbpf_open(struct capbpf **out, enum capbpf_mode mode, struct err *e)
 {
 	struct capbpf *t;
 	int ret;
@@ -154,6 +200,7 @@ int capbpf_open(struct capbpf **out, struct err *e)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return err_set(e, ENOMEM, "out of memory");
+	t->mode = mode;
 	t->skel = capture_bpf__open();
 	if (!t->skel) {
 		ret = errno ? errno : EINVAL;
@@ -161,6 +208,7 @@ int capbpf_open(struct capbpf **out, struct err *e)
 		return err_set(e, ret, "opening the BPF programs failed: %s%s%s", strerror(ret),
 			       first_msg[0] ? ": " : "", first_msg);
 	}
+	choose(t);
 	ret = capture_bpf__load(t->skel);
 	if (ret) {
 		capture_bpf__destroy(t->skel);
@@ -189,6 +237,9 @@ int capbpf_follow(struct capbpf *t, const int *tids, unsigned n, struct err *e)
 		if (bpf_map_update_elem(fd, &tid, &one, BPF_ANY) < 0)
 			return err_set(e, errno, "adding task %d to the traced tasks failed: %s", tids[i],
 				       strerror(errno));
+		/* The files it has now: named however soon it closes them. */
+		if (t->mode == CAPBPF_PAGECACHE && capino_scan(&t->files, tids[i]) == -ENOMEM)
+			return err_set(e, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -303,12 +354,64 @@ drop:
 	ev->fi = NULL;
 }
 
+/*
+ * A request by inode: the first of a file is preceded by what the file
+ * is (CAP_NAME), from the lists of /proc taken so far or, for an inode
+ * they do not hold, a new look at the task's process. 0, 1: a batch of
+ * the read before, dropped; -ENOMEM.
+ */
+static int by_inode(struct capbpf *t, const void *data, struct cap_event *ev)
+{
+	struct capbpf_rec r;
+	struct capino_ent *f;
+	struct cap_event name;
+	int ret;
+
+	memcpy(&r, data, sizeof(r));
+	if (r.kind == CAPBPF_PC_READ) {
+		ret = cappc_read(&t->reads, ev->tid, ev->dev, ev->ino, r.off, r.len);
+		if (ret <= 0)
+			return ret < 0 ? ret : 1;
+	}
+	f = capino_find(&t->files, ev->dev, ev->ino);
+	if (!f && capino_scan(&t->files, ev->tid) == -ENOMEM)
+		return -ENOMEM;
+	f = f ? f : capino_find(&t->files, ev->dev, ev->ino);
+	if (!f && capino_unnamed(&t->files, ev->dev, ev->ino) < 0)
+		return -ENOMEM;
+	if (!f || f->told || !f->path)
+		return 0;
+	f->told = true;
+	name = (struct cap_event){ .ts = ev->ts, .tid = ev->tid, .fd = CAP_FD_INODE, .dev = ev->dev,
+				   .ino = ev->ino, .kind = CAP_NAME };
+	name.fi = calloc(1, sizeof(*name.fi));
+	if (!name.fi)
+		return -ENOMEM;
+	snprintf(name.fi->path, sizeof(name.fi->path), "%s", f->path);
+	name.fi->dev = ev->dev;
+	name.fi->ino = ev->ino;
+	name.fi->file = f->file;
+	if (push(t, &name) < 0) {
+		free(name.fi);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct capbpf *t = ctx;
 	struct cap_event ev;
 	int ret = capbpf_decode(data, len, &ev, &t->bad);
 
+	if (ret == 1 && ev.fd == CAP_FD_INODE) {
+		ret = by_inode(t, data, &ev);
+		if (ret)
+			return ret < 0 ? (t->err = ret) : 0;
+		ret = 1;
+	}
+	if (ret == 1 && ev.kind == CAP_EXIT)
+		cappc_forget(&t->reads, ev.tid);
 	if (ret == 1 && ev.fi)
 		resolve(t, &ev);
 	if (ret == 1 && ev.kind == CAP_NEWTASK)
@@ -370,12 +473,19 @@ uint64_t capbpf_unpositioned(const struct capbpf *t)
 	return __atomic_load_n(&t->skel->bss->unpositioned, __ATOMIC_RELAXED);
 }
 
+bool capbpf_ext4(const struct capbpf *t)
+{
+	return t->ext4;
+}
+
 void capbpf_close(struct capbpf *t)
 {
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
 	capture_bpf__destroy(t->skel);
+	cappc_free(&t->reads);
+	capino_free(&t->files);
 	while (t->ncwd)
 		cwd_forget(t, t->cwds[0].tid);
 	free(t->cwds);

@@ -10,6 +10,7 @@
 #ifndef FAULTLINE_CAPBPF_H
 #define FAULTLINE_CAPBPF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +23,15 @@ struct capbpf;
  * attached. Errors: -ENOTSUP built without BPF, or what libbpf or the
  * kernel said (no BTF, no CAP_BPF, a verifier refusal), with @e saying
  * which. */
-int capbpf_open(struct capbpf **out, struct err *e);
+/* What the programs hook: the system calls (the bpf method), or only
+ * the file I/O path (the pagecache method: tracepoints in the page
+ * cache, iomap's O_DIRECT and ext4's writes and syncs). */
+enum capbpf_mode {
+	CAPBPF_SYSCALLS,
+	CAPBPF_PAGECACHE,
+};
+
+int capbpf_open(struct capbpf **out, enum capbpf_mode mode, struct err *e);
 int capbpf_follow(struct capbpf *t, const int *tids, unsigned n, struct err *e);
 int capbpf_comm(struct capbpf *t, const char *comm, struct err *e);
 /* Attach: recording from now. */
@@ -35,6 +44,9 @@ int capbpf_read(struct capbpf *t, struct cap_event **ev, size_t *n, size_t *cap,
 uint64_t capbpf_lost(struct capbpf *t);
 /* preadv2/pwritev2 calls at the file's own position (offset -1). */
 uint64_t capbpf_unpositioned(const struct capbpf *t);
+/* The pagecache method: whether ext4's writes and syncs are hooked
+ * (this kernel has those tracepoints). */
+bool capbpf_ext4(const struct capbpf *t);
 void capbpf_close(struct capbpf *t);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture/capbpfrec.h"
 
@@ -44,7 +45,35 @@ static const uint8_t kinds[CAPBPF_NKINDS] = {
 	[CAPBPF_CLOSE] = CAP_CLOSE,	[CAPBPF_NEWTASK] = CAP_NEWTASK, [CAPBPF_EXIT] = CAP_EXIT,
 	[CAPBPF_EXEC] = CAP_EXEC,	[CAPBPF_MMAP] = CAP_MMAP,	[CAPBPF_URING] = CAP_URING,
 	[CAPBPF_AIO] = CAP_AIO,		[CAPBPF_PGADD] = CAP_PGADD,	[CAPBPF_FAULT] = CAP_FAULT,
+	[CAPBPF_PC_READ] = CAP_READ,	[CAPBPF_PC_MAP] = CAP_READ,	[CAPBPF_INO_READ] = CAP_READ,
+	[CAPBPF_INO_WRITE] = CAP_WRITE, [CAPBPF_INO_SYNC] = CAP_SYNC,	[CAPBPF_INO_DATASYNC] = CAP_DATASYNC,
 };
+
+/* The pagecache method's records name a file by inode; a page range
+ * (first to last page, inclusive) becomes bytes. */
+static int decode_ino(const void *data, size_t len, const struct capbpf_rec *r, struct cap_event *ev,
+		      uint64_t *bad)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct capbpf_inorec o;
+
+	if (len < sizeof(o)) {
+		(*bad)++;
+		return 0;
+	}
+	memcpy(&o, data, sizeof(o));
+	*ev = (struct cap_event){ .ts = r->ts, .off = r->off, .len = r->len, .tid = r->tid, .fd = CAP_FD_INODE,
+				  .ino = o.ino, .dev = (uint32_t)r->fd, .kind = kinds[r->kind] };
+	if (r->kind == CAPBPF_PC_READ || r->kind == CAPBPF_PC_MAP) {
+		if (r->len < r->off) {
+			(*bad)++;
+			return 0;
+		}
+		ev->off = r->off * page;
+		ev->len = (r->len - r->off + 1) * page;
+	}
+	return 1;
+}
 
 int capbpf_decode(const void *data, size_t len, struct cap_event *ev, uint64_t *bad)
 {
@@ -60,6 +89,8 @@ int capbpf_decode(const void *data, size_t len, struct cap_event *ev, uint64_t *
 		(*bad)++;
 		return 0;
 	}
+	if (r.kind >= CAPBPF_PC_READ)
+		return decode_ino(data, len, &r, ev, bad);
 	*ev = (struct cap_event){ .ts = r.ts, .off = r.off, .len = r.len, .tid = r.tid, .fd = r.fd,
 				  .kind = kinds[r.kind] };
 	/* The scheduler's fork carries no clone flags: whether the child is

@@ -59,6 +59,13 @@ enum capbpf_kind {
 	CAPBPF_AIO,		/* len: iocbs submitted */
 	CAPBPF_PGADD,		/* off: inode, fd: device, len: pages */
 	CAPBPF_FAULT,		/* off: inode, fd: device */
+	/* The pagecache method's, each a struct capbpf_inorec: */
+	CAPBPF_PC_READ,		/* a buffered read's pages: off to len (page indexes, inclusive) */
+	CAPBPF_PC_MAP,		/* pages off to len mapped by a fault */
+	CAPBPF_INO_READ,	/* off, len in bytes (O_DIRECT) */
+	CAPBPF_INO_WRITE,	/* off, len in bytes */
+	CAPBPF_INO_SYNC,
+	CAPBPF_INO_DATASYNC,
 	CAPBPF_NKINDS
 };
 
@@ -70,6 +77,13 @@ struct capbpf_rec {
 	__s32 fd;
 	__u32 kind;		/* enum capbpf_kind */
 	__u32 pad;
+};
+
+/* A request that names its file by inode, not by descriptor: fd is
+ * the device (the kernel's dev_t, major << 20 | minor). */
+struct capbpf_inorec {
+	struct capbpf_rec h;
+	__u64 ino;
 };
 
 /* The longest path read from the program's memory (PATH_MAX). */

@@ -213,8 +213,34 @@ static void unseen(FILE *out, const struct cap_state *s, uint64_t unpositioned)
 			(unsigned long long)unpositioned);
 }
 
+/* What the pagecache method cannot show: it sees no system call, so its
+ * blind spots are other ones. */
+static void unseen_pagecache(FILE *out, const struct cap_state *s, bool ext4)
+{
+	fprintf(out, "seen differently (pagecache method):\n"
+		"  buffered reads: at page granularity (offsets rounded down, lengths up, to pages); one request "
+		"per read, its page batches merged\n"
+		"  mmap: reads through mappings ARE logged, as reads of the pages each fault mapped (fault-around "
+		"maps up to 16 cached pages at once: more than the program touched)\n"
+		"  O_DIRECT (through iomap: ext4, xfs, btrfs) and io_uring or libaio requests are logged, with "
+		"their offsets\n");
+	fprintf(out, "not seen:\n");
+	if (ext4)
+		fprintf(out, "  writes and syncs on filesystems other than ext4 (no generic tracepoint); ext4's "
+			"buffered writes are logged one per page (or folio) copied\n");
+	else
+		fprintf(out, "  buffered writes and syncs (this kernel has no ext4 tracepoints, and no generic "
+			"one exists)\n");
+	fprintf(out, "  reads of tmpfs and shmem files (faults on their mappings are counted above, not "
+		"logged), O_DIRECT on block devices, and reads on filesystems that bypass the page cache's read "
+		"path\n");
+	if (s->unnamed_ino)
+		fprintf(out, "  %llu requests on files no traced process had open or mapped when /proc was asked: "
+			"unnamed, not logged\n", (unsigned long long)s->unnamed_ino);
+}
+
 void capout_summary(FILE *out, const struct cap_state *s, const char *dir, double seconds, uint64_t lost,
-		    uint64_t unpositioned, const char *method)
+		    uint64_t unpositioned, const char *method, bool pagecache, bool ext4)
 {
 	unsigned live_streams = 0;
 
@@ -231,7 +257,7 @@ void capout_summary(FILE *out, const struct cap_state *s, const char *dir, doubl
 			"them\n", (unsigned long long)lost);
 	else
 		fprintf(out, "lost: none (0 ring-buffer overruns or drops)\n");
-	if (s->unnamed || s->notfile || s->unloggable)
+	if (!pagecache && (s->unnamed || s->notfile || s->unloggable))
 		fprintf(out, "not logged: %llu requests (%llu reads, %llu writes, %llu syncs) on descriptors "
 			"closed or reused before they could be named (/proc), %llu on sockets, pipes, /proc and "
 			"/sys files, %llu on files whose name has a blank or that were deleted\n",
@@ -239,7 +265,15 @@ void capout_summary(FILE *out, const struct cap_state *s, const char *dir, doubl
 			(unsigned long long)s->unnamed_op[CAP_WRITE],
 			(unsigned long long)(s->unnamed_op[CAP_SYNC] + s->unnamed_op[CAP_DATASYNC]),
 			(unsigned long long)s->notfile, (unsigned long long)s->unloggable);
-	unseen(out, s, unpositioned);
+	if (pagecache && (s->notfile || s->unloggable))
+		fprintf(out, "not logged: %llu requests on what is no data (/proc, /sys; tmpfs and shared "
+			"memory; programs and libraries, mapped executable: code run, not data read), %llu on files "
+			"whose name has a blank or that were deleted\n", (unsigned long long)s->notfile,
+			(unsigned long long)s->unloggable);
+	if (pagecache)
+		unseen_pagecache(out, s, ext4);
+	else
+		unseen(out, s, unpositioned);
 	if (s->err)
 		fprintf(out, "error: a log could not be written: %s\n", strerror(-s->err));
 	fflush(out);

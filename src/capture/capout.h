@@ -19,6 +19,6 @@ int capout_job(int dirfd, const char *dir, const struct cap_state *s, const char
 /* The summary: the method, streams, files, what was lost and what
  * cannot be seen. @unpositioned: preadv2/pwritev2 calls at offset -1. */
 void capout_summary(FILE *out, const struct cap_state *s, const char *dir, double seconds, uint64_t lost,
-		    uint64_t unpositioned, const char *method);
+		    uint64_t unpositioned, const char *method, bool pagecache, bool ext4);
 
 #endif

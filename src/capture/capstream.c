@@ -224,6 +224,7 @@ void capstate_free(struct cap_state *s)
 	map_free(&s->fds);
 	map_free(&s->pg);
 	map_free(&s->flt);
+	map_free(&s->inodes);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -388,6 +389,24 @@ static int name_fd(struct cap_state *s, struct cap_task *t, int fd, bool changed
 	return 1;
 }
 
+/* A request that named its file by inode: 1 with @idx when a CAP_NAME
+ * said which file it is, else 0 (counted by the caller). */
+static int name_inode(struct cap_state *s, const struct cap_event *e, uint32_t *idx, bool *notfile)
+{
+	int64_t *v = map_slot(&s->inodes, pg_key(e->dev, e->ino));
+
+	*notfile = false;
+	if (v && *v >= 0) {
+		*idx = (uint32_t)*v;
+		return 1;
+	}
+	if (v)
+		*notfile = true;
+	else
+		s->unnamed_ino++;
+	return 0;
+}
+
 /* ---- streams ------------------------------------------------------------ */
 
 static int append(struct cap_stream *st, const char *text, size_t n)
@@ -517,7 +536,10 @@ static int request(struct cap_state *s, const struct cap_event *e, bool changed)
 
 	if (!t)
 		return -ENOMEM;
-	ret = name_fd(s, t, e->fd, changed, &idx, &notfile);
+	if (e->fd == CAP_FD_INODE)
+		ret = name_inode(s, e, &idx, &notfile);
+	else
+		ret = name_fd(s, t, e->fd, changed, &idx, &notfile);
 	if (ret <= 0) {
 		if (!ret && notfile)
 			s->notfile++;
@@ -607,6 +629,15 @@ static int named_open(struct cap_state *s, const struct cap_task *t, const struc
 	if (file_of(s, e->fi, &idx) < 0)
 		return -ENOMEM;
 	return map_put(&s->fds, fd_key(t->tgid, e->fd), (int64_t)idx);
+}
+
+static int named_inode(struct cap_state *s, const struct cap_event *e)
+{
+	uint32_t idx;
+
+	if (file_of(s, e->fi, &idx) < 0)
+		return -ENOMEM;
+	return map_put(&s->inodes, pg_key(e->dev, e->ino), (int64_t)idx);
 }
 
 static bool is_request(uint8_t k)
@@ -702,6 +733,12 @@ static int feed_one(struct cap_state *s, const struct cap_event *e, bool changed
 		return per_inode(&s->pg, e);
 	case CAP_FAULT:
 		return per_inode(&s->flt, e);
+	case CAP_NAME:
+		if (!e->fi)
+			return 0;
+		if (!e->fi->file)
+			return map_put(&s->inodes, pg_key(e->dev, e->ino), -1);
+		return named_inode(s, e);
 	default:
 		return 0;
 	}

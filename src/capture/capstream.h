@@ -42,6 +42,7 @@ enum cap_kind {
 	CAP_AIO,		/* io_submit of @len requests */
 	CAP_PGADD,		/* @len pages of inode @off on device @fd into the page cache */
 	CAP_FAULT,		/* a page fault on a mapping of inode @off on device @fd */
+	CAP_NAME,		/* file @fi is inode @ino on device @dev (the pagecache method) */
 	CAP_NKINDS
 };
 
@@ -53,10 +54,16 @@ struct cap_fdinfo {
 	bool file;		/* a regular file or a block device */
 };
 
+/* A request's fd when it names its file by inode (@dev, @ino), as the
+ * pagecache method's tracepoints do: a CAP_NAME before it says which. */
+#define CAP_FD_INODE (-2)
+
 struct cap_event {
 	uint64_t ts;		/* nanoseconds, the trace's clock */
 	uint64_t off;
 	uint64_t len;
+	uint64_t ino;		/* fd CAP_FD_INODE, CAP_NAME: the file's inode */
+	uint32_t dev;		/* and its device */
 	int32_t tid;
 	int32_t fd;		/* CAP_NEWTASK: the child's tid; CAP_PGADD: the device (kernel's dev_t) */
 	uint32_t seq;		/* order of reading: ties keep it */
@@ -152,6 +159,7 @@ struct cap_state {
 	struct cap_map fds;	/* (tgid, fd) -> file index, or -1: not a file */
 	struct cap_map pg;	/* (dev, inode) -> pages, until matched to files */
 	struct cap_map flt;	/* (dev, inode) -> page faults, the same */
+	struct cap_map inodes;	/* (dev, inode) -> file index, as CAP_NAME said */
 	struct cap_task *task;
 	size_t ntask, captask;
 	struct cap_file *files;
@@ -162,6 +170,7 @@ struct cap_state {
 	uint64_t requests;		/* logged */
 	uint64_t unnamed;		/* a descriptor that changed before it could be named */
 	uint64_t unnamed_op[CAP_DATASYNC + 1];	/* the same, per kind of request */
+	uint64_t unnamed_ino;		/* by inode, on a file /proc did not show */
 	uint64_t notfile;		/* on sockets, pipes and the like */
 	uint64_t unloggable;		/* on a file whose path has a blank, or is deleted */
 	uint64_t uring_calls, uring_sqes;

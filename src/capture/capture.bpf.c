@@ -18,6 +18,10 @@
  * are not used because kernels that lock down BPF trampolines refuse
  * them (EPERM at load) where these load.
  *
+ * The pagecache method loads the programs at the end of this file
+ * instead of the system calls' (the reader chooses by libbpf's autoload):
+ * the same maps, task events and ring buffer.
+ *
  * The ring buffer never overwrites: a record that finds no room is
  * counted in 'dropped', which the reader reports as lost.
  *
@@ -488,5 +492,105 @@ int BPF_PROG(task_exit, struct task_struct *p)
 	/* Its tid may go to another task. */
 	if (!by_comm)
 		bpf_map_delete_elem(&tids, &tid);
+	return 0;
+}
+
+/* ---- the pagecache method: the file I/O path, no system call hooked ---------
+ *
+ * A syscall tracepoint enabled sends every system call of every task
+ * through the kernel's slow path; these fire only where a file is read,
+ * mapped, written or synced, so a task the capture does not follow pays
+ * one hash lookup per read of a file, and none per system call. What they
+ * name is an inode, not a descriptor: the reader names it from /proc.
+ */
+
+static __always_inline void emit_ino(__u32 kind, struct inode *ino, __u64 off, __u64 len)
+{
+	struct capbpf_inorec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		__sync_fetch_and_add(&dropped, 1);
+		return;
+	}
+	r->h.ts = bpf_ktime_get_ns();
+	r->h.tid = (__s32)(__u32)bpf_get_current_pid_tgid();
+	r->h.kind = kind;
+	r->h.fd = (__s32)BPF_CORE_READ(ino, i_sb, s_dev);
+	r->h.off = off;
+	r->h.len = len;
+	r->h.pad = 0;
+	r->ino = BPF_CORE_READ(ino, i_ino);
+	bpf_ringbuf_submit(r, 0);
+}
+
+/* filemap_read (read, pread, readv, sendfile, splice, a buffered
+ * io_uring read) gets each batch of pages here, cached or not: the
+ * request's remaining pages, @index to @last inclusive. */
+SEC("tp_btf/mm_filemap_get_pages")
+int BPF_PROG(pc_get_pages, struct address_space *mapping, unsigned long index, unsigned long last)
+{
+	if (traced())
+		emit_ino(CAPBPF_PC_READ, BPF_CORE_READ(mapping, host), index, last);
+	return 0;
+}
+
+/* A read fault on a mapping of a cached page: fault-around maps the
+ * pages @index to @last that are in the cache. */
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(pc_map_pages, struct address_space *mapping, unsigned long index, unsigned long last)
+{
+	if (traced())
+		emit_ino(CAPBPF_PC_MAP, BPF_CORE_READ(mapping, host), index, last);
+	return 0;
+}
+
+/* A fault on a mapped page fault-around did not map (not cached, or a
+ * write fault). */
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(pc_fault, struct address_space *mapping, unsigned long index)
+{
+	if (traced())
+		emit_ino(CAPBPF_PC_MAP, BPF_CORE_READ(mapping, host), index, index);
+	return 0;
+}
+
+/* O_DIRECT through iomap (ext4, xfs, btrfs...), however submitted:
+ * pread, io_uring, libaio. */
+SEC("tp_btf/iomap_dio_rw_begin")
+int BPF_PROG(pc_dio, struct kiocb *iocb, struct iov_iter *iter, unsigned int dio_flags, size_t done_before)
+{
+	struct inode *ino;
+
+	if (!traced())
+		return 0;
+	ino = BPF_CORE_READ(iocb, ki_filp, f_inode);
+	emit_ino(BPF_CORE_READ(iter, data_source) ? CAPBPF_INO_WRITE : CAPBPF_INO_READ, ino,
+		 (__u64)BPF_CORE_READ(iocb, ki_pos), BPF_CORE_READ(iter, count));
+	return 0;
+}
+
+/* A buffered write, one call per folio it copies into (ext4's own
+ * tracepoints: no generic one exists). */
+SEC("tp_btf/ext4_da_write_begin")
+int BPF_PROG(pc_ext4_da_write, struct inode *inode, loff_t pos, unsigned int len)
+{
+	if (traced())
+		emit_ino(CAPBPF_INO_WRITE, inode, (__u64)pos, len);
+	return 0;
+}
+
+SEC("tp_btf/ext4_write_begin")
+int BPF_PROG(pc_ext4_write, struct inode *inode, loff_t pos, unsigned int len)
+{
+	if (traced())
+		emit_ino(CAPBPF_INO_WRITE, inode, (__u64)pos, len);
+	return 0;
+}
+
+SEC("tp_btf/ext4_sync_file_enter")
+int BPF_PROG(pc_ext4_sync, struct file *file, int datasync)
+{
+	if (traced())
+		emit_ino(datasync ? CAPBPF_INO_DATASYNC : CAPBPF_INO_SYNC, BPF_CORE_READ(file, f_inode), 0, 0);
 	return 0;
 }

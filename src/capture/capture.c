@@ -307,26 +307,38 @@ struct batch {
 /* ---- the kernel's side: bpf, or the tracepoints -------------------------- */
 
 struct source {
-	enum capture_method m;		/* CAPTURE_BPF or CAPTURE_TRACEPOINT */
+	enum capture_method m;		/* what serves: never CAPTURE_AUTO */
 	struct capbpf *bpf;
 	struct captrace *tp;
 	bool mounted;			/* tracefs mounted for us */
 	char why[400];			/* auto: why bpf could not serve */
 };
 
-/* bpf where it loads (auto), else the tracepoints; or the one asked for. */
+/* The one asked for; auto: the file I/O path's programs where they
+ * load, else the syscall programs, else the tracepoints through tracefs
+ * (cheapest first: tests/bench/README.md). */
 static int src_open(struct source *src, enum capture_method m, struct err *e)
 {
 	int ret = -ENOTSUP;
+	size_t used;
 
 	src->why[0] = '\0';
-	if (m != CAPTURE_TRACEPOINT) {
-		ret = capbpf_open(&src->bpf, e);
+	if (m == CAPTURE_AUTO || m == CAPTURE_PAGECACHE) {
+		ret = capbpf_open(&src->bpf, CAPBPF_PAGECACHE, e);
+		if (!ret || m == CAPTURE_PAGECACHE) {
+			src->m = CAPTURE_PAGECACHE;
+			return ret;
+		}
+		snprintf(src->why, sizeof(src->why), "pagecache: %s", e->msg);
+	}
+	if (m == CAPTURE_AUTO || m == CAPTURE_BPF) {
+		ret = capbpf_open(&src->bpf, CAPBPF_SYSCALLS, e);
 		if (!ret || m == CAPTURE_BPF) {
 			src->m = CAPTURE_BPF;
 			return ret;
 		}
-		snprintf(src->why, sizeof(src->why), "%s", e->msg);
+		used = strlen(src->why);
+		snprintf(src->why + used, sizeof(src->why) - used, "; bpf: %s", e->msg);
 	}
 	src->m = CAPTURE_TRACEPOINT;
 	ret = captrace_open(&src->tp, &src->mounted, e);
@@ -383,7 +395,11 @@ static void src_close(struct source *src)
 /* What capture.job's head and the summary say of the method. */
 static void src_describe(const struct source *src, char *buf, size_t cap)
 {
-	if (src->m == CAPTURE_BPF)
+	if (src->m == CAPTURE_PAGECACHE)
+		snprintf(buf, cap, "pagecache (BPF programs on the page cache's, iomap's%s tracepoints: no system "
+			 "call hooked; files named by inode from /proc; buffered reads at page granularity)",
+			 capbpf_ext4(src->bpf) ? " and ext4's" : "");
+	else if (src->m == CAPTURE_BPF)
 		snprintf(buf, cap, "bpf (programs on the raw system-call tracepoints, filtered by call and task "
 			 "in the kernel, binary records through a BPF ring buffer)");
 	else if (src->why[0])
@@ -544,7 +560,8 @@ static int capture_live(const struct capture_opts *o, struct source *t, struct l
 	if (!ret)
 		ret = capout_job(lv->dirfd, lv->dir, &s, o->cmdline, method, e);
 	capout_summary(out, &s, lv->dir, (double)(t1 - t0) / 1e9, src_lost(t) - lost0,
-		       t->bpf ? capbpf_unpositioned(t->bpf) : captrace_unpositioned(t->tp), method);
+		       t->bpf ? capbpf_unpositioned(t->bpf) : captrace_unpositioned(t->tp), method,
+		       t->m == CAPTURE_PAGECACHE, t->m == CAPTURE_PAGECACHE && capbpf_ext4(t->bpf));
 	/* Stopped before the command ended: it is the user's, and goes on. */
 	if (child > 0 && res->cmd_status < 0 && waitpid(child, &res->cmd_status, WNOHANG) != child)
 		res->cmd_status = -1;
@@ -558,7 +575,7 @@ static int capture_live(const struct capture_opts *o, struct source *t, struct l
 static int method_parse(const char *v, enum capture_method *m)
 {
 	static const char *const names[] = { [CAPTURE_AUTO] = "auto", [CAPTURE_BPF] = "bpf",
-					      [CAPTURE_TRACEPOINT] = "tracepoint" };
+					      [CAPTURE_TRACEPOINT] = "tracepoint", [CAPTURE_PAGECACHE] = "pagecache" };
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(v, names[i])) {
@@ -584,7 +601,7 @@ int capture_run(const struct capture_opts *o, FILE *out, struct capture_result *
 		return err_set(e, EPERM, "--capture traces other programs' system calls (by BPF or through "
 			       "tracefs), which needs root; faultline runs as uid %d", (int)geteuid());
 	if (o->method && method_parse(o->method, &method) < 0)
-		return err_set(e, EINVAL, "--capture_method=%s: expected bpf, tracepoint or auto", o->method);
+		return err_set(e, EINVAL, "--capture_method=%s: expected pagecache, bpf, tracepoint or auto", o->method);
 	ret = check_pids(o, e);
 	if (!ret)
 		ret = check_dir(o->dir, &made, e);

@@ -26,9 +26,10 @@
 
 /* --capture_method: how the kernel's side records. */
 enum capture_method {
-	CAPTURE_AUTO,		/* bpf where it loads, else the tracepoints */
-	CAPTURE_BPF,		/* fentry/fexit programs (capbpf.c), or fail */
+	CAPTURE_AUTO,		/* pagecache where it loads, else bpf, else the tracepoints */
+	CAPTURE_BPF,		/* BPF on the raw syscall tracepoints (capbpf.c), or fail */
 	CAPTURE_TRACEPOINT,	/* the syscall tracepoints through tracefs (captrace.c) */
+	CAPTURE_PAGECACHE,	/* BPF on the file I/O path's tracepoints, no syscall (capbpf.c), or fail */
 };
 
 struct capture_opts {
@@ -40,7 +41,7 @@ struct capture_opts {
 	uint64_t runtime_ns;		/* 0: until stopped */
 	volatile sig_atomic_t *stop;	/* set by a signal */
 	const char *cmdline;		/* for capture.job's head */
-	const char *method;		/* --capture_method: auto (NULL), bpf or tracepoint */
+	const char *method;		/* --capture_method: auto (NULL), pagecache, bpf or tracepoint */
 };
 
 /* What became of it: the capture ran (0) but may have lost records or

@@ -6,8 +6,9 @@
 # Ctrl-C leaving whole logs; a real PostgreSQL (tests/pg-scratch)
 # answering pgbench -S under --capture: one stream per backend, its reads
 # against the server's own counts, and a short verdict of the capture.
-# Every capture check runs under each method (--capture_method=bpf and
-# tracepoint); auto's fallback is checked where BTF is hidden.
+# Every capture check runs under each syscall method (--capture_method=bpf
+# and tracepoint), the pagecache method's own checks and PostgreSQL's
+# under all three; auto's fallback is checked where BTF is hidden.
 #
 # Alone: it may mount tracefs (and unmounts it again), which another
 # suite's --mount-tracefs would race with, and its server takes both
@@ -77,7 +78,7 @@ grep -q "^method: tracepoint .*bpf could not serve" "$E2E_TMP/out" &&
 	pass "auto without BTF: the tracepoint method, said in the summary and capture.job" ||
 	fail "auto without BTF: the tracepoint method, said in the summary and capture.job" "$(cat "$E2E_TMP/out")"
 expect_exit 2 "--capture_method=other: refused" "$FAULTLINE" --capture="$E2E_TMP/nm" --capture_method=ebpf -- true
-expect_err_has "--capture_method=ebpf: expected bpf, tracepoint or auto" "--capture_method=other: names the choices"
+expect_err_has "--capture_method=ebpf: expected pagecache, bpf, tracepoint or auto" "--capture_method=other: names the choices"
 [ ! -e "$E2E_TMP/nm" ] && pass "--capture_method=other: nothing made" || fail "--capture_method=other: nothing made"
 
 expect_exit 2 "--capture without what to trace: refused" "$FAULTLINE" --capture="$E2E_TMP/nw"
@@ -295,6 +296,67 @@ else:
 method_checks bpf
 method_checks tracepoint
 
+# ---- the pagecache method: the file I/O path, no system call hooked --------
+# A read job of known reads whose blocks (6 KiB) straddle pages: the log
+# holds each read once, rounded out to whole pages, as many as the job's
+# JSON counts. While it runs, the capture's own BPF links are read from
+# /proc (fdinfo's tp_name): the file I/O path's tracepoints and the
+# scheduler's, never the system calls' (which would put every system call
+# of the host on the slow path), and no tracefs instance or syscall event
+# enabled. Fails under --capture_method=bpf (sys_enter among the links).
+pagecache_checks() {
+local m=pagecache T=$E2E_TMP/pagecache rc links sysc
+mkdir "$T"
+mkdata "$T/data" 2
+"$FAULTLINE" --capture_method=$m --capture="$T/rd" -- "$FAULTLINE" --quiet --output-format=json \
+	--output="$T/rd.json" --name=r --filename="$T/data" --size=1536k --bs=6k --rw=randread --ioengine=psync \
+	--invalidate=0 --rate_iops=256 --write_iolog="$T/rd.own" >"$T/rd.out" 2>&1 &
+capture_pid=$!
+for _ in $(seq 100); do grep -q "^capture: recording" "$T/rd.out" && break; sleep 0.1; done
+sleep 0.3
+links=$(cat /proc/$capture_pid/fdinfo/* 2>/dev/null | awk '/^tp_name:/ {print $2}' | sort -u | tr '\n' ' ')
+sysc=$(cat /sys/kernel/tracing/events/syscalls/*/enable /sys/kernel/tracing/events/raw_syscalls/*/enable \
+	2>/dev/null | sort -u | tr '\n' ' ')
+[ -e "/sys/kernel/tracing/instances/faultline-capture-$capture_pid" ] && sysc="$sysc instance"
+wait "$capture_pid"
+rc=$?
+capture_pid=""
+[ "$rc" = 0 ] && pass "$m: -- COMMAND: a read job captured" || fail "$m: -- COMMAND: a read job captured" \
+	"exit $rc" "$(tail -n 5 "$T/rd.out")"
+case " $links " in
+*" mm_filemap_get_pages "*)
+	case " $links " in
+	*" sys_enter "* | *" sys_exit "*) fail "$m: no system-call tracepoint hooked" "links: $links" ;;
+	*) pass "$m: no system-call tracepoint hooked (links: $links)" ;;
+	esac ;;
+*) fail "$m: no system-call tracepoint hooked" "the file I/O path is not hooked either: $links" ;;
+esac
+[ -z "$sysc" ] || [ "$sysc" = "0 " ] && pass "$m: no syscall event enabled, no tracefs instance" ||
+	fail "$m: no syscall event enabled, no tracefs instance" "$sysc"
+pycheck "$m: -- COMMAND: the job's reads, each once, rounded out to pages, as many as its JSON counts" '
+import glob, json, os, sys
+d, data, own, js = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3], sys.argv[4]
+page = os.sysconf("SC_PAGESIZE")
+logged = []
+for f in glob.glob(d + "/*.iolog"):
+    for l in open(f).read().split("\n")[1:-1]:
+        t = l.split()
+        if t[1] == data and t[2] == "read":
+            logged.append((int(t[3]), int(t[4])))
+issued = [(int(t[3]), int(t[4])) for t in (l.split() for l in open(own).read().split("\n")[1:-1]) if t[2] == "read"]
+def pages(o, n):
+    a = o // page * page
+    return (a, -(-(o + n) // page) * page - a)
+assert logged == [pages(o, n) for o, n in issued], (logged[:5], issued[:5])
+n = sum(j["read"]["total_ios"] for j in json.load(open(js))["jobs"])
+assert len(logged) == n == 256, (len(logged), n)
+' "$T/rd" "$T/data" "$T/rd.own" "$T/rd.json"
+grep -q "^method: pagecache " "$T/rd.out" && grep -q "^seen differently (pagecache method)" "$T/rd.out" &&
+	pass "$m: the summary names the method and what it sees differently" ||
+	fail "$m: the summary names the method and what it sees differently" "$(tail -n 12 "$T/rd.out")"
+}
+pagecache_checks
+
 # ---- PostgreSQL under pgbench -S ---------------------------------------------
 if ! command -v setpriv >/dev/null || ! ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1; then
 	fail "PostgreSQL: Debian's postgresql package (make check-deps) is not installed"
@@ -364,6 +426,10 @@ import re
 m = re.search(r"^not logged: \d+ requests \((\d+) reads, \d+ writes, \d+ syncs\) on descriptors closed",
               open(sys.argv[6]).read(), re.M)
 unnamed = int(m.group(1)) if m else 0
+# pagecache names inodes from /proc: a backend gone before its records
+# are read leaves its files unnamed, counted (reads among them).
+m = re.search(r"^  (\d+) requests on files no traced process had open or mapped", open(sys.argv[6]).read(), re.M)
+unnamed += int(m.group(1)) if m else 0
 assert total <= after - before <= total + unnamed, (total, unnamed, after - before, reads)
 # bpf names every descriptor at its open, even one of a backend gone
 # before its events are read.
@@ -381,8 +447,22 @@ expect_exit 0 "$m: PostgreSQL: faultline --verdict of the capture finishes" "$FA
 	--budget=40s --output="$T/verdict" "$T/pgcap/capture.job"
 [ -s "$T/verdict/verdict.json" ] && pass "$m: PostgreSQL: the verdict wrote verdict.json" ||
 	fail "$m: PostgreSQL: the verdict wrote verdict.json" "$(tail -n 5 "$E2E_TMP/err")"
+pycheck "$m: PostgreSQL: the verdict of the capture names a winner (or a tie)" '
+import json, sys
+def judged(o):
+    if isinstance(o, dict):
+        if "winner" in o and (o["winner"] or o.get("tie")):
+            yield o
+        for v in o.values():
+            yield from judged(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from judged(v)
+assert any(judged(json.load(open(sys.argv[1])))), "no winner"
+' "$T/verdict/verdict.json"
 }
 
+pg_checks pagecache
 pg_checks bpf
 pg_checks tracepoint
 "$E2E_TESTS/pg-scratch" stop "$pgdir"
