@@ -414,10 +414,14 @@ void hist_clear(struct hist *h)
 	if (h->n && h->min != UINT64_MAX && h->max >= h->min) {
 		unsigned b0 = hist_bucket(h->min), b1 = hist_bucket(h->max);
 
-		memset(&h->count[b0], 0, (size_t)(b1 - b0 + 1) * sizeof(h->count[0]));
-		b0 >>= HIST_GROUP_BITS;
-		b1 >>= HIST_GROUP_BITS;
-		memset(&h->group[b0], 0, (size_t)(b1 - b0 + 1) * sizeof(h->group[0]));
+		/* Only the groups that hold counts: one outlier would
+		 * otherwise make every row clear thousands of buckets. */
+		for (unsigned g = b0 >> HIST_GROUP_BITS; g <= b1 >> HIST_GROUP_BITS; g++) {
+			if (!h->group[g])
+				continue;
+			memset(&h->count[g << HIST_GROUP_BITS], 0, sizeof(h->count[0]) << HIST_GROUP_BITS);
+			h->group[g] = 0;
+		}
 	} else if (h->n) {
 		memset(h->count, 0, sizeof(h->count));
 		memset(h->group, 0, sizeof(h->group));

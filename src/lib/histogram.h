@@ -157,8 +157,8 @@ int hist_stage_reserve(struct hist_stage *sg, unsigned cap);
 uint64_t hist_stage_max(const struct hist_stage *sg);
 void hist_stage_free(struct hist_stage *sg);
 
-/* Empty @h as hist_init does, writing only the buckets between its min
- * and max (where hist_advance put its counts). */
+/* Empty @h as hist_init does, writing only the groups of buckets
+ * between its min and max that hold counts. */
 void hist_clear(struct hist *h);
 
 /* Value at percentile @p (0..100): the sample of rank ceil(p/100 * n)
