@@ -460,6 +460,89 @@ static void test_advance(void **state)
 	free(empty);
 }
 
+/* Every group's sum is the sum of its buckets' counts. */
+static void assert_groups(const struct hist *h)
+{
+	for (unsigned g = 0; g < HIST_GROUPS; g++) {
+		uint64_t n = 0;
+
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++)
+			n += h->count[b];
+		assert_int_equal(h->group[g], n);
+	}
+}
+
+/* The bucket of rank @rank, walking every bucket from the first. */
+static unsigned rank_walk(const struct hist *h, uint64_t rank)
+{
+	uint64_t seen = 0;
+
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		seen += h->count[b];
+		if (h->count[b] && seen >= rank)
+			return b;
+	}
+	return HIST_BUCKETS;
+}
+
+/* The groups' sums, which let a reader skip what did not change, stay
+ * those of their buckets through every way a histogram is made; an
+ * interval whose values all lie below the run's old maximum is taken
+ * whole (the reader stops at the last count n says is new, not
+ * before); and percentiles found by skipping groups are the bucket
+ * walk's. */
+static void test_groups(void **state)
+{
+	struct hist *w = hnew(), *prev = hnew(), *acc = hnew(), *snap = hnew(), *old = hnew();
+	struct hist *d = hnew(), *m = hnew(), *u = hnew();
+	void *buf = malloc(sizeof(struct hist) * 2);
+
+	(void)state;
+	assert_non_null(buf);
+	hist_add(w, 5000000);		/* an outlier far above the rest */
+	for (int round = 0; round < 5; round++) {
+		uint64_t sum, n;
+
+		for (int k = 0; k < 300; k++)
+			hist_add(w, 1000 + rnd() % (3000u << round));
+		assert_groups(w);
+		hist_clear(acc);
+		hist_snapshot(snap, w);
+		assert_groups(snap);
+		hist_diff(d, snap, old);
+		assert_groups(d);
+		hist_snapshot(old, w);
+		n = hist_advance(acc, prev, w, &sum);
+		assert_int_equal(n, d->n);
+		assert_memory_equal(acc->count, d->count, sizeof(d->count));
+		assert_groups(acc);
+		assert_groups(prev);
+		hist_merge(m, d);
+		assert_groups(m);
+		assert_int_equal(hist_unpack(u, buf, hist_pack(m, buf)), hist_pack(m, NULL));
+		assert_groups(u);
+		for (double p = 0; p <= 100; p += 0.5) {
+			uint64_t rank = (uint64_t)(p * (double)acc->n / 100.0 + 0.999999);
+			uint64_t v = hist_percentile(acc, p);
+
+			rank = rank < 1 ? 1 : rank > acc->n ? acc->n : rank;
+			assert_true(v >= hist_bucket_low(rank_walk(acc, rank)) &&
+				    v <= hist_bucket_high(rank_walk(acc, rank)));
+		}
+	}
+	hist_clear(acc);
+	assert_groups(acc);
+	free(buf);
+	free(w);
+	free(prev);
+	free(acc);
+	free(snap);
+	free(old);
+	free(d);
+	free(m);
+	free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_stage),
 		cmocka_unit_test(test_below_resolution),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

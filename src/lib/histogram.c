@@ -55,8 +55,10 @@ void hist_snapshot(struct hist *dst, const struct hist *src)
 {
 	uint64_t n = 0;
 
+	memset(dst->group, 0, sizeof(dst->group));
 	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 		dst->count[b] = HIST_LOAD(&src->count[b]);
+		dst->group[b >> HIST_GROUP_BITS] += dst->count[b];
 		n += dst->count[b];
 	}
 	dst->n = n;
@@ -69,6 +71,8 @@ void hist_merge(struct hist *dst, const struct hist *src)
 {
 	for (unsigned b = 0; b < HIST_BUCKETS; b++)
 		dst->count[b] += src->count[b];
+	for (unsigned g = 0; g < HIST_GROUPS; g++)
+		dst->group[g] += src->group[g];
 	dst->n += src->n;
 	dst->sum += src->sum;
 	if (src->min < dst->min)
@@ -91,12 +95,14 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
 	unsigned lo = HIST_BUCKETS, hi = 0;
 	uint64_t n = 0;
 
+	memset(out->group, 0, sizeof(out->group));
 	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 		uint64_t c = cur->count[b], p = prev->count[b];
 
 		/* Counts only grow; a smaller current one means @prev is not
 		 * an earlier snapshot of the same histogram. Count nothing. */
 		out->count[b] = c > p ? c - p : 0;
+		out->group[b >> HIST_GROUP_BITS] += out->count[b];
 		if (out->count[b]) {
 			if (lo == HIST_BUCKETS)
 				lo = b;
@@ -119,6 +125,35 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
 		out->max = cur->max;
 }
 
+/* The bucket holding the sample of rank @rank: whole groups skipped by
+ * their sums, from the group of the lowest value (none below it). */
+static unsigned rank_bucket(const struct hist *h, uint64_t rank)
+{
+	unsigned g = h->min != UINT64_MAX ? hist_bucket(h->min) >> HIST_GROUP_BITS : 0, last = 0;
+	uint64_t seen = 0;
+
+	for (; g < HIST_GROUPS; g++) {
+		if (!h->group[g])
+			continue;
+		if (seen + h->group[g] < rank) {
+			seen += h->group[g];
+			last = g;
+			continue;
+		}
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++) {
+			seen += h->count[b];
+			if (h->count[b] && seen >= rank)
+				return b;
+		}
+		last = g;
+	}
+	/* n larger than the buckets hold: the highest non-empty bucket. */
+	for (unsigned b = (last + 1) << HIST_GROUP_BITS; b-- > last << HIST_GROUP_BITS;)
+		if (h->count[b])
+			return b;
+	return 0;
+}
+
 /*
  * The sample of rank ceil(p/100 * n) (at least 1): walk the buckets to
  * the one holding it and answer its midpoint, clamped to the observed
@@ -127,8 +162,8 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
  */
 uint64_t hist_percentile(const struct hist *h, double p)
 {
-	uint64_t rank, seen = 0, v;
-	unsigned b, last = 0;
+	uint64_t rank, v;
+	unsigned b;
 	double r;
 
 	if (!h->n)
@@ -148,16 +183,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
 		rank = 1;
 	if (rank > h->n)
 		rank = h->n;
-	for (b = 0; b < HIST_BUCKETS; b++) {
-		if (!h->count[b])
-			continue;
-		last = b;
-		seen += h->count[b];
-		if (seen >= rank)
-			break;
-	}
-	if (b == HIST_BUCKETS)	/* n larger than the buckets hold */
-		b = last;
+	b = rank_bucket(h, rank);
 	/* The extremes are known exactly. */
 	if (rank == h->n && h->max >= hist_bucket_low(b) && h->max <= hist_bucket_high(b))
 		return h->max;
@@ -214,6 +240,7 @@ size_t hist_unpack(struct hist *h, const void *buf, size_t len)
 	if (head[4] > HIST_BUCKETS || len - off < head[4] * PACK_PAIR * sizeof(uint64_t))
 		return 0;
 	memset(h->count, 0, sizeof(h->count));
+	memset(h->group, 0, sizeof(h->group));
 	h->n = head[0];
 	h->sum = head[1];
 	h->min = head[2];
@@ -226,40 +253,55 @@ size_t hist_unpack(struct hist *h, const void *buf, size_t len)
 		if (pair[0] >= HIST_BUCKETS)
 			return 0;
 		h->count[pair[0]] = pair[1];
+		h->group[pair[0] >> HIST_GROUP_BITS] += pair[1];
 	}
 	return off;
 }
 
+static int stage_grow(struct hist_stage *sg)
+{
+	unsigned cap = sg->cap ? 2 * sg->cap : 32;
+	uint32_t *nb = realloc(sg->bucket, cap * sizeof(*nb));
+	uint64_t *nc;
+
+	if (!nb)
+		return -ENOMEM;
+	sg->bucket = nb;
+	nc = realloc(sg->count, cap * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	sg->count = nc;
+	sg->cap = cap;
+	return 0;
+}
+
 int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src)
 {
-	uint64_t min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max);
+	/* n first: the writer stores it after the bucket and the group. */
+	uint64_t n = HIST_LOAD(&src->n), min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max);
+	uint64_t want = n > prev->n ? n - prev->n : 0, got = 0;
 
 	sg->n = 0;
 	sg->taken = false;
 	if (min == UINT64_MAX || max < min)
 		return 0;		/* nothing recorded yet */
-	for (unsigned b = hist_bucket(min), b1 = hist_bucket(max); b <= b1; b++) {
-		uint64_t c = HIST_LOAD(&src->count[b]);
-
-		if (c <= prev->count[b])
+	for (unsigned g = hist_bucket(min) >> HIST_GROUP_BITS, g1 = hist_bucket(max) >> HIST_GROUP_BITS;
+	     g <= g1 && (!want || got < want); g++) {
+		if (HIST_LOAD(&src->group[g]) <= prev->group[g])
 			continue;
-		if (sg->n == sg->cap) {
-			unsigned cap = sg->cap ? 2 * sg->cap : 32;
-			uint32_t *nb = realloc(sg->bucket, cap * sizeof(*nb));
-			uint64_t *nc;
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++) {
+			uint64_t c = HIST_LOAD(&src->count[b]);
 
-			if (nb)
-				sg->bucket = nb;
-			nc = nb ? realloc(sg->count, cap * sizeof(*nc)) : NULL;
-			if (!nc) {
+			if (c <= prev->count[b])
+				continue;
+			got += c - prev->count[b];
+			if (sg->n == sg->cap && stage_grow(sg) < 0) {
 				sg->n = 0;
 				return -ENOMEM;
 			}
-			sg->count = nc;
-			sg->cap = cap;
+			sg->bucket[sg->n] = b;
+			sg->count[sg->n++] = c;
 		}
-		sg->bucket[sg->n] = b;
-		sg->count[sg->n++] = c;
 	}
 	sg->sum = HIST_LOAD(&src->sum);
 	sg->min = min;
@@ -281,7 +323,9 @@ uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg,
 		const uint64_t d = sg->count[i] - prev->count[b];
 
 		acc->count[b] += d;
+		acc->group[b >> HIST_GROUP_BITS] += d;
 		prev->count[b] = sg->count[i];
+		prev->group[b >> HIST_GROUP_BITS] += d;
 		n += d;
 	}
 	*sum = sg->sum > prev->sum ? sg->sum - prev->sum : 0;
@@ -370,9 +414,17 @@ void hist_clear(struct hist *h)
 	if (h->n && h->min != UINT64_MAX && h->max >= h->min) {
 		unsigned b0 = hist_bucket(h->min), b1 = hist_bucket(h->max);
 
-		memset(&h->count[b0], 0, (size_t)(b1 - b0 + 1) * sizeof(h->count[0]));
+		/* Only the groups that hold counts: one outlier would
+		 * otherwise make every row clear thousands of buckets. */
+		for (unsigned g = b0 >> HIST_GROUP_BITS; g <= b1 >> HIST_GROUP_BITS; g++) {
+			if (!h->group[g])
+				continue;
+			memset(&h->count[g << HIST_GROUP_BITS], 0, sizeof(h->count[0]) << HIST_GROUP_BITS);
+			h->group[g] = 0;
+		}
 	} else if (h->n) {
 		memset(h->count, 0, sizeof(h->count));
+		memset(h->group, 0, sizeof(h->group));
 	}
 	h->n = h->sum = h->max = 0;
 	h->min = UINT64_MAX;

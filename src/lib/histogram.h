@@ -23,12 +23,21 @@
  * last bucket. */
 #define HIST_MAX_EXP 42
 #define HIST_BUCKETS ((HIST_MAX_EXP - HIST_SUB_BITS + 2) * HIST_SUB)
+/* Buckets are summed by groups of 2^HIST_GROUP_BITS (two cache lines of
+ * counts): a reader that wants what changed since its last look (the
+ * sampler, every interval, for thousands of jobs) compares the groups'
+ * sums and reads only the buckets of the groups that moved, and a
+ * percentile skips whole groups; walking every bucket between a run's
+ * extremes was most of a sample's cost per job. */
+#define HIST_GROUP_BITS 4
+#define HIST_GROUPS (HIST_BUCKETS >> HIST_GROUP_BITS)
 
 struct hist {
 	uint64_t n;
 	uint64_t sum;			/* ns, for the mean */
 	uint64_t min;			/* UINT64_MAX when empty */
 	uint64_t max;
+	uint64_t group[HIST_GROUPS];	/* sum of each group's counts */
 	uint64_t count[HIST_BUCKETS];
 };
 
@@ -72,6 +81,9 @@ static inline void hist_add(struct hist *h, uint64_t v)
 	b = hist_bucket(v);
 
 	HIST_STORE(&h->count[b], HIST_LOAD(&h->count[b]) + 1);
+	/* After the bucket, before n: a reader that sees a group grow finds
+	 * its bucket grown too, and one that sees n grow finds the group. */
+	HIST_STORE(&h->group[b >> HIST_GROUP_BITS], HIST_LOAD(&h->group[b >> HIST_GROUP_BITS]) + 1);
 	HIST_STORE(&h->n, HIST_LOAD(&h->n) + 1);
 	HIST_STORE(&h->sum, HIST_LOAD(&h->sum) + v);
 	if (v < HIST_LOAD(&h->min))
@@ -105,9 +117,10 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
  * (the sampler's per-interval step): the counts @src gained
  * since @prev (an earlier state of it that only this function updates,
  * from a hist_init) are added into @acc, and @prev is brought up to
- * @src. Only the buckets between @src's min and max are visited, where
- * every count lies: a count whose extremes the writer has not stored
- * yet is taken at the next call. Returns the interval's count, its sum
+ * @src. Only the groups of buckets between @src's min and max whose sum
+ * grew are visited, and no further than the last that holds the counts
+ * @src's n says are new: a count whose group, n or extremes the writer
+ * has not stored yet is taken at the next call. Returns the interval's count, its sum
  * of values in *@sum.
  */
 uint64_t hist_advance(struct hist *acc, struct hist *prev, const struct hist *src, uint64_t *sum);
@@ -144,8 +157,8 @@ int hist_stage_reserve(struct hist_stage *sg, unsigned cap);
 uint64_t hist_stage_max(const struct hist_stage *sg);
 void hist_stage_free(struct hist_stage *sg);
 
-/* Empty @h as hist_init does, writing only the buckets between its min
- * and max (where hist_advance put its counts). */
+/* Empty @h as hist_init does, writing only the groups of buckets
+ * between its min and max that hold counts. */
 void hist_clear(struct hist *h);
 
 /* Value at percentile @p (0..100): the sample of rank ceil(p/100 * n)

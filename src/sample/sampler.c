@@ -233,19 +233,31 @@ static uint64_t planned_ns(const struct sampler_config *c);
  * guest (tests/bench/README.md, many-jobs), so 250 are under 0.4 ms. */
 #define TASK_READS_PER_SAMPLE 250
 
+/* Worker threads' CPU clocks a sample may read: one clock_gettime of
+ * another thread's CPU clock is a system call of 0.5 us or more
+ * (tests/bench/sample_rows.c), 1 ms at 2000 threads of the 2 ms a
+ * sample may cost, so 500 are about 0.3 ms. */
+#define CPU_READS_PER_SAMPLE 500
+
 static void task_budget(struct sampler *s)
 {
 	unsigned threads = 0;
 
 	for (unsigned j = 0; j < s->cfg.njobs; j++)
 		threads += s->cfg.jobs[j].nworkers;
-	s->task_every = 1;
+	s->task_every = s->cpu_every = 1;
 	if (threads > TASK_READS_PER_SAMPLE / 2)
 		s->task_every = (2 * threads + TASK_READS_PER_SAMPLE - 1) / TASK_READS_PER_SAMPLE;
+	if (threads > CPU_READS_PER_SAMPLE / 2)
+		s->cpu_every = (2 * threads + CPU_READS_PER_SAMPLE - 1) / CPU_READS_PER_SAMPLE;
 	if (s->task_every > 1)
 		fprintf(stderr, "faultline: note: per-thread fault counters of %u threads: each job's are "
 			"read over one interval in %u (a read costs microseconds); its other rows' "
 			"majflt_per_s and minflt_per_s cells stay empty\n", threads, s->task_every);
+	if (s->cpu_every > 1)
+		fprintf(stderr, "faultline: note: per-thread CPU time of %u threads: each job's is "
+			"read over one interval in %u (a read is a system call); its other rows' "
+			"cpu_us_per_4k cells stay empty\n", threads, s->cpu_every);
 }
 
 /* Jobs' counter sets a sample may read: one read of a job's set (every
@@ -542,6 +554,7 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		/* A new thread starts with zero faults of its own. */
 		ts->prev_maj = ts->prev_min = 0;
 		js->flt_read = true;
+		js->cpu_read = true;
 		ts->cpu_ns = ts->prev_cpu = 0;
 		ts->cpu_ok = false;
 		ts->base_from_start = true;

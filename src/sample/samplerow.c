@@ -510,18 +510,23 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 	r->p99 = r->lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
 }
 
-/* The worker threads' CPU time since the previous row, each row, and
- * their faults when due (a thread's stat file is the dearest read of a
- * row: over one interval in task_every at many threads, both ends of
- * the row read); the probe's are not the job's. */
+/* The worker threads' CPU time since the previous row and their faults,
+ * each when due (a thread's stat file is the dearest read of a row, its
+ * CPU clock a system call: each over one interval in task_every and
+ * cpu_every at many threads, both ends of the row read; the CPU also
+ * when the faults or the time breakdown are read); the probe's are not
+ * the job's. */
 static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
+	bool cpu = flt || sampler_due(s, j, r->now, s->cpu_every) ||
+		   (sj->job->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
 
-	r->cpu_ok = sj->nworkers > 0;
-	for (unsigned i = 0; i < sj->nworkers && i < js->nthreads; i++) {
+	r->cpu_ok = cpu && js->cpu_read && sj->nworkers > 0;
+	js->cpu_read = cpu;
+	for (unsigned i = 0; cpu && i < sj->nworkers && i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
 		uint64_t mj, mn;

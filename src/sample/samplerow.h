@@ -91,6 +91,7 @@ struct job_samp {
 	bool dev_end_taken;
 	bool faults_ok;			/* every interval's faults were readable */
 	bool flt_read;			/* its threads' faults read at its previous row */
+	bool cpu_read;			/* ... and their CPU time */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
 	/* Kernel counters of the job's own tasks (perfev.h), opened on its
 	 * leader from ready until it ends: at the previous row, at the
@@ -143,8 +144,9 @@ struct sampler {
 	bool noted_ev;
 	uint64_t ev_reads, ev_read_ns;
 	/* Each job's threads' faults (their stat files) are read over one
-	 * interval in task_every; their CPU time each interval. */
-	unsigned task_every;
+	 * interval in task_every, their CPU clocks over one in cpu_every
+	 * (and whenever their faults or delays are read). */
+	unsigned task_every, cpu_every;
 	struct sys_snap group_sys;	/* taken at the first job_ready of a group */
 	bool group_sys_taken;
 	struct explain_host psi;
