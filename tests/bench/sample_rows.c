@@ -166,8 +166,8 @@ int main(int argc, char **argv)
 
 		for (unsigned j = 0; j < njobs; j++)
 			for (unsigned r = 0; r < nreq; r++) {
-				stat_add(&a.ts[j].ops, 1);
-				stat_add(&a.ts[j].bytes, 4096);
+				stat_add(&a.ts[j].rops, 1);
+				stat_add(&a.ts[j].rbytes, 4096);
 				hist_add(&a.ts[j].lat, lat_draw());
 			}
 		now += iv;
@@ -205,13 +205,13 @@ int main(int argc, char **argv)
 		t_cpu[k] = now_ns() - a0;
 		row = (struct sample_row){
 			.sj = &view[0], .t0 = t0, .hz = 100, .rlat = acc, .wlat = none, .slat = none,
-			.sys = &sys, .ps = &sys, .now = now, .dt = 0.1, .ops = 91234, .bytes = 91234ull * 4096,
+			.sys = &sys, .ps = &sys, .now = now, .dt = 0.1, .rops = 91234, .rbytes = 91234ull * 4096,
 			.lat = true, .p50 = 2.345, .p99 = 31.234, .cpu_ok = true, .cpu_ns = 81234567,
 		};
 		a0 = now_ns();
 		for (unsigned j = 0; j < njobs; j++) {
 			row.sj = &view[j];
-			row.ops += j;
+			row.rops += j;
 			sink += (uint64_t)(samplecols_write(&row, hc, line, line + sizeof(line)) - line);
 		}
 		t_cells[k] = now_ns() - a0;
