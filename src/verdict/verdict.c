@@ -871,8 +871,10 @@ int verdict_main(struct verdict_opts *o, FILE *out, struct err *e)
 	snprintf(jobdir, sizeof(jobdir), "%s/verdict-jobs", outdir);
 	snprintf(csv_tmp, sizeof(csv_tmp), "%s/.verdict-run.%d.csv", outdir, (int)getpid());
 	d.self = "faultline";
-	if (mkdir(jobdir, 0755) && errno != EEXIST) {
-		ret = err_set(e, errno, "verdict: %s: %s", jobdir, strerror(errno));
+	/* --output names a folder, made if it does not exist yet (its
+	 * parent must). */
+	if ((mkdir(outdir, 0755) && errno != EEXIST) || (mkdir(jobdir, 0755) && errno != EEXIST)) {
+		ret = err_set(e, errno, "verdict: --output=%s: %s", outdir, strerror(errno));
 		goto out;
 	}
 	if (o->njobfiles) {

@@ -198,7 +198,7 @@ FAULTLINE_PYTHON=/bin/false "$here/../plot/verdict-html" "$E2E_TMP/verdict.json"
 
 # An existing file (--filename) is only read: no write mix without
 # --write-probe, the file unchanged, no scratch file made beside it.
-mkdir -p "$E2E_TMP/given" "$E2E_TMP/out2"
+mkdir -p "$E2E_TMP/given"	# out2 is not made: the verdict makes its --output folder
 mkdata "$E2E_TMP/given/data" 128
 sum0=$(md5sum <"$E2E_TMP/given/data")
 "$FAULTLINE" --verdict --budget=60s --filename="$E2E_TMP/given/data" --output="$E2E_TMP/out2" --quiet \
