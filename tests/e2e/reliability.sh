@@ -226,8 +226,11 @@ grep -q "lay out $E2E_TMP/new: stopped by a signal after .* of 4294967296 bytes 
 layout_int "$E2E_TMP/short"
 rc=$?
 sz=$(stat -c %s "$E2E_TMP/short" 2>/dev/null || echo 0)
+# At least the 16 MiB appended that the signal waited for (a loaded host
+# may deliver it before one byte more: 25165824 exactly, once), and
+# less than the whole.
 [ $rc = 1 ] && grep -q "what it appended stays, and the next run appends only the rest" "$E2E_TMP/lay.err" &&
-	[ "$sz" -gt $((24 << 20)) ] && [ "$sz" -lt $((4 << 30)) ] &&
+	[ "$sz" -ge $((24 << 20)) ] && [ "$sz" -lt $((4 << 30)) ] &&
 	pass "Ctrl-C while extending a file: what was appended stays ($((sz >> 20)) MiB)" ||
 	fail "Ctrl-C while extending a file: what was appended stays" "exit $rc, size $sz" "$(cat "$E2E_TMP/lay.err")"
 rm -f "$E2E_TMP/short"
