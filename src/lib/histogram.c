@@ -258,9 +258,9 @@ size_t hist_unpack(struct hist *h, const void *buf, size_t len)
 	return off;
 }
 
-static int stage_grow(struct hist_stage *sg)
+/* Both arrays of @sg to @cap entries, their contents kept. */
+static int stage_resize(struct hist_stage *sg, unsigned cap)
 {
-	unsigned cap = sg->cap ? 2 * sg->cap : 32;
 	uint32_t *nb = realloc(sg->bucket, cap * sizeof(*nb));
 	uint64_t *nc;
 
@@ -273,6 +273,11 @@ static int stage_grow(struct hist_stage *sg)
 	sg->count = nc;
 	sg->cap = cap;
 	return 0;
+}
+
+static int stage_grow(struct hist_stage *sg)
+{
+	return stage_resize(sg, sg->cap ? 2 * sg->cap : 32);
 }
 
 int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src)
@@ -357,22 +362,12 @@ uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg,
 
 int hist_stage_reserve(struct hist_stage *sg, unsigned cap)
 {
-	uint32_t *nb;
-	uint64_t *nc;
-
 	if (cap <= sg->cap)
 		return 0;
-	nb = realloc(sg->bucket, cap * sizeof(*nb));
-	if (!nb)
+	if (stage_resize(sg, cap) < 0)
 		return -ENOMEM;
-	sg->bucket = nb;
-	nc = realloc(sg->count, cap * sizeof(*nc));
-	if (!nc)
-		return -ENOMEM;
-	sg->count = nc;
-	sg->cap = cap;
-	memset(sg->bucket, 0, cap * sizeof(*nb));
-	memset(sg->count, 0, cap * sizeof(*nc));
+	memset(sg->bucket, 0, cap * sizeof(*sg->bucket));
+	memset(sg->count, 0, cap * sizeof(*sg->count));
 	return 0;
 }
 
