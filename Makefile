@@ -232,10 +232,11 @@ check-modules:
 # them, at the lowest CPU priority, the ASan build and pass; the TSan
 # build, the fuzzing smoke run (it takes no lock, so it runs while the
 # alone suites hold it), the TSan pass, then, at the front's priority,
-# the root suites of E2E_BESIDE; and the unprivileged pass, from the
-# start, so that its alone suites run among the front's (after the
-# others, an alone suite waits for a moment when no shared one runs,
-# and the pass ended last). The lanes beside are printed when done. The
+# the root suites of E2E_BESIDE, and, at the lowest priority again,
+# the last ASan suites (E2E_ASAN_LATE: the ASan lane was the longest by
+# minutes); and the unprivileged pass, from the start, so that its
+# alone suites run among the front's (after the others, an alone suite
+# waits for a moment when no shared one runs, and the pass ended last). The lanes beside are printed when done. The
 # end-to-end suites of all lanes share E2E_LOCK:
 # one marked alone runs by itself (tests/run-e2e). The lock is the host's
 # (CHECK_LOCK), not the clone's: two make checks at once, or a suite run
@@ -244,8 +245,8 @@ check-modules:
 # unlinked file while the next run locked a new one).
 CHECK_LOCK ?= $(firstword $(wildcard /run/lock) /tmp)/faultline-e2e.lock
 CHECK_FRONT  = check-modules unit e2e-front plot-tests
-CHECK_ASAN   = asan check-asan
-CHECK_TSAN   = tsan check-fuzz check-tsan e2e-beside
+CHECK_ASAN   = check-asan
+CHECK_TSAN   = tsan check-fuzz check-tsan e2e-beside check-asan-late
 CHECK_NOBODY = e2e-unprivileged
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
@@ -257,7 +258,7 @@ check: check-deps
 check-lanes:
 	@fail=0; t0=$$(date +%s); lock=$(CHECK_LOCK); touch $$lock; rm -f build-beside.rc; \
 	lane() { for s in "$$@"; do t=$$(date +%s); n=19; [ $$s != e2e-beside ] || n=0; \
-		nice -n $$n $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
+		nice -n $$n $(MAKE) --no-print-directory $$s E2E_LOCK=$$lock ASAN_SPLIT=1 || { echo 1 >build-beside.rc; echo "== check: $$s FAILED"; }; \
 		echo "== check: $$s took $$(($$(date +%s) - t)) s (beside, ended at $$(($$(date +%s) - t0)) s)"; done; }; \
 	lane $(CHECK_NOBODY) >build-beside-nobody.log 2>&1 & nobody=$$!; \
 	lane $(CHECK_ASAN) >build-beside-asan.log 2>&1 & asan=$$!; \

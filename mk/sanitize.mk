@@ -51,7 +51,7 @@ define san_build
 		build-$1/faultline $(call san_tests,$1)
 endef
 
-.PHONY: asan ubsan tsan check-asan check-tsan fuzz check-fuzz fuzz-build fuzz-deps
+.PHONY: asan ubsan tsan check-asan check-asan-late check-tsan fuzz check-fuzz fuzz-build fuzz-deps
 asan ubsan tsan:
 	$(call san_build,$@)
 
@@ -71,21 +71,38 @@ SAN_LOCK = $(if $(E2E_LOCK),tests/e2e-lock -s $(E2E_LOCK))
 # Shortest first (the alone ones run first anyway): an alone suite of
 # the front lane waits for the shared ones running to end, and the
 # front's run at the start.
-E2E_ASAN = vmcache badinput reqopts shapes reliability async runctl bufpool replay \
-	   fio-cli fio-json fio-examples engines writes verdict telemetry writeback
-check-asan: deps
-	$(call san_build,asan)
+E2E_ASAN = vmcache badinput reqopts shapes reliability async bufpool replay \
+	   fio-cli fio-json fio-examples engines verdict telemetry
+# The rest of the ASan pass, run by check-asan-late at the end of the
+# TSan lane of make check, which ends minutes before the ASan lane
+# does: both lanes then share the two CPUs to the end instead of one
+# running alone (check-asan runs them too when called by itself).
+E2E_ASAN_LATE = runctl writes writeback
+# Both passes build the same tree: the second waits for the first's
+# build rather than racing it (a no-op once it is built).
+san_build_locked = flock $(CURDIR)/build-$1.lock $(MAKE) -f $(SAN_TOP) san-build-$1
+san-build-%:
+	$(call san_build,$*)
+# $1: the suites; $2: the unit tests too (1) or not; $3: the logs' folder.
+define asan_pass
 	@fail=0; \
-	for t in $(call san_tests,asan); do echo "== $$t (asan)"; \
-		$(SAN_LOCK) env $(SAN_ASAN_ENV) $$t || fail=1; done; \
-	rm -rf build-asan/logs && mkdir -p build-asan/logs; \
-	$(E2E_RUN) --label=asan $(E2E_ASAN) -- \
-		env ASAN_OPTIONS=$(SAN_ASAN_OPTS):log_path=$(CURDIR)/build-asan/logs/asan \
-		    UBSAN_OPTIONS=$(SAN_UBSAN_OPTS):log_path=$(CURDIR)/build-asan/logs/ubsan \
+	$(if $2,for t in $(call san_tests,asan); do echo "== $$t (asan)"; \
+		$(SAN_LOCK) env $(SAN_ASAN_ENV) $$t || fail=1; done;) \
+	rm -rf build-asan/$3 && mkdir -p build-asan/$3; \
+	$(E2E_RUN) --label=asan $1 -- \
+		env ASAN_OPTIONS=$(SAN_ASAN_OPTS):log_path=$(CURDIR)/build-asan/$3/asan \
+		    UBSAN_OPTIONS=$(SAN_UBSAN_OPTS):log_path=$(CURDIR)/build-asan/$3/ubsan \
 		    LSAN_OPTIONS=$(SAN_LSAN_OPTS) FAULTLINE=$(CURDIR)/build-asan/faultline || fail=1; \
-	for l in build-asan/logs/*; do [ -e "$$l" ] || continue; \
+	for l in build-asan/$3/*; do [ -e "$$l" ] || continue; \
 		echo "== sanitizer report $$l"; cat "$$l"; fail=1; done; \
 	exit $$fail
+endef
+check-asan: deps
+	$(call san_build_locked,asan)
+	$(call asan_pass,$(E2E_ASAN) $(if $(ASAN_SPLIT),,$(E2E_ASAN_LATE)),1,logs)
+check-asan-late: deps
+	$(call san_build_locked,asan)
+	$(call asan_pass,$(E2E_ASAN_LATE),,logs-late)
 
 # The unit tests of the modules that run threads. (Not all of them: the
 # rest gain nothing, and test_procfs compares two reads of the process's
