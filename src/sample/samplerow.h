@@ -120,6 +120,10 @@ struct job_samp {
 	bool da_read;
 	struct timeshare_ns da_total;
 	uint64_t da_window;
+	/* ... and the measured rows it was due in but could not split: a
+	 * thread unread, or a wait the kernel miscounted (da_bogus). */
+	uint64_t da_lost;
+	bool da_bogus;
 	char da_why[160];
 };
 

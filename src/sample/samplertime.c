@@ -238,6 +238,10 @@ bool sampler_time_row(struct sampler *s, unsigned j, uint64_t now, bool ramp, un
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
 				  sj->job->name, s->da_fail);
 	}
+	if ((bogus || (!ok && !absent)) && had && !ramp) {
+		js->da_lost += (uint64_t)sj->nworkers * (now - js->last_t);
+		js->da_bogus |= bogus;
+	}
 	if (!ok || !had || !timeshare_split(&row, (uint64_t)sj->nworkers * (now - js->last_t), tenths))
 		return false;
 	if (!ramp) {
@@ -257,6 +261,20 @@ void sampler_time_result(const struct sampler *s, unsigned j, struct job_result 
 	r->time_window_ns = js->da_window;
 	r->time_ok = s->cfg.jobs[j].job->delayacct && s->tsk &&
 		     timeshare_split(&js->da_total, js->da_window, r->time_tenths);
+	/* What is left after the rows that could not be split must be
+	 * most of what was due, or the job's shares would be those of a
+	 * moment (a 1 s job whose one full row was dropped would be judged
+	 * on its last millisecond). */
+	if (r->time_ok && js->da_lost > js->da_window) {
+		r->time_ok = false;
+		snprintf(r->time_why, sizeof(r->time_why),
+			 "%s in rows covering %.3g of the %.3g thread-seconds read; the %.3g left are too few to split",
+			 js->da_bogus ? "the kernel counted a thread a wait longer than its life"
+				      : "a thread's time could not be read",
+			 (double)js->da_lost / 1e9, (double)(js->da_lost + js->da_window) / 1e9,
+			 (double)js->da_window / 1e9);
+		return;
+	}
 	if (!s->cfg.jobs[j].job->delayacct)
 		r->time_why[0] = '\0';
 	else if (!r->time_ok)
