@@ -411,6 +411,53 @@ static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 	}
 }
 
+/* vmcache's p99 well above the buffer pool's: the two costs a vmcache
+ * miss pays that a bufpool miss does not, from its own counters. It
+ * gives its evicted pages back to the kernel (madvise), so a miss
+ * refills a page the kernel faults in zeroed first, and the miss that
+ * finds the pool full evicts a whole batch before its read. */
+static void pool_tail_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
+			       unsigned wi)
+{
+	json_t *vd, *bd;
+	double vp, bp, vmiss, bmiss, vflt, bflt, batches, ev, calls;
+	char nb[32];
+
+	if (!r->e[JE_VMCACHE].ok || !r->e[JE_BUFPOOL].ok)
+		return;
+	vd = typical_doc(cells, ncells, wi, JE_VMCACHE, &r->e[JE_VMCACHE]);
+	bd = typical_doc(cells, ncells, wi, JE_BUFPOOL, &r->e[JE_BUFPOOL]);
+	if (!vd || !bd || !judge_doc_p99_us(vd, &vp) || !judge_doc_p99_us(bd, &bp) || !(bp > 0) ||
+	    vp < bp * JUDGE_POOL_TAIL)
+		return;
+	if (!judge_jnum(vd, "jobs.0.faultline.pool.misses", &vmiss) || !(vmiss > 0) ||
+	    !judge_jnum(bd, "jobs.0.faultline.pool.misses", &bmiss) || !(bmiss > 0) ||
+	    !judge_jnum(vd, "jobs.0.faultline.minor_faults", &vflt) ||
+	    !judge_jnum(bd, "jobs.0.faultline.minor_faults", &bflt) ||
+	    !judge_jnum(vd, "jobs.0.faultline.pool.evict_batches", &batches) ||
+	    !judge_jnum(vd, "jobs.0.faultline.pool.evictions", &ev) ||
+	    !judge_jnum(vd, "jobs.0.faultline.pool.madvise_calls", &calls)) {
+		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
+		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us); its eviction "
+		    "and fault counters are not in its run's document to say why.", vp / bp, vp, bp);
+		return;
+	}
+	fmt_num(nb, sizeof(nb), batches);
+	if (batches > 0)
+		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
+		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us): one miss in %.0f "
+		    "evicted a batch of %.1f pages (%.1f madvise calls) before its read (%s batches), and a "
+		    "miss faulted in %.2f pages given back to the kernel, zeroed, against the buffer "
+		    "pool's %.2f: memory it returns, where the buffer pool keeps its frames.",
+		    vp / bp, vp, bp, vmiss / batches, ev / batches, calls / batches, nb, vflt / vmiss,
+		    bflt / bmiss);
+	else
+		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
+		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us) with no eviction: "
+		    "a miss faulted in %.2f pages, zeroed, against the buffer pool's %.2f.",
+		    vp / bp, vp, bp, vflt / vmiss, bflt / bmiss);
+}
+
 static void flush_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
 			   unsigned wi)
 {
@@ -924,6 +971,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		else if (e == JE_BUFPOOL || e == JE_VMCACHE)
 			pool_evidence(r, e, doc, h);
 	}
+	pool_tail_evidence(r, cells, ncells, wi);
 	time_evidence(r, cells, ncells, wi);
 	if (wl->writes) {
 		flush_evidence(r, cells, ncells, wi);

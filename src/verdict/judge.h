@@ -81,6 +81,7 @@ struct judge_wl {
 #define JUDGE_READ_AMP 2.0		/* read amplification worth a sentence */
 #define JUDGE_MAJFLT_PER_OP 0.1		/* major faults per request (mmap) */
 #define JUDGE_FLUSH_RATIO 2.0		/* flush p99 differences worth a sentence */
+#define JUDGE_POOL_TAIL 1.10		/* vmcache's p99 over bufpool's worth the why */
 #define JUDGE_KERNEL_WRITE_SHARE 0.2	/* of the data written, the kernel's own */
 #define JUDGE_BLOCKED_PCT 50.0		/* the loop thread asleep this share of its time */
 #define JUDGE_RA_KB 512			/* read_ahead_kb at or above: a host fact */
