@@ -791,6 +791,12 @@ static void test_pool_tail(void **state)
 	assert_non_null(strstr(s->text, want));
 	snprintf(want, sizeof(want), "a batch of %.1f pages", pool_num(v, "evictions") / batches);
 	assert_non_null(strstr(s->text, want));
+	/* vmcache's evictions are madvise calls, and say so. */
+	s = find(&r, "pool_hit_ratio", "vmcache");
+	assert_non_null(s);
+	assert_null(strstr(s->text, "none of them a TLB shootdown"));
+	assert_non_null(strstr(s->text, "madvise"));
+	assert_non_null(find(&r, "pool_hit_ratio", "none of them a TLB shootdown"));	/* bufpool's */
 	/* The same run on both sides: no gap, nothing to explain. */
 	c[1].doc = b;
 	c[1].e = JE_VMCACHE;

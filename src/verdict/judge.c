@@ -392,7 +392,23 @@ static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 	if (!judge_jnum(doc, "jobs.0.faultline.pool.size", &ps))
 		ps = (double)h->mem_budget;
 	mib(m, sizeof(m), (uint64_t)ps);
-	if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
+	if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s) && e == JE_VMCACHE) {
+		/* vmcache gives its evicted pages back with madvise: each
+		 * call flushes the TLB of the other CPUs running the job. */
+		struct judge_ev tlb = judge_ev_tlb(doc);
+		double ipi;
+		char t[96] = "";
+
+		fmt_num(a, sizeof(a), ev / s);
+		if (judge_jnum(doc, "jobs.0.faultline.pool.tlb_ipi_per_evicted_page", &ipi))
+			snprintf(t, sizeof(t), ": %.2f TLB shootdown IPIs per evicted page", ipi);
+		else if (tlb.ok)
+			snprintf(t, sizeof(t), " (TLB shootdowns %.0f/s, %s)", tlb.v, tlb.src);
+		say(r, "pool_hit_ratio", hit, NAN, "job",
+		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s evictions/s, given back "
+		    "to the kernel with madvise, which flushes the other CPUs' TLBs%s; no reclaim.",
+		    name, 100 * hit, m, f, a, t);
+	} else if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
 		fmt_num(a, sizeof(a), ev / s);
 		say(r, "pool_hit_ratio", hit, NAN, "job",
 		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s "
