@@ -16,6 +16,7 @@
 
 #include "verdict/judge.h"
 #include "verdict/judge_doc.h"
+#include "verdict/judge_say.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -108,7 +109,7 @@ none:
 /* ------------------------------------------------------------------ */
 /* Sentences */
 
-static void fmt_num(char *buf, size_t len, double v)
+void judge_fmt_num(char *buf, size_t len, double v)
 {
 	if (v >= 1e6)
 		snprintf(buf, len, "%.2fM", v / 1e6);
@@ -122,9 +123,8 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.2f", v);
 }
 
-__attribute__((format(printf, 6, 7)))
-static void say(struct judge_result *r, const char *key, double v, double thr, const char *src,
-		const char *fmt, ...)
+void judge_say(struct judge_result *r, const char *key, double v, double thr, const char *src,
+	       const char *fmt, ...)
 {
 	struct judge_sentence *s;
 	va_list ap;
@@ -173,8 +173,8 @@ static double median(const double *v, unsigned n)
 
 /* The document of @e's round closest to its median: the evidence shown
  * belongs to a typical run, not the best or the worst. */
-static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, unsigned wi,
-			   enum judge_engine e, const struct judge_engine_result *er)
+json_t *judge_typical_doc(const struct judge_cell *cells, unsigned ncells, unsigned wi,
+			  int e, const struct judge_engine_result *er)
 {
 	json_t *best = NULL;
 	double bestd = INFINITY;
@@ -182,7 +182,7 @@ static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, unsi
 	for (unsigned i = 0; i < ncells; i++) {
 		double d;
 
-		if (cells[i].wl != wi || cells[i].e != e || cells[i].round >= JUDGE_MAX_ROUNDS)
+		if (cells[i].wl != wi || (int)cells[i].e != e || cells[i].round >= JUDGE_MAX_ROUNDS)
 			continue;
 		if (isnan(er->v[cells[i].round]))
 			continue;
@@ -195,7 +195,7 @@ static json_t *typical_doc(const struct judge_cell *cells, unsigned ncells, unsi
 	return best;
 }
 
-static void mib(char *buf, size_t len, uint64_t b)
+void judge_mib(char *buf, size_t len, uint64_t b)
 {
 	snprintf(buf, len, "%.0f MiB", (double)b / MIB);
 }
@@ -261,18 +261,18 @@ static void compare(struct judge_result *r, enum judge_engine a, enum judge_engi
 	ename(r, a, na, sizeof(na));
 	ename(r, b, nb, sizeof(nb));
 	if (n > 1 ? worst < 1 + JUDGE_TIE_ROUNDS : fast < 1 + JUDGE_TIE_SINGLE)
-		say(r, key, ratio, NAN, "measured",
+		judge_say(r, key, ratio, NAN, "measured",
 		    "%s: %s and %s are a tie within noise%s: %s is %.2fx the other%s%s (a tie is under %.0f%%).",
 		    r->wl.name, na, nb, extra, ratio >= 1 ? na : nb, fast, lat ? " in p99" : "", spread,
 		    100 * (n > 1 ? JUDGE_TIE_ROUNDS : JUDGE_TIE_SINGLE));
 	else if (lat)
-		say(r, key, ratio, NAN, "measured", "%s: %s's p99 is %.2fx %s than %s's%s%s.",
+		judge_say(r, key, ratio, NAN, "measured", "%s: %s's p99 is %.2fx %s than %s's%s%s.",
 		    r->wl.name, na, fast, ratio >= 1 ? "lower" : "higher", nb, spread, extra);
 	else if (ratio >= 1)
-		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx faster than %s%s%s.",
+		judge_say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx faster than %s%s%s.",
 		    r->wl.name, na, ratio, nb, spread, extra);
 	else
-		say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx slower than %s%s%s.",
+		judge_say(r, key, ratio, NAN, "measured", "%s: %s is %.2fx slower than %s%s%s.",
 		    r->wl.name, na, fast, nb, spread, extra);
 }
 
@@ -291,13 +291,13 @@ static void background(const struct judge_result *r, const struct judge_cell *ce
 	buf[0] = '\0';
 	if (!judge_engine_in(&r->wl, base) || !r->e[base].ok)
 		return;
-	doc = typical_doc(cells, ncells, wi, base, &r->e[base]);
+	doc = judge_typical_doc(cells, ncells, wi, base, &r->e[base]);
 	if (!doc)
 		return;
 	b = get(doc);
 	if (!b.ok || strcmp(b.key, "system"))
 		return;
-	fmt_num(n, sizeof(n), b.v);
+	judge_fmt_num(n, sizeof(n), b.v);
 	snprintf(buf, len, "; %s, which maps nothing, saw %s/s", judge_engine_name(base), n);
 }
 
@@ -320,158 +320,46 @@ static void mmap_evidence(struct judge_result *r, enum judge_engine e, json_t *d
 	char a[32], b[32];
 
 	if (tlb.ok && tlb.v >= JUDGE_TLB_PER_S) {
-		fmt_num(a, sizeof(a), tlb.v);
+		judge_fmt_num(a, sizeof(a), tlb.v);
 		if (!strcmp(tlb.key, "system"))
 			background(r, cells, ncells, wi, judge_ev_tlb, bg, sizeof(bg));
 		else
 			bg[0] = '\0';
-		say(r, "tlb_per_s", tlb.v, JUDGE_TLB_PER_S, tlb.key,
+		judge_say(r, "tlb_per_s", tlb.v, JUDGE_TLB_PER_S, tlb.key,
 		    "%s: %s TLB shootdowns/s (%s%s): each page the kernel evicts from a shared "
 		    "mapping interrupts the other CPUs.", name, a, tlb.src, bg);
 	}
 	if (dr.ok && dr.v >= (pages ? JUDGE_RECLAIM_PER_S : 1.0)) {
-		fmt_num(a, sizeof(a), dr.v);
+		judge_fmt_num(a, sizeof(a), dr.v);
 		if (pages)
 			background(r, cells, ncells, wi, ev_direct_any, bg, sizeof(bg));
 		else
 			bg[0] = '\0';
-		say(r, "direct_reclaim_per_s", dr.v, pages ? JUDGE_RECLAIM_PER_S : 1.0, dr.key,
+		judge_say(r, "direct_reclaim_per_s", dr.v, pages ? JUDGE_RECLAIM_PER_S : 1.0, dr.key,
 		    "%s: %s %s per second%s%s.", name, a, dr.src, bg,
 		    h->cgroup ? "; under mem_limit that reclaim runs in the faulting threads themselves"
 			      : "");
 	}
 	if (ks.ok && ks.v >= JUDGE_KSWAPD_PCT)
-		say(r, "kswapd_cpu_pct", ks.v, JUDGE_KSWAPD_PCT, ks.key,
+		judge_say(r, "kswapd_cpu_pct", ks.v, JUDGE_KSWAPD_PCT, ks.key,
 		    "%s: kswapd used %.0f%% of a CPU (%s).", name, ks.v, ks.src);
 	if (amp.ok && amp.v >= JUDGE_READ_AMP) {
-		fmt_num(a, sizeof(a), amp.v);
+		judge_fmt_num(a, sizeof(a), amp.v);
 		if (e == JE_MMAP_NORMAL && h->read_ahead_kb >= 0 && h->dev[0]) {
-			fmt_num(b, sizeof(b), (double)h->read_ahead_kb);
-			say(r, "read_amp", amp.v, JUDGE_READ_AMP, amp.key,
+			judge_fmt_num(b, sizeof(b), (double)h->read_ahead_kb);
+			judge_say(r, "read_amp", amp.v, JUDGE_READ_AMP, amp.key,
 			    "%s: read amplification %sx (%s): %s's read_ahead_kb is %s, so a fault "
 			    "under MADV_NORMAL reads up to %d KiB around the page; madvise=random reads "
 			    "only the page.", name, a, amp.src, h->dev, b, h->read_ahead_kb);
 		} else {
-			say(r, "read_amp", amp.v, JUDGE_READ_AMP, amp.key,
+			judge_say(r, "read_amp", amp.v, JUDGE_READ_AMP, amp.key,
 			    "%s: read amplification %sx (%s).", name, a, amp.src);
 		}
 	}
 	if (mf.ok && mf.v >= JUDGE_MAJFLT_PER_OP && !r->wl.seq)
-		say(r, "majflt_per_op", mf.v, JUDGE_MAJFLT_PER_OP, mf.key,
+		judge_say(r, "majflt_per_op", mf.v, JUDGE_MAJFLT_PER_OP, mf.key,
 		    "%s: %.2f major faults per request: the thread waits for the device inside "
 		    "the page fault.", name, mf.v);
-}
-
-/* The bytes a run's targets span (its JSON's targets[].len), or 0 when it
- * names none: a job file's own files, or a replayed trace's. */
-static uint64_t doc_target_bytes(json_t *doc)
-{
-	uint64_t sum = 0;
-	char key[64];
-	double len;
-
-	for (unsigned i = 0; i < 65536; i++) {
-		snprintf(key, sizeof(key), "jobs.0.faultline.targets.%u.len", i);
-		if (!judge_jnum(doc, key, &len))
-			break;
-		sum += (uint64_t)len;
-	}
-	return sum;
-}
-
-static void pool_evidence(struct judge_result *r, enum judge_engine e, json_t *doc,
-			  const struct judge_host *h)
-{
-	double hit, ev, s = judge_job_seconds(doc), ps, pf, pfn;
-	char m[32], f[32], a[32];
-	const char *name = e == JE_VMCACHE ? "vmcache" : "the buffer pool";
-
-	if (!judge_jnum(doc, "jobs.0.faultline.pool.hit_ratio", &hit))
-		return;
-	mib(f, sizeof(f), doc_target_bytes(doc) ? doc_target_bytes(doc) : h->file_size);
-	if (!judge_jnum(doc, "jobs.0.faultline.pool.size", &ps))
-		ps = (double)h->mem_budget;
-	mib(m, sizeof(m), (uint64_t)ps);
-	if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s) && e == JE_VMCACHE) {
-		/* vmcache gives its evicted pages back with madvise: each
-		 * call flushes the TLB of the other CPUs running the job. */
-		struct judge_ev tlb = judge_ev_tlb(doc);
-		double ipi;
-		char t[96] = "";
-
-		fmt_num(a, sizeof(a), ev / s);
-		if (judge_jnum(doc, "jobs.0.faultline.pool.tlb_ipi_per_evicted_page", &ipi))
-			snprintf(t, sizeof(t), ": %.2f TLB shootdown IPIs per evicted page", ipi);
-		else if (tlb.ok)
-			snprintf(t, sizeof(t), " (TLB shootdowns %.0f/s, %s)", tlb.v, tlb.src);
-		say(r, "pool_hit_ratio", hit, NAN, "job",
-		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s evictions/s, given back "
-		    "to the kernel with madvise, which flushes the other CPUs' TLBs%s; no reclaim.",
-		    name, 100 * hit, m, f, a, t);
-	} else if (judge_jnum(doc, "jobs.0.faultline.pool.evictions", &ev) && !isnan(s)) {
-		fmt_num(a, sizeof(a), ev / s);
-		say(r, "pool_hit_ratio", hit, NAN, "job",
-		    "%s: hit ratio %.1f%% with %s of pool over %s of file, %s "
-		    "evictions/s, none of them a TLB shootdown or a reclaim.", name, 100 * hit, m, f, a);
-	} else {
-		say(r, "pool_hit_ratio", hit, NAN, "job",
-		    "%s: hit ratio %.1f%% with %s of pool over %s of file.", name, 100 * hit, m, f);
-	}
-	if (judge_jnum(doc, "jobs.0.faultline.pool.prefetch", &pf) && pf > 0 &&
-	    judge_jnum(doc, "jobs.0.faultline.pool.pages_prefetched", &pfn)) {
-		fmt_num(a, sizeof(a), pfn);
-		say(r, "pool_prefetched", pfn, NAN, "job",
-		    "%s: %s pages read ahead (pool_prefetch=%.0f pages), so its hits include pages "
-		    "read before they were asked for, as the kernel's read-ahead does for mmap.",
-		    name, a, pf);
-	}
-}
-
-/* vmcache's p99 well above the buffer pool's: the two costs a vmcache
- * miss pays that a bufpool miss does not, from its own counters. It
- * gives its evicted pages back to the kernel (madvise), so a miss
- * refills a page the kernel faults in zeroed first, and the miss that
- * finds the pool full evicts a whole batch before its read. */
-static void pool_tail_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
-			       unsigned wi)
-{
-	json_t *vd, *bd;
-	double vp, bp, vmiss, bmiss, vflt, bflt, batches, ev, calls;
-	char nb[32];
-
-	if (!r->e[JE_VMCACHE].ok || !r->e[JE_BUFPOOL].ok)
-		return;
-	vd = typical_doc(cells, ncells, wi, JE_VMCACHE, &r->e[JE_VMCACHE]);
-	bd = typical_doc(cells, ncells, wi, JE_BUFPOOL, &r->e[JE_BUFPOOL]);
-	if (!vd || !bd || !judge_doc_p99_us(vd, &vp) || !judge_doc_p99_us(bd, &bp) || !(bp > 0) ||
-	    vp < bp * JUDGE_POOL_TAIL)
-		return;
-	if (!judge_jnum(vd, "jobs.0.faultline.pool.misses", &vmiss) || !(vmiss > 0) ||
-	    !judge_jnum(bd, "jobs.0.faultline.pool.misses", &bmiss) || !(bmiss > 0) ||
-	    !judge_jnum(vd, "jobs.0.faultline.minor_faults", &vflt) ||
-	    !judge_jnum(bd, "jobs.0.faultline.minor_faults", &bflt) ||
-	    !judge_jnum(vd, "jobs.0.faultline.pool.evict_batches", &batches) ||
-	    !judge_jnum(vd, "jobs.0.faultline.pool.evictions", &ev) ||
-	    !judge_jnum(vd, "jobs.0.faultline.pool.madvise_calls", &calls)) {
-		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
-		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us); its eviction "
-		    "and fault counters are not in its run's document to say why.", vp / bp, vp, bp);
-		return;
-	}
-	fmt_num(nb, sizeof(nb), batches);
-	if (batches > 0)
-		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
-		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us): one miss in %.0f "
-		    "evicted a batch of %.1f pages (%.1f madvise calls) before its read (%s batches), and a "
-		    "miss faulted in %.2f pages given back to the kernel, zeroed, against the buffer "
-		    "pool's %.2f: memory it returns, where the buffer pool keeps its frames.",
-		    vp / bp, vp, bp, vmiss / batches, ev / batches, calls / batches, nb, vflt / vmiss,
-		    bflt / bmiss);
-	else
-		say(r, "pool_tail_ratio", vp / bp, JUDGE_POOL_TAIL, "job",
-		    "vmcache's p99 is %.2fx the buffer pool's (%.0f us against %.0f us) with no eviction: "
-		    "a miss faulted in %.2f pages, zeroed, against the buffer pool's %.2f.",
-		    vp / bp, vp, bp, vflt / vmiss, bflt / bmiss);
 }
 
 static void flush_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
@@ -487,13 +375,13 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
 		p99[e] = NAN;
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !judge_jnum(doc, "jobs.0.sync.total_ios", &n) || n <= 0 ||
 		    !json_is_number(pct = json_object_get(judge_jpath(doc, "jobs.0.sync.lat_ns.percentile"),
 							      "99.000000")))
 			continue;
 		p99[e] = json_number_value(pct);
-		say(r, "flush_p99_ms", p99[e] / 1e6, NAN, "job",
+		judge_say(r, "flush_p99_ms", p99[e] / 1e6, NAN, "job",
 		    "%s: %.0f flushes, p99 %.2f ms each.", judge_engine_name(e), n, p99[e] / 1e6);
 		if (p99[e] < lo) {
 			lo = p99[e];
@@ -505,7 +393,7 @@ static void flush_evidence(struct judge_result *r, const struct judge_cell *cell
 		}
 	}
 	if (ilo >= 0 && ihi >= 0 && ilo != ihi && lo > 0 && hi / lo >= JUDGE_FLUSH_RATIO)
-		say(r, "flush_p99_ratio", hi / lo, JUDGE_FLUSH_RATIO, "job",
+		judge_say(r, "flush_p99_ratio", hi / lo, JUDGE_FLUSH_RATIO, "job",
 		    "a flush of %s takes %.1fx as long (p99) as one of %s.", judge_engine_name(ihi),
 		    hi / lo, judge_engine_name(ilo));
 }
@@ -532,7 +420,7 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !judge_jnum(doc, "jobs.0.faultline.writeback.kernel_share", &share) ||
 		    !judge_jnum(doc, "jobs.0.faultline.writeback.kernel_bytes", &k) ||
 		    !judge_jnum(doc, "jobs.0.faultline.writeback.own_bytes", &own) || share < JUDGE_KERNEL_WRITE_SHARE)
@@ -545,9 +433,9 @@ static void writeback_evidence(struct judge_result *r, const struct judge_cell *
 				n += (size_t)snprintf(by + n, sizeof(by) - n, "%s%s %.0f MiB", n ? ", " : "; ",
 						      said[i], v / MIB);
 		}
-		mib(a, sizeof(a), (uint64_t)k);
-		mib(b, sizeof(b), (uint64_t)(k + own));
-		say(r, "kernel_write_share", share, JUDGE_KERNEL_WRITE_SHARE, "job",
+		judge_mib(a, sizeof(a), (uint64_t)k);
+		judge_mib(b, sizeof(b), (uint64_t)(k + own));
+		judge_say(r, "kernel_write_share", share, JUDGE_KERNEL_WRITE_SHARE, "job",
 		    "%s: the kernel wrote %.0f%% of what reached the device of the file on its own, "
 		    "before any flush asked (%s of %s%s)%s", judge_engine_name(e), 100 * share, a, b, by,
 		    e == JE_MMAP_MSYNC || e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM ? ": through a mapping a store is not a decision, and a page may "
@@ -581,7 +469,7 @@ static void time_evidence(struct judge_result *r, const struct judge_cell *cells
 
 		if (!judge_engine_in(&r->wl, e) || !r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !judge_jnum(doc, "jobs.0.faultline.time.blkio_pct", &dev) ||
 		    !judge_jnum(doc, "jobs.0.faultline.time.thrash_pct", &thr) ||
 		    !judge_jnum(doc, "jobs.0.faultline.time.reclaim_pct", &rec))
@@ -603,7 +491,7 @@ static void time_evidence(struct judge_result *r, const struct judge_cell *cells
 			first = dev + thr;
 	}
 	if (!isnan(first))
-		say(r, "time_waiting_pct", first, NAN, "job", "%s%s", text, tail);
+		judge_say(r, "time_waiting_pct", first, NAN, "job", "%s%s", text, tail);
 }
 
 static void hazard_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
@@ -615,12 +503,12 @@ static void hazard_evidence(struct judge_result *r, const struct judge_cell *cel
 
 		if (!r->e[e].ok)
 			continue;
-		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc || !judge_jnum(doc, "jobs.0.faultline.reader_blocked_ns", &blocked) ||
 		    isnan(s = judge_job_seconds(doc)))
 			continue;
 		blocked = 100 * blocked / 1e9 / s;
-		say(r, "loop_blocked_pct", blocked, JUDGE_BLOCKED_PCT, "job",
+		judge_say(r, "loop_blocked_pct", blocked, JUDGE_BLOCKED_PCT, "job",
 		    "%s: the loop thread was asleep %.0f%% of the time%s.", judge_engine_name(e), blocked,
 		    blocked >= JUDGE_BLOCKED_PCT ?
 		    (e == JE_MMAP_LOOP ? ", inside page faults: every stream waited for each one"
@@ -641,22 +529,22 @@ static void replay_evidence(struct judge_result *r, const struct judge_cell *cel
 		bool cut;
 		char nb[160];
 
-		if (!r->e[e].ok || !(doc = typical_doc(cells, ncells, wi, e, &r->e[e])) ||
+		if (!r->e[e].ok || !(doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e])) ||
 		    !judge_jnum(doc, "jobs.0.faultline.runtime_ns", &ns) ||
 		    !replay_time(&r->wl, doc, &t, &n, &cut))
 			continue;
 		ename(r, e, nb, sizeof(nb));
 		if (cut && r->wl.by == JB_TIME)
-			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
+			judge_say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
 			    "trace's %.0f %s in %.2f s before the plan's time per run cut it short: at "
 			    "that rate all of it takes about %.2f s, the time it is judged by.",
 			    nb, n, r->wl.trace_ios, what, ns / 1e9, t);
 		else if (cut)
-			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
+			judge_say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed %.0f of the "
 			    "trace's %.0f %s in %.2f s (the plan's time per run cut it short).",
 			    nb, n, r->wl.trace_ios, what, ns / 1e9);
 		else
-			say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed the trace's %.0f "
+			judge_say(r, "replay_elapsed_s", ns / 1e9, NAN, "job", "%s replayed the trace's %.0f "
 			    "%s in %.2f s.", nb, n, what, ns / 1e9);
 	}
 }
@@ -731,20 +619,20 @@ static void rate_check(struct judge_result *r)
 		held += !er->behind;
 	}
 	r->none_held = held == 0;
-	fmt_num(rate, sizeof(rate), r->rate);
+	judge_fmt_num(rate, sizeof(rate), r->rate);
 	for (int e = 0; e < JE_NR; e++) {
 		struct judge_engine_result *er = &r->e[e];
 
 		if (!er->ok || !er->behind)
 			continue;
-		fmt_num(got, sizeof(got), er->iops_median);
+		judge_fmt_num(got, sizeof(got), er->iops_median);
 		if (r->wl.paced)
-			say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
+			judge_say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
 			    "%s does not keep up with the trace: %s IOPS delivered of the trace's own "
 			    "%s, %.0f%% short; its p99 is not comparable.", ename(r, e, n, sizeof(n)), got,
 			    rate, er->short_pct);
 		else
-			say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
+			judge_say(r, "rate_short_pct", er->short_pct, 100 * JUDGE_RATE_SHORT, "job",
 			    "%s falls behind the rate: %s IOPS delivered of %s%s, %.0f%% short; its p99 "
 			    "is not comparable.", ename(r, e, n, sizeof(n)), got, rate,
 			    r->wl.rate_iops > 0 ? " asked" : " (the fastest engine's)", er->short_pct);
@@ -786,7 +674,7 @@ static void winner(struct judge_result *r)
 		}
 	}
 	if (r->wl.by == JB_P99) {
-		fmt_num(vw, sizeof(vw), r->rate);
+		judge_fmt_num(vw, sizeof(vw), r->rate);
 		snprintf(at, sizeof(at), " at %s IOPS%s", vw, r->wl.paced ? " (the trace's own pace)" :
 			 r->wl.rate_iops > 0 ? "" : " (the fastest engine's)");
 		if (r->none_held) {
@@ -799,7 +687,7 @@ static void winner(struct judge_result *r)
 		return;
 	}
 	best = rank_value(r, r->winner);
-	fmt_num(vw, sizeof(vw), best);
+	judge_fmt_num(vw, sizeof(vw), best);
 	ename(r, r->winner, nw, sizeof(nw));
 	if (r->runner_up < 0) {
 		snprintf(r->headline, sizeof(r->headline), "%s%s: only %s gave a result (%s %s); no verdict.",
@@ -837,11 +725,11 @@ static void winner(struct judge_result *r)
 		r->ratio_hi = 1 / l;
 		best = rank_value(r, r->winner);
 		second = rank_value(r, r->runner_up);
-		fmt_num(vw, sizeof(vw), best);
+		judge_fmt_num(vw, sizeof(vw), best);
 		ename(r, r->winner, nw, sizeof(nw));
 	}
 	r->tie = n >= 2 ? r->ratio_lo < 1 + JUDGE_TIE_ROUNDS : r->ratio < 1 + JUDGE_TIE_SINGLE;
-	fmt_num(vr, sizeof(vr), second);
+	judge_fmt_num(vr, sizeof(vr), second);
 	ename(r, r->runner_up, nr, sizeof(nr));
 	if (n >= 2)
 		snprintf(spread, sizeof(spread), ", %.2f-%.2fx across %u rounds", r->ratio_lo, r->ratio_hi, n);
@@ -941,7 +829,7 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		er->lo = vals[0];
 		er->hi = vals[er->n - 1];
 		er->iops_median = nio ? median(io, nio) : NAN;
-		doc = typical_doc(cells, ncells, wi, e, er);
+		doc = judge_typical_doc(cells, ncells, wi, e, er);
 		concurrency(doc, wl, e, h, er->conc, sizeof(er->conc), er->mark, sizeof(er->mark));
 	}
 	if (wl->by == JB_P99)
@@ -975,19 +863,19 @@ void judge_workload(const struct judge_wl *wl, unsigned wi, const struct judge_c
 		if (!judge_engine_in(wl, e))
 			continue;
 		if (!r->e[e].ok) {
-			say(r, "no_result", NAN, NAN, "run", "%s: no result: %s.", judge_engine_name(e),
+			judge_say(r, "no_result", NAN, NAN, "run", "%s: no result: %s.", judge_engine_name(e),
 			    r->e[e].err[0] ? r->e[e].err : "not run");
 			continue;
 		}
-		doc = typical_doc(cells, ncells, wi, e, &r->e[e]);
+		doc = judge_typical_doc(cells, ncells, wi, e, &r->e[e]);
 		if (!doc)
 			continue;
 		if (e == JE_MMAP_NORMAL || e == JE_MMAP_RANDOM || e == JE_MMAP_MSYNC)
 			mmap_evidence(r, e, doc, h, cells, ncells, wi);
 		else if (e == JE_BUFPOOL || e == JE_VMCACHE)
-			pool_evidence(r, e, doc, h);
+			judge_pool_evidence(r, e, doc, h);
 	}
-	pool_tail_evidence(r, cells, ncells, wi);
+	judge_pool_tail_evidence(r, cells, ncells, wi);
 	time_evidence(r, cells, ncells, wi);
 	if (wl->writes) {
 		flush_evidence(r, cells, ncells, wi);
