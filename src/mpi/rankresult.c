@@ -153,7 +153,7 @@ static uint64_t d2u(double d)
 /* What the aggregate needs of one rank's job. */
 static void put_job(struct msg *m, const struct job_result *jr)
 {
-	put_str(m, jr->job->name);
+	put_str(m, jr->job.name);
 	put_u64(m, jr->nthreads);
 	put_u64(m, jr->rops);
 	put_u64(m, jr->rbytes);
@@ -349,7 +349,7 @@ static int build_agg(struct rank_outputs *o, const struct run_result *mine, stru
 		/* Ranks run the same job files; a rank whose job j differs
 		 * (a ${RANK}-made job list) is left out of j's aggregate. */
 		for (int r = 0; r < o->nranks; r++) {
-			if (j >= njobs[r] || strcmp(rj[r][j].name ? rj[r][j].name : "", mine->jobs[j].job->name))
+			if (j >= njobs[r] || strcmp(rj[r][j].name ? rj[r][j].name : "", mine->jobs[j].job.name))
 				continue;
 			writes |= rj[r][j].r.w != NULL;
 			hosts[n] = o->hosts[r];
@@ -357,6 +357,7 @@ static int build_agg(struct rank_outputs *o, const struct run_result *mine, stru
 			in[n++] = &rj[r][j].r;
 		}
 		a->jobs[j].job = mine->jobs[j].job;
+		a->jobs[j].options = mine->jobs[j].options;
 		a->jobs[j].batch = mine->jobs[j].batch;
 		rankresult_merge_job(&a->jobs[j], writes ? &o->agg_w[j] : NULL, in, rank, hosts, n);
 	}
