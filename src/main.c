@@ -503,7 +503,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 
 	/* Under MPI, rank 0 writes every rank's results and the aggregate. */
 	if (ro && (c->fmt_json || c->demo_json)) {
-		doc = rankresult_json(ro);
+		doc = rankout_json(ro);
 		if (!doc)
 			return err_set(e, ENOMEM, "JSON output: out of memory");
 	}
@@ -523,7 +523,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 	}
 	if (c->fmt_normal) {
 		if (ro)
-			rankresult_report(out, ro);
+			rankout_report(out, ro);
 		else
 			report_normal(out, res);
 	}
@@ -784,11 +784,18 @@ static bool wants_capture(int argc, char **argv)
 /* Under an MPI launcher, MPI is initialised before anything else (the
  * job files read ${RANK}) and finalised on every way out, as mpirun
  * takes a rank that exits without MPI_Finalize for a failure. */
+/* What the ranks' exchanges have to say, on stderr as it happens. */
+static void rank_note(const struct rank_note *n)
+{
+	rankout_note(stderr, n);
+}
+
 int main(int argc, char **argv)
 {
 	struct err e = { 0 };
 	int status;
 
+	ranks_set_notes(rank_note);
 	if (ranks_init(&e)) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		return EXIT_INVALID;
@@ -835,7 +842,7 @@ static int finish_run(const struct cli *c, struct run *run, int ret, const struc
 			fprintf(stderr, "faultline: %s\n", we.msg);
 			status = EXIT_JOB_FAILED;
 		}
-		rankresult_free(&ro_all);
+		rankout_free(&ro_all);
 		snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
 	} else if (write_outputs(c, &run->res, NULL, &we)) {
 		fprintf(stderr, "faultline: %s\n", we.msg);
