@@ -70,14 +70,14 @@ static uint64_t ns_to_ms(uint64_t ns)
 /* ------------------------------------------------------------------ */
 /* options */
 
-json_t *json_fio_job_options(const struct job *j)
+json_t *json_fio_job_options(const struct job_src *src)
 {
 	json_t *o = json_object();
 
-	for (unsigned i = 0; o && i < j->src.nopts; i++) {
-		if (!j->src.opts[i].val)
+	for (unsigned i = 0; o && i < src->nopts; i++) {
+		if (!src->opts[i].val)
 			continue;
-		if (json_object_set_new(o, j->src.opts[i].key, json_string(j->src.opts[i].val))) {
+		if (json_object_set_new(o, src->opts[i].key, json_string(src->opts[i].val))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -553,7 +553,7 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "eta", json_integer(0));
 	put(o, "elapsed", ju64((r->duration_ns / 1000000 + 999) / 1000));
 	/* fio leaves "job options" out when the job's section set nothing. */
-	opts = json_fio_job_options(jr->options);
+	opts = json_fio_job_options(&jr->options->src);
 	if (opts && !json_object_size(opts))
 		json_decref(opts);
 	else

@@ -115,9 +115,9 @@ struct runctl_result {
 
 struct job_result {
 	struct out_job job;		/* its options, as the writers read them */
-	/* The job itself, for fio's "job options" (what the user wrote) and
-	 * the resolved option list (the option table formats struct job):
-	 * json_fio_job_options and json_fio_job_resolved only. */
+	/* The job itself, for fio's "job options" (what the user wrote, its
+	 * src) and the resolved option list (the option table formats struct
+	 * job): json_fio_job_options and json_fio_job_resolved only. */
 	const struct job *options;
 	struct runctl_result rc;
 	unsigned nthreads;
