@@ -21,7 +21,7 @@
 #include "capture/capture.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
-#include "telemetry/checksys.h"
+#include "out/checksys_out.h"
 #include "telemetry/delayacct.h"
 #include "job/jobfile.h"
 #include "out/json_out.h"
@@ -937,7 +937,7 @@ static int faultline_main(int argc, char **argv)
 	}
 
 	if (c.check_system) {
-		ret = checksys_report(stdout, c.target, c.fmt_json, &e);
+		ret = checksys_out(stdout, c.target, c.fmt_json, &e);
 		status = ret ? EXIT_INVALID : EXIT_RAN;
 		if (ret)
 			fprintf(stderr, "faultline: %s\n", e.msg);
