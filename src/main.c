@@ -24,6 +24,7 @@
 #include "out/checksys_out.h"
 #include "telemetry/delayacct.h"
 #include "job/jobfile.h"
+#include "out/jobtext.h"
 #include "out/json_out.h"
 #include "job/options.h"
 #include "out/outfile.h"
@@ -177,7 +178,7 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			printf("faultline %s (commit %s)\n", FAULTLINE_VERSION, FAULTLINE_COMMIT);
 			return EXIT_RAN;
 		} else if (is(a, "--cmdhelp", &v)) {
-			if (option_print_help(stdout, v && *v ? v : NULL) < 0) {
+			if (jobtext_cmdhelp(stdout, v && *v ? v : NULL) < 0) {
 				fprintf(stderr, "faultline: --cmdhelp: no option named '%s'\n", v);
 				return EXIT_INVALID;
 			}
@@ -966,7 +967,7 @@ static int faultline_main(int argc, char **argv)
 		demo_adapt(&c, &jl);
 	if (c.parse_only) {
 		for (unsigned i = 0; i < jl.n; i++)
-			job_print(stdout, jl.jobs[i]);
+			jobtext_job(stdout, jl.jobs[i]);
 		status = EXIT_RAN;
 		goto out_jobs;
 	}
