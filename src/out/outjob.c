@@ -15,7 +15,6 @@ void out_job_set(struct out_job *o, const struct job *j)
 	o->iodepth = j->iodepth;
 	o->numjobs = j->numjobs;
 	o->direct = j->direct;
-	o->latency = j->latency;
 	o->stonewall = j->stonewall;
 	o->delayacct = j->delayacct;
 	o->continue_on_error = j->continue_on_error;

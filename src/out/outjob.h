@@ -24,7 +24,7 @@ struct out_job {
 	enum rw_mode rw;
 	uint64_t bs;
 	unsigned iodepth, numjobs;
-	bool direct, latency, stonewall, delayacct;
+	bool direct, stonewall, delayacct;
 	enum coe_mode continue_on_error;
 
 	/* What the threads did with the bytes and the page cache. */
