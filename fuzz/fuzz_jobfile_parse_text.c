@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "job/jobfile.h"
+#include "out/jobtext.h"
 
 static FILE *devnull;
 
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			job_validate(jl.jobs[i], no_warn, &ve);
 			if (devnull)
-				job_print(devnull, jl.jobs[i]);
+				jobtext_job(devnull, jl.jobs[i]);
 		}
 	}
 	/* Whatever the parser kept on failure must still be freeable. */

@@ -21,9 +21,10 @@
 #include "capture/capture.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
-#include "telemetry/checksys.h"
+#include "out/checksys_out.h"
 #include "telemetry/delayacct.h"
 #include "job/jobfile.h"
+#include "out/jobtext.h"
 #include "out/json_out.h"
 #include "job/options.h"
 #include "out/outfile.h"
@@ -177,7 +178,7 @@ static int parse_cli(struct cli *c, int argc, char **argv)
 			printf("faultline %s (commit %s)\n", FAULTLINE_VERSION, FAULTLINE_COMMIT);
 			return EXIT_RAN;
 		} else if (is(a, "--cmdhelp", &v)) {
-			if (option_print_help(stdout, v && *v ? v : NULL) < 0) {
+			if (jobtext_cmdhelp(stdout, v && *v ? v : NULL) < 0) {
 				fprintf(stderr, "faultline: --cmdhelp: no option named '%s'\n", v);
 				return EXIT_INVALID;
 			}
@@ -503,7 +504,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 
 	/* Under MPI, rank 0 writes every rank's results and the aggregate. */
 	if (ro && (c->fmt_json || c->demo_json)) {
-		doc = rankresult_json(ro);
+		doc = rankout_json(ro);
 		if (!doc)
 			return err_set(e, ENOMEM, "JSON output: out of memory");
 	}
@@ -523,7 +524,7 @@ static int write_outputs(const struct cli *c, const struct run_result *res,
 	}
 	if (c->fmt_normal) {
 		if (ro)
-			rankresult_report(out, ro);
+			rankout_report(out, ro);
 		else
 			report_normal(out, res);
 	}
@@ -784,11 +785,18 @@ static bool wants_capture(int argc, char **argv)
 /* Under an MPI launcher, MPI is initialised before anything else (the
  * job files read ${RANK}) and finalised on every way out, as mpirun
  * takes a rank that exits without MPI_Finalize for a failure. */
+/* What the ranks' exchanges have to say, on stderr as it happens. */
+static void rank_note(const struct rank_note *n)
+{
+	rankout_note(stderr, n);
+}
+
 int main(int argc, char **argv)
 {
 	struct err e = { 0 };
 	int status;
 
+	ranks_set_notes(rank_note);
 	if (ranks_init(&e)) {
 		fprintf(stderr, "faultline: %s\n", e.msg);
 		return EXIT_INVALID;
@@ -835,7 +843,7 @@ static int finish_run(const struct cli *c, struct run *run, int ret, const struc
 			fprintf(stderr, "faultline: %s\n", we.msg);
 			status = EXIT_JOB_FAILED;
 		}
-		rankresult_free(&ro_all);
+		rankout_free(&ro_all);
 		snprintf(who, sizeof(who), "rank %d (%s): ", ranks_rank(), ranks_host());
 	} else if (write_outputs(c, &run->res, NULL, &we)) {
 		fprintf(stderr, "faultline: %s\n", we.msg);
@@ -930,7 +938,7 @@ static int faultline_main(int argc, char **argv)
 	}
 
 	if (c.check_system) {
-		ret = checksys_report(stdout, c.target, c.fmt_json, &e);
+		ret = checksys_out(stdout, c.target, c.fmt_json, &e);
 		status = ret ? EXIT_INVALID : EXIT_RAN;
 		if (ret)
 			fprintf(stderr, "faultline: %s\n", e.msg);
@@ -959,7 +967,7 @@ static int faultline_main(int argc, char **argv)
 		demo_adapt(&c, &jl);
 	if (c.parse_only) {
 		for (unsigned i = 0; i < jl.n; i++)
-			job_print(stdout, jl.jobs[i]);
+			jobtext_job(stdout, jl.jobs[i]);
 		status = EXIT_RAN;
 		goto out_jobs;
 	}

@@ -27,6 +27,15 @@ static struct capbpf_rec rec(uint32_t kind, int tid, int fd, uint64_t off, uint6
 	return (struct capbpf_rec){ .ts = 5000, .kind = kind, .tid = tid, .fd = fd, .off = off, .len = len };
 }
 
+/* @r, a record of its own length, decoded into one event. */
+static struct cap_event decoded(struct capbpf_rec r, uint64_t *bad)
+{
+	struct cap_event ev;
+
+	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, bad), 1);
+	return ev;
+}
+
 /* An open's record, as long as the program sends it. */
 static size_t open_rec(struct capbpf_open *o, int fd, int dfd, const char *path, uint32_t mode, uint64_t magic)
 {
@@ -41,12 +50,11 @@ static size_t open_rec(struct capbpf_open *o, int fd, int dfd, const char *path,
 
 static void test_requests(void **state)
 {
-	struct capbpf_rec r = rec(CAPBPF_READ, 7, 3, 8192, 4096);
 	struct cap_event ev;
 	uint64_t bad = 0;
 
 	(void)state;
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	ev = decoded(rec(CAPBPF_READ, 7, 3, 8192, 4096), &bad);
 	assert_int_equal(ev.kind, CAP_READ);
 	assert_int_equal(ev.ts, 5000);
 	assert_int_equal(ev.tid, 7);
@@ -54,12 +62,8 @@ static void test_requests(void **state)
 	assert_int_equal(ev.off, 8192);
 	assert_int_equal(ev.len, 4096);
 	assert_null(ev.fi);
-	r = rec(CAPBPF_DATASYNC, 7, 3, 0, 0);
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
-	assert_int_equal(ev.kind, CAP_DATASYNC);
-	r = rec(CAPBPF_WRITE, 8, 4, 0, 512);
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
-	assert_int_equal(ev.kind, CAP_WRITE);
+	assert_int_equal(decoded(rec(CAPBPF_DATASYNC, 7, 3, 0, 0), &bad).kind, CAP_DATASYNC);
+	assert_int_equal(decoded(rec(CAPBPF_WRITE, 8, 4, 0, 512), &bad).kind, CAP_WRITE);
 	assert_int_equal(bad, 0);
 }
 
@@ -67,25 +71,20 @@ static void test_requests(void **state)
  * a dup is an open that says nothing. */
 static void test_tasks_and_dups(void **state)
 {
-	struct capbpf_rec r = rec(CAPBPF_NEWTASK, 7, 9, 0, 1);
 	struct cap_event ev;
 	uint64_t bad = 0;
 
 	(void)state;
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	ev = decoded(rec(CAPBPF_NEWTASK, 7, 9, 0, 1), &bad);
 	assert_int_equal(ev.kind, CAP_NEWTASK);
 	assert_int_equal(ev.fd, 9);
 	assert_true(ev.len & CLONE_THREAD);
-	r = rec(CAPBPF_NEWTASK, 7, 10, 0, 0);
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
-	assert_false(ev.len & CLONE_THREAD);
-	r = rec(CAPBPF_DUP, 7, 11, 0, 0);
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	assert_false(decoded(rec(CAPBPF_NEWTASK, 7, 10, 0, 0), &bad).len & CLONE_THREAD);
+	ev = decoded(rec(CAPBPF_DUP, 7, 11, 0, 0), &bad);
 	assert_int_equal(ev.kind, CAP_OPEN);
 	assert_int_equal(ev.fd, 11);
 	assert_null(ev.fi);
-	r = rec(CAPBPF_PGADD, 7, 0x800001, 99, 4);
-	assert_int_equal(capbpf_decode(&r, sizeof(r), &ev, &bad), 1);
+	ev = decoded(rec(CAPBPF_PGADD, 7, 0x800001, 99, 4), &bad);
 	assert_int_equal(ev.kind, CAP_PGADD);
 	assert_int_equal(ev.len, 4);
 }

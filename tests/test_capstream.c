@@ -140,6 +140,31 @@ static struct cap_event ev(uint64_t us, int tid, enum cap_kind k, int fd, uint64
 				   .len = len, .seq = seq++ };
 }
 
+/* A request or a name by inode (the pagecache method): @dev, @ino. */
+static struct cap_event ev_ino(uint64_t us, int tid, enum cap_kind k, uint64_t off, uint64_t len,
+			       uint64_t dev, uint64_t ino)
+{
+	struct cap_event e = ev(us, tid, k, CAP_FD_INODE, off, len);
+
+	e.dev = dev;
+	e.ino = ino;
+	return e;
+}
+
+/* What an open or a name says it is, as the methods that know hand it
+ * over (malloc'd: the event owns it). */
+static struct cap_fdinfo *fdinfo(const char *path, uint64_t dev, uint64_t ino, bool file)
+{
+	struct cap_fdinfo *fi = calloc(1, sizeof(*fi));
+
+	assert_non_null(fi);
+	snprintf(fi->path, sizeof(fi->path), "%s", path);
+	fi->dev = dev;
+	fi->ino = ino;
+	fi->file = file;
+	return fi;
+}
+
 static void feed(struct cap_state *s, struct cap_event *e, size_t n)
 {
 	assert_int_equal(capstate_feed(s, e, n, n), 0);
@@ -239,18 +264,13 @@ static void test_changed_later(void **state)
  * an open of something that is no file counts its requests as such. */
 static void test_named_open(void **state)
 {
-	struct cap_fdinfo *a = calloc(1, sizeof(*a)), *p = calloc(1, sizeof(*p));
+	struct cap_fdinfo *a = fdinfo("/db/short", 8, 9, true), *p = fdinfo("/proc/self/stat", 0, 0, false);
 	struct cap_state s;
 	struct fake f;
 	struct cap_event e[6];
 
 	(void)state;
 	start(&s, &f);
-	snprintf(a->path, sizeof(a->path), "/db/short");
-	a->dev = 8;
-	a->ino = 9;
-	a->file = true;
-	snprintf(p->path, sizeof(p->path), "/proc/self/stat");
 	e[0] = ev(1, 100, CAP_OPEN, 5, 0, 0);
 	e[0].fi = a;
 	e[1] = ev(2, 100, CAP_READ, 5, 0, 4096);
@@ -281,44 +301,23 @@ static void test_named_open(void **state)
  * counted as unnamed before any name, as not a file when named so. */
 static void test_by_inode(void **state)
 {
-	struct cap_fdinfo *a = calloc(1, sizeof(*a)), *p = calloc(1, sizeof(*p));
+	struct cap_fdinfo *a = fdinfo("/db/rel", 8, 9, true), *p = fdinfo("/sys/x", 8, 10, false);
 	struct cap_state s;
 	struct fake f;
 	struct cap_event e[7];
 
 	(void)state;
 	start(&s, &f);
-	snprintf(a->path, sizeof(a->path), "/db/rel");
-	a->dev = 8;
-	a->ino = 9;
-	a->file = true;
-	snprintf(p->path, sizeof(p->path), "/sys/x");
-	p->dev = 8;
-	p->ino = 10;
-	e[0] = ev(1, 100, CAP_READ, CAP_FD_INODE, 0, 4096);
-	e[0].dev = 8;
-	e[0].ino = 9;
-	e[1] = ev(2, 100, CAP_NAME, CAP_FD_INODE, 0, 0);
-	e[1].dev = 8;
-	e[1].ino = 9;
+	e[0] = ev_ino(1, 100, CAP_READ, 0, 4096, 8, 9);
+	e[1] = ev_ino(2, 100, CAP_NAME, 0, 0, 8, 9);
 	e[1].fi = a;
-	e[2] = ev(2, 100, CAP_READ, CAP_FD_INODE, 8192, 8192);
-	e[2].dev = 8;
-	e[2].ino = 9;
-	e[3] = ev(3, 201, CAP_WRITE, CAP_FD_INODE, 0, 4096);
-	e[3].dev = 8;
-	e[3].ino = 9;
-	e[4] = ev(4, 100, CAP_NAME, CAP_FD_INODE, 0, 0);
-	e[4].dev = 8;
-	e[4].ino = 10;
+	e[2] = ev_ino(2, 100, CAP_READ, 8192, 8192, 8, 9);
+	e[3] = ev_ino(3, 201, CAP_WRITE, 0, 4096, 8, 9);
+	e[4] = ev_ino(4, 100, CAP_NAME, 0, 0, 8, 10);
 	e[4].fi = p;
-	e[5] = ev(5, 100, CAP_READ, CAP_FD_INODE, 0, 100);
-	e[5].dev = 8;
-	e[5].ino = 10;
+	e[5] = ev_ino(5, 100, CAP_READ, 0, 100, 8, 10);
 	/* Another device, same inode: not the named file. */
-	e[6] = ev(6, 100, CAP_DATASYNC, CAP_FD_INODE, 0, 0);
-	e[6].dev = 9;
-	e[6].ino = 9;
+	e[6] = ev_ino(6, 100, CAP_DATASYNC, 0, 0, 9, 9);
 	feed(&s, e, 7);
 	cap_event_release(e, 7);
 	assert_int_equal(capstate_finish(&s), 0);

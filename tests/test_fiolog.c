@@ -19,11 +19,11 @@
 
 #include "out/fiolog.h"
 #include "job/options.h"
+#include "scratchdir.h"
 
 #define MS 1000000ull
 #define IV (100 * MS)		/* the sampling interval */
 
-static char dir[PATH_MAX];
 static char warned[1024];
 
 static void warn(const char *msg)
@@ -31,32 +31,14 @@ static void warn(const char *msg)
 	snprintf(warned, sizeof(warned), "%s", msg);
 }
 
-static int setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/faultline-fiolog.XXXXXX", tmp ? tmp : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* A job named @name logging to <dir>/@prefix (NULL: its name, bare key). */
+/* A job named @name logging to the scratch folder's @prefix (NULL: its name, bare key). */
 static void job_init(struct job *j, const char *name, const char *prefix)
 {
 	char p[PATH_MAX];
 
 	option_defaults(j);
 	snprintf(j->name, sizeof(j->name), "%s", name);
-	snprintf(p, sizeof(p), "%s/%s", dir, prefix ? prefix : name);
+	snprintf(p, sizeof(p), "%s/%s", scratch_dir, prefix ? prefix : name);
 	j->bw_log = strdup(p);
 	j->iops_log = strdup(p);
 	j->lat_log = strdup(p);
@@ -69,7 +51,7 @@ static char *slurp(const char *name)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", scratch_dir, name);
 	f = fopen(path, "r");
 	if (!f)
 		fail_msg("no file %s", path);
@@ -248,19 +230,19 @@ static void test_no_latency_and_bad_prefix(void **state)
 	j.latency = false;
 	assert_int_equal(fiolog_create(&l, &fj, 1, IV, NULL, &e), 0);
 	fiolog_close(l);
-	snprintf(path, sizeof(path), "%s/nolat_lat.1.log", dir);
+	snprintf(path, sizeof(path), "%s/nolat_lat.1.log", scratch_dir);
 	assert_int_not_equal(access(path, F_OK), 0);
-	snprintf(path, sizeof(path), "%s/nolat_bw.1.log", dir);
+	snprintf(path, sizeof(path), "%s/nolat_bw.1.log", scratch_dir);
 	assert_int_equal(access(path, F_OK), 0);
 	option_release(&j);
 
 	option_defaults(&j);
 	snprintf(j.name, sizeof(j.name), "bad");
-	snprintf(path, sizeof(path), "%s/no/such/dir/x", dir);
+	snprintf(path, sizeof(path), "%s/no/such/scratch_dir/x", scratch_dir);
 	j.bw_log = strdup(path);
 	assert_true(fiolog_create(&l, &fj, 1, IV, NULL, &e) < 0);
 	assert_null(l);
-	assert_non_null(strstr(e.msg, "no/such/dir/x_bw.1.log"));
+	assert_non_null(strstr(e.msg, "no/such/scratch_dir/x_bw.1.log"));
 	option_release(&j);
 
 	/* No job logs: no state at all. */
@@ -282,5 +264,5 @@ int main(void)
 		cmocka_unit_test(test_no_latency_and_bad_prefix),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -22,6 +22,7 @@
 #include "engines/engine.h"
 #include "job/jobfile.h"
 #include "job/options.h"
+#include "out/jobtext.h"
 
 #ifndef FIXTURES
 #define FIXTURES "tests/fixtures"
@@ -1214,7 +1215,7 @@ static char *print_to_string(const struct job *j)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	job_print(f, j);
+	jobtext_job(f, j);
 	fclose(f);
 	return buf;
 }

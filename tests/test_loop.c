@@ -30,10 +30,10 @@
 #include "lib/stats.h"
 #include "run/jobrun.h"
 #include "run/worker.h"
+#include "scratchdir.h"
 
 #define MAXREC 65536
 
-static char dir[256];
 
 static struct {
 	struct { unsigned target; uint64_t off; pid_t tid; } rec[MAXREC];
@@ -95,7 +95,7 @@ static void rig_job(struct rig *g, const char *files, uint64_t size, uint64_t bs
 	for (const char *p = files; *p; p++) {
 		size_t n = strlen(names);
 
-		snprintf(names + n, sizeof(names) - n, "%s%s/%c", n ? ":" : "", dir, *p);
+		snprintf(names + n, sizeof(names) - n, "%s%s/%c", n ? ":" : "", scratch_dir, *p);
 	}
 	g->job.filename = strdup(names);
 	g->job.size = size;
@@ -319,24 +319,6 @@ static void test_stream_base(void **state)
 	rig_free(&g);
 }
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/faultline-loop-XXXXXX", tmp ? tmp : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-	char cmd[400];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,5 +331,5 @@ int main(void)
 		cmocka_unit_test(test_stream_base),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

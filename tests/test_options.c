@@ -16,6 +16,7 @@
 
 #include "engines/engine.h"
 #include "job/options.h"
+#include "out/jobtext.h"
 
 static void assert_has(const char *hay, const char *needle)
 {
@@ -30,7 +31,7 @@ static char *help_to_string(const char *name, int *ret)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	*ret = option_print_help(f, name);
+	*ret = jobtext_cmdhelp(f, name);
 	fclose(f);
 	return buf;
 }
@@ -148,7 +149,7 @@ static void test_defaults_match_table(void **state)
 	option_release(&j);
 }
 
-/* What job_print shows must parse back to the same value. */
+/* What jobtext_job shows must parse back to the same value. */
 static void test_format_round_trip(void **state)
 {
 	static const char *const set[][2] = {

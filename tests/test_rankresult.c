@@ -1,5 +1,5 @@
 /*
- * test_rankresult.c - what rank 0 makes of the ranks' results (SPEC 14):
+ * test_rankresult.c - what rank 0 makes of the ranks' results:
  * the aggregate's percentiles are those of one histogram fed every
  * rank's samples (not an average of the ranks' percentiles), histograms
  * survive packing for the trip to rank 0, counts add up, an error is
@@ -187,7 +187,7 @@ static void test_lost_rank_named(void **state)
 	FILE *f;
 
 	(void)state;
-	root = rankresult_json(&o);
+	root = rankout_json(&o);
 	assert_non_null(root);
 	fl = json_object_get(root, "faultline");
 	lost = json_object_get(fl, "lost_ranks");
@@ -200,18 +200,44 @@ static void test_lost_rank_named(void **state)
 		assert_int_equal(json_is_true(json_object_get(json_array_get(ranks, r), "lost")), r == 2);
 	json_decref(root);
 	gone[2] = false;
-	root = rankresult_json(&o);
+	root = rankout_json(&o);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(root, "faultline"), "lost_ranks")), 0);
 	json_decref(root);
 	gone[2] = true;
 
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	rankresult_report(f, &o);
+	rankout_report(f, &o);
 	fclose(f);
 	assert_non_null(strstr(text, "==== rank 2 of 3, on n3 ====\n(lost: "));
 	assert_non_null(strstr(text, "rank 1's summary"));
 	assert_non_null(strstr(text, "==== all 3 ranks but the 1 lost: "));
+	free(text);
+}
+
+/* The exchanges' notes reach stderr through out/rankout.c in the words
+ * users and tests/e2e/mpi-hosts.sh look for: a lost rank named with its
+ * host, a CSV failure with its file and reason. */
+static void test_notes(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	rankout_note(f, &(struct rank_note){ .kind = RANK_NOTE_LOST, .rank = 2, .host = "n3",
+					     .what = "gathering sizes", .secs = 30 });
+	rankout_note(f, &(struct rank_note){ .kind = RANK_NOTE_CSV_FAILED, .path = "x.csv",
+					     .err = ENOSPC });
+	/* no exchange made: nothing to say */
+	rankout_note(f, &(struct rank_note){ .kind = RANK_NOTE_STATS,
+					     .stats = &(struct rank_stats){ .nranks = 2 } });
+	fclose(f);
+	assert_string_equal(text, "faultline: rank 2 (n3) lost: no answer within 30 s while gathering "
+			    "sizes; the run ends with what the other ranks have\n"
+			    "faultline: warning: writing the CSV x.csv failed: No space left on device; "
+			    "it ends at the last whole row\n");
 	free(text);
 }
 
@@ -303,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_merge_counts_and_error),
 		cmocka_unit_test(test_all_row_by_name),
 		cmocka_unit_test(test_lost_rank_named),
+		cmocka_unit_test(test_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

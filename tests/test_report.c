@@ -54,6 +54,14 @@ static struct job_opt globals[] = {
 	{ .key = "bs", .val = "4k" }, { .key = "time_based", .val = "1" }, { .key = "bs", .val = "8k" },
 };
 
+/* As collect_job resolves it: the writers' view of @j, and @j for the
+ * option lists. Again after a test changes a job's options. */
+static void job_result_of(struct job_result *r, const struct job *j)
+{
+	out_job_set(&r->job, j);
+	r->options = j;
+}
+
 static void build_result(void)
 {
 	struct job_result *a = &jobs[0], *b = &jobs[1];
@@ -89,7 +97,7 @@ static void build_result(void)
 	job_b.stonewall = true;
 
 	memset(jobs, 0, sizeof(jobs));
-	a->job = &job_a;
+	job_result_of(a, &job_a);
 	a->nthreads = 1;
 	a->rops = 1228800;
 	a->rbytes = a->rops * 4096;
@@ -131,7 +139,7 @@ static void build_result(void)
 	}
 
 	/* Failed, and nothing about it readable: every figure left 0. */
-	b->job = &job_b;
+	job_result_of(b, &job_b);
 	b->nthreads = 2;
 	b->rops = 1000;
 	b->rbytes = 1000 * 128 * 1024;
@@ -483,6 +491,8 @@ static void make_write_jobs(void)
 	wr_b.bytes = b->rbytes;
 	b->rops = b->rbytes = 0;
 	b->w = &wr_b;
+	job_result_of(a, &job_a);
+	job_result_of(b, &job_b);
 }
 
 static void test_json_write_job(void **state)
@@ -888,6 +898,8 @@ static void test_time(void **state)
 
 	(void)state;
 	job_a.delayacct = job_b.delayacct = true;
+	job_result_of(&jobs[0], &job_a);
+	job_result_of(&jobs[1], &job_b);
 	jobs[0].time_ok = true;
 	jobs[0].time_threads = 2;
 	jobs[0].time_every = 1;

@@ -30,10 +30,10 @@
 #include "run/jobrun.h"
 #include "run/worker.h"
 #include "testjob.h"
+#include "scratchdir.h"
 
 #define DEPTH 8
 
-static char dir[256];
 
 /* The scripted engine's state: one worker, so no atomics. */
 static struct {
@@ -125,7 +125,7 @@ static void rig_run(struct rig *g, const char *rw)
 	struct err e = { 0 };
 
 	memset(g, 0, sizeof(*g));
-	snprintf(file, sizeof(file), "%s/f", dir);
+	snprintf(file, sizeof(file), "%s/f", scratch_dir);
 	job_of(&g->job, opts);
 	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
 	if (job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, &e))
@@ -229,24 +229,6 @@ static void test_rw_queue_fails(void **state)
 	queue_fails("randrw");
 }
 
-static int group_setup(void **state)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	(void)state;
-	snprintf(dir, sizeof(dir), "%s/faultline-reqcore-XXXXXX", tmp ? tmp : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-	char cmd[400];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,5 +240,5 @@ int main(void)
 		cmocka_unit_test(test_rw_queue_fails),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -844,33 +844,3 @@ int jobfile_parse_cmdline(struct joblist *jl, int argc, char **argv, unsigned ns
 	return ret;
 }
 
-/* ------------------------------------------------------------------ */
-/* --parse-only */
-
-void job_print(FILE *f, const struct job *j)
-{
-	char buf[512];
-	bool first = true;
-
-	fprintf(f, "[%s]\n; from %s:%d\n", j->name, j->src.file, j->src.line);
-	for (size_t i = 0; i < option_count; i++) {
-		const struct option_def *o = &option_table[i];
-
-		if (o->noop || o->inverse || !strcmp(o->name, "name"))
-			continue;
-		if (option_format(j, o, buf, sizeof(buf)))
-			fprintf(f, "%s=%s\n", o->name, buf);
-		else if (o->type != OPT_CUSTOM)
-			fprintf(f, "; %s not set\n", o->name);
-	}
-	for (size_t i = 0; i < option_count; i++) {
-		if (!(option_table[i].noop & j->src.fio_noops))
-			continue;
-		fprintf(f, "%s %s", first ? "; accepted, no effect here:" : "",
-			option_table[i].name);
-		first = false;
-	}
-	if (!first)
-		fprintf(f, "\n");
-	fprintf(f, "\n");
-}

@@ -79,9 +79,6 @@ int jobfile_parse_cmdline(struct joblist *jl, int argc, char **argv, unsigned ns
 			  const struct jobfile_src *src, struct jobfile_select *sel,
 			  struct err *e);
 
-/* --parse-only: the resolved job, one option per line, fio-style. */
-void job_print(FILE *f, const struct job *j);
-
 /* Frees every job and the array; @jl is empty afterwards. */
 void joblist_free(struct joblist *jl);
 /* Frees a job the parser allocated: its strings and the struct. */

@@ -2,7 +2,7 @@
  * options.c - the option table and the value parsers behind it.
  *
  * option_table is the single source of truth: jobfile.c parses through
- * it, option_defaults applies its defaults, cmdhelp.c prints it, json_out
+ * it, option_defaults applies its defaults, out/jobtext.c prints it, json_out
  * and the man-page test iterate it. Numbers follow fio's rules (units,
  * arithmetic, $pagesize, $mb_memory, $ncpus) and are read by optval.c;
  * this file says which options take which kind and what is allowed.

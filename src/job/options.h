@@ -41,8 +41,6 @@ void option_release(struct job *j);
  * "zipf:1.2"); 0 when unset (no filename), else 1. */
 int option_format(const struct job *j, const struct option_def *o, char *buf,
 		  size_t len);
-/* --cmdhelp and --cmdhelp=NAME (cmdhelp.c). -ENOENT when NAME is unknown. */
-int option_print_help(FILE *f, const char *name);
 
 /* The closest option name or alias to @name when it is close enough to
  * be a typo, else NULL (for "did you mean"). */

@@ -15,9 +15,9 @@
  * with now_ns() values.
  *
  * Also here: now_ns(), the CLOCK_MONOTONIC time every deadline, start
- * and sample is expressed in, and the request clock of a synchronous
- * loop (struct req_clock), which ends one request and starts the next
- * with a single read.
+ * and sample is expressed in. A synchronous loop's request clock, which
+ * ends one request and starts the next with a single read, is
+ * run/reqclock.h.
  */
 #ifndef FAULTLINE_LATCLOCK_H
 #define FAULTLINE_LATCLOCK_H
@@ -25,8 +25,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-
-#include "lib/histogram.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -90,56 +88,6 @@ static inline uint64_t latclock_ticks_of(uint64_t ns)
 		return ns;
 	t = ((unsigned __int128)ns * latclock.tick_mult) >> 32;
 	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
-}
-
-/* With latency off a synchronous loop reads the clock only every this
- * many requests to notice the deadline: about a microsecond of work at
- * the fastest engine, so a run ends within microseconds of it. */
-#define DEADLINE_CHECK_EVERY 64
-/* With latency on it looks at the deadline (CLOCK_MONOTONIC, like the
- * run controller's) once this much latency-clock time has passed. */
-#define DEADLINE_CHECK_NS 100000ull
-
-/* A synchronous loop's request clock (req_clock_done). */
-struct req_clock {
-	bool lat;
-	uint64_t deadline;	/* CLOCK_MONOTONIC ns; UINT64_MAX = none */
-	uint64_t t0;		/* lat: latency-clock ticks when the request began */
-	uint64_t next_check;	/* lat: ticks of the next deadline check */
-	uint64_t check_ticks;	/* lat: DEADLINE_CHECK_NS in ticks */
-	uint64_t n;		/* no lat: requests so far */
-};
-
-static inline void req_clock_start(struct req_clock *c, bool lat, uint64_t deadline)
-{
-	c->lat = lat;
-	c->deadline = deadline;
-	c->n = 0;
-	c->check_ticks = latclock_ticks_of(DEADLINE_CHECK_NS);
-	c->t0 = latclock_ticks();
-	c->next_check = c->t0 + c->check_ticks;
-}
-
-/*
- * The end of one synchronous request: with latency on, one read of the
- * latency clock that both ends this request (its latency goes into
- * @lat_hist) and starts the next, and a look at the deadline every
- * DEADLINE_CHECK_NS; with it off, a clock read every DEADLINE_CHECK_EVERY
- * requests. True when the deadline has passed.
- */
-static inline bool req_clock_done(struct req_clock *c, struct hist *lat_hist)
-{
-	if (c->lat) {
-		uint64_t t1 = latclock_ticks();
-
-		hist_add(lat_hist, latclock_ns(t1 - c->t0));
-		c->t0 = t1;
-		if (t1 < c->next_check)
-			return false;
-		c->next_check = t1 + c->check_ticks;
-		return now_ns() >= c->deadline;
-	}
-	return ++c->n % DEADLINE_CHECK_EVERY == 0 && now_ns() >= c->deadline;
 }
 
 #endif

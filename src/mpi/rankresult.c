@@ -153,7 +153,7 @@ static uint64_t d2u(double d)
 /* What the aggregate needs of one rank's job. */
 static void put_job(struct msg *m, const struct job_result *jr)
 {
-	put_str(m, jr->job->name);
+	put_str(m, jr->job.name);
 	put_u64(m, jr->nthreads);
 	put_u64(m, jr->rops);
 	put_u64(m, jr->rbytes);
@@ -349,7 +349,7 @@ static int build_agg(struct rank_outputs *o, const struct run_result *mine, stru
 		/* Ranks run the same job files; a rank whose job j differs
 		 * (a ${RANK}-made job list) is left out of j's aggregate. */
 		for (int r = 0; r < o->nranks; r++) {
-			if (j >= njobs[r] || strcmp(rj[r][j].name ? rj[r][j].name : "", mine->jobs[j].job->name))
+			if (j >= njobs[r] || strcmp(rj[r][j].name ? rj[r][j].name : "", mine->jobs[j].job.name))
 				continue;
 			writes |= rj[r][j].r.w != NULL;
 			hosts[n] = o->hosts[r];
@@ -357,6 +357,7 @@ static int build_agg(struct rank_outputs *o, const struct run_result *mine, stru
 			in[n++] = &rj[r][j].r;
 		}
 		a->jobs[j].job = mine->jobs[j].job;
+		a->jobs[j].options = mine->jobs[j].options;
 		a->jobs[j].batch = mine->jobs[j].batch;
 		rankresult_merge_job(&a->jobs[j], writes ? &o->agg_w[j] : NULL, in, rank, hosts, n);
 	}
@@ -390,7 +391,7 @@ int rankresult_gather(const struct run_result *mine, bool want_normal, bool want
 	if (m.oom) {
 		/* Still take part in the gather, with nothing. */
 		m.len = 0;
-		fprintf(stderr, "faultline: rank %d: out of memory sending results to rank 0\n", ranks_rank());
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_RESULTS_OOM, .rank = ranks_rank() });
 	}
 	ret = ranks_gather(m.p, m.len, &all, lens, e);
 	free(m.p);
@@ -445,8 +446,8 @@ int rankresult_gather(const struct run_result *mine, bool want_normal, bool want
 			for (unsigned j = 0; j < njobs[r] && !rd.bad; j++)
 				get_job(&rd, &rj[r][j]);
 			if (rd.bad) {
-				fprintf(stderr, "faultline: rank %d's results reached rank 0 incomplete; "
-					"left out of the aggregate\n", r);
+				ranks_note(&(struct rank_note){ .kind = RANK_NOTE_RESULTS_DAMAGED,
+								.rank = r });
 				njobs[r] = 0;
 			}
 			if (!o->hosts[r])
@@ -465,140 +466,4 @@ out:
 	free(all);
 	free(lens);
 	return ret;
-}
-
-/* ---- writing -------------------------------------------------------- */
-
-static int nlost(const struct rank_outputs *o)
-{
-	int n = 0;
-
-	for (int r = 0; o->lost && r < o->nranks; r++)
-		n += o->lost[r];
-	return n;
-}
-
-int rankresult_report(FILE *f, const struct rank_outputs *o)
-{
-	for (int r = 0; r < o->nranks; r++) {
-		fprintf(f, "==== rank %d of %d, on %s ====\n", r, o->nranks, o->hosts[r]);
-		if (o->lost && o->lost[r])
-			fputs("(lost: rank 0 stopped hearing from it; its rows end there)\n", f);
-		else
-			fputs(o->normal[r] ? o->normal[r] : "(no summary reached rank 0)\n", f);
-		fputc('\n', f);
-	}
-	if (nlost(o))
-		fprintf(f, "==== all %d ranks but the %d lost: counts", o->nranks, nlost(o));
-	else
-		fprintf(f, "==== all %d ranks: counts", o->nranks);
-	fprintf(f, " and rates summed, runtime the longest, "
-		"latency from the merged histograms ====\n");
-	return report_jobs(f, &o->agg);
-}
-
-static void tag(json_t *job, json_t *rank, const char *host)
-{
-	json_t *fl = json_object_get(job, "faultline");
-
-	if (!json_is_object(fl)) {
-		fl = json_object();
-		json_object_set_new(job, "faultline", fl);
-	}
-	json_object_set_new(fl, "rank", rank);
-	json_object_set_new(fl, "host", host ? json_string(host) : json_null());
-}
-
-json_t *rankresult_json(const struct rank_outputs *o)
-{
-	json_t *root, *jobs, *ranks, *disks, *agg, *fl, *lost;
-	size_t i;
-	json_t *v;
-
-	root = o->json[0] ? json_deep_copy(o->json[0]) : json_object();
-	jobs = json_array();
-	ranks = json_array();
-	disks = json_array();
-	lost = json_array();
-	if (!root || !jobs || !ranks || !disks || !lost)
-		goto oom;
-	for (int r = 0; r < o->nranks; r++) {
-		json_t *doc = o->json[r], *rk = json_object(), *rfl;
-
-		if (!rk)
-			goto oom;
-		json_object_set_new(rk, "rank", json_integer(r));
-		json_object_set_new(rk, "host", json_string(o->hosts[r]));
-		rfl = doc ? json_object_get(doc, "faultline") : NULL;
-		json_object_set(rk, "host_facts", rfl ? json_object_get(rfl, "host") : json_null());
-		json_object_set(rk, "system", rfl ? json_object_get(rfl, "system") : json_null());
-		json_object_set(rk, "interrupted", rfl ? json_object_get(rfl, "interrupted") : json_null());
-		json_object_set_new(rk, "lost", json_boolean(o->lost && o->lost[r]));
-		json_array_append_new(ranks, rk);
-		if (o->lost && o->lost[r])
-			json_array_append_new(lost, json_pack("{s:i, s:s}", "rank", r, "host", o->hosts[r]));
-		if (!doc)
-			continue;
-		json_array_foreach(json_object_get(doc, "jobs"), i, v) {
-			json_t *c = json_deep_copy(v);
-
-			tag(c, json_integer(r), o->hosts[r]);
-			json_array_append_new(jobs, c);
-		}
-		json_array_foreach(json_object_get(doc, "disk_util"), i, v) {
-			json_t *c = json_deep_copy(v);
-
-			json_object_set_new(c, "rank", json_integer(r));
-			json_object_set_new(c, "host", json_string(o->hosts[r]));
-			json_array_append_new(disks, c);
-		}
-	}
-	agg = json_out_build(&o->agg, o->json_flags);
-	if (!agg)
-		goto oom;
-	json_array_foreach(json_object_get(agg, "jobs"), i, v) {
-		json_t *c = json_deep_copy(v);
-
-		tag(c, json_string("all"), NULL);
-		json_object_set_new(json_object_get(c, "faultline"), "nranks", json_integer(o->nranks));
-		json_array_append_new(jobs, c);
-	}
-	json_decref(agg);
-	json_object_set_new(root, "jobs", jobs);
-	json_object_set_new(root, "disk_util", disks);
-	fl = json_object_get(root, "faultline");
-	if (!json_is_object(fl)) {
-		fl = json_object();
-		json_object_set_new(root, "faultline", fl);
-	}
-	json_object_set_new(fl, "nranks", json_integer(o->nranks));
-	json_object_set_new(fl, "ranks", ranks);
-	json_object_set_new(fl, "lost_ranks", lost);
-	return root;
-oom:
-	json_decref(root);
-	json_decref(jobs);
-	json_decref(ranks);
-	json_decref(disks);
-	json_decref(lost);
-	return NULL;
-}
-
-void rankresult_free(struct rank_outputs *o)
-{
-	for (int r = 0; r < o->nranks; r++) {
-		if (o->hosts)
-			free(o->hosts[r]);
-		if (o->normal)
-			free(o->normal[r]);
-		if (o->json)
-			json_decref(o->json[r]);
-	}
-	free(o->hosts);
-	free(o->lost);
-	free(o->normal);
-	free(o->json);
-	free(o->agg.jobs);
-	free(o->agg_w);
-	memset(o, 0, sizeof(*o));
 }

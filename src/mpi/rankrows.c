@@ -270,7 +270,7 @@ int rankrows_init(struct rankrows *rr, const char *csv_path, const char *header,
  * wait for it in vain, so the launch ends. */
 static void oom_abort(void)
 {
-	fprintf(stderr, "faultline: rank 0: out of memory merging the ranks' rows; ending the launch\n");
+	ranks_note(&(struct rank_note){ .kind = RANK_NOTE_ROWS_OOM });
 	ranks_abort(1);
 }
 
@@ -356,11 +356,11 @@ static void write_row(struct rankrows *rr, const char *line, size_t len)
 		return;
 	ret = csvout_row(&rr->csv, line, len);
 	if (ret == -EPIPE) {
-		fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_CSV_PIPE });
 		__atomic_store_n(rr->stop, 1, __ATOMIC_RELAXED);
 	} else if (ret) {
-		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
-			rr->csv.path, strerror(-ret));
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_CSV_FAILED, .path = rr->csv.path,
+						.err = -ret });
 	}
 }
 
@@ -502,7 +502,7 @@ static void write_exchange(struct rankrows *rr, char *all, const size_t *lens)
 		ret = parse_records(rr, all + off, lens[r], r, &recs, &n, &cap);
 		off += lens[r];
 		if (ret == -EPROTO) {
-			fprintf(stderr, "faultline: rank %d's rows reached rank 0 damaged; left out\n", r);
+			ranks_note(&(struct rank_note){ .kind = RANK_NOTE_ROWS_DAMAGED, .rank = r });
 			ret = 0;
 		}
 	}
@@ -532,8 +532,7 @@ int rankrows_exchange(struct rankrows *rr, int *flags, unsigned nflags, struct e
 	int ret;
 
 	if (rr->dropped) {
-		fprintf(stderr, "faultline: rank %d: out of memory holding CSV rows; some are missing\n",
-			ranks_rank());
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_ROWS_DROPPED, .rank = ranks_rank() });
 		rr->dropped = false;
 	}
 	ret = ranks_gather(rr->buf, rr->len, &all, lens, e);
@@ -571,13 +570,14 @@ void rankrows_close(struct rankrows *rr)
 {
 	const char *st = getenv("FAULTLINE_MPI_STATS");
 
-	if (rr->root && st && !strcmp(st, "1") && rr->nexch)
-		fprintf(stderr, "faultline: mpi: %d ranks, %llu exchanges: %.1f rows and %.0f bytes each, "
-			"%.3f ms mean, %.3f ms max at rank 0, of which merging and writing %.3f ms mean\n",
-			rr->nranks, (unsigned long long)rr->nexch, (double)rr->rows / (double)rr->nexch,
-			(double)rr->bytes / (double)rr->nexch,
-			(double)rr->ns_sum / (double)rr->nexch / 1e6, (double)rr->ns_max / 1e6,
-			(double)rr->ns_work / (double)rr->nexch / 1e6);
+	if (rr->root && st && !strcmp(st, "1") && rr->nexch) {
+		const struct rank_stats stats = {
+			.nranks = rr->nranks, .nexch = rr->nexch, .rows = rr->rows, .bytes = rr->bytes,
+			.ns_sum = rr->ns_sum, .ns_max = rr->ns_max, .ns_work = rr->ns_work,
+		};
+
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_STATS, .stats = &stats });
+	}
 	if (rr->have_csv)
 		csvout_close(&rr->csv);
 	for (int r = 0; rr->hosts && r < rr->nranks; r++)

@@ -64,9 +64,23 @@ static char (*hosts)[256];
 static bool *lost;
 static int nlost;
 
+/* Who hears what the exchanges have to say (ranks_set_notes). */
+static void (*note_fn)(const struct rank_note *n);
+
 static void share_hosts(void);
 static uint64_t timeout_ns = 30000000000ull;	/* 30 s until told the interval */
 static bool timeout_fixed;			/* FAULTLINE_MPI_TIMEOUT given */
+
+void ranks_set_notes(void (*fn)(const struct rank_note *n))
+{
+	note_fn = fn;
+}
+
+void ranks_note(const struct rank_note *n)
+{
+	if (note_fn)
+		note_fn(n);
+}
 
 bool ranks_detect(void)
 {
@@ -266,9 +280,8 @@ static void lose(MPI_Request *req, const bool *done, bool recv, const char *what
 		api.request_free(&req[r]);
 		lost[r] = true;
 		nlost++;
-		fprintf(stderr, "faultline: rank %d (%s) lost: no answer within %.0f s while %s; "
-			"the run ends with what the other ranks have\n",
-			r, hosts[r], (double)timeout_ns / 1e9, what);
+		ranks_note(&(struct rank_note){ .kind = RANK_NOTE_LOST, .rank = r, .host = hosts[r],
+						.what = what, .secs = (double)timeout_ns / 1e9 });
 	}
 }
 
@@ -320,9 +333,9 @@ static void root_gone(const char *what)
 {
 	uint64_t t = timeout_ns;
 
-	fprintf(stderr, "faultline: rank %d (%s): lost contact with rank 0: no answer within %.0f s "
-		"while %s; this rank ends in %.0f s (rank 0 writes the outputs of the ranks it hears)\n",
-		my_rank, hostname, 4 * (double)t / 1e9, what, (double)t / 1e9);
+	ranks_note(&(struct rank_note){ .kind = RANK_NOTE_ROOT_GONE, .rank = my_rank,
+					.host = hostname, .what = what, .secs = 4 * (double)t / 1e9,
+					.end_secs = (double)t / 1e9 });
 	nlost = 1;
 	nanosleep(&(struct timespec){ .tv_sec = (time_t)(t / 1000000000u),
 				      .tv_nsec = (long)(t % 1000000000u) }, NULL);
@@ -352,8 +365,8 @@ static void ask_root(const void *s, size_t slen, int stag, void *a, size_t alen,
  * int counts, the launch ends. */
 static void too_big(size_t len)
 {
-	fprintf(stderr, "faultline: rank %d (%s): %zu bytes to send at once, more than MPI counts; "
-		"ending the launch\n", my_rank, hostname, len);
+	ranks_note(&(struct rank_note){ .kind = RANK_NOTE_TOO_BIG, .rank = my_rank,
+					.host = hostname, .bytes = len });
 	ranks_abort(1);
 }
 
@@ -493,8 +506,8 @@ static int root_gather(const void *buf, size_t len, char **all, size_t *lens, st
 	for (int r = 0; r < nranks; r++) {
 		lens[r] = lost[r] ? 0 : (size_t)n[r];
 		if (lens[r] > INT_MAX || total + lens[r] > INT_MAX) {
-			fprintf(stderr, "faultline: rank 0: the ranks sent %zu bytes at once, more than MPI counts\n",
-				total + lens[r]);
+			ranks_note(&(struct rank_note){ .kind = RANK_NOTE_ROOT_TOO_BIG,
+							.bytes = total + lens[r] });
 			ranks_abort(1);
 		}
 		total += lens[r];

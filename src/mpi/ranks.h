@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "out/rankout.h"
 
 /* Is this process a rank of an MPI launch? (the environment only) */
 bool ranks_detect(void);
@@ -50,6 +51,13 @@ int ranks_max(int *v, unsigned n, struct err *e);
  * ranks' buffers one after another) and @lens[r] (ranks_size() entries,
  * the caller's); elsewhere *@all is NULL. */
 int ranks_gather(const void *buf, size_t len, char **all, size_t *lens, struct err *e);
+
+/* What the exchanges have to say (a rank lost, rows that came damaged,
+ * ...) goes to @fn, as it happens; nothing here prints. Without a hook
+ * (the default) it is dropped. rankrows.c and rankresult.c hand theirs
+ * over through ranks_note. */
+void ranks_set_notes(void (*fn)(const struct rank_note *n));
+void ranks_note(const struct rank_note *n);
 
 /* End the whole launch now, with @code. */
 void ranks_abort(int code) __attribute__((noreturn));

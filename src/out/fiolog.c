@@ -30,8 +30,9 @@ struct logfile {
 	bool broken;		/* a write failed: warned once, no more entries */
 };
 
+/* A job as its logs need it, taken from its options once at
+ * fiolog_create: the interval path reads nothing else of the job. */
 struct job_logs {
-	const struct job *job;
 	unsigned nthreads;
 	unsigned first;		/* fio's number of its first thread, from 1 */
 	uint64_t avg_ns;	/* log_avg_msec */
@@ -44,6 +45,10 @@ struct job_logs {
 	 * per priority (cmdprio_*). */
 	struct prio_plan prio;
 	bool split;
+	/* An entry's columns: log_offset, log_issue_time, log_prio,
+	 * log_window_value (enum log_window). */
+	bool offset, issue_time, prio_col;
+	enum log_window window_value;
 };
 
 struct fiolog {
@@ -109,9 +114,8 @@ static int file_index(struct fiolog *l, const char *path, struct err *e)
 	return (int)l->nfiles++;
 }
 
-static int job_setup(struct fiolog *l, struct job_logs *jl, struct err *e)
+static int job_setup(struct fiolog *l, struct job_logs *jl, const struct job *j, struct err *e)
 {
-	const struct job *j = jl->job;
 	char path[4096];
 
 	jl->file = malloc(LOG_KINDS * jl->nthreads * sizeof(*jl->file));
@@ -169,12 +173,15 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 		struct job_logs *jl = &l->jobs[i];
 		const struct job *j = jobs[i].job;
 
-		jl->job = j;
 		jl->nthreads = jobs[i].nthreads;
 		/* fio numbers every thread of the run, logged or not. */
 		jl->first = thread;
 		thread += jl->nthreads;
 		jl->avg_ns = (uint64_t)j->log_avg_msec * 1000000ull;
+		jl->offset = j->log_offset;
+		jl->issue_time = j->log_issue_time;
+		jl->prio_col = j->log_prio;
+		jl->window_value = (enum log_window)j->log_window_value;
 		if (!j->bw_log && !j->iops_log && !j->lat_log)
 			continue;
 		if (j->log_prio) {
@@ -185,7 +192,7 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 			}
 			jl->split = jl->prio.on;
 		}
-		ret = job_setup(l, jl, e);
+		ret = job_setup(l, jl, j, e);
 		if (ret) {
 			fiolog_close(l);
 			return ret;
@@ -207,14 +214,14 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
  * value column, both puts @v and then @max, as fio's val0 and val1. */
 struct logval {
 	uint64_t v, max;
-	const struct job *j;
+	const struct job_logs *jl;
 	bool issue;		/* log_issue_time's column (a latency log) */
 };
 
 static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms,
 		     const struct logval *lv, unsigned dir, unsigned prio)
 {
-	const int win = lv->j->log_window_value;
+	const enum log_window win = lv->jl->window_value;
 	char vals[48], tail[24] = "";
 	struct logfile *f;
 	int n;
@@ -231,7 +238,7 @@ static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms,
 		snprintf(vals, sizeof(vals), "%llu",
 			 (unsigned long long)(win == LOG_WINDOW_MAX ? lv->max : lv->v));
 	/* an averaged entry's issue time is 0, as its offset (fio's too) */
-	if (lv->issue && lv->j->log_issue_time)
+	if (lv->issue && lv->jl->issue_time)
 		snprintf(tail, sizeof(tail), ", 0");
 	if (offset)
 		n = fprintf(f->f, "%llu, %s, %u, 0, 0, %u%s\n", (unsigned long long)t_ms, vals, dir,
@@ -254,13 +261,13 @@ static void put_line(struct fiolog *l, int idx, bool offset, uint64_t t_ms,
 static void put_entries(struct fiolog *l, struct job_logs *jl, unsigned t, unsigned d,
 			const struct fiolog_dirsample *a, uint64_t t_ms, bool whole, unsigned prio)
 {
-	const bool off = jl->job->log_offset;
+	const bool off = jl->offset;
 	const double secs = (double)jl->window_ns / 1e9;
 	uint64_t ops = a->ops, n = a->lat_n;
 
 	if (!ops)
 		return;
-	struct logval lv = { .j = jl->job };
+	struct logval lv = { .jl = jl };
 
 	if (whole) {
 		/* one rate per window: its maximum is itself */
@@ -281,7 +288,7 @@ static void put_entries(struct fiolog *l, struct job_logs *jl, unsigned t, unsig
 static void flush_window(struct fiolog *l, struct job_logs *jl, uint64_t t_ms, bool whole)
 {
 	/* log_prio without cmdprio_*: every request has the job's own */
-	const unsigned prio = jl->job->log_prio ? jl->prio.val[0] : 0;
+	const unsigned prio = jl->prio_col ? jl->prio.val[0] : 0;
 
 	for (unsigned t = 0; t < jl->nthreads; t++) {
 		const struct fiolog_sample *a = &jl->acc[t];

@@ -33,7 +33,9 @@
 
 struct fiolog;
 
-/* A job as the logs see it: its options and how many worker threads. */
+/* A job as the sampler hands it to the logs: its options, read once
+ * by fiolog_create (the intervals read only what it kept), and how many
+ * worker threads. */
 struct fiolog_job {
 	const struct job *job;
 	unsigned nthreads;

@@ -70,14 +70,14 @@ static uint64_t ns_to_ms(uint64_t ns)
 /* ------------------------------------------------------------------ */
 /* options */
 
-json_t *json_fio_job_options(const struct job *j)
+json_t *json_fio_job_options(const struct job_src *src)
 {
 	json_t *o = json_object();
 
-	for (unsigned i = 0; o && i < j->src.nopts; i++) {
-		if (!j->src.opts[i].val)
+	for (unsigned i = 0; o && i < src->nopts; i++) {
+		if (!src->opts[i].val)
 			continue;
-		if (json_object_set_new(o, j->src.opts[i].key, json_string(j->src.opts[i].val))) {
+		if (json_object_set_new(o, src->opts[i].key, json_string(src->opts[i].val))) {
 			json_decref(o);
 			return NULL;
 		}
@@ -233,12 +233,12 @@ static void dir_view(const struct job_result *jr, unsigned dir, struct dir_view 
 	const struct write_result *w = jr->w;
 
 	*d = (struct dir_view){ 0 };
-	if (dir == DIR_READ && job_reads(jr->job))
+	if (dir == DIR_READ && jr->job.reads)
 		*d = (struct dir_view){
 			.ops = jr->rops, .bytes = jr->rbytes, .lat_ok = jr->lat_ok, .lat = &jr->lat,
 			.iops = &jr->read_iops, .bw = &jr->read_bw,
 		};
-	else if (dir == DIR_WRITE && w && job_writes(jr->job))
+	else if (dir == DIR_WRITE && w && jr->job.writes)
 		*d = (struct dir_view){
 			.ops = w->ops, .bytes = w->bytes, .lat_ok = jr->lat_ok, .lat = &w->lat,
 			.iops = &jr->write_iops, .bw = &jr->write_bw,
@@ -322,7 +322,7 @@ unsigned json_fio_group(const struct run_result *r, unsigned idx)
 	/* Jobs before the first stonewall, and a stonewall on the very
 	 * first job, are group 0. */
 	for (unsigned i = 1; i <= idx && i < r->njobs; i++)
-		if (r->jobs[i].job && r->jobs[i].job->stonewall)
+		if (r->jobs[i].job.stonewall)
 			g++;
 	return g;
 }
@@ -333,9 +333,9 @@ static void group_bounds(const struct run_result *r, unsigned idx, unsigned *fir
 {
 	unsigned a = idx, b = idx + 1;
 
-	while (a > 0 && !(r->jobs[a].job && r->jobs[a].job->stonewall))
+	while (a > 0 && !(r->jobs[a].job.stonewall))
 		a--;
-	while (b < r->njobs && !(r->jobs[b].job && r->jobs[b].job->stonewall))
+	while (b < r->njobs && !(r->jobs[b].job.stonewall))
 		b++;
 	*first = a;
 	*last = b;
@@ -494,7 +494,7 @@ static void put_cpu(json_t *o, const struct job_result *jr)
 static json_t *steadystate_object(const struct job_result *jr)
 {
 	const struct runctl_result *rc = &jr->rc;
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	static const char *const m[] = { "iops", "bw", "lat" };
 	json_t *o = json_object(), *data = json_object(), *iops = json_array(), *bw = json_array();
 	uint64_t si = 0, sb = 0, sl = 0;
@@ -540,11 +540,11 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	struct dir_view d;
 
 	build_failures = 0;
-	put(o, "jobname", json_string(jr->job->name));
+	put(o, "jobname", json_string(jr->job.name));
 	put(o, "groupid", json_integer(json_fio_group(r, idx)));
 	put(o, "error", json_integer(jr->error));
 	/* fio writes these two only with continue_on_error */
-	if (jr->job->continue_on_error != COE_NONE) {
+	if (jr->job.continue_on_error != COE_NONE) {
 		put(o, "total_err", ju64(jr->io_errors));
 		put(o, "first_error", json_integer(jr->first_error));
 	}
@@ -553,7 +553,7 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "eta", json_integer(0));
 	put(o, "elapsed", ju64((r->duration_ns / 1000000 + 999) / 1000));
 	/* fio leaves "job options" out when the job's section set nothing. */
-	opts = json_fio_job_options(jr->job);
+	opts = json_fio_job_options(&jr->options->src);
 	if (opts && !json_object_size(opts))
 		json_decref(opts);
 	else
@@ -564,7 +564,7 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	put(o, "write", direction_object(&d, group_bytes_s(r, idx, DIR_WRITE), with_bins));
 	d = (struct dir_view){ 0 };
 	/* fio's trims: counts and latency, no per-interval series */
-	if (jr->w && job_trims(jr->job))
+	if (jr->w && jr->job.trims)
 		d = (struct dir_view){ .ops = jr->w->trims, .bytes = jr->w->trim_bytes,
 				       .lat_ok = jr->lat_ok, .lat = &jr->w->trim_lat,
 				       .runtime_ns = jr->w->trim_bytes ? jr->runtime_ns : 0 };
@@ -582,13 +582,13 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool with_bins)
 	 * the job's threads), the target in ns and the window in us, as
 	 * fio writes them; without one, fio's figures for a job without
 	 * (its depth is the job's iodepth). */
-	if (jr->job->latency_target_ns) {
-		put(o, "latency_depth", json_integer(jr->rc.lat_depth ? jr->rc.lat_depth : jr->job->iodepth));
-		put(o, "latency_target", ju64(jr->job->latency_target_ns));
-		put(o, "latency_percentile", jdbl(jr->job->latency_percentile));
-		put(o, "latency_window", ju64(jr->job->latency_window_ns / 1000));
+	if (jr->job.latency_target_ns) {
+		put(o, "latency_depth", json_integer(jr->rc.lat_depth ? jr->rc.lat_depth : jr->job.iodepth));
+		put(o, "latency_target", ju64(jr->job.latency_target_ns));
+		put(o, "latency_percentile", jdbl(jr->job.latency_percentile));
+		put(o, "latency_window", ju64(jr->job.latency_window_ns / 1000));
 	} else {
-		put(o, "latency_depth", json_integer(jr->job->iodepth));
+		put(o, "latency_depth", json_integer(jr->job.iodepth));
 		put(o, "latency_target", json_integer(0));
 		put(o, "latency_percentile", json_real(FIO_LATENCY_PERCENTILE));
 		put(o, "latency_window", json_integer(0));

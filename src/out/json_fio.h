@@ -26,9 +26,9 @@ json_t *json_fio_job(const struct run_result *r, unsigned idx, bool bins);
 unsigned json_fio_group(const struct run_result *r, unsigned idx);
 
 /* fio's "job options": what the job's own section (or its --name on the
- * command line) set, as fio lists it (struct job's opts); not [global]'s,
- * nor a bare key. NULL only when out of memory. */
-json_t *json_fio_job_options(const struct job *j);
+ * command line) set, as fio lists it (@src, what the user wrote); not
+ * [global]'s, nor a bare key. NULL only when out of memory. */
+json_t *json_fio_job_options(const struct job_src *src);
 
 /* Every option of the table that has a value in @j, as a string keyed by
  * the option's name, formatted by option_format() ("4k", "10s",

@@ -121,7 +121,7 @@ static json_t *device_object(const struct dev_result *d)
  * reader handles all; zeros and empty arrays when unused. */
 static void put_concurrency(json_t *o, const struct job_result *jr)
 {
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	json_t *a, *pf;
 
 	put(o, "loop", json_integer(j->loop));
@@ -168,7 +168,7 @@ static void put_concurrency(json_t *o, const struct job_result *jr)
  * pool; vmcache's batches and region null for bufpool. */
 static json_t *pool_object(const struct job_result *jr)
 {
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	const struct pool_counters *p = &jr->pool;
 	const uint64_t acc = p->hits + p->misses;
 	json_t *o;
@@ -240,15 +240,15 @@ static json_t *events_object(const struct job_result *jr, const struct perfev_pl
 static void put_writes(json_t *o, const struct job_result *jr)
 {
 	static const char *const sync_names[] = { "none", "dsync", "sync" };
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	const struct write_result *w = jr->w;
 	const struct engine_ops *eng = engine_find(j->ioengine);
 	json_t *v;
 
-	put(o, "rwmixread", job_mixed(j) ? json_integer(j->rwmixread) : json_null());
-	put(o, "flush", !job_writes(j) ? json_null() :
+	put(o, "rwmixread", j->mixed ? json_integer(j->rwmixread) : json_null());
+	put(o, "flush", !j->writes ? json_null() :
 			json_string(eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
-				    job_flush_datasync(j) ? "fdatasync" : "fsync"));
+				    j->flush_datasync ? "fdatasync" : "fsync"));
 	put(o, "sync_open", json_string(NAME_OF(sync_names, j->sync)));
 	if (!w || !w->verify) {
 		put(o, "verify", json_null());
@@ -339,7 +339,7 @@ static json_t *time_object(const struct job_result *jr)
 	json_t *o;
 	char key[32];
 
-	if (!jr->job->delayacct)
+	if (!jr->job.delayacct)
 		return json_null();
 	o = json_object();
 	for (unsigned k = 0; k < TIMESHARE_NPARTS; k++) {
@@ -359,13 +359,13 @@ static json_t *time_object(const struct job_result *jr)
 
 static json_t *faultline_job_object(const struct job_result *jr, const struct perfev_plan *plan)
 {
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	json_t *o = json_object(), *a;
 	char buf[64];
 
 	/* Every option as the job ran with it (defaults too); fio's "job
 	 * options" lists only what the job file or command line set. */
-	put(o, "options", json_fio_job_resolved(j));
+	put(o, "options", json_fio_job_resolved(jr->options));
 	put(o, "engine", json_string(j->ioengine));
 	put(o, "rw", json_string(NAME_OF(rw_names, j->rw)));
 	put(o, "bs", ju64(j->bs));
@@ -383,7 +383,7 @@ static json_t *faultline_job_object(const struct job_result *jr, const struct pe
 	put(o, "latency", json_boolean(jr->lat_ok));
 	/* A paced job's latency counts from each request's due time
 	 * (coordinated omission, run/pace.h), else from its issue. */
-	put(o, "latency_from", json_string(job_paced(j) ? "due" : "issue"));
+	put(o, "latency_from", json_string(j->paced ? "due" : "issue"));
 	put(o, "ops", ju64(jr->rops));
 	put(o, "bytes", ju64(jr->rbytes));
 	put(o, "runtime_ns", ju64(jr->runtime_ns));
@@ -482,7 +482,7 @@ static json_t *disk_util(const struct run_result *r)
 				for (unsigned k = i; k <= r->njobs; k++) {
 					const struct job_result *kr = k < r->njobs ? &r->jobs[k] : NULL;
 
-					if (!kr || (k > i && kr->job && kr->job->stonewall)) {
+					if (!kr || (k > i && kr->job.stonewall)) {
 						bytes += gb;
 						ios += gi;
 						wbytes += gwb;

@@ -13,7 +13,6 @@
 #include <jansson.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
 #include "out/results.h"
 
 /* --output-format=json+: fio's latency histogram buckets ("bins") too. */

@@ -102,7 +102,7 @@ static const char *fmt_duration(char *buf, uint64_t ns)
 	return buf;
 }
 
-static const char *fmt_touch(char *buf, const struct job *j)
+static const char *fmt_touch(char *buf, const struct out_job *j)
 {
 	if (j->touch == TOUCH_STRIDE)
 		snprintf(buf, NUMBUF, "stride:%" PRIu64, j->touch_stride);
@@ -244,7 +244,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 		else
 			fprintf(f, ": read %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->read_bytes, 1024), d->read_ios);
-		if (d->ok && jr->w && job_writes(jr->job))
+		if (d->ok && jr->w && jr->job.writes)
 			fprintf(f, ", wrote %s in %" PRIu64 " requests",
 				fmt_bytes(b1, (double)d->write_bytes, 1024), d->write_ios);
 		if (n == 1) {
@@ -269,7 +269,7 @@ static void print_devices(FILE *f, const struct job_result *jr)
 static void print_concurrency(FILE *f, const struct job_result *jr)
 {
 	static const char *const pf_names[] = { "none", "willneed", "populate", "touch", "readahead" };
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	char b1[NUMBUF], b2[NUMBUF];
 
 	if (j->loop) {
@@ -303,7 +303,7 @@ static void print_concurrency(FILE *f, const struct job_result *jr)
 /* ioengine=bufpool, vmcache: the pool and how it served the job. */
 static void print_pool(FILE *f, const struct job_result *jr)
 {
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	const struct pool_counters *p = &jr->pool;
 	const uint64_t acc = p->hits + p->misses;
 	char b1[NUMBUF], b2[NUMBUF];
@@ -393,11 +393,11 @@ static void print_events(FILE *f, const struct job_result *jr, const struct perf
 }
 
 /* A write job's mix and flush policy, inside its header's parentheses. */
-static void print_policy(FILE *f, const struct job *j)
+static void print_policy(FILE *f, const struct out_job *j)
 {
 	char b[NUMBUF];
 
-	if (job_mixed(j))
+	if (j->mixed)
 		fprintf(f, ", rwmixread=%u", j->rwmixread);
 	if (j->fsync_every)
 		fprintf(f, ", fsync=%u", j->fsync_every);
@@ -416,12 +416,12 @@ static void print_policy(FILE *f, const struct job *j)
 static void print_verify(FILE *f, const struct job_result *jr)
 {
 	const struct write_result *w = jr->w;
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 
 	if (!w->verify)
 		return;
 	fprintf(f, "  verify: %" PRIu64 " blocks %s (%s), %" PRIu64 " mismatches%s\n",
-		w->verify_blocks, job_writes(j) ? "read back" : "checked as read",
+		w->verify_blocks, j->writes ? "read back" : "checked as read",
 		checksum_name(j->verify), w->verify_bad,
 		w->verify_complete ? "" : " (not complete: the job stopped first)");
 	if (w->verify_bad)
@@ -435,13 +435,13 @@ static void print_verify(FILE *f, const struct job_result *jr)
 static void print_writes(FILE *f, const struct job_result *jr)
 {
 	const struct write_result *w = jr->w;
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	const struct engine_ops *eng = engine_find(j->ioengine);
 	double secs = (double)jr->runtime_ns / 1e9;
 	double iops = jr->runtime_ns ? (double)w->ops / secs : 0, bw = jr->runtime_ns ? (double)w->bytes / secs : 0;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
 
-	if (job_trims(j)) {
+	if (j->trims) {
 		double ti = jr->runtime_ns ? (double)w->trims / secs : 0;
 		double tb = jr->runtime_ns ? (double)w->trim_bytes / secs : 0;
 
@@ -451,16 +451,16 @@ static void print_writes(FILE *f, const struct job_result *jr)
 			w->trims);
 		print_lat_of(f, jr->lat_ok, &w->trim_lat);
 	}
-	if (job_writes_data(j)) {
+	if (j->writes_data) {
 		fprintf(f, "  write: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
 			fmt_count(b1, iops), fmt_bytes(b2, bw, 1024), fmt_bytes(b3, bw, 1000),
 			fmt_bytes(b4, (double)w->bytes, 1024), fmt_duration(b5, jr->runtime_ns), w->ops);
 		print_lat_of(f, jr->lat_ok, &w->lat);
 	}
-	if (job_flushes(j)) {
+	if (j->flushes) {
 		fprintf(f, "  sync: %" PRIu64 " flushes (%s)\n", w->syncs,
 			eng && (eng->flags & ENGINE_F_MAPPED) ? "msync" :
-			job_flush_datasync(j) ? "fdatasync" : "fsync");
+			j->flush_datasync ? "fdatasync" : "fsync");
 		print_lat_of(f, jr->lat_ok, &w->sync_lat);
 	}
 	print_verify(f, jr);
@@ -525,7 +525,7 @@ static void print_runctl(FILE *f, const struct job_result *jr)
 {
 	static const char *const m[] = { "iops", "bw", "lat" };
 	const struct runctl_result *rc = &jr->rc;
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	char b1[NUMBUF], b2[NUMBUF];
 
 	if (!rc->ran)
@@ -562,7 +562,7 @@ static void print_time(FILE *f, const struct job_result *jr)
 {
 	unsigned nw = jr->time_threads ? jr->time_threads : 1;
 
-	if (!jr->job->delayacct)
+	if (!jr->job.delayacct)
 		return;
 	if (!jr->time_ok) {
 		fprintf(f, "    where the time went: unknown (%s)\n", jr->time_why);
@@ -585,21 +585,21 @@ static void print_time(FILE *f, const struct job_result *jr)
 
 static void print_job(FILE *f, const struct job_result *jr, const struct perfev_plan *plan)
 {
-	const struct job *j = jr->job;
+	const struct out_job *j = &jr->job;
 	char b1[NUMBUF], b2[NUMBUF], b3[NUMBUF], b4[NUMBUF], b5[NUMBUF];
 
 	fprintf(f, "%s: (engine=%s, rw=%s, bs=%" PRIu64 ", threads=%u, iodepth=%u, touch=%s, advice=%s/%s%s",
 		j->name, j->ioengine, NAME_OF(rw_names, j->rw), j->bs, jr->nthreads, j->iodepth,
 		fmt_touch(b1, j), NAME_OF(madv_names, j->madvise), NAME_OF(fadv_names, j->fadvise),
 		j->direct ? ", direct=1" : "");
-	if (job_writes(j))
+	if (j->writes)
 		print_policy(f, j);
 	fprintf(f, ")\n");
 	/* A replay's requests are the log's: rw= and bs= did not make them. */
 	if (j->read_iolog) {
 		fprintf(f, "  replay of %s%s%s: each logged %s once, ", j->read_iolog,
 			j->replay_redirect ? " onto " : "", j->replay_redirect ? j->replay_redirect : "",
-			job_writes(j) ? "read, write and sync" : "read");
+			j->writes ? "read, write and sync" : "read");
 		if (j->replay_no_stall)
 			fprintf(f, "as fast as possible");
 		else if (j->replay_time_scale && j->replay_time_scale != 100)
@@ -625,19 +625,19 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 		fputc('\n', f);
 	}
 
-	if (job_reads(j)) {
+	if (j->reads) {
 		fprintf(f, "  read: IOPS=%s, BW=%s/s (%s/s)(%s/%s), ops=%" PRIu64 "\n",
 			fmt_count(b1, iops_of(jr)), fmt_bytes(b2, bw_of(jr), 1024),
 			fmt_bytes(b3, bw_of(jr), 1000), fmt_bytes(b4, (double)jr->rbytes, 1024),
 			fmt_duration(b5, jr->runtime_ns), jr->rops);
 		print_lat(f, jr);
 	}
-	if (jr->w && job_writes(j))
+	if (jr->w && j->writes)
 		print_writes(f, jr);
 	else if (jr->w)
 		print_verify(f, jr);
 	/* A paced job's latency is from the schedule (run/pace.h). */
-	if (job_paced(j) && jr->lat_ok)
+	if (j->paced && jr->lat_ok)
 		fprintf(f, "    lat is from each request's due time (rate): a late start counts "
 			"(coordinated omission)\n");
 	print_writeback(f, jr);
@@ -650,7 +650,7 @@ static void print_job(FILE *f, const struct job_result *jr, const struct perfev_
 	print_pool(f, jr);
 	print_devices(f, jr);
 	print_events(f, jr, plan);
-	if (job_reads(j))
+	if (j->reads)
 		explain_report(f, jr);
 	if (jr->probe_ok)
 		fprintf(f, "    cpu probe: %s work units/s\n", fmt_count(b1, jr->probe_per_s));
@@ -725,7 +725,7 @@ static void print_table(FILE *f, const struct run_result *r)
 	char b1[NUMBUF], b3[NUMBUF];
 
 	for (unsigned i = 0; i < r->njobs; i++) {
-		int l = (int)strlen(r->jobs[i].job->name);
+		int l = (int)strlen(r->jobs[i].job.name);
 
 		if (l > w)
 			w = l;
@@ -736,7 +736,7 @@ static void print_table(FILE *f, const struct run_result *r)
 		"wMiB/s", "p50(usec)", "p99(usec)", "wp99(usec)", "majflt", "read-amp", "error");
 	for (unsigned i = 0; i < r->njobs; i++) {
 		const struct job_result *jr = &r->jobs[i];
-		const struct job *j = jr->job;
+		const struct out_job *j = &jr->job;
 		char p50[NUMBUF], p99[NUMBUF], maj[NUMBUF], amp[NUMBUF];
 		char riops[NUMBUF], rmib[NUMBUF], wiops[NUMBUF], wmib[NUMBUF], wp99[NUMBUF];
 
@@ -757,7 +757,7 @@ static void print_table(FILE *f, const struct run_result *r)
 			snprintf(amp, sizeof(amp), jr->dev_ok ? "-" : "n/a");
 
 		/* A direction the job never issues is "-", not a measured 0. */
-		if (job_reads(j)) {
+		if (j->reads) {
 			fmt_count(riops, iops_of(jr));
 			snprintf(rmib, sizeof(rmib), "%.1f", bw_of(jr) / 1048576.0);
 		} else {
@@ -767,15 +767,15 @@ static void print_table(FILE *f, const struct run_result *r)
 		snprintf(wiops, sizeof(wiops), "-");
 		snprintf(wmib, sizeof(wmib), "-");
 		snprintf(wp99, sizeof(wp99), "-");
-		if (jr->w && job_writes(j) && jr->runtime_ns) {
+		if (jr->w && j->writes && jr->runtime_ns) {
 			double secs = (double)jr->runtime_ns / 1e9;
 
 			fmt_count(wiops, (double)jr->w->ops / secs);
 			snprintf(wmib, sizeof(wmib), "%.1f", (double)jr->w->bytes / secs / 1048576.0);
 		}
-		if (jr->w && job_writes(j) && jr->lat_ok && jr->w->lat.n)
+		if (jr->w && j->writes && jr->lat_ok && jr->w->lat.n)
 			snprintf(wp99, sizeof(wp99), "%.1f", (double)hist_percentile(&jr->w->lat, 99) / 1e3);
-		else if (jr->w && job_writes(j) && !jr->lat_ok)
+		else if (jr->w && j->writes && !jr->lat_ok)
 			snprintf(wp99, sizeof(wp99), "off");
 
 		optval_fmt_size(b1, NUMBUF, j->bs);
@@ -819,10 +819,10 @@ void report_failures(FILE *f, const struct run_result *r, const char *who)
 		if (!jr->error)
 			continue;
 		if (jr->stuck)
-			fprintf(f, "faultline: %sjob '%s' given up%s: %s\n", who, jr->job->name,
+			fprintf(f, "faultline: %sjob '%s' given up%s: %s\n", who, jr->job.name,
 				jr->stuck_killed ? " (its worker processes killed)" :
 				" (its threads left to end with faultline)", jr->errmsg);
 		else
-			fprintf(f, "faultline: %sjob '%s' failed: %s\n", who, jr->job->name, jr->errmsg);
+			fprintf(f, "faultline: %sjob '%s' failed: %s\n", who, jr->job.name, jr->errmsg);
 	}
 }

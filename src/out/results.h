@@ -16,6 +16,7 @@
 #include "lib/fiostat.h"
 #include "lib/histogram.h"
 #include "lib/job.h"
+#include "out/outjob.h"
 #include "lib/stats.h"
 #include "telemetry/perfev.h"
 #include "telemetry/explain.h"
@@ -113,7 +114,11 @@ struct runctl_result {
 };
 
 struct job_result {
-	const struct job *job;		/* resolved options */
+	struct out_job job;		/* its options, as the writers read them */
+	/* The job itself, for fio's "job options" (what the user wrote, its
+	 * src) and the resolved option list (the option table formats struct
+	 * job): json_fio_job_options and json_fio_job_resolved only. */
+	const struct job *options;
 	struct runctl_result rc;
 	unsigned nthreads;
 	unsigned batch;			/* iodepth_batch_submit as resolved */
@@ -289,7 +294,7 @@ struct run_result {
  * end (vmcache's region; bufpool numbers the same pages). */
 static inline uint64_t result_pool_pages(const struct job_result *jr)
 {
-	const uint64_t pg = jr->job->pool_page;
+	const uint64_t pg = jr->job.pool_page;
 	uint64_t n = 0;
 
 	for (unsigned i = 0; pg && i < jr->ntargets; i++)
@@ -301,10 +306,10 @@ static inline uint64_t result_pool_pages(const struct job_result *jr)
  * 2 MiB (vmcache.c's map_region, the same rule). */
 static inline bool result_vmcache_huge(const struct job_result *jr)
 {
-	const uint64_t h = 2ull << 20, pg = jr->job->pool_page;
+	const uint64_t h = 2ull << 20, pg = jr->job.pool_page;
 	const uint64_t len = result_pool_pages(jr) * pg;
 
-	return pg && len >= h && ((len + h - 1) & ~(h - 1)) <= jr->job->pool_size / pg * pg;
+	return pg && len >= h && ((len + h - 1) & ~(h - 1)) <= jr->job.pool_size / pg * pg;
 }
 
 /* The job's TLB shootdown IPIs (job_tlb_ipi) per page its pool evicted:

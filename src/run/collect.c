@@ -260,7 +260,8 @@ void collect_job(struct run *r, unsigned j)
 	uint64_t end = 0, start = r->job_base_ns[j];
 	struct hist tmp;
 
-	res->job = job;
+	out_job_set(&res->job, job);
+	res->options = job;
 	res->nthreads = c->nworkers;
 	res->batch = c->wk.batch;
 	res->lat_ok = job->latency;

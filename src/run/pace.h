@@ -52,6 +52,7 @@
 
 #include "lib/job.h"
 #include "lib/latclock.h"
+#include "run/reqclock.h"
 #include "lib/rng.h"
 
 /* One flow_id's shared state, on a line of its own. */

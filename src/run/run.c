@@ -24,6 +24,7 @@
 #include "job/optdef.h"
 #include "lib/latclock.h"
 #include "run/collect.h"
+#include "out/notes.h"
 #include "run/loop.h"
 #include "mpi/rankrows.h"
 #include "mpi/ranks.h"
@@ -35,17 +36,13 @@
 static void hooks_warn(void *arg, const char *msg)
 {
 	(void)arg;
-	fprintf(stderr, "faultline: warning: %s\n", msg);
+	notes_warning("%s", msg);
 }
 
 static void hooks_progress(void *arg, const char *path, uint64_t done, uint64_t total)
 {
 	(void)arg;
-	if (!isatty(2))
-		return;
-	fprintf(stderr, "\rfaultline: laying out %s: %llu/%llu MiB%s", path,
-		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
-		done >= total ? "\n" : "");
+	notes_layout(path, done, total);
 }
 
 /*
@@ -499,8 +496,8 @@ static int group_go(struct run *r, unsigned first, unsigned last, uint64_t *g0, 
 		}
 		r->job_started[j] = true;
 		if (ss_init(&r->ss[j], r->jrs[j].job, r->jrs[j].crew.wk.start_ns + r->jrs[j].job->startdelay_ns))
-			fprintf(stderr, "faultline: warning: job '%s': no memory for steadystate's window: "
-				"it runs without\n", r->jrs[j].job->name);
+			notes_warning("job '%s': no memory for steadystate's window: it runs without",
+				      r->jrs[j].job->name);
 		sampler_job_started(r->sampler, j, r->jrs[j].crew.wk.start_ns, r->jrs[j].crew.wk.ramp_end_ns,
 				    r->jrs[j].host.has_cg ? &r->jrs[j].host.cg : NULL);
 		if (!r->jrs[j].crew.wk.ramp_end_ns) {

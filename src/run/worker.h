@@ -33,6 +33,7 @@
 #include "workload/content.h"
 #include "run/pace.h"
 #include "run/record.h"
+#include "run/reqclock.h"
 #include "lib/job.h"
 #include "lib/stats.h"
 #include "workload/writes.h"

@@ -8,8 +8,6 @@
 #ifndef FAULTLINE_CHECKEXPLAIN_H
 #define FAULTLINE_CHECKEXPLAIN_H
 
-#include <stdio.h>
-
 #include <jansson.h>
 
 #include "telemetry/cgroup.h"
@@ -17,7 +15,5 @@
 /* Add "pressure", "residency", "uncached" (and "target_residency" when
  * @target is a regular file) to @root. */
 void checkexplain_json(json_t *root, const struct cgroup_info *ci, const char *target);
-/* Their lines of the text report. */
-void checkexplain_text(FILE *f, json_t *root);
 
 #endif

@@ -3,8 +3,8 @@
  * and features this host offers, the totals it reads now, and for each
  * source that cannot be used, why.
  *
- * One jansson object holds the findings; the text form is printed from
- * that same object, so the two outputs cannot disagree.
+ * One jansson object holds the findings; out/checksys_out.c prints the
+ * text form from that same object, so the two outputs cannot disagree.
  */
 #include "telemetry/checksys.h"
 #include "telemetry/delayacct.h"
@@ -102,14 +102,6 @@ static const struct {
 	{ "vmscan:mm_vmscan_memcg_reclaim_begin", PERFEV_MEMCG_RECLAIM, PERFEV_MEMCG_RECLAIM },
 	{ "PMU", PERFEV_DTLB_MISS, PERFEV_CYCLES },
 };
-
-static int key_counter(const char *key)
-{
-	for (int c = 0; c < PERFEV_NR; c++)
-		if (!strcmp(perfev_key(c), key))
-			return c;
-	return PERFEV_NR;
-}
 
 static json_t *events_json(void)
 {
@@ -389,175 +381,4 @@ json_t *checksys_build(const char *target, struct err *e)
 	}
 	free(p);
 	return root;
-}
-
-static void text_src(FILE *f, const char *label, json_t *o, const char *detail)
-{
-	json_t *why = json_object_get(o, "why");
-
-	if (json_is_true(json_object_get(o, "readable")) || json_is_true(json_object_get(o, "can_create_child")))
-		fprintf(f, "  %-22s yes%s%s\n", label, detail ? "  " : "", detail ? detail : "");
-	else
-		fprintf(f, "  %-22s NO: %s\n", label, json_is_string(why) ? json_string_value(why) : "unreadable");
-}
-
-static void text_dev(FILE *f, json_t *d, int depth)
-{
-	json_t *md = json_object_get(d, "md"), *m = json_object_get(d, "members"), *b;
-	size_t i;
-	json_t *v;
-
-	fprintf(f, "%*s%s (%s", 4 + depth * 2, "", json_string_value(json_object_get(d, "name")),
-		json_string_value(json_object_get(d, "kind")));
-	if (json_is_string(json_object_get(d, "model")))
-		fprintf(f, ", model %s", json_string_value(json_object_get(d, "model")));
-	if (json_is_string(json_object_get(d, "scheduler")))
-		fprintf(f, ", scheduler %s", json_string_value(json_object_get(d, "scheduler")));
-	if (json_is_boolean(json_object_get(d, "rotational")))
-		fprintf(f, ", %s", json_is_true(json_object_get(d, "rotational")) ? "rotational" : "non-rotational");
-	fprintf(f, ", stat %s)\n", json_string_value(json_object_get(d, "stat")));
-	if (md)
-		fprintf(f, "%*smd %s, chunk %lld bytes, %lld raid disks, state %s\n", 6 + depth * 2, "",
-			json_string_value(json_object_get(md, "level")),
-			json_integer_value(json_object_get(md, "chunk_bytes")),
-			json_integer_value(json_object_get(md, "raid_disks")),
-			json_string_value(json_object_get(md, "array_state")));
-	b = json_object_get(d, "backing");
-	if (json_object_get(d, "backing_file"))
-		fprintf(f, "%*sbacking file %s\n", 6 + depth * 2, "",
-			json_string_value(json_object_get(d, "backing_file")));
-	if (b && json_is_object(b))
-		text_dev(f, b, depth + 1);
-	json_array_foreach(m, i, v)
-		text_dev(f, v, depth + 1);
-}
-
-static void text_report(FILE *f, json_t *r)
-{
-	json_t *o, *a, *v, *h = json_object_get(r, "host");
-	char detail[512];
-	size_t i;
-
-	fprintf(f, "faultline --check-system: kernel %s %s, %lld CPUs%s\n",
-		json_string_value(json_object_get(h, "kernel")), json_string_value(json_object_get(h, "machine")),
-		json_integer_value(json_object_get(h, "cpus")),
-		json_is_true(json_object_get(h, "root")) ? ", running as root" : ", not root");
-	fprintf(f, "telemetry sources (%s, %s):\n", json_string_value(json_object_get(h, "proc_root")),
-		json_string_value(json_object_get(h, "sys_root")));
-
-	o = json_object_get(r, "tlb_shootdowns");
-	snprintf(detail, sizeof(detail), "%lld shootdowns so far, summed over %lld CPUs",
-		 json_integer_value(json_object_get(o, "total")), json_integer_value(json_object_get(o, "cpus")));
-	text_src(f, "TLB shootdowns", o, detail);
-
-	o = json_object_get(r, "kswapd");
-	a = json_object_get(o, "threads");
-	snprintf(detail, sizeof(detail), "%zu thread(s)", json_array_size(a));
-	text_src(f, "kswapd CPU time", o, detail);
-	json_array_foreach(a, i, v)
-		fprintf(f, "    %s (pid %lld): %.2f CPU seconds\n", json_string_value(json_object_get(v, "name")),
-			json_integer_value(json_object_get(v, "pid")), json_real_value(json_object_get(v, "cpu_s")));
-
-	o = json_object_get(r, "vmstat");
-	text_src(f, "reclaim (vmstat)", o, NULL);
-	if (json_is_object(json_object_get(o, "counters"))) {
-		const char *k;
-
-		json_object_foreach(json_object_get(o, "counters"), k, v) {
-			if (json_is_integer(v))
-				fprintf(f, "    %-24s %lld\n", k, json_integer_value(v));
-			else
-				fprintf(f, "    %-24s absent on this kernel\n", k);
-		}
-	}
-	o = json_object_get(r, "meminfo");
-	if (json_is_integer(json_object_get(o, "Cached")))
-		snprintf(detail, sizeof(detail), "Cached %lld MiB, Dirty %lld MiB",
-			 json_integer_value(json_object_get(o, "Cached")) >> 20,
-			 json_integer_value(json_object_get(o, "Dirty")) >> 20);
-	else
-		detail[0] = '\0';
-	text_src(f, "page cache (meminfo)", o, detail);
-	text_src(f, "CPU times (stat)", json_object_get(r, "cpu_times"), NULL);
-	text_src(f, "per-thread faults", json_object_get(r, "thread_faults"), NULL);
-	o = json_object_get(r, "delay_accounting");
-	snprintf(detail, sizeof(detail), "%s", json_string_value(json_object_get(o, "why")));
-	if (json_is_true(json_object_get(o, "readable")) &&
-	    !strcmp(json_string_value(json_object_get(o, "state")), "off"))
-		snprintf(detail, sizeof(detail), "off now; --delayacct turns it on for a run (root)");
-	text_src(f, "delay accounting", o, detail);
-
-	o = json_object_get(r, "job_events");
-	if (o) {
-		json_t *par = json_object_get(o, "perf_event_paranoid");
-
-		if (json_is_integer(par))
-			snprintf(detail, sizeof(detail), "%lld", json_integer_value(par));
-		else
-			snprintf(detail, sizeof(detail), "unreadable");
-		fprintf(f, "per-job kernel counters (perf_event_open; perf_event_paranoid %s; tracefs %s at %s%s):\n",
-			detail, json_string_value(json_object_get(o, "tracefs")),
-			json_string_value(json_object_get(o, "tracefs_path")),
-			json_is_true(json_object_get(o, "tried")) ? "" : "; a recorded tree, not tried");
-		json_array_foreach(json_object_get(o, "sources"), i, v) {
-			char label[160];
-			size_t n = 0, k;
-			json_t *c, *note = json_object_get(v, "note");
-
-			json_t *how = json_object_get(v, "how");
-
-			json_array_foreach(json_object_get(v, "counters"), k, c)
-				n += (size_t)snprintf(label + n, sizeof(label) - n, "%s%s", k ? ", " : "",
-						      perfev_label(key_counter(json_string_value(c))));
-			fprintf(f, "  %s (%s): ", label, json_string_value(json_object_get(v, "source")));
-			if (json_is_true(json_object_get(v, "available")))
-				fprintf(f, "yes%s%s%s%s\n", json_is_string(note) ? "; " : "",
-					json_is_string(note) ? json_string_value(note) : "",
-					json_is_string(how) ? "; " : "", json_is_string(how) ? json_string_value(how) : "");
-			else
-				fprintf(f, "NO: %s\n", json_string_value(json_object_get(v, "why")));
-		}
-	}
-
-	o = json_object_get(r, "memory_cgroup");
-	if (json_is_integer(json_object_get(o, "version")))
-		snprintf(detail, sizeof(detail), "cgroup v%lld, own group %s",
-			 json_integer_value(json_object_get(o, "version")),
-			 json_string_value(json_object_get(o, "own")));
-	else
-		detail[0] = '\0';
-	fprintf(f, "features:\n");
-	text_src(f, "mem_limit (cgroup)", o, detail);
-	o = json_object_get(r, "features");
-	fprintf(f, "  %-22s %s\n", "io_uring", json_is_true(json_object_get(o, "io_uring")) ? "yes" : "NO");
-	fprintf(f, "  %-22s %s\n", "drop_caches",
-		json_is_true(json_object_get(o, "drop_caches")) ? "yes" : "NO: /proc/sys/vm/drop_caches is not writable (needs root)");
-	fprintf(f, "  %-22s %s (%lld node(s))\n", "NUMA (libnuma)",
-		json_is_true(json_object_get(o, "numa")) ? "yes" : "no", json_integer_value(json_object_get(o, "numa_nodes")));
-	checkexplain_text(f, r);
-
-	o = json_object_get(r, "target");
-	if (o) {
-		fprintf(f, "target %s:\n", json_string_value(json_object_get(o, "path")));
-		if (json_is_object(json_object_get(o, "device")))
-			text_dev(f, json_object_get(o, "device"), 0);
-		else
-			fprintf(f, "    no block device: %s\n", json_string_value(json_object_get(o, "why")));
-	}
-}
-
-int checksys_report(FILE *f, const char *target, bool json, struct err *e)
-{
-	json_t *r = checksys_build(target, e);
-
-	if (!r)
-		return -e->code;
-	if (json) {
-		json_dumpf(r, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', f);
-	} else {
-		text_report(f, r);
-	}
-	json_decref(r);
-	return 0;
 }

@@ -6,14 +6,11 @@
 #define FAULTLINE_CHECKSYS_H
 
 #include <jansson.h>
-#include <stdbool.h>
-#include <stdio.h>
 
 #include "lib/err.h"
 
-/* The findings as JSON (also the source of the text form). */
+/* The findings as JSON (also the source of the text form,
+ * out/checksys_out.c). */
 json_t *checksys_build(const char *target, struct err *e);
-/* Print them as text, or as JSON when @json. */
-int checksys_report(FILE *f, const char *target, bool json, struct err *e);
 
 #endif

@@ -1,13 +1,10 @@
 /*
- * cmdhelp.c - --cmdhelp: every option of option_table on a line, or one
- * in full (type, default, range, values; the engines for ioengine).
- *
- * It reads the table from above, as jobfile.c and json_out.c do, and
- * options.c includes nothing of it (no include cycle). Its one public
- * function, option_print_help, is declared in options.h with the rest of
- * the table's interface, as fio_options.c's fio_option_known is.
+ * jobtext.c - the option table and a job as text; see jobtext.h.
  */
+#include "out/jobtext.h"
+
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,7 +85,9 @@ static void print_detail(FILE *f, const struct option_def *o)
 		print_engines(f);
 }
 
-int option_print_help(FILE *f, const char *name)
+/* ---- --cmdhelp -------------------------------------------------------- */
+
+int jobtext_cmdhelp(FILE *f, const char *name)
 {
 	const struct option_def *o;
 
@@ -102,4 +101,34 @@ int option_print_help(FILE *f, const char *name)
 		return -ENOENT;
 	print_detail(f, o);
 	return 0;
+}
+
+/* ---- --parse-only ---------------------------------------------------- */
+
+void jobtext_job(FILE *f, const struct job *j)
+{
+	char buf[512];
+	bool first = true;
+
+	fprintf(f, "[%s]\n; from %s:%d\n", j->name, j->src.file, j->src.line);
+	for (size_t i = 0; i < option_count; i++) {
+		const struct option_def *o = &option_table[i];
+
+		if (o->noop || o->inverse || !strcmp(o->name, "name"))
+			continue;
+		if (option_format(j, o, buf, sizeof(buf)))
+			fprintf(f, "%s=%s\n", o->name, buf);
+		else if (o->type != OPT_CUSTOM)
+			fprintf(f, "; %s not set\n", o->name);
+	}
+	for (size_t i = 0; i < option_count; i++) {
+		if (!(option_table[i].noop & j->src.fio_noops))
+			continue;
+		fprintf(f, "%s %s", first ? "; accepted, no effect here:" : "",
+			option_table[i].name);
+		first = false;
+	}
+	if (!first)
+		fprintf(f, "\n");
+	fprintf(f, "\n");
 }
