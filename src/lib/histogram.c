@@ -160,14 +160,13 @@ static unsigned rank_bucket(const struct hist *h, uint64_t rank)
  * [min, max]. The first and last samples answer min and max themselves
  * (when those lie in the bucket found), so p0 and p100 are exact.
  */
-uint64_t hist_percentile(const struct hist *h, double p)
+/* The rank of percentile @p (0..100) among @n samples: ceil(p/100 * n),
+ * within [1, n]. */
+static uint64_t pct_rank(uint64_t n, double p)
 {
-	uint64_t rank, v;
-	unsigned b;
+	uint64_t rank;
 	double r;
 
-	if (!h->n)
-		return 0;
 	if (p < 0)
 		p = 0;
 	if (p > 100)
@@ -175,26 +174,86 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	/* p * n first: exact for integer p, so p=7, n=100 is rank 7 and not
 	 * 8 from 0.07 * 100 = 7.000000000000001. The slack absorbs the
 	 * rounding of fractional p (99.9). */
-	r = p * (double)h->n / 100.0;
+	r = p * (double)n / 100.0;
 	rank = (uint64_t)r;
 	if ((double)rank < r - 1e-9 * r)
 		rank++;
 	if (rank < 1)
 		rank = 1;
-	if (rank > h->n)
-		rank = h->n;
-	b = rank_bucket(h, rank);
+	if (rank > n)
+		rank = n;
+	return rank;
+}
+
+/* What a percentile answers for the sample of rank @rank of @n, which
+ * lies in bucket @b: the extremes themselves where they lie in it, else
+ * the bucket's midpoint clamped to [min, max]. */
+static uint64_t pct_answer(unsigned b, uint64_t rank, uint64_t n, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
 	/* The extremes are known exactly. */
-	if (rank == h->n && h->max >= hist_bucket_low(b) && h->max <= hist_bucket_high(b))
-		return h->max;
-	if (rank == 1 && h->min >= hist_bucket_low(b) && h->min <= hist_bucket_high(b))
-		return h->min;
+	if (rank == n && max >= hist_bucket_low(b) && max <= hist_bucket_high(b))
+		return max;
+	if (rank == 1 && min >= hist_bucket_low(b) && min <= hist_bucket_high(b))
+		return min;
 	v = hist_bucket_low(b) + (hist_bucket_high(b) - hist_bucket_low(b)) / 2;
-	if (v < h->min)
-		v = h->min;
-	if (v > h->max)
-		v = h->max;
+	if (v < min)
+		v = min;
+	if (v > max)
+		v = max;
 	return v;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank;
+
+	if (!h->n)
+		return 0;
+	rank = pct_rank(h->n, p);
+	return pct_answer(rank_bucket(h, rank), rank, h->n, h->min, h->max);
+}
+
+/* The value of rank @k (0-based) of @v[0..n), @v reordered around it
+ * (Wirth's selection: partition around the value at k until k is
+ * between the parts). */
+static uint32_t select_kth(uint32_t *v, size_t n, size_t k)
+{
+	long lo = 0, hi = (long)n - 1, kk = (long)k;
+
+	while (lo < hi) {
+		uint32_t x = v[kk];
+		long i = lo, j = hi;
+
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				uint32_t t = v[i];
+
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		} while (i <= j);
+		if (j < kk)
+			lo = i;
+		if (kk < i)
+			hi = j;
+	}
+	return v[kk];
+}
+
+uint64_t hist_percentile_of(uint32_t *v, size_t n, double p, uint64_t min, uint64_t max)
+{
+	uint64_t rank;
+
+	if (!n)
+		return 0;
+	rank = pct_rank(n, p);
+	return pct_answer(hist_bucket(select_kth(v, n, rank - 1)), rank, n, min, max);
 }
 
 double hist_mean(const struct hist *h)
@@ -423,4 +482,90 @@ void hist_clear(struct hist *h)
 	}
 	h->n = h->sum = h->max = 0;
 	h->min = UINT64_MAX;
+}
+
+void hist_ring_attach(struct hist *h, struct hist_ring *r)
+{
+	/* Only the spill's header: its buckets stay untouched (zero) pages
+	 * until a worker spills into them. */
+	r->seq = r->read = 0;
+	r->spill.n = r->spill.sum = r->spill.max = 0;
+	r->spill.min = UINT64_MAX;
+	r->spill.ring = NULL;
+	h->ring = r;
+}
+
+void hist_ring_spill(struct hist_ring *r, uint64_t v)
+{
+	hist_add(&r->spill, v);
+}
+
+int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r)
+{
+	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+	sg->seq_taken = true;
+	if (HIST_LOAD(&r->spill.n) != prev_spill->n)
+		return hist_take(sg, prev_spill, &r->spill);
+	sg->n = 0;
+	sg->taken = false;
+	return 0;
+}
+
+unsigned hist_ring_copy(uint32_t *out, struct hist_stage *sg, struct hist_ring *r, uint64_t *sum,
+			uint64_t *min, uint64_t *max)
+{
+	uint64_t rd = HIST_LOAD(&r->read), s = 0, lo = UINT64_MAX, hi = 0;
+	unsigned n = 0;
+
+	if (sg->seq_taken) {
+		sg->seq_taken = false;
+		for (uint64_t i = rd; i < sg->seq; i++) {
+			uint32_t v = HIST_LOAD(&r->v[i % HIST_RING]);
+
+			out[n++] = v;
+			s += v;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		__atomic_store_n(&r->read, sg->seq, __ATOMIC_RELEASE);
+	}
+	*sum = s;
+	*min = lo;
+	*max = hi;
+	return n;
+}
+
+uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
+			  struct hist_ring *r, uint64_t *sum, uint64_t *max)
+{
+	uint64_t rd = HIST_LOAD(&r->read), n = 0, s = 0, m = 0, spill_sum;
+
+	*sum = *max = 0;
+	if (!sg->seq_taken)
+		return 0;
+	sg->seq_taken = false;
+	for (uint64_t i = rd; i < sg->seq; i++) {
+		uint64_t v = HIST_LOAD(&r->v[i % HIST_RING]);
+
+		hist_add(acc, v);
+		s += v;
+		if (v > m)
+			m = v;
+	}
+	n = sg->seq - rd;
+	/* Release: the worker reuses these slots only after it sees this. */
+	__atomic_store_n(&r->read, sg->seq, __ATOMIC_RELEASE);
+	if (sg->taken) {
+		uint64_t sn = hist_commit(acc, prev_spill, sg, &spill_sum);
+
+		if (sn) {
+			n += sn;
+			s += spill_sum;
+			if (hist_stage_max(sg) > m)
+				m = hist_stage_max(sg);
+		}
+	}
+	*sum = s;
+	*max = m;
+	return n;
 }

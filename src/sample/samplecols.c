@@ -122,7 +122,7 @@ FILL(f_lat)
 	UNUSED;
 	if (!r->lat)
 		return false;
-	*v = c->a == 50 ? r->p50 : c->a == 99 ? r->p99 : (double)r->rlat->max / 1e3;
+	*v = c->a == 50 ? r->p50 : c->a == 99 ? r->p99 : r->pmax;
 	return true;
 }
 

@@ -83,7 +83,7 @@ struct sample_row {
 	uint64_t rops, rbytes, probe, wops, wbytes, syncs;
 	uint64_t hits, misses, evictions, batches;
 	bool lat;			/* reads' latencies measured and some completed */
-	double p50, p99;		/* us */
+	double p50, p99, pmax;		/* us */
 	/* the worker threads' task figures */
 	bool faults_ok, cpu_ok;
 	uint64_t majflt, minflt, cpu_ns;

@@ -356,6 +356,19 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	hist_init(&s->interval);
 	hist_init(&s->winterval);
 	hist_init(&s->sinterval);
+	{
+		size_t most = 0;
+
+		for (unsigned j = 0; j < cfg->njobs; j++)
+			if (cfg->jobs[j].job->latency && cfg->jobs[j].nworkers > most)
+				most = cfg->jobs[j].nworkers;
+		/* Touched now: nothing faults in while jobs run. */
+		s->lat_values.v = most ? calloc(most * HIST_RING, sizeof(*s->lat_values.v)) : NULL;
+		if (most && !s->lat_values.v)
+			return err_set(e, ENOMEM, "out of memory");
+		if (s->lat_values.v)
+			memset(s->lat_values.v, 0, most * HIST_RING * sizeof(*s->lat_values.v));
+	}
 	for (unsigned j = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
@@ -541,11 +554,11 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		/* Only the buckets hist_commit used, and none of a
 		 * fresh one: its untouched pages cost no memory. */
-		hist_clear(&ts->prev_lat);
+		hist_clear(&ts->prev_spill);
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
 		for (unsigned k = 0; k < 3; k++)
-			ts->stage[k].taken = false;
+			ts->stage[k].taken = ts->stage[k].seq_taken = false;
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
@@ -914,6 +927,7 @@ void sampler_destroy(struct sampler *s)
 	free(s->tick_mib);
 	free(s->tick_iops);
 	free(s->tick_row);
+	free(s->lat_values.v);
 	free(s->jobs);
 	if (s->plan)
 		perfev_plan_release(s->plan);

@@ -355,10 +355,10 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			if (!sj->job->latency)
 				break;
 			if (i < sj->nworkers)
-				hist_take(&ts->stage[0], &ts->prev_lat, &st->lat);
+				hist_ring_take(&ts->stage[0], &ts->prev_spill, &st->lat_ring);
 			if (ts->prev_w) {
-				hist_take(&ts->stage[1], &ts->prev_w[0], &st->wlat);
-				hist_take(&ts->stage[2], &ts->prev_w[1], &st->slat);
+				hist_ring_take(&ts->stage[1], &ts->prev_w[0], &st->wlat_ring);
+				hist_ring_take(&ts->stage[2], &ts->prev_w[1], &st->slat_ring);
 			}
 			if (tries == 2 || (STAT_LOAD(&st->rops) == ts->rops &&
 					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
@@ -424,6 +424,53 @@ static void prio_share(struct fiolog_sample *sh, struct thread_samp *ts)
 	ts->prev_prio = ts->prio;
 }
 
+/* A worker's ring: the sampler sees the workers' counters as const, but
+ * the ring's read cursor is the sampler's own to move. */
+static struct hist_ring *ring_of(const struct hist_ring *r)
+{
+	return (struct hist_ring *)r;
+}
+
+/*
+ * The reads' figures of a row are its count, sum, largest and two
+ * percentiles: when every worker's values since the last row are in its
+ * ring (none spilled) and no one wants the row's histogram (row_sink,
+ * under MPI), they are had from the values themselves, copied out and
+ * selected, without building a histogram (hist_percentile_of answers
+ * as the histogram would). NULL: the row's histogram is built.
+ */
+static struct lat_values *values_only(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct job_samp *js = &s->jobs[j];
+
+	if (!sj->job->latency || s->cfg.row_sink || !s->lat_values.v)
+		return NULL;
+	for (unsigned i = 0; i < sj->nworkers && i < js->nthreads; i++)
+		if (js->th[i].stage[0].taken)
+			return NULL;
+	s->lat_values.n = 0;
+	s->lat_values.sum = s->lat_values.max = 0;
+	s->lat_values.min = UINT64_MAX;
+	return &s->lat_values;
+}
+
+/* One worker's values into @lv (values_only). */
+static uint64_t read_values(struct lat_values *lv, struct thread_samp *ts, struct hist_ring *ring,
+			    uint64_t *sum, uint64_t *max)
+{
+	uint64_t min;
+	unsigned n = hist_ring_copy(lv->v + lv->n, &ts->stage[0], ring, sum, &min, max);
+
+	lv->n += n;
+	lv->sum += *sum;
+	if (n && min < lv->min)
+		lv->min = min;
+	if (*max > lv->max)
+		lv->max = *max;
+	return n;
+}
+
 /* The workers' counters and latencies since the job's previous row into
  * @r, each thread's share for fio's logs, and the previous values moved
  * on. */
@@ -432,6 +479,8 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	const struct job *job = sj->job;
+
+	struct lat_values *lv = values_only(s, j);
 
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
@@ -443,6 +492,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
 		struct fiolog_sample *sh = logs && i < sj->nworkers ? &js->share[i] : NULL;
 
 		if (sh) {
@@ -470,15 +520,20 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 				ts->prev_batches = ts->batches;
 			}
 		}
-		/* One pass over the buckets the thread has used, not
-		 * copies of its whole histogram. */
+		/* The values the worker appended since the last row (a
+		 * few contiguous lines), not its whole histogram. */
 		if (job->latency && i < sj->nworkers) {
-			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
+			uint64_t sum, max, n;
 
+			if (lv)
+				n = read_values(lv, ts, ring_of(&st->lat_ring), &sum, &max);
+			else
+				n = hist_ring_commit(&s->interval, &ts->prev_spill, &ts->stage[0],
+						     ring_of(&st->lat_ring), &sum, &max);
 			if (sh) {
 				sh->dir[FIOLOG_READ].lat_n = n;
 				sh->dir[FIOLOG_READ].lat_sum_ns = sum;
-				sh->dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
+				sh->dir[FIOLOG_READ].lat_max_ns = max;
 			}
 		}
 		if (!ts->prev_w)
@@ -494,20 +549,30 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_wbytes = ts->wbytes;
 		ts->prev_syncs = ts->syncs;
 		if (job->latency) {
-			uint64_t sum, n = hist_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1], &sum);
+			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1],
+								ring_of(&st->wlat_ring), &sum, &max);
 
 			if (sh) {
 				sh->dir[FIOLOG_WRITE].lat_n = n;
 				sh->dir[FIOLOG_WRITE].lat_sum_ns = sum;
-				sh->dir[FIOLOG_WRITE].lat_max_ns = n ? hist_stage_max(&ts->stage[1]) : 0;
+				sh->dir[FIOLOG_WRITE].lat_max_ns = max;
 			}
-			hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
+			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], ring_of(&st->slat_ring),
+					 &sum, &max);
 		}
 	}
 	/* Each percentile once: the cost figures use them too. */
+	if (lv) {
+		r->lat = lv->n > 0;
+		r->p50 = r->lat ? (double)hist_percentile_of(lv->v, lv->n, 50, lv->min, lv->max) / 1e3 : 0;
+		r->p99 = r->lat ? (double)hist_percentile_of(lv->v, lv->n, 99, lv->min, lv->max) / 1e3 : 0;
+		r->pmax = (double)lv->max / 1e3;
+		return;
+	}
 	r->lat = job->latency && s->interval.n;
 	r->p50 = r->lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
 	r->p99 = r->lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
+	r->pmax = (double)s->interval.max / 1e3;
 }
 
 /* The worker threads' CPU time since the previous row and their faults,

@@ -52,7 +52,7 @@ struct thread_samp {
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
 	uint64_t prev_batches;
-	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
+	struct hist *prev_w;		/* write jobs: wlat's and slat's spills as last read */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
 	/* Time on a CPU since the thread began: its schedstat while it runs
 	 * (utime+stime ticks where that cannot be read), its exit schedstat
@@ -61,11 +61,13 @@ struct thread_samp {
 	bool cpu_ok;
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
-	struct hist prev_lat;
 	/* The latencies recorded since the previous row, read with the
-	 * counters at the sampling moment (hist_take) and added into the
-	 * row (hist_commit): reads, writes, flushes. */
+	 * counters at the sampling moment (hist_ring_take: the worker's
+	 * ring's count, and the buckets its spill grew) and added into the
+	 * row (hist_ring_commit): reads, writes, flushes. The spill of lat
+	 * as last read (untouched pages while the worker never spills). */
 	struct hist_stage stage[3];
+	struct hist prev_spill;
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
 	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
@@ -123,6 +125,15 @@ struct job_samp {
 	char da_why[160];
 };
 
+/* A row's read latencies as values, one job's workers' rings copied
+ * out (samplerow.c's values_only): room for HIST_RING a worker of the
+ * job with the most. */
+struct lat_values {
+	uint32_t *v;
+	size_t n;
+	uint64_t sum, min, max;
+};
+
 struct sampler {
 	struct sampler_config cfg;
 	struct csvout csv;
@@ -161,6 +172,7 @@ struct sampler {
 	struct hist interval;		/* one job's interval */
 	struct hist winterval;		/* ... of its writes */
 	struct hist sinterval;		/* ... of its flushes */
+	struct lat_values lat_values;	/* ... as values, where no worker spilled */
 	/* One sampling moment: the controller's pass at @moment_now (every
 	 * call of one pass hands in the same now). Devices and residency
 	 * are read once per moment (@gen), the host's files too (@moment_sys). */
