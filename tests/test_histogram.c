@@ -547,20 +547,19 @@ static void test_groups(void **state)
  * after interval, what hist_ring_commit adds is exactly the interval's
  * difference of the worker's histogram, whether its values fit the ring,
  * overflowed it into the spill (a fast worker) or were too large for it;
- * hist_ring_copy hands over the same values in order. */
+ * and the interval's extremes are the values' own where none spilled. */
 static void test_ring(void **state)
 {
 	struct hist *w = hnew(), *at = hnew(), *now = hnew(), *d = hnew(), *acc = hnew(), *prev = hnew();
 	struct hist_ring *r = calloc(1, sizeof(*r));
 	struct hist_stage sg = { 0 };
 	const unsigned per[] = { 0, 1, 100, HIST_RING, HIST_RING + 1, 3 * HIST_RING + 7, 5, 0, 40 };
-	uint32_t *out = malloc(HIST_RING * sizeof(*out));
 
 	(void)state;
 	assert_non_null(r);
 	hist_ring_attach(w, r);
 	for (unsigned k = 0; k < sizeof(per) / sizeof(per[0]); k++) {
-		uint64_t sum, max, want_max = 0;
+		uint64_t sum, max, want_max = 0, want_min = UINT64_MAX;
 
 		for (unsigned i = 0; i < per[k]; i++) {
 			uint64_t v = rnd() % 10 ? 1000 + rnd() % 3000 : rnd() % 5000000;
@@ -569,6 +568,7 @@ static void test_ring(void **state)
 				v = (1ull << 33) + 5;	/* over UINT32_MAX ns */
 			hist_add(w, v);
 			want_max = v > want_max ? v : want_max;
+			want_min = v < want_min ? v : want_min;
 		}
 		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
 		/* After the take: the next interval's. */
@@ -581,10 +581,14 @@ static void test_ring(void **state)
 		assert_int_equal(sum, d->sum);
 		assert_memory_equal(acc->count, d->count, sizeof(acc->count));
 		assert_memory_equal(acc->group, d->group, sizeof(acc->group));
-		if (per[k] <= HIST_RING && k != 5)
-			assert_int_equal(max, want_max);	/* exact: every value in the ring */
-		else
+		if (per[k] && per[k] <= HIST_RING && k != 5) {
+			/* Exact: every value in the ring. */
+			assert_int_equal(max, want_max);
+			assert_int_equal(acc->max, want_max);
+			assert_int_equal(acc->min, want_min);
+		} else if (per[k]) {
 			assert_true(max >= want_max && max <= hist_bucket_high(hist_bucket(want_max)));
+		}
 		/* The 77 belongs to the next interval: take it now. */
 		hist_snapshot(at, now);
 		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
@@ -593,25 +597,17 @@ static void test_ring(void **state)
 		assert_int_equal(max, 77);
 		hist_snapshot(at, w);
 	}
-	/* Copied out, in order, the cursor moved: nothing left after. */
-	for (unsigned i = 0; i < 10; i++)
-		hist_add(w, 500 + i);
-	assert_int_equal(hist_ring_take(&sg, prev, r), 0);
+	/* Nothing new: nothing added, the cursor where it was. */
 	{
-		uint64_t sum, min, max;
+		uint64_t sum, max;
 
-		assert_false(sg.taken);
-		assert_int_equal(hist_ring_copy(out, &sg, r, &sum, &min, &max), 10);
-		for (unsigned i = 0; i < 10; i++)
-			assert_int_equal(out[i], 500 + i);
-		assert_int_equal(sum, 5045);
-		assert_int_equal(min, 500);
-		assert_int_equal(max, 509);
 		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
-		assert_int_equal(hist_ring_copy(out, &sg, r, &sum, &min, &max), 0);
+		hist_clear(acc);
+		assert_int_equal(hist_ring_commit(acc, prev, &sg, r, &sum, &max), 0);
+		assert_int_equal(acc->n, 0);
+		assert_int_equal(r->read, r->seq);
 	}
 	hist_stage_free(&sg);
-	free(out);
 	free(r);
 	free(w);
 	free(at);
@@ -619,41 +615,6 @@ static void test_ring(void **state)
 	free(d);
 	free(acc);
 	free(prev);
-}
-
-/* hist_percentile_of answers exactly what a histogram of the same values
- * does, for every percentile the outputs ask and a few more, from one
- * value to more than a ring holds, narrow and wide spreads, ties. */
-static void test_percentile_of(void **state)
-{
-	const double ps[] = { 0, 1, 10, 50, 90, 99, 99.5, 99.9, 99.99, 100 };
-	uint32_t *v = malloc(2000 * sizeof(*v));
-	struct hist *h = hnew();
-
-	(void)state;
-	for (unsigned round = 0; round < 400; round++) {
-		unsigned n = 1 + (unsigned)(rnd() % (round < 200 ? 40 : 2000));
-		uint64_t min = UINT64_MAX, max = 0;
-
-		hist_clear(h);
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t x = round % 4 == 0 ? 3000 + rnd() % 4 :	/* ties */
-				     round % 4 == 1 ? 1 + rnd() % 200 :
-				     rnd() % 100 ? 1000 + rnd() % 3000 : rnd() % 4000000000u;
-
-			if (x < HIST_MIN_NS)
-				x = HIST_MIN_NS;
-			v[i] = (uint32_t)x;
-			hist_add(h, x);
-			min = x < min ? x : min;
-			max = x > max ? x : max;
-		}
-		for (unsigned k = 0; k < sizeof(ps) / sizeof(ps[0]); k++)
-			assert_int_equal(hist_percentile_of(v, n, ps[k], min, max), hist_percentile(h, ps[k]));
-	}
-	assert_int_equal(hist_percentile_of(v, 0, 50, UINT64_MAX, 0), 0);
-	free(v);
-	free(h);
 }
 
 int main(void)
@@ -674,7 +635,6 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_ring),
-		cmocka_unit_test(test_percentile_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,47 +215,6 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	return pct_answer(rank_bucket(h, rank), rank, h->n, h->min, h->max);
 }
 
-/* The value of rank @k (0-based) of @v[0..n), @v reordered around it
- * (Wirth's selection: partition around the value at k until k is
- * between the parts). */
-static uint32_t select_kth(uint32_t *v, size_t n, size_t k)
-{
-	long lo = 0, hi = (long)n - 1, kk = (long)k;
-
-	while (lo < hi) {
-		uint32_t x = v[kk];
-		long i = lo, j = hi;
-
-		do {
-			while (v[i] < x)
-				i++;
-			while (x < v[j])
-				j--;
-			if (i <= j) {
-				uint32_t t = v[i];
-
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		} while (i <= j);
-		if (j < kk)
-			lo = i;
-		if (kk < i)
-			hi = j;
-	}
-	return v[kk];
-}
-
-uint64_t hist_percentile_of(uint32_t *v, size_t n, double p, uint64_t min, uint64_t max)
-{
-	uint64_t rank;
-
-	if (!n)
-		return 0;
-	rank = pct_rank(n, p);
-	return pct_answer(hist_bucket(select_kth(v, n, rank - 1)), rank, n, min, max);
-}
-
 double hist_mean(const struct hist *h)
 {
 	return h->n ? (double)h->sum / (double)h->n : 0.0;
@@ -487,85 +446,69 @@ void hist_clear(struct hist *h)
 void hist_ring_attach(struct hist *h, struct hist_ring *r)
 {
 	/* Only the spill's header: its buckets stay untouched (zero) pages
-	 * until a worker spills into them. */
+	 * until a worker spills into them. Its extremes are not kept
+	 * (hist_ring_push): hist_take then walks its groups from the
+	 * first, as far as the counts its n says are new. */
 	r->seq = r->read = 0;
-	r->spill.n = r->spill.sum = r->spill.max = 0;
-	r->spill.min = UINT64_MAX;
+	r->spill.n = r->spill.sum = r->spill.min = 0;
+	r->spill.max = UINT64_MAX;
 	r->spill.ring = NULL;
 	h->ring = r;
-}
-
-void hist_ring_spill(struct hist_ring *r, uint64_t v)
-{
-	hist_add(&r->spill, v);
 }
 
 int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r)
 {
 	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
 	sg->seq_taken = true;
-	if (HIST_LOAD(&r->spill.n) != prev_spill->n)
+	if (__atomic_load_n(&r->spill.n, __ATOMIC_ACQUIRE) != prev_spill->n)
 		return hist_take(sg, prev_spill, &r->spill);
 	sg->n = 0;
 	sg->taken = false;
 	return 0;
 }
 
-unsigned hist_ring_copy(uint32_t *out, struct hist_stage *sg, struct hist_ring *r, uint64_t *sum,
-			uint64_t *min, uint64_t *max)
-{
-	uint64_t rd = HIST_LOAD(&r->read), s = 0, lo = UINT64_MAX, hi = 0;
-	unsigned n = 0;
-
-	if (sg->seq_taken) {
-		sg->seq_taken = false;
-		for (uint64_t i = rd; i < sg->seq; i++) {
-			uint32_t v = HIST_LOAD(&r->v[i % HIST_RING]);
-
-			out[n++] = v;
-			s += v;
-			lo = v < lo ? v : lo;
-			hi = v > hi ? v : hi;
-		}
-		__atomic_store_n(&r->read, sg->seq, __ATOMIC_RELEASE);
-	}
-	*sum = s;
-	*min = lo;
-	*max = hi;
-	return n;
-}
-
 uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
 			  struct hist_ring *r, uint64_t *sum, uint64_t *max)
 {
-	uint64_t rd = HIST_LOAD(&r->read), n = 0, s = 0, m = 0, spill_sum;
+	uint64_t rd = HIST_LOAD(&r->read), n = 0, s = 0, lo = UINT64_MAX, hi = 0, spill_sum;
 
 	*sum = *max = 0;
 	if (!sg->seq_taken)
 		return 0;
 	sg->seq_taken = false;
+	/* Plain adds: @acc is the reader's own. Not hist_add, whose
+	 * single-writer stores and extremes' branches made this loop a
+	 * row's largest part. */
 	for (uint64_t i = rd; i < sg->seq; i++) {
 		uint64_t v = HIST_LOAD(&r->v[i % HIST_RING]);
+		unsigned b = hist_bucket(v);
 
-		hist_add(acc, v);
+		acc->count[b]++;
+		acc->group[b >> HIST_GROUP_BITS]++;
 		s += v;
-		if (v > m)
-			m = v;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
 	}
 	n = sg->seq - rd;
 	/* Release: the worker reuses these slots only after it sees this. */
 	__atomic_store_n(&r->read, sg->seq, __ATOMIC_RELEASE);
+	acc->n += n;
+	acc->sum += s;
+	if (n && lo < acc->min)
+		acc->min = lo;
+	if (hi > acc->max)
+		acc->max = hi;
 	if (sg->taken) {
 		uint64_t sn = hist_commit(acc, prev_spill, sg, &spill_sum);
 
 		if (sn) {
 			n += sn;
 			s += spill_sum;
-			if (hist_stage_max(sg) > m)
-				m = hist_stage_max(sg);
+			if (hist_stage_max(sg) > hi)
+				hi = hist_stage_max(sg);
 		}
 	}
 	*sum = s;
-	*max = m;
+	*max = hi;
 	return n;
 }

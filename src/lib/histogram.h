@@ -97,13 +97,13 @@ static inline unsigned hist_bucket(uint64_t v)
  * shortest (HIST_MIN_NS) does not round to 0. */
 #define HIST_US_DECIMALS 3
 
-/* The ring full of unread values, or @v too large for it. */
-void hist_ring_spill(struct hist_ring *r, uint64_t v);
-
-/* Append @v (at least HIST_MIN_NS) to @r: a load of the reader's
- * cursor (a line it writes once an interval), one store of the value
- * and one of the count, in sequence. */
-static inline void hist_ring_push(struct hist_ring *r, uint64_t v)
+/* Append @v (at least HIST_MIN_NS, in bucket @b) to @r: a load of the
+ * reader's cursor (a line it writes once an interval), one store of the
+ * value and one of the count, in sequence. When the ring is full of
+ * unread values, or @v too large for it, the spill's bucket, group, sum
+ * and count instead (its extremes are not kept: a reader takes a
+ * spilled value's bucket bounds). */
+static inline void hist_ring_push(struct hist_ring *r, uint64_t v, unsigned b)
 {
 	uint64_t seq = HIST_LOAD(&r->seq);
 
@@ -112,9 +112,12 @@ static inline void hist_ring_push(struct hist_ring *r, uint64_t v)
 		HIST_STORE(&r->v[seq % HIST_RING], (uint32_t)v);
 		/* Release: a reader that sees the count finds the value. */
 		__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
-	} else {
-		hist_ring_spill(r, v);
+		return;
 	}
+	HIST_STORE(&r->spill.count[b], HIST_LOAD(&r->spill.count[b]) + 1);
+	HIST_STORE(&r->spill.group[b >> HIST_GROUP_BITS], HIST_LOAD(&r->spill.group[b >> HIST_GROUP_BITS]) + 1);
+	HIST_STORE(&r->spill.sum, HIST_LOAD(&r->spill.sum) + v);
+	__atomic_store_n(&r->spill.n, HIST_LOAD(&r->spill.n) + 1, __ATOMIC_RELEASE);
 }
 
 /* Single-writer add: load + store, no read-modify-write instruction.
@@ -139,7 +142,7 @@ static inline void hist_add(struct hist *h, uint64_t v)
 	if (v > HIST_LOAD(&h->max))
 		HIST_STORE(&h->max, v);
 	if (h->ring)
-		hist_ring_push(h->ring, v);
+		hist_ring_push(h->ring, v, b);
 }
 
 /* Lowest and highest value that land in bucket @b. */
@@ -219,26 +222,14 @@ void hist_stage_free(struct hist_stage *sg);
  * noted and the spill's into @acc, moves the ring's cursor and
  * @prev_spill on, and returns how many, their sum in *@sum and the
  * largest in *@max (exact, but for a spilled one's bucket bound, as
- * hist_stage_max); 0 when nothing was taken. A stage taken again
+ * hist_stage_max); 0 when nothing was taken. @acc's extremes are the
+ * values' own (a spilled one's bucket bound, as hist_commit's). A stage taken again
  * before its commit replaces the first take. hist_ring_take is 0 or
  * -ENOMEM as hist_take.
  */
 int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r);
 uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
 			  struct hist_ring *r, uint64_t *sum, uint64_t *max);
-/* hist_ring_commit's values without a histogram, for a reader that
- * wants only their figures: those @sg noted copied to @out (room for
- * HIST_RING), the ring's cursor moved on, their count returned, sum,
- * least and largest in *@sum, *@min (UINT64_MAX when none), *@max. Only
- * when @sg took no spill (sg->taken false): the spill's buckets are
- * left for hist_ring_commit. */
-unsigned hist_ring_copy(uint32_t *out, struct hist_stage *sg, struct hist_ring *r, uint64_t *sum,
-			uint64_t *min, uint64_t *max);
-/* hist_percentile of the @n values @v (reordered), exactly what a
- * histogram holding them answers (@min and @max their extremes): the
- * midpoint of the bucket the sample of that rank lies in, the extremes
- * themselves for ranks 1 and n. 0 when @n is 0. */
-uint64_t hist_percentile_of(uint32_t *v, size_t n, double p, uint64_t min, uint64_t max);
 /* Make @r (zeroed memory) ready and attach it to @h. */
 void hist_ring_attach(struct hist *h, struct hist_ring *r);
 

@@ -271,6 +271,21 @@ static void task_budget(struct sampler *s)
  * a longer run grows them as it goes (a doubling now and then). */
 #define SAMPLER_ROWS_RESERVE_MAX 1024
 
+
+/* Every job's threads' state in one array, walked in order by every
+ * sample, and their lat spills' copies in another: zero pages until a
+ * worker spills (hist_ring_push). 0 or -ENOMEM. */
+static int threads_alloc(struct sampler *s)
+{
+	size_t total = 0;
+
+	for (unsigned j = 0; j < s->cfg.njobs; j++)
+		total += s->cfg.jobs[j].slots.total;
+	s->th_all = calloc(total ? total : 1, sizeof(*s->th_all));
+	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
+	return s->th_all && s->spill_all ? 0 : -ENOMEM;
+}
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -356,26 +371,21 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	hist_init(&s->interval);
 	hist_init(&s->winterval);
 	hist_init(&s->sinterval);
-	{
-		size_t most = 0;
-
-		for (unsigned j = 0; j < cfg->njobs; j++)
-			if (cfg->jobs[j].job->latency && cfg->jobs[j].nworkers > most)
-				most = cfg->jobs[j].nworkers;
-		/* Touched now: nothing faults in while jobs run. */
-		s->lat_values.v = most ? calloc(most * HIST_RING, sizeof(*s->lat_values.v)) : NULL;
-		if (most && !s->lat_values.v)
-			return err_set(e, ENOMEM, "out of memory");
-		if (s->lat_values.v)
-			memset(s->lat_values.v, 0, most * HIST_RING * sizeof(*s->lat_values.v));
-	}
-	for (unsigned j = 0; j < cfg->njobs; j++) {
+	if (threads_alloc(s) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned j = 0, k = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
 		js->nthreads = cfg->jobs[j].slots.total;
-		js->th = calloc(js->nthreads, sizeof(*js->th));
-		if (!js->th)
-			return err_set(e, ENOMEM, "out of memory");
+		js->th = s->th_all + k;
+		for (unsigned i = 0; i < js->nthreads; i++)
+			js->th[i].prev_spill = &s->spill_all[k + i];
+		k += js->nthreads;
+		{
+			struct sample_row r0 = { .sj = &cfg->jobs[j] };
+
+			samplecols_job_cells(&js->cells, &r0);
+		}
 		for (unsigned i = 0; i < js->nthreads; i++)
 			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
 			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
@@ -554,7 +564,8 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		/* Only the buckets hist_commit used, and none of a
 		 * fresh one: its untouched pages cost no memory. */
-		hist_clear(&ts->prev_spill);
+		hist_clear(ts->prev_spill);
+		ts->ring_read = 0;
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
 		for (unsigned k = 0; k < 3; k++)
@@ -688,6 +699,24 @@ static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
  * tenth of the interval is taken again from a new moment, at most
  * three times; the rows end where the pass kept began.
  */
+/* The first rows' prefetches (sampler_row_prefetch's pipeline), and
+ * at row @j those of the rows after it. */
+static void prefetch_start(const struct sampler *s, bool pass)
+{
+	for (unsigned j = 0; j < 3; j++)
+		sampler_row_prefetch(s, j, 0, pass);
+	for (unsigned j = 0; j < 2; j++)
+		sampler_row_prefetch(s, j, 1, pass);
+	sampler_row_prefetch(s, 0, 2, pass);
+}
+
+static void prefetch_ahead(const struct sampler *s, unsigned j, bool pass)
+{
+	sampler_row_prefetch(s, j + 3, 0, pass);
+	sampler_row_prefetch(s, j + 2, 1, pass);
+	sampler_row_prefetch(s, j + 1, 2, pass);
+}
+
 uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 {
 	uint64_t tol = s->cfg.interval_ns / 10, t_in = now_ns();
@@ -697,7 +726,9 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 	for (unsigned tries = 0;; tries++) {
 		sampler_moment(s, now);
 		s->snap_any = false;
+		prefetch_start(s, true);
 		for (unsigned j = 0; j < s->cfg.njobs; j++) {
+			prefetch_ahead(s, j, true);
 			s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
 			if (s->tick_row[j]) {
 				sampler_job_snap(s, j);
@@ -740,8 +771,10 @@ void sampler_tick(struct sampler *s, uint64_t now)
 				wb_tasks(s, j);
 		wb_poll(s);
 	}
+	prefetch_start(s, false);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
+		prefetch_ahead(s, j, false);
 		/* A job that ended since the snapshot had its last row. */
 		if (row[j] && s->jobs[j].active)
 			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
@@ -915,7 +948,6 @@ void sampler_destroy(struct sampler *s)
 			for (unsigned k = 0; k < 3; k++)
 				hist_stage_free(&js->th[i].stage[k]);
 		}
-		free(js->th);
 		explain_job_free(&js->x);
 		free(js->share);
 		free(js->dev_last);
@@ -927,7 +959,8 @@ void sampler_destroy(struct sampler *s)
 	free(s->tick_mib);
 	free(s->tick_iops);
 	free(s->tick_row);
-	free(s->lat_values.v);
+	free(s->th_all);
+	free(s->spill_all);
 	free(s->jobs);
 	if (s->plan)
 		perfev_plan_release(s->plan);

@@ -65,9 +65,11 @@ struct thread_samp {
 	 * counters at the sampling moment (hist_ring_take: the worker's
 	 * ring's count, and the buckets its spill grew) and added into the
 	 * row (hist_ring_commit): reads, writes, flushes. The spill of lat
-	 * as last read (untouched pages while the worker never spills). */
+	 * as last read, apart (untouched pages while the worker never
+	 * spills, and out of the lines a row reads). */
 	struct hist_stage stage[3];
-	struct hist prev_spill;
+	uint64_t ring_read;		/* lat's ring read up to here (prefetch's guess) */
+	struct hist *prev_spill;	/* in sampler.spill_all */
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
 	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
@@ -77,6 +79,7 @@ struct thread_samp {
 
 struct job_samp {
 	bool active;
+	struct samplecols_job cells;	/* its cells the same in every row */
 	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
 	uint64_t last_t;
@@ -125,15 +128,6 @@ struct job_samp {
 	char da_why[160];
 };
 
-/* A row's read latencies as values, one job's workers' rings copied
- * out (samplerow.c's values_only): room for HIST_RING a worker of the
- * job with the most. */
-struct lat_values {
-	uint32_t *v;
-	size_t n;
-	uint64_t sum, min, max;
-};
-
 struct sampler {
 	struct sampler_config cfg;
 	struct csvout csv;
@@ -164,6 +158,8 @@ struct sampler {
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
+	struct thread_samp *th_all;	/* every job's threads' (job_samp.th) */
+	struct hist *spill_all;		/* ... and their lat spills' (thread_samp.prev_spill) */
 	uint64_t t0, epoch0_ms;
 	struct sys_snap begin, last_tick;
 	bool last_tick_ok;
@@ -172,7 +168,6 @@ struct sampler {
 	struct hist interval;		/* one job's interval */
 	struct hist winterval;		/* ... of its writes */
 	struct hist sinterval;		/* ... of its flushes */
-	struct lat_values lat_values;	/* ... as values, where no worker spilled */
 	/* One sampling moment: the controller's pass at @moment_now (every
 	 * call of one pass hands in the same now). Devices and residency
 	 * are read once per moment (@gen), the host's files too (@moment_sys). */
@@ -271,6 +266,9 @@ void sampler_job_snap(struct sampler *s, unsigned j);
  * each row held up; FAULTLINE_SAMPLER_STALL_US: one pass over the
  * counters held up once), at sampler_create. */
 void sampler_test_hooks(struct sampler *s);
+/* Prefetch what job @j's row reads (samplerow.c), or with @pass its
+ * counters' pass: @stage 0 three rows ahead, 1 two, 2 the next. */
+void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass);
 /* One CSV row for job @j covering [its previous row, now), from the
  * counters of its last sampler_job_snap; its rates
  * for the status line in @mib_s_out and @iops_out when not NULL. */
