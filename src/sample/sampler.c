@@ -535,6 +535,7 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 	}
 	s->group_sys_taken = true;
 	js->last_sys = s->group_sys;
+	js->ps_slot = -1;
 	sampler_read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
@@ -730,6 +731,8 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 		for (unsigned j = 0; j < s->cfg.njobs; j++) {
 			prefetch_ahead(s, j, true);
 			s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
+			if (s->jobs[j].active && !s->tick_row[j])
+				sampler_keep_ps(s, j);
 			if (s->tick_row[j]) {
 				sampler_job_snap(s, j);
 				s->snap_any = true;
@@ -750,7 +753,7 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 
 void sampler_tick(struct sampler *s, uint64_t now)
 {
-	struct sys_snap sys;
+	struct sys_snap *sys;
 	double *mib = s->tick_mib, *iops = s->tick_iops;
 	bool *row = s->tick_row;
 	uint64_t t_in = now_ns(), t_out, cost = 0;
@@ -763,7 +766,10 @@ void sampler_tick(struct sampler *s, uint64_t now)
 		now = sampler_tick_begin(s, now);
 	else
 		cost = s->snap_cost;
-	moment_sys(s, now, &sys);
+	/* Kept for the next rows' previous reading (sampler_job_row). */
+	s->sys_cur = (s->sys_cur + 1) % SAMPLER_SYS_KEEP;
+	sys = &s->sys_keep[s->sys_cur];
+	moment_sys(s, now, sys);
 	s->group_sys_taken = false;
 	if (s->wb) {
 		for (unsigned j = 0; j < s->cfg.njobs; j++)
@@ -777,18 +783,18 @@ void sampler_tick(struct sampler *s, uint64_t now)
 		prefetch_ahead(s, j, false);
 		/* A job that ended since the snapshot had its last row. */
 		if (row[j] && s->jobs[j].active)
-			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
+			sampler_job_row(s, j, now, sys, &mib[j], &iops[j]);
 	}
-	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
-		double rate = (double)(sys.tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
+	if (sys->tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
+		double rate = (double)(sys->tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
 
 		if (!s->tlb_peak_ok || rate > s->tlb_peak)
 			s->tlb_peak = rate;
 		s->tlb_peak_ok = true;
 	}
 	sampler_flush(s);
-	status_line(s, now, &sys, mib, iops);
-	s->last_tick = sys;
+	status_line(s, now, sys, mib, iops);
+	s->last_tick = *sys;
 	t_out = now_ns();
 	/* A boundary with no job running costs nothing worth counting. */
 	if (s->snap_any) {

@@ -776,6 +776,30 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	PFW(js->dev_last);
 }
 
+/* A reading whose every source is unread: a row's host deltas empty. */
+static const struct sys_snap sys_unread;
+
+/* Job @j's previous reading of the host (job_samp.ps_slot). */
+static const struct sys_snap *row_ps(const struct sampler *s, const struct job_samp *js)
+{
+	if (js->ps_slot < 0)
+		return &js->last_sys;
+	if (s->sys_keep[js->ps_slot].seq == js->ps_seq)
+		return &s->sys_keep[js->ps_slot];
+	/* Reused since (the job skipped SAMPLER_SYS_KEEP samples without
+	 * sampler_keep_ps): no delta rather than a wrong one. */
+	return &sys_unread;
+}
+
+void sampler_keep_ps(struct sampler *s, unsigned j)
+{
+	struct job_samp *js = &s->jobs[j];
+
+	if (js->ps_slot >= 0)
+		js->last_sys = *row_ps(s, js);
+	js->ps_slot = -1;
+}
+
 /* One CSV row for job @j covering [js->last_t, now): every source read
  * once into one struct sample_row, then the column table writes it. */
 void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
@@ -786,7 +810,7 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	struct sample_row r = {
 		.sj = sj, .jc = &js->cells, .t0 = s->t0, .epoch0_ms = s->epoch0_ms, .hz = s->hz,
-		.rlat = &s->interval, .wlat = &s->winterval, .slat = &s->sinterval, .sys = sys, .ps = &js->last_sys, .now = now,
+		.rlat = &s->interval, .wlat = &s->winterval, .slat = &s->sinterval, .sys = sys, .ps = row_ps(s, js), .now = now,
 		.dt = (double)(now - js->last_t) / 1e9,
 		.ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns,
 	};
@@ -822,7 +846,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
 	/* Only its devices: the whole array is 2.3 KB a row. */
 	memcpy(js->dev_last, dcur, js->ndev * sizeof(*dcur));
-	js->last_sys = *sys;
+	if (sys == &s->sys_keep[s->sys_cur]) {
+		js->ps_slot = (int)s->sys_cur;
+		js->ps_seq = sys->seq;
+	} else {
+		js->last_sys = *sys;
+		js->ps_slot = -1;
+	}
 	js->last_t = now;
 	emit(s, sj->job, line, (size_t)(p - line));
 }

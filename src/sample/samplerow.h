@@ -83,7 +83,12 @@ struct job_samp {
 	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
 	uint64_t last_t;
-	struct sys_snap last_sys;
+	/* The host's reading at its previous row: the sampler's kept one
+	 * of a sample (sampler.sys_keep[ps_slot], while its seq is still
+	 * ps_seq), shared by every job sampled then, or its own copy
+	 * (ps_slot -1: its first row, a row made apart from a sample). */
+	int ps_slot;
+	uint64_t ps_seq;
 	unsigned nthreads;		/* workers + probe */
 	struct thread_samp *th;
 	/* Devices, as indices into sampler.devs: the job's primary devices
@@ -126,6 +131,7 @@ struct job_samp {
 	struct timeshare_ns da_total;
 	uint64_t da_window;
 	char da_why[160];
+	struct sys_snap last_sys;	/* ps_slot -1: out of the lines a row reads */
 };
 
 struct sampler {
@@ -162,6 +168,12 @@ struct sampler {
 	struct hist *spill_all;		/* ... and their lat spills' (thread_samp.prev_spill) */
 	uint64_t t0, epoch0_ms;
 	struct sys_snap begin, last_tick;
+	/* The host's reading of the last samples, each the previous
+	 * reading of the rows of the next (job_samp.ps_slot): a row no
+	 * longer copies it into its job's state. */
+#define SAMPLER_SYS_KEEP 8
+	struct sys_snap sys_keep[SAMPLER_SYS_KEEP];
+	unsigned sys_cur;
 	bool last_tick_ok;
 	double tlb_peak;
 	bool tlb_peak_ok;
@@ -260,6 +272,9 @@ bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned eve
  * @end, the millisecond after that row, so a row holds them; 0 when no
  * last row is due (samplerend.c). */
 uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end);
+/* Job @j gets no row at this sample (reading back): its previous
+ * reading becomes its own copy, before the sampler's is reused. */
+void sampler_keep_ps(struct sampler *s, unsigned j);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* The tests' hooks the environment asks for (FAULTLINE_SAMPLER_DELAY_US:
