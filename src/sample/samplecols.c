@@ -133,7 +133,9 @@ FILL(f_hist)
 	const struct hist *h = c->b == 1 ? r->wlat : r->slat;
 
 	UNUSED;
-	if (!r->sj->job->latency || !h->n)
+	/* The row's histogram first: a read job's is empty, and the job's
+	 * options are a cold line. */
+	if (!h->n || !r->sj->job->latency)
 		return false;
 	*v = (double)hist_percentile(h, c->a) / 1e3;
 	return true;

@@ -377,6 +377,9 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		struct job_samp *js = &s->jobs[j];
 
 		js->nthreads = cfg->jobs[j].slots.total;
+		js->lat = cfg->jobs[j].job->latency;
+		js->log_prio = cfg->jobs[j].job->log_prio;
+		js->delayacct = cfg->jobs[j].job->delayacct;
 		js->th = s->th_all + k;
 		for (unsigned i = 0; i < js->nthreads; i++)
 			js->th[i].prev_spill = &s->spill_all[k + i];

@@ -352,7 +352,7 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->wbytes = STAT_LOAD(&st->wbytes);
 				ts->syncs = STAT_LOAD(&st->syncs);
 			}
-			if (!sj->job->latency)
+			if (!js->lat)
 				break;
 			if (i < sj->nworkers)
 				hist_ring_take(&ts->stage[0], ts->prev_spill, &st->lat_ring);
@@ -365,7 +365,7 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 							    STAT_LOAD(&st->syncs) == ts->syncs))))
 				break;
 		}
-		if (sj->job->log_prio) {
+		if (js->log_prio) {
 			const uint64_t *src = &st->prio.ops[0][0];
 			uint64_t *dst = &ts->prio.ops[0][0];
 
@@ -438,7 +438,6 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
-	const struct job *job = sj->job;
 
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
@@ -457,7 +456,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 			memset(sh, 0, sizeof(*sh));
 			sh->dir[FIOLOG_READ].ops = ts->rops - ts->prev_ops;
 			sh->dir[FIOLOG_READ].bytes = ts->rbytes - ts->prev_bytes;
-			if (job->log_prio)
+			if (js->log_prio)
 				prio_share(sh, ts);
 		}
 		r->rops += ts->rops - ts->prev_ops;
@@ -480,7 +479,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		}
 		/* The values the worker appended since the last row (a
 		 * few contiguous lines), not its whole histogram. */
-		if (job->latency && i < sj->nworkers) {
+		if (js->lat && i < sj->nworkers) {
 			uint64_t sum, max, n;
 
 			if (ts->stage[0].seq_taken)
@@ -505,7 +504,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_wops = ts->wops;
 		ts->prev_wbytes = ts->wbytes;
 		ts->prev_syncs = ts->syncs;
-		if (job->latency) {
+		if (js->lat) {
 			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1],
 								ring_of(&st->wlat_ring), &sum, &max);
 
@@ -519,7 +518,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		}
 	}
 	/* Each percentile once: the cost figures use them too. */
-	r->lat = job->latency && s->interval.n;
+	r->lat = js->lat && s->interval.n;
 	r->p50 = r->lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
 	r->p99 = r->lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
 	r->pmax = (double)s->interval.max / 1e3;
@@ -537,7 +536,7 @@ static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
 	bool cpu = flt || sampler_due(s, j, r->now, s->cpu_every) ||
-		   (sj->job->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
+		   (js->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
 
 	r->cpu_ok = cpu && js->cpu_read && sj->nworkers > 0;
 	js->cpu_read = cpu;
@@ -752,8 +751,6 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 
 		for (size_t off = 0; off < offsetof(struct thread_samp, task); off += 64)
 			PFW((const char *)ts + off);
-		PFW(&ts->stage[0]);
-		PFW(&ts->ring_read);
 		PF(st);
 		PF(&st->lat_ring);
 		PFW(&st->lat_ring.read);
@@ -761,14 +758,9 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 		if (!pass)
 			PF(&st->tid);
 	}
-	PF(&sj->job->latency);
-	PF(&sj->job->log_prio);
 	if (pass)
 		return;
-	/* The job's options a row reads, and its state's own arrays. */
-	PF(&sj->job->rw);
-	PF(&sj->job->dir[0]);
-	PF(&sj->job->delayacct);
+	/* Its state's own arrays. */
 	if (js->x.rows)
 		PFW(&js->x.rows[js->x.nrows]);
 	if (js->x.res)

@@ -44,10 +44,6 @@ struct thread_samp {
 	 * read for every job before anything slower, so each row's counts
 	 * belong to its interval however long the rest of a sample takes. */
 	uint64_t rops, rbytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
-	struct procfs_src task;
-	bool task_open, task_failed;
-	struct procfs_src sched;	/* its schedstat: CPU time in ns */
-	bool sched_open, sched_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
@@ -70,6 +66,12 @@ struct thread_samp {
 	struct hist_stage stage[3];
 	uint64_t ring_read;		/* lat's ring read up to here (prefetch's guess) */
 	struct hist *prev_spill;	/* in sampler.spill_all */
+	/* Its task files, read over one row in many: after the fields every
+	 * row reads (sampler_row_prefetch asks for those). */
+	struct procfs_src task;
+	bool task_open, task_failed;
+	struct procfs_src sched;	/* its schedstat: CPU time in ns */
+	bool sched_open, sched_failed;
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
 	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
@@ -79,6 +81,9 @@ struct thread_samp {
 
 struct job_samp {
 	bool active;
+	/* The job's options every row reads, copied at set-up: its
+	 * struct job is 14 KB, a cold line for each at thousands of jobs. */
+	bool lat, log_prio, delayacct;
 	struct samplecols_job cells;	/* its cells the same in every row */
 	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
