@@ -543,6 +543,80 @@ static void test_groups(void **state)
 	free(u);
 }
 
+/* A worker's ring (what the sampler reads each interval): interval
+ * after interval, what hist_ring_commit adds is exactly the interval's
+ * difference of the worker's histogram, whether its values fit the ring,
+ * overflowed it into the spill (a fast worker) or were too large for it;
+ * and the interval's extremes are the values' own where none spilled. */
+static void test_ring(void **state)
+{
+	struct hist *w = hnew(), *at = hnew(), *now = hnew(), *d = hnew(), *acc = hnew(), *prev = hnew();
+	struct hist_ring *r = calloc(1, sizeof(*r));
+	struct hist_stage sg = { 0 };
+	const unsigned per[] = { 0, 1, 100, HIST_RING, HIST_RING + 1, 3 * HIST_RING + 7, 5, 0, 40 };
+
+	(void)state;
+	assert_non_null(r);
+	hist_ring_attach(w, r);
+	for (unsigned k = 0; k < sizeof(per) / sizeof(per[0]); k++) {
+		uint64_t sum, max, want_max = 0, want_min = UINT64_MAX;
+
+		for (unsigned i = 0; i < per[k]; i++) {
+			uint64_t v = rnd() % 10 ? 1000 + rnd() % 3000 : rnd() % 5000000;
+
+			if (k == 5 && i == 3)
+				v = (1ull << 33) + 5;	/* over UINT32_MAX ns */
+			hist_add(w, v);
+			want_max = v > want_max ? v : want_max;
+			want_min = v < want_min ? v : want_min;
+		}
+		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
+		/* After the take: the next interval's. */
+		hist_snapshot(now, w);
+		hist_add(w, 77);
+		hist_clear(acc);
+		assert_int_equal(hist_ring_commit(acc, prev, &sg, r, &sum, &max), per[k]);
+		hist_diff(d, now, at);
+		assert_int_equal(acc->n, per[k]);
+		assert_int_equal(sum, d->sum);
+		assert_memory_equal(acc->count, d->count, sizeof(acc->count));
+		assert_memory_equal(acc->group, d->group, sizeof(acc->group));
+		if (per[k] && per[k] <= HIST_RING && k != 5) {
+			/* Exact: every value in the ring. */
+			assert_int_equal(max, want_max);
+			assert_int_equal(acc->max, want_max);
+			assert_int_equal(acc->min, want_min);
+		} else if (per[k]) {
+			assert_true(max >= want_max && max <= hist_bucket_high(hist_bucket(want_max)));
+		}
+		/* The 77 belongs to the next interval: take it now. */
+		hist_snapshot(at, now);
+		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
+		hist_clear(acc);
+		assert_int_equal(hist_ring_commit(acc, prev, &sg, r, &sum, &max), 1);
+		assert_int_equal(max, 77);
+		hist_snapshot(at, w);
+	}
+	/* Nothing new: nothing added, the cursor where it was. */
+	{
+		uint64_t sum, max;
+
+		assert_int_equal(hist_ring_take(&sg, prev, r), 0);
+		hist_clear(acc);
+		assert_int_equal(hist_ring_commit(acc, prev, &sg, r, &sum, &max), 0);
+		assert_int_equal(acc->n, 0);
+		assert_int_equal(r->read, r->seq);
+	}
+	hist_stage_free(&sg);
+	free(r);
+	free(w);
+	free(at);
+	free(now);
+	free(d);
+	free(acc);
+	free(prev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_below_resolution),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

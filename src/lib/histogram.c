@@ -160,14 +160,13 @@ static unsigned rank_bucket(const struct hist *h, uint64_t rank)
  * [min, max]. The first and last samples answer min and max themselves
  * (when those lie in the bucket found), so p0 and p100 are exact.
  */
-uint64_t hist_percentile(const struct hist *h, double p)
+/* The rank of percentile @p (0..100) among @n samples: ceil(p/100 * n),
+ * within [1, n]. */
+static uint64_t pct_rank(uint64_t n, double p)
 {
-	uint64_t rank, v;
-	unsigned b;
+	uint64_t rank;
 	double r;
 
-	if (!h->n)
-		return 0;
 	if (p < 0)
 		p = 0;
 	if (p > 100)
@@ -175,26 +174,45 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	/* p * n first: exact for integer p, so p=7, n=100 is rank 7 and not
 	 * 8 from 0.07 * 100 = 7.000000000000001. The slack absorbs the
 	 * rounding of fractional p (99.9). */
-	r = p * (double)h->n / 100.0;
+	r = p * (double)n / 100.0;
 	rank = (uint64_t)r;
 	if ((double)rank < r - 1e-9 * r)
 		rank++;
 	if (rank < 1)
 		rank = 1;
-	if (rank > h->n)
-		rank = h->n;
-	b = rank_bucket(h, rank);
+	if (rank > n)
+		rank = n;
+	return rank;
+}
+
+/* What a percentile answers for the sample of rank @rank of @n, which
+ * lies in bucket @b: the extremes themselves where they lie in it, else
+ * the bucket's midpoint clamped to [min, max]. */
+static uint64_t pct_answer(unsigned b, uint64_t rank, uint64_t n, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
 	/* The extremes are known exactly. */
-	if (rank == h->n && h->max >= hist_bucket_low(b) && h->max <= hist_bucket_high(b))
-		return h->max;
-	if (rank == 1 && h->min >= hist_bucket_low(b) && h->min <= hist_bucket_high(b))
-		return h->min;
+	if (rank == n && max >= hist_bucket_low(b) && max <= hist_bucket_high(b))
+		return max;
+	if (rank == 1 && min >= hist_bucket_low(b) && min <= hist_bucket_high(b))
+		return min;
 	v = hist_bucket_low(b) + (hist_bucket_high(b) - hist_bucket_low(b)) / 2;
-	if (v < h->min)
-		v = h->min;
-	if (v > h->max)
-		v = h->max;
+	if (v < min)
+		v = min;
+	if (v > max)
+		v = max;
 	return v;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank;
+
+	if (!h->n)
+		return 0;
+	rank = pct_rank(h->n, p);
+	return pct_answer(rank_bucket(h, rank), rank, h->n, h->min, h->max);
 }
 
 double hist_mean(const struct hist *h)
@@ -423,4 +441,74 @@ void hist_clear(struct hist *h)
 	}
 	h->n = h->sum = h->max = 0;
 	h->min = UINT64_MAX;
+}
+
+void hist_ring_attach(struct hist *h, struct hist_ring *r)
+{
+	/* Only the spill's header: its buckets stay untouched (zero) pages
+	 * until a worker spills into them. Its extremes are not kept
+	 * (hist_ring_push): hist_take then walks its groups from the
+	 * first, as far as the counts its n says are new. */
+	r->seq = r->read = 0;
+	r->spill.n = r->spill.sum = r->spill.min = 0;
+	r->spill.max = UINT64_MAX;
+	r->spill.ring = NULL;
+	h->ring = r;
+}
+
+int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r)
+{
+	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+	sg->seq_taken = true;
+	if (__atomic_load_n(&r->spill.n, __ATOMIC_ACQUIRE) != prev_spill->n)
+		return hist_take(sg, prev_spill, &r->spill);
+	sg->n = 0;
+	sg->taken = false;
+	return 0;
+}
+
+uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
+			  struct hist_ring *r, uint64_t *sum, uint64_t *max)
+{
+	uint64_t rd = HIST_LOAD(&r->read), n = 0, s = 0, lo = UINT64_MAX, hi = 0, spill_sum;
+
+	*sum = *max = 0;
+	if (!sg->seq_taken)
+		return 0;
+	sg->seq_taken = false;
+	/* Plain adds: @acc is the reader's own. Not hist_add, whose
+	 * single-writer stores and extremes' branches made this loop a
+	 * row's largest part. */
+	for (uint64_t i = rd; i < sg->seq; i++) {
+		uint64_t v = HIST_LOAD(&r->v[i % HIST_RING]);
+		unsigned b = hist_bucket(v);
+
+		acc->count[b]++;
+		acc->group[b >> HIST_GROUP_BITS]++;
+		s += v;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	n = sg->seq - rd;
+	/* Release: the worker reuses these slots only after it sees this. */
+	__atomic_store_n(&r->read, sg->seq, __ATOMIC_RELEASE);
+	acc->n += n;
+	acc->sum += s;
+	if (n && lo < acc->min)
+		acc->min = lo;
+	if (hi > acc->max)
+		acc->max = hi;
+	if (sg->taken) {
+		uint64_t sn = hist_commit(acc, prev_spill, sg, &spill_sum);
+
+		if (sn) {
+			n += sn;
+			s += spill_sum;
+			if (hist_stage_max(sg) > hi)
+				hi = hist_stage_max(sg);
+		}
+	}
+	*sum = s;
+	*max = hi;
+	return n;
 }

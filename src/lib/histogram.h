@@ -32,13 +32,40 @@
 #define HIST_GROUP_BITS 4
 #define HIST_GROUPS (HIST_BUCKETS >> HIST_GROUP_BITS)
 
+struct hist_ring;
+
 struct hist {
 	uint64_t n;
 	uint64_t sum;			/* ns, for the mean */
 	uint64_t min;			/* UINT64_MAX when empty */
 	uint64_t max;
+	/* A worker's histogram the sampler follows: every value added is
+	 * also appended here (hist_ring_push). NULL for every other
+	 * histogram; hist_init clears it, and no copy, merge nor diff
+	 * carries it. */
+	struct hist_ring *ring;
 	uint64_t group[HIST_GROUPS];	/* sum of each group's counts */
 	uint64_t count[HIST_BUCKETS];
+};
+
+/*
+ * The values a worker recorded since its reader's last look, in order:
+ * what the sampler needs each interval is those values, and finding
+ * them by diffing the whole histogram against a copy of it touched
+ * some 70 cold cache lines a job (the buckets that moved, in both),
+ * against a few contiguous lines here. One writer (the worker) appends
+ * while fewer than HIST_RING values are unread; a value that finds the
+ * ring full of unread ones (a fast worker, more than HIST_RING values
+ * an interval), or is over UINT32_MAX ns, goes to @spill instead, which
+ * the reader diffs as before. Every value is in exactly one of the two.
+ * The reader alone moves @read, once it has used the values before it.
+ */
+#define HIST_RING 512u
+struct hist_ring {
+	uint64_t seq;			/* values appended, ever (the worker's) */
+	uint64_t read __attribute__((aligned(64)));	/* values used (the reader's) */
+	uint32_t v[HIST_RING] __attribute__((aligned(64)));	/* ns */
+	struct hist spill;
 };
 
 void hist_init(struct hist *h);
@@ -70,8 +97,32 @@ static inline unsigned hist_bucket(uint64_t v)
  * shortest (HIST_MIN_NS) does not round to 0. */
 #define HIST_US_DECIMALS 3
 
+/* Append @v (at least HIST_MIN_NS, in bucket @b) to @r: a load of the
+ * reader's cursor (a line it writes once an interval), one store of the
+ * value and one of the count, in sequence. When the ring is full of
+ * unread values, or @v too large for it, the spill's bucket, group, sum
+ * and count instead (its extremes are not kept: a reader takes a
+ * spilled value's bucket bounds). */
+static inline void hist_ring_push(struct hist_ring *r, uint64_t v, unsigned b)
+{
+	uint64_t seq = HIST_LOAD(&r->seq);
+
+	if (__builtin_expect(seq - __atomic_load_n(&r->read, __ATOMIC_ACQUIRE) < HIST_RING &&
+			     v <= UINT32_MAX, 1)) {
+		HIST_STORE(&r->v[seq % HIST_RING], (uint32_t)v);
+		/* Release: a reader that sees the count finds the value. */
+		__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	HIST_STORE(&r->spill.count[b], HIST_LOAD(&r->spill.count[b]) + 1);
+	HIST_STORE(&r->spill.group[b >> HIST_GROUP_BITS], HIST_LOAD(&r->spill.group[b >> HIST_GROUP_BITS]) + 1);
+	HIST_STORE(&r->spill.sum, HIST_LOAD(&r->spill.sum) + v);
+	__atomic_store_n(&r->spill.n, HIST_LOAD(&r->spill.n) + 1, __ATOMIC_RELEASE);
+}
+
 /* Single-writer add: load + store, no read-modify-write instruction.
- * @v below HIST_MIN_NS is recorded as HIST_MIN_NS. */
+ * @v below HIST_MIN_NS is recorded as HIST_MIN_NS. A histogram with a
+ * ring appends @v to it too. */
 static inline void hist_add(struct hist *h, uint64_t v)
 {
 	unsigned b;
@@ -90,6 +141,8 @@ static inline void hist_add(struct hist *h, uint64_t v)
 		HIST_STORE(&h->min, v);
 	if (v > HIST_LOAD(&h->max))
 		HIST_STORE(&h->max, v);
+	if (h->ring)
+		hist_ring_push(h->ring, v, b);
 }
 
 /* Lowest and highest value that land in bucket @b. */
@@ -143,6 +196,9 @@ struct hist_stage {
 	unsigned n, cap;
 	uint64_t sum, min, max;	/* @src's, as read */
 	bool taken;
+	/* hist_ring_take: the ring's count at the take */
+	uint64_t seq;
+	bool seq_taken;
 };
 int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src);
 uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum);
@@ -156,6 +212,26 @@ int hist_stage_reserve(struct hist_stage *sg, unsigned cap);
  * hist_commit's extremes), still valid after hist_commit; 0 when none. */
 uint64_t hist_stage_max(const struct hist_stage *sg);
 void hist_stage_free(struct hist_stage *sg);
+
+/*
+ * A reader of a worker's ring (the sampler), in the same two steps as
+ * hist_take and hist_commit: hist_ring_take, at the sampling moment,
+ * notes in @sg how many values @r holds and takes its spill's grown
+ * buckets (against @prev_spill, the spill as last committed; nothing
+ * read when its n did not move); hist_ring_commit adds the values
+ * noted and the spill's into @acc, moves the ring's cursor and
+ * @prev_spill on, and returns how many, their sum in *@sum and the
+ * largest in *@max (exact, but for a spilled one's bucket bound, as
+ * hist_stage_max); 0 when nothing was taken. @acc's extremes are the
+ * values' own (a spilled one's bucket bound, as hist_commit's). A stage taken again
+ * before its commit replaces the first take. hist_ring_take is 0 or
+ * -ENOMEM as hist_take.
+ */
+int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r);
+uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
+			  struct hist_ring *r, uint64_t *sum, uint64_t *max);
+/* Make @r (zeroed memory) ready and attach it to @h. */
+void hist_ring_attach(struct hist *h, struct hist_ring *r);
 
 /* Empty @h as hist_init does, writing only the groups of buckets
  * between its min and max that hold counts. */

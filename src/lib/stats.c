@@ -29,8 +29,10 @@ int stats_arena_create(struct stats_arena *a, unsigned n)
 		return -errno;
 	a->ts = p;
 	a->bell = (uint32_t *)((char *)p + (size_t)(n ? n : 1) * sizeof(struct thread_stats));
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		hist_init(&a->ts[i].lat);
+		hist_ring_attach(&a->ts[i].lat, &a->ts[i].lat_ring);
+	}
 	return 0;
 }
 
@@ -39,6 +41,8 @@ void stats_init_writes(struct thread_stats *st)
 	hist_init(&st->wlat);
 	hist_init(&st->slat);
 	hist_init(&st->tlat);
+	hist_ring_attach(&st->wlat, &st->wlat_ring);
+	hist_ring_attach(&st->slat, &st->slat_ring);
 }
 
 void stats_arena_destroy(struct stats_arena *a)

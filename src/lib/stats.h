@@ -181,6 +181,9 @@ struct thread_stats {
 	struct hist wlat;
 	struct hist slat;
 	struct hist tlat;		/* trims: a write job's, as wlat */
+	/* What the sampler reads of lat, wlat and slat each interval: the
+	 * values since its last row (histogram.h), attached to them. */
+	struct hist_ring lat_ring, wlat_ring, slat_ring;
 } __attribute__((aligned(CACHELINE)));
 
 /* Publication: a store that makes everything the writer did before it

@@ -122,7 +122,7 @@ FILL(f_lat)
 	UNUSED;
 	if (!r->lat)
 		return false;
-	*v = c->a == 50 ? r->p50 : c->a == 99 ? r->p99 : (double)r->rlat->max / 1e3;
+	*v = c->a == 50 ? r->p50 : c->a == 99 ? r->p99 : r->pmax;
 	return true;
 }
 
@@ -133,7 +133,9 @@ FILL(f_hist)
 	const struct hist *h = c->b == 1 ? r->wlat : r->slat;
 
 	UNUSED;
-	if (!r->sj->job->latency || !h->n)
+	/* The row's histogram first: a read job's is empty, and the job's
+	 * options are a cold line. */
+	if (!h->n || !r->sj->job->latency)
 		return false;
 	*v = (double)hist_percentile(h, c->a) / 1e3;
 	return true;
@@ -488,8 +490,30 @@ static void write_cell(const struct sample_row *r, const struct sample_col *c, c
 		fmt_cell(p, end, ok, v, c->prec);
 }
 
+void samplecols_job_cells(struct samplecols_job *jc, const struct sample_row *r)
+{
+	char buf[SAMPLECOLS_JOB_TEXT + 64], *p = buf, *end = buf + sizeof(buf);
+	unsigned k = 0;
+
+	jc->len = 0;
+	for (size_t i = 0; i < NCOLS; i++) {
+		char *at = p;
+
+		if (samplecols[i].src != SRC_JOB)
+			continue;
+		write_cell(r, &samplecols[i], &p, end);
+		if (k == sizeof(jc->cell_len) || p - at > 255 || p - buf > SAMPLECOLS_JOB_TEXT)
+			return;		/* not kept: made each row */
+		jc->cell_len[k++] = (unsigned char)(p - at);
+	}
+	memcpy(jc->text, buf, (size_t)(p - buf));
+	jc->len = (unsigned short)(p - buf);
+}
+
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end)
 {
+	const char *jt = r->jc && r->jc->len ? r->jc->text : NULL;
+	unsigned jk = 0;
 	char *p = line;
 	bool keep = hc && hc->valid && hc->sys_seq == r->sys->seq && hc->ps_seq == r->ps->seq &&
 		    hc->now == r->now && hc->dt == r->dt;
@@ -505,6 +529,16 @@ char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, 
 		const struct sample_col *c = &samplecols[i];
 		char *at = p;
 
+		if (jt && c->src == SRC_JOB) {
+			size_t n = r->jc->cell_len[jk++];
+
+			if ((size_t)(end - p) > n) {
+				memcpy(p, jt, n);
+				p += n;
+			}
+			jt += n;
+			continue;
+		}
 		if (!c->host || !hc) {
 			write_cell(r, c, &p, end);
 			continue;

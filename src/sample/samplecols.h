@@ -69,8 +69,21 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
  * (samplecols.c) turns them into cells. cgroup usage, say, is read once
  * and serves both cgroup_mib and the cost figures.
  */
+/* A job's cells that are the same in all its rows (the SRC_JOB
+ * columns: its name, engine, rw, threads, lat_from), made once when it
+ * is readied (samplecols_job_cells) and copied into each row: making
+ * them read the job's options, cold lines at thousands of jobs. len 0:
+ * not kept (too long), made each row. */
+#define SAMPLECOLS_JOB_TEXT 192
+struct samplecols_job {
+	unsigned short len;
+	unsigned char cell_len[8];	/* each SRC_JOB column's, in table order */
+	char text[SAMPLECOLS_JOB_TEXT];	/* the cells, each with its leading comma */
+};
+
 struct sample_row {
 	const struct sampler_job *sj;
+	const struct samplecols_job *jc;	/* NULL: every cell made here */
 	uint64_t t0, epoch0_ms;		/* the run's start, on both clocks */
 	long hz;			/* clock ticks per second (kswapd's CPU time) */
 	/* The row's latencies: reads, writes, flushes. */
@@ -83,7 +96,7 @@ struct sample_row {
 	uint64_t rops, rbytes, probe, wops, wbytes, syncs;
 	uint64_t hits, misses, evictions, batches;
 	bool lat;			/* reads' latencies measured and some completed */
-	double p50, p99;		/* us */
+	double p50, p99, pmax;		/* us */
 	/* the worker threads' task figures */
 	bool faults_ok, cpu_ok;
 	uint64_t majflt, minflt, cpu_ns;
@@ -155,6 +168,8 @@ struct samplecols_cache;
  * Returns the end of what was written. @hc holds the host columns'
  * cells of the rows sharing their key (NULL: none kept). */
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end);
+/* Job @r->sj's SRC_JOB cells into @jc (jc->len 0 when they do not fit). */
+void samplecols_job_cells(struct samplecols_job *jc, const struct sample_row *r);
 
 struct samplecols_cache *samplecols_cache_new(void);
 void samplecols_cache_free(struct samplecols_cache *hc);

@@ -271,6 +271,21 @@ static void task_budget(struct sampler *s)
  * a longer run grows them as it goes (a doubling now and then). */
 #define SAMPLER_ROWS_RESERVE_MAX 1024
 
+
+/* Every job's threads' state in one array, walked in order by every
+ * sample, and their lat spills' copies in another: zero pages until a
+ * worker spills (hist_ring_push). 0 or -ENOMEM. */
+static int threads_alloc(struct sampler *s)
+{
+	size_t total = 0;
+
+	for (unsigned j = 0; j < s->cfg.njobs; j++)
+		total += s->cfg.jobs[j].slots.total;
+	s->th_all = calloc(total ? total : 1, sizeof(*s->th_all));
+	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
+	return s->th_all && s->spill_all ? 0 : -ENOMEM;
+}
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -356,13 +371,24 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	hist_init(&s->interval);
 	hist_init(&s->winterval);
 	hist_init(&s->sinterval);
-	for (unsigned j = 0; j < cfg->njobs; j++) {
+	if (threads_alloc(s) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	for (unsigned j = 0, k = 0; j < cfg->njobs; j++) {
 		struct job_samp *js = &s->jobs[j];
 
 		js->nthreads = cfg->jobs[j].slots.total;
-		js->th = calloc(js->nthreads, sizeof(*js->th));
-		if (!js->th)
-			return err_set(e, ENOMEM, "out of memory");
+		js->lat = cfg->jobs[j].job->latency;
+		js->log_prio = cfg->jobs[j].job->log_prio;
+		js->delayacct = cfg->jobs[j].job->delayacct;
+		js->th = s->th_all + k;
+		for (unsigned i = 0; i < js->nthreads; i++)
+			js->th[i].prev_spill = &s->spill_all[k + i];
+		k += js->nthreads;
+		{
+			struct sample_row r0 = { .sj = &cfg->jobs[j] };
+
+			samplecols_job_cells(&js->cells, &r0);
+		}
 		for (unsigned i = 0; i < js->nthreads; i++)
 			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
 			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
@@ -512,6 +538,7 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 	}
 	s->group_sys_taken = true;
 	js->last_sys = s->group_sys;
+	js->ps_slot = -1;
 	sampler_read_job_devs(s, js, js->dev_last);
 	memcpy(js->dev_base, js->dev_last, RESULT_MAX_DEVS * sizeof(*js->dev_base));
 }
@@ -541,11 +568,12 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 
 		/* Only the buckets hist_commit used, and none of a
 		 * fresh one: its untouched pages cost no memory. */
-		hist_clear(&ts->prev_lat);
+		hist_clear(ts->prev_spill);
+		ts->ring_read = 0;
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
 		for (unsigned k = 0; k < 3; k++)
-			ts->stage[k].taken = false;
+			ts->stage[k].taken = ts->stage[k].seq_taken = false;
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
@@ -675,6 +703,24 @@ static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
  * tenth of the interval is taken again from a new moment, at most
  * three times; the rows end where the pass kept began.
  */
+/* The first rows' prefetches (sampler_row_prefetch's pipeline), and
+ * at row @j those of the rows after it. */
+static void prefetch_start(const struct sampler *s, bool pass)
+{
+	for (unsigned j = 0; j < 3; j++)
+		sampler_row_prefetch(s, j, 0, pass);
+	for (unsigned j = 0; j < 2; j++)
+		sampler_row_prefetch(s, j, 1, pass);
+	sampler_row_prefetch(s, 0, 2, pass);
+}
+
+static void prefetch_ahead(const struct sampler *s, unsigned j, bool pass)
+{
+	sampler_row_prefetch(s, j + 3, 0, pass);
+	sampler_row_prefetch(s, j + 2, 1, pass);
+	sampler_row_prefetch(s, j + 1, 2, pass);
+}
+
 uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 {
 	uint64_t tol = s->cfg.interval_ns / 10, t_in = now_ns();
@@ -684,8 +730,12 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 	for (unsigned tries = 0;; tries++) {
 		sampler_moment(s, now);
 		s->snap_any = false;
+		prefetch_start(s, true);
 		for (unsigned j = 0; j < s->cfg.njobs; j++) {
+			prefetch_ahead(s, j, true);
 			s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
+			if (s->jobs[j].active && !s->tick_row[j])
+				sampler_keep_ps(s, j);
 			if (s->tick_row[j]) {
 				sampler_job_snap(s, j);
 				s->snap_any = true;
@@ -706,7 +756,7 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 
 void sampler_tick(struct sampler *s, uint64_t now)
 {
-	struct sys_snap sys;
+	struct sys_snap *sys;
 	double *mib = s->tick_mib, *iops = s->tick_iops;
 	bool *row = s->tick_row;
 	uint64_t t_in = now_ns(), t_out, cost = 0;
@@ -719,7 +769,10 @@ void sampler_tick(struct sampler *s, uint64_t now)
 		now = sampler_tick_begin(s, now);
 	else
 		cost = s->snap_cost;
-	moment_sys(s, now, &sys);
+	/* Kept for the next rows' previous reading (sampler_job_row). */
+	s->sys_cur = (s->sys_cur + 1) % SAMPLER_SYS_KEEP;
+	sys = &s->sys_keep[s->sys_cur];
+	moment_sys(s, now, sys);
 	s->group_sys_taken = false;
 	if (s->wb) {
 		for (unsigned j = 0; j < s->cfg.njobs; j++)
@@ -727,22 +780,24 @@ void sampler_tick(struct sampler *s, uint64_t now)
 				wb_tasks(s, j);
 		wb_poll(s);
 	}
+	prefetch_start(s, false);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
+		prefetch_ahead(s, j, false);
 		/* A job that ended since the snapshot had its last row. */
 		if (row[j] && s->jobs[j].active)
-			sampler_job_row(s, j, now, &sys, &mib[j], &iops[j]);
+			sampler_job_row(s, j, now, sys, &mib[j], &iops[j]);
 	}
-	if (sys.tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
-		double rate = (double)(sys.tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
+	if (sys->tlb_ok && s->last_tick.tlb_ok && now > s->last_tick.t) {
+		double rate = (double)(sys->tlb - s->last_tick.tlb) * 1e9 / (double)(now - s->last_tick.t);
 
 		if (!s->tlb_peak_ok || rate > s->tlb_peak)
 			s->tlb_peak = rate;
 		s->tlb_peak_ok = true;
 	}
 	sampler_flush(s);
-	status_line(s, now, &sys, mib, iops);
-	s->last_tick = sys;
+	status_line(s, now, sys, mib, iops);
+	s->last_tick = *sys;
 	t_out = now_ns();
 	/* A boundary with no job running costs nothing worth counting. */
 	if (s->snap_any) {
@@ -902,7 +957,6 @@ void sampler_destroy(struct sampler *s)
 			for (unsigned k = 0; k < 3; k++)
 				hist_stage_free(&js->th[i].stage[k]);
 		}
-		free(js->th);
 		explain_job_free(&js->x);
 		free(js->share);
 		free(js->dev_last);
@@ -914,6 +968,8 @@ void sampler_destroy(struct sampler *s)
 	free(s->tick_mib);
 	free(s->tick_iops);
 	free(s->tick_row);
+	free(s->th_all);
+	free(s->spill_all);
 	free(s->jobs);
 	if (s->plan)
 		perfev_plan_release(s->plan);

@@ -352,20 +352,20 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->wbytes = STAT_LOAD(&st->wbytes);
 				ts->syncs = STAT_LOAD(&st->syncs);
 			}
-			if (!sj->job->latency)
+			if (!js->lat)
 				break;
 			if (i < sj->nworkers)
-				hist_take(&ts->stage[0], &ts->prev_lat, &st->lat);
+				hist_ring_take(&ts->stage[0], ts->prev_spill, &st->lat_ring);
 			if (ts->prev_w) {
-				hist_take(&ts->stage[1], &ts->prev_w[0], &st->wlat);
-				hist_take(&ts->stage[2], &ts->prev_w[1], &st->slat);
+				hist_ring_take(&ts->stage[1], &ts->prev_w[0], &st->wlat_ring);
+				hist_ring_take(&ts->stage[2], &ts->prev_w[1], &st->slat_ring);
 			}
 			if (tries == 2 || (STAT_LOAD(&st->rops) == ts->rops &&
 					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
 							    STAT_LOAD(&st->syncs) == ts->syncs))))
 				break;
 		}
-		if (sj->job->log_prio) {
+		if (js->log_prio) {
 			const uint64_t *src = &st->prio.ops[0][0];
 			uint64_t *dst = &ts->prio.ops[0][0];
 
@@ -424,6 +424,13 @@ static void prio_share(struct fiolog_sample *sh, struct thread_samp *ts)
 	ts->prev_prio = ts->prio;
 }
 
+/* A worker's ring: the sampler sees the workers' counters as const, but
+ * the ring's read cursor is the sampler's own to move. */
+static struct hist_ring *ring_of(const struct hist_ring *r)
+{
+	return (struct hist_ring *)r;
+}
+
 /* The workers' counters and latencies since the job's previous row into
  * @r, each thread's share for fio's logs, and the previous values moved
  * on. */
@@ -431,7 +438,6 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	const struct sampler_job *sj = &s->cfg.jobs[j];
-	const struct job *job = sj->job;
 
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
@@ -443,13 +449,14 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
 		struct fiolog_sample *sh = logs && i < sj->nworkers ? &js->share[i] : NULL;
 
 		if (sh) {
 			memset(sh, 0, sizeof(*sh));
 			sh->dir[FIOLOG_READ].ops = ts->rops - ts->prev_ops;
 			sh->dir[FIOLOG_READ].bytes = ts->rbytes - ts->prev_bytes;
-			if (job->log_prio)
+			if (js->log_prio)
 				prio_share(sh, ts);
 		}
 		r->rops += ts->rops - ts->prev_ops;
@@ -470,15 +477,19 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 				ts->prev_batches = ts->batches;
 			}
 		}
-		/* One pass over the buckets the thread has used, not
-		 * copies of its whole histogram. */
-		if (job->latency && i < sj->nworkers) {
-			uint64_t sum, n = hist_commit(&s->interval, &ts->prev_lat, &ts->stage[0], &sum);
+		/* The values the worker appended since the last row (a
+		 * few contiguous lines), not its whole histogram. */
+		if (js->lat && i < sj->nworkers) {
+			uint64_t sum, max, n;
 
+			if (ts->stage[0].seq_taken)
+				ts->ring_read = ts->stage[0].seq;
+			n = hist_ring_commit(&s->interval, ts->prev_spill, &ts->stage[0],
+					     ring_of(&st->lat_ring), &sum, &max);
 			if (sh) {
 				sh->dir[FIOLOG_READ].lat_n = n;
 				sh->dir[FIOLOG_READ].lat_sum_ns = sum;
-				sh->dir[FIOLOG_READ].lat_max_ns = n ? hist_stage_max(&ts->stage[0]) : 0;
+				sh->dir[FIOLOG_READ].lat_max_ns = max;
 			}
 		}
 		if (!ts->prev_w)
@@ -493,21 +504,24 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_wops = ts->wops;
 		ts->prev_wbytes = ts->wbytes;
 		ts->prev_syncs = ts->syncs;
-		if (job->latency) {
-			uint64_t sum, n = hist_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1], &sum);
+		if (js->lat) {
+			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1],
+								ring_of(&st->wlat_ring), &sum, &max);
 
 			if (sh) {
 				sh->dir[FIOLOG_WRITE].lat_n = n;
 				sh->dir[FIOLOG_WRITE].lat_sum_ns = sum;
-				sh->dir[FIOLOG_WRITE].lat_max_ns = n ? hist_stage_max(&ts->stage[1]) : 0;
+				sh->dir[FIOLOG_WRITE].lat_max_ns = max;
 			}
-			hist_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], &sum);
+			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], ring_of(&st->slat_ring),
+					 &sum, &max);
 		}
 	}
 	/* Each percentile once: the cost figures use them too. */
-	r->lat = job->latency && s->interval.n;
+	r->lat = js->lat && s->interval.n;
 	r->p50 = r->lat ? (double)hist_percentile(&s->interval, 50) / 1e3 : 0;
 	r->p99 = r->lat ? (double)hist_percentile(&s->interval, 99) / 1e3 : 0;
+	r->pmax = (double)s->interval.max / 1e3;
 }
 
 /* The worker threads' CPU time since the previous row and their faults,
@@ -522,7 +536,7 @@ static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
 	bool cpu = flt || sampler_due(s, j, r->now, s->cpu_every) ||
-		   (sj->job->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
+		   (js->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
 
 	r->cpu_ok = cpu && js->cpu_read && sj->nworkers > 0;
 	js->cpu_read = cpu;
@@ -659,6 +673,125 @@ static void emit(struct sampler *s, const struct job *job, const char *line, siz
 	}
 }
 
+/*
+ * Ask for the lines job @j's row will read before the row that reads
+ * them, so that their misses overlap the rows before instead of
+ * stalling this one: at 2000 jobs each row's own state (the job's
+ * options, its sampler state, its worker's counters and ring) is cold
+ * after the workers ran, and a row took 2-3 us mostly waiting for those
+ * lines one after the other, each found through the one before. Three
+ * stages, each reading only lines an earlier stage asked for: 0 (three
+ * rows ahead) the arrays indexed by @j and the lines of the job's state
+ * a row reads; 1 (two ahead) what their pointers lead to; 2 (the next
+ * row) the ring's lines, located by what 1 brought. @pass: the same for
+ * the counters' pass (sampler_job_snap), whose stage 1 is only the
+ * threads' and 2 nothing. Prefetches never fault nor fail.
+ */
+#define PF(p) __builtin_prefetch((const void *)(p), 0, 3)
+#define PFW(p) __builtin_prefetch((const void *)(p), 1, 3)
+#define PF_THREADS 4u		/* a job's first threads; psync jobs have one */
+
+static void prefetch_job_state(const struct job_samp *js)
+{
+	/* Its head: times, the cells kept, the host at its last row, its
+	 * threads and devices. */
+	for (size_t off = 0; off < offsetof(struct job_samp, dev_last) + sizeof(js->dev_last); off += 64)
+		PFW((const char *)js + off);
+	PFW(&js->ev_last);
+	PFW(&js->x);
+	PFW(&js->x.res);
+	PFW(&js->x.rows);
+	PFW(&js->wb);
+	PFW(&js->share);
+	PFW((const char *)&js->iops[0] + 64);
+	PFW(&js->da_read_t);
+}
+
+void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	const struct job_samp *js = &s->jobs[j];
+	unsigned nt;
+
+	if (j >= s->cfg.njobs)
+		return;
+	if (stage == 0) {
+		PF(sj);
+		PF((const char *)sj + 64);
+		if (pass) {
+			PF(&js->active);
+			PF(&js->th);
+		} else {
+			prefetch_job_state(js);
+		}
+		return;
+	}
+	nt = js->nthreads < PF_THREADS ? js->nthreads : PF_THREADS;
+	if (stage == 2) {
+		for (unsigned i = 0; !pass && i < nt && i < sj->nworkers; i++) {
+			const struct thread_samp *ts = &js->th[i];
+			const struct hist_ring *ring = &sj->stats[i].lat_ring;
+			uint64_t from = ts->ring_read, to = ts->stage[0].seq;
+
+			if (!ts->stage[0].seq_taken || to <= from)
+				continue;
+			if (to - from > HIST_RING)
+				from = to - HIST_RING;
+			for (uint64_t k = from; k < to; k += 16)
+				PF(&ring->v[k % HIST_RING]);
+			PF(&ring->v[(to - 1) % HIST_RING]);
+		}
+		return;
+	}
+	/* Stage 1: each thread's sampler state and the worker's counters
+	 * and ring counts. */
+	for (unsigned i = 0; i < nt; i++) {
+		const struct thread_samp *ts = &js->th[i];
+		const struct thread_stats *st = &sj->stats[i];
+
+		for (size_t off = 0; off < offsetof(struct thread_samp, task); off += 64)
+			PFW((const char *)ts + off);
+		PF(st);
+		PF(&st->lat_ring);
+		PFW(&st->lat_ring.read);
+		PF(&st->lat_ring.spill);
+		if (!pass)
+			PF(&st->tid);
+	}
+	if (pass)
+		return;
+	/* Its state's own arrays. */
+	if (js->x.rows)
+		PFW(&js->x.rows[js->x.nrows]);
+	if (js->x.res)
+		PF(js->x.res);
+	PFW(js->dev_last);
+}
+
+/* A reading whose every source is unread: a row's host deltas empty. */
+static const struct sys_snap sys_unread;
+
+/* Job @j's previous reading of the host (job_samp.ps_slot). */
+static const struct sys_snap *row_ps(const struct sampler *s, const struct job_samp *js)
+{
+	if (js->ps_slot < 0)
+		return &js->last_sys;
+	if (s->sys_keep[js->ps_slot].seq == js->ps_seq)
+		return &s->sys_keep[js->ps_slot];
+	/* Reused since (the job skipped SAMPLER_SYS_KEEP samples without
+	 * sampler_keep_ps): no delta rather than a wrong one. */
+	return &sys_unread;
+}
+
+void sampler_keep_ps(struct sampler *s, unsigned j)
+{
+	struct job_samp *js = &s->jobs[j];
+
+	if (js->ps_slot >= 0)
+		js->last_sys = *row_ps(s, js);
+	js->ps_slot = -1;
+}
+
 /* One CSV row for job @j covering [js->last_t, now): every source read
  * once into one struct sample_row, then the column table writes it. */
 void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct sys_snap *sys,
@@ -668,8 +801,8 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	const struct sampler_job *sj = &s->cfg.jobs[j];
 	struct devinfo_blkstat dcur[RESULT_MAX_DEVS];
 	struct sample_row r = {
-		.sj = sj, .t0 = s->t0, .epoch0_ms = s->epoch0_ms, .hz = s->hz,
-		.rlat = &s->interval, .wlat = &s->winterval, .slat = &s->sinterval, .sys = sys, .ps = &js->last_sys, .now = now,
+		.sj = sj, .jc = &js->cells, .t0 = s->t0, .epoch0_ms = s->epoch0_ms, .hz = s->hz,
+		.rlat = &s->interval, .wlat = &s->winterval, .slat = &s->sinterval, .sys = sys, .ps = row_ps(s, js), .now = now,
 		.dt = (double)(now - js->last_t) / 1e9,
 		.ramp = js->ramp_end_ns && js->last_t < js->ramp_end_ns,
 	};
@@ -705,7 +838,13 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
 	/* Only its devices: the whole array is 2.3 KB a row. */
 	memcpy(js->dev_last, dcur, js->ndev * sizeof(*dcur));
-	js->last_sys = *sys;
+	if (sys == &s->sys_keep[s->sys_cur]) {
+		js->ps_slot = (int)s->sys_cur;
+		js->ps_seq = sys->seq;
+	} else {
+		js->last_sys = *sys;
+		js->ps_slot = -1;
+	}
 	js->last_t = now;
 	emit(s, sj->job, line, (size_t)(p - line));
 }

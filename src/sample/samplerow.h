@@ -44,15 +44,11 @@ struct thread_samp {
 	 * read for every job before anything slower, so each row's counts
 	 * belong to its interval however long the rest of a sample takes. */
 	uint64_t rops, rbytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
-	struct procfs_src task;
-	bool task_open, task_failed;
-	struct procfs_src sched;	/* its schedstat: CPU time in ns */
-	bool sched_open, sched_failed;
 	uint64_t prev_ops, prev_bytes, prev_probe;
 	uint64_t prev_wops, prev_wbytes, prev_syncs;
 	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
 	uint64_t prev_batches;
-	struct hist *prev_w;		/* write jobs: the wlat and slat snapshots */
+	struct hist *prev_w;		/* write jobs: wlat's and slat's spills as last read */
 	uint64_t prev_maj, prev_min;	/* at the previous row */
 	/* Time on a CPU since the thread began: its schedstat while it runs
 	 * (utime+stime ticks where that cannot be read), its exit schedstat
@@ -61,11 +57,21 @@ struct thread_samp {
 	bool cpu_ok;
 	uint64_t base_maj, base_min;	/* at the start of the measured part */
 	bool base_from_start;		/* take the worker's own start values */
-	struct hist prev_lat;
 	/* The latencies recorded since the previous row, read with the
-	 * counters at the sampling moment (hist_take) and added into the
-	 * row (hist_commit): reads, writes, flushes. */
+	 * counters at the sampling moment (hist_ring_take: the worker's
+	 * ring's count, and the buckets its spill grew) and added into the
+	 * row (hist_ring_commit): reads, writes, flushes. The spill of lat
+	 * as last read, apart (untouched pages while the worker never
+	 * spills, and out of the lines a row reads). */
 	struct hist_stage stage[3];
+	uint64_t ring_read;		/* lat's ring read up to here (prefetch's guess) */
+	struct hist *prev_spill;	/* in sampler.spill_all */
+	/* Its task files, read over one row in many: after the fields every
+	 * row reads (sampler_row_prefetch asks for those). */
+	struct procfs_src task;
+	bool task_open, task_failed;
+	struct procfs_src sched;	/* its schedstat: CPU time in ns */
+	bool sched_open, sched_failed;
 	/* log_prio: the per-priority counters now and at the previous row */
 	struct prio_counters prio, prev_prio;
 	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
@@ -75,10 +81,19 @@ struct thread_samp {
 
 struct job_samp {
 	bool active;
+	/* The job's options every row reads, copied at set-up: its
+	 * struct job is 14 KB, a cold line for each at thousands of jobs. */
+	bool lat, log_prio, delayacct;
+	struct samplecols_job cells;	/* its cells the same in every row */
 	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
 	uint64_t last_t;
-	struct sys_snap last_sys;
+	/* The host's reading at its previous row: the sampler's kept one
+	 * of a sample (sampler.sys_keep[ps_slot], while its seq is still
+	 * ps_seq), shared by every job sampled then, or its own copy
+	 * (ps_slot -1: its first row, a row made apart from a sample). */
+	int ps_slot;
+	uint64_t ps_seq;
 	unsigned nthreads;		/* workers + probe */
 	struct thread_samp *th;
 	/* Devices, as indices into sampler.devs: the job's primary devices
@@ -125,6 +140,7 @@ struct job_samp {
 	uint64_t da_lost;
 	bool da_bogus;
 	char da_why[160];
+	struct sys_snap last_sys;	/* ps_slot -1: out of the lines a row reads */
 };
 
 struct sampler {
@@ -157,8 +173,16 @@ struct sampler {
 	unsigned ndevs;
 	struct dev_src devs[RESULT_MAX_DEVS * 4];
 	struct job_samp *jobs;
+	struct thread_samp *th_all;	/* every job's threads' (job_samp.th) */
+	struct hist *spill_all;		/* ... and their lat spills' (thread_samp.prev_spill) */
 	uint64_t t0, epoch0_ms;
 	struct sys_snap begin, last_tick;
+	/* The host's reading of the last samples, each the previous
+	 * reading of the rows of the next (job_samp.ps_slot): a row no
+	 * longer copies it into its job's state. */
+#define SAMPLER_SYS_KEEP 8
+	struct sys_snap sys_keep[SAMPLER_SYS_KEEP];
+	unsigned sys_cur;
 	bool last_tick_ok;
 	double tlb_peak;
 	bool tlb_peak_ok;
@@ -257,12 +281,18 @@ bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned eve
  * @end, the millisecond after that row, so a row holds them; 0 when no
  * last row is due (samplerend.c). */
 uint64_t sampler_last_row_end(const struct sampler *s, unsigned j, uint64_t end);
+/* Job @j gets no row at this sample (reading back): its previous
+ * reading becomes its own copy, before the sampler's is reused. */
+void sampler_keep_ps(struct sampler *s, unsigned j);
 /* Job @j's threads' counters now, for its next row. */
 void sampler_job_snap(struct sampler *s, unsigned j);
 /* The tests' hooks the environment asks for (FAULTLINE_SAMPLER_DELAY_US:
  * each row held up; FAULTLINE_SAMPLER_STALL_US: one pass over the
  * counters held up once), at sampler_create. */
 void sampler_test_hooks(struct sampler *s);
+/* Prefetch what job @j's row reads (samplerow.c), or with @pass its
+ * counters' pass: @stage 0 three rows ahead, 1 two, 2 the next. */
+void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass);
 /* One CSV row for job @j covering [its previous row, now), from the
  * counters of its last sampler_job_snap; its rates
  * for the status line in @mib_s_out and @iops_out when not NULL. */

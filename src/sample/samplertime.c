@@ -213,10 +213,10 @@ bool sampler_time_row(struct sampler *s, unsigned j, uint64_t now, bool ramp, un
 	struct timeshare_ns row;
 	bool had, ok, bogus, absent;
 
-	if (!sj->job->delayacct || !s->tsk || !sj->nworkers) {
-		if (sj->job->delayacct && !js->da_why[0])
+	if (!js->delayacct || !s->tsk || !sj->nworkers) {
+		if (js->delayacct && !js->da_why[0])
 			snprintf(js->da_why, sizeof(js->da_why), "%s", sj->nworkers ? s->da_why : "no workers");
-		if (sj->job->delayacct && s->da_why[0])
+		if (js->delayacct && s->da_why[0])
 			sampler_warn_once(&s->warned_da, "delay accounting (delayacct=1): %s", s->da_why);
 		return false;
 	}

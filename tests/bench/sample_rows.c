@@ -23,7 +23,9 @@
  * Printed, ns per job, median over the intervals: "pass" (the counters'
  * pass, sampler_tick_begin), "rows" (every row, sampler_tick), and the
  * row's steps alone on copies of the same histograms: "hist" (take and
- * commit of a worker's interval), "pct" (p50 and p99 of the interval),
+ * commit of a worker's interval by diffing its whole histogram: what a
+ * row did before the workers' rings, and what it still does for a
+ * worker that spilled), "pct" (p50 and p99 of the interval),
  * "cpu" (the thread's CPU clock), "cells" (the column table writing a
  * row). Not in it: devices (the jobs have no target), perf counters
  * (no leader), residency, taskstats.
