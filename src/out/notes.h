@@ -8,10 +8,21 @@
 #ifndef FAULTLINE_NOTES_H
 #define FAULTLINE_NOTES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* "faultline: warning: ..." as one line. */
 void notes_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "faultline: note: ...": how a figure is read, not a fault. */
+void notes_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "faultline: ...": what the run does about something (it stops). */
+void notes_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The status line (--status): @line over the last one, padded to
+ * @prev_len so a shorter line leaves nothing of it; then, at the run's
+ * end, the newline that keeps it. */
+void notes_status(const char *line, size_t prev_len);
+void notes_status_end(void);
 
 /* Laying out @path: @done of @total bytes, on one line rewritten in
  * place, ended when done; only on a terminal, where it is read. */

@@ -29,6 +29,7 @@
 #include "out/explain_out.h"
 #include "telemetry/devinfo.h"
 #include "out/fiolog.h"
+#include "out/notes.h"
 #include "lib/fiostat.h"
 #include "lib/latclock.h"
 #include "telemetry/perfev.h"
@@ -206,7 +207,7 @@ static void wb_poll(struct sampler *s)
 
 static void fiolog_warn(const char *msg)
 {
-	fprintf(stderr, "faultline: warning: %s\n", msg);
+	notes_warning("%s", msg);
 }
 
 /* fio's log files, made now so a bad prefix fails before the run. */
@@ -251,13 +252,13 @@ static void task_budget(struct sampler *s)
 	if (threads > CPU_READS_PER_SAMPLE / 2)
 		s->cpu_every = (2 * threads + CPU_READS_PER_SAMPLE - 1) / CPU_READS_PER_SAMPLE;
 	if (s->task_every > 1)
-		fprintf(stderr, "faultline: note: per-thread fault counters of %u threads: each job's are "
+		notes_note("per-thread fault counters of %u threads: each job's are "
 			"read over one interval in %u (a read costs microseconds); its other rows' "
-			"majflt_per_s and minflt_per_s cells stay empty\n", threads, s->task_every);
+			"majflt_per_s and minflt_per_s cells stay empty", threads, s->task_every);
 	if (s->cpu_every > 1)
-		fprintf(stderr, "faultline: note: per-thread CPU time of %u threads: each job's is "
+		notes_note("per-thread CPU time of %u threads: each job's is "
 			"read over one interval in %u (a read is a system call); its other rows' "
-			"cpu_us_per_4k cells stay empty\n", threads, s->cpu_every);
+			"cpu_us_per_4k cells stay empty", threads, s->cpu_every);
 }
 
 /* Jobs' counter sets a sample may read: one read of a job's set (every
@@ -518,9 +519,9 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
 		if (js->ev_open && s->ev_every > 1 && !s->noted_ev) {
 			s->noted_ev = true;
-			fprintf(stderr, "faultline: note: per-job kernel counters of %u jobs: each job's are "
+			notes_note("per-job kernel counters of %u jobs: each job's are "
 				"read over one interval in %u (a read costs microseconds); its other rows' "
-				"job_* cells stay empty\n", s->cfg.njobs, s->ev_every);
+				"job_* cells stay empty", s->cfg.njobs, s->ev_every);
 		}
 		js->ev_base = js->ev_last;
 	}
@@ -657,9 +658,8 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " | kswapd %.1f%%",
 			      (double)(sys->ksw_ticks - s->last_tick.ksw_ticks) / (double)s->hz * 1e11 /
 				      (double)(now - s->last_tick.t));
-	fprintf(stderr, "\r%-*s", (int)s->status_len, buf);
+	notes_status(buf, s->status_len);
 	s->status_len = (size_t)n;
-	fflush(stderr);
 }
 
 /*

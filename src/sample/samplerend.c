@@ -3,6 +3,7 @@
  * the run, what sampling cost, each job's totals from its rows' sources;
  * see sampler.h (sampler_end).
  */
+#include "out/notes.h"
 #include "sample/sampler.h"
 
 #include <numa.h>
@@ -53,9 +54,9 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->counter_reads = s->ev_reads;
 	c->counter_read_ns = s->ev_read_ns;
 	if (s->over_quarter)
-		fprintf(stderr, "faultline: warning: the sampler took more than a quarter of the %.0f ms "
+		notes_warning("the sampler took more than a quarter of the %.0f ms "
 			"interval in %u of %llu samples (median %.1f ms, longest %.1f ms, for %u jobs): "
-			"it is a bottleneck of this run; a longer --interval lightens it\n",
+			"it is a bottleneck of this run; a longer --interval lightens it",
 			(double)s->cfg.interval_ns / 1e6, s->over_quarter, (unsigned long long)c->samples,
 			c->p50_ms, c->max_ms, s->cfg.njobs);
 }
@@ -96,7 +97,7 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	sampler_flush(s);
 	res->csv_error = s->have_csv && s->csv.broken ? s->csv.error : 0;
 	if (s->cfg.status_line && s->status_len)
-		fprintf(stderr, "\n");
+		notes_status_end();
 	sr->tlb_ok = s->begin.tlb_ok && end.tlb_ok;
 	if (sr->tlb_ok) {
 		sr->tlb_total = end.tlb - s->begin.tlb;
@@ -130,9 +131,9 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 	sampler_cost(s, res);
 	res->events = s->plan;
 	if (s->ev_skipped)
-		fprintf(stderr, "faultline: warning: per-job kernel counters not opened for %u of %u jobs: "
+		notes_warning("per-job kernel counters not opened for %u of %u jobs: "
 			"each needs %u file descriptors and RLIMIT_NOFILE is too low (raise the hard limit, "
-			"as root: ulimit -Hn); their job_* cells stay empty\n",
+			"as root: ulimit -Hn); their job_* cells stay empty",
 			s->ev_skipped, s->cfg.njobs, s->plan->nev);
 
 	for (unsigned j = 0; j < s->cfg.njobs && j < res->njobs; j++) {

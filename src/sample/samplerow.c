@@ -15,21 +15,22 @@
 
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
+#include "out/notes.h"
 #include "sample/samplerow.h"
 
 
 void sampler_warn_once(bool *flag, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	if (*flag)
 		return;
 	*flag = true;
-	fprintf(stderr, "faultline: warning: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "; its CSV cells stay empty\n");
+	notes_warning("%s; its CSV cells stay empty", msg);
 }
 
 /* ---- devices (resolved at set-up; read in sampler_read_job_devs) ---- */
@@ -56,7 +57,7 @@ static int dev_add(struct sampler *s, const char *name, const char *role, const 
 	ds->facts.md_raid_disks = d->md_raid_disks;
 	ds->ok = devinfo_stat_open(&ds->src, d) == 0 && devinfo_stat_read(&ds->src, &ds->last) == 0;
 	if (!ds->ok)
-		fprintf(stderr, "faultline: warning: cannot read %s for device %s; device traffic stays empty\n",
+		notes_warning("cannot read %s for device %s; device traffic stays empty",
 			d->stat_path, name);
 	return (int)s->ndevs++;
 }
@@ -89,7 +90,7 @@ void sampler_resolve_job_devices(struct sampler *s, unsigned j)
 
 		memset(&di[nd], 0, sizeof(di[nd]));
 		if (devinfo_resolve(sys, t->dev, &di[nd], &e) < 0) {
-			fprintf(stderr, "faultline: warning: %s: no block device to sample (%s); device traffic stays empty\n",
+			notes_warning("%s: no block device to sample (%s); device traffic stays empty",
 				t->path, e.msg);
 			continue;
 		}
@@ -163,10 +164,10 @@ static void csv_failed(struct sampler *s, int ret)
 	if (ret == -EPIPE) {
 		/* The reader of --csv=- went away: nobody is watching, so
 		 * end the run (cleanly). */
-		fprintf(stderr, "faultline: the CSV reader closed the pipe; stopping the run\n");
+		notes_say("the CSV reader closed the pipe; stopping the run");
 		__atomic_store_n(s->cfg.stop, 1, __ATOMIC_RELAXED);
 	} else {
-		fprintf(stderr, "faultline: warning: writing the CSV %s failed: %s; it ends at the last whole row\n",
+		notes_warning("writing the CSV %s failed: %s; it ends at the last whole row",
 			s->csv.path, strerror(-ret));
 	}
 }

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 
 #include "lib/latclock.h"
+#include "out/notes.h"
 #include "sample/samplerow.h"
 #include "telemetry/delayacct.h"
 
@@ -77,9 +78,9 @@ int sampler_time_setup(struct sampler *s)
 	}
 	s->da_why[0] = '\0';
 	if (s->da_every > 1)
-		fprintf(stderr, "faultline: note: delay accounting of %u threads: each job is read over "
+		notes_note("delay accounting of %u threads: each job is read over "
 			"one interval in %u (a query per thread costs microseconds); its other rows' "
-			"time_*_pct cells stay empty\n", threads, s->da_every);
+			"time_*_pct cells stay empty", threads, s->da_every);
 	return 0;
 }
 
@@ -231,8 +232,8 @@ bool sampler_time_row(struct sampler *s, unsigned j, uint64_t now, bool ramp, un
 	/* Once a process: a verdict's every run would say it again. */
 	if (bogus && !warned_bogus) {
 		warned_bogus = true;
-		fprintf(stderr, "faultline: note: job %s: the kernel counted a thread a wait longer than "
-			"its life (a miscount of delay accounting); such a row's time_*_pct cells stay empty\n",
+		notes_note("job %s: the kernel counted a thread a wait longer than "
+			"its life (a miscount of delay accounting); such a row's time_*_pct cells stay empty",
 			sj->job->name);
 	} else if (!ok && !bogus && !absent) {
 		sampler_warn_once(&s->warned_da, "job %s: a thread's time could not be read (%s) in some row",
