@@ -298,6 +298,34 @@ slow:
 	return bufpool_get(bp, key, BUFPOOL_SHARED, io, c, ref, data);
 }
 
+/*
+ * Hints for a request that will come soon (a request core that knows
+ * its next requests before it issues them, engine.h's prefetch hook):
+ * the home bucket's line of @key on its way now, and, once that line is
+ * at hand (a request later), the line of the page's frame it names, so
+ * that the misses of consecutive hits overlap instead of queueing one
+ * behind the other. Neither latches nor writes anything: the frame read
+ * here may be stale by the time the request pins its page, and is only
+ * ever handed to the CPU's prefetch, which never faults.
+ */
+static inline void bufpool_prefetch_bucket(const struct bufpool *bp, uint32_t key)
+{
+	__builtin_prefetch(&bp->buckets[bufpool_home_of(bp, key)]);
+}
+
+static inline void bufpool_prefetch_page(const struct bufpool *bp, uint32_t key)
+{
+	const struct bufpool_bucket *bk = &bp->buckets[bufpool_home_of(bp, key)];
+	const unsigned m = bufpool_match(bk, key);
+
+	if (m) {
+		const uint32_t f = __atomic_load_n(&bk->e[__builtin_ctz(m)].frame, __ATOMIC_RELAXED);
+
+		if (f < bp->nframes)
+			__builtin_prefetch(bufpool_frame(bp, f));
+	}
+}
+
 /* Give back what bufpool_pin returned for slot @hs of @rd. */
 static inline void bufpool_release(struct bufpool *bp, struct pool_reader *rd, unsigned hs,
 				   uint32_t ref)

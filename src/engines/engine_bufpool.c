@@ -274,12 +274,18 @@ static int bp_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_
 	return ENGINE_DONE;
 }
 
+/* The key of the page holding @r's first byte. */
+static inline uint32_t bp_key(const struct bp_thread *bt, const struct io_req *r)
+{
+	return (uint32_t)(bt->first[r->target] +
+			  ((r->off - bt->ej->targets[r->target].base) >> bt->shift));
+}
+
 static int bp_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct bp_thread *bt = et->priv;
 	struct bufpool *bp = bt->pool;
-	const uint32_t key = (uint32_t)(bt->first[r->target] +
-					((r->off - et->ej->targets[r->target].base) >> bt->shift));
+	const uint32_t key = bp_key(bt, r);
 	const uint32_t in_page = (uint32_t)(r->off & (bp->page - 1));
 	uint32_t ref;
 	uint8_t *page;
@@ -324,6 +330,25 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	r->data = NULL;
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
+}
+
+/*
+ * The next requests' lines on their way (engine.h's prefetch): a hit is
+ * a chain of misses (the bucket's line, then the frame's), and a warm
+ * random read is nothing but hits, so each request would wait for its
+ * chain alone. Told two requests ahead, the one after next gets its
+ * bucket's line asked for, and the next one, whose bucket line was
+ * asked for a request ago, its page's: each hit then finds both in
+ * cache. A read across pages (a replay's) only warms its first page.
+ */
+static void bp_prefetch(struct engine_thread *et, const struct io_req *next,
+			const struct io_req *after)
+{
+	const struct bp_thread *bt = et->priv;
+
+	if (after)
+		bufpool_prefetch_bucket(bt->pool, bp_key(bt, after));
+	bufpool_prefetch_page(bt->pool, bp_key(bt, next));
 }
 
 static void bp_release(struct engine_thread *et, struct io_req *r)
@@ -539,5 +564,6 @@ const struct engine_ops engine_bufpool = {
 	.exit = bp_exit,
 	.queue = bp_queue,
 	.release = bp_release,
+	.prefetch = bp_prefetch,
 	.writeback = bp_writeback,
 };
