@@ -74,6 +74,10 @@ struct bp_thread {
 	struct pool_counters *ctr;
 	struct bufpool_io io;
 	struct pool_reader *rd;	/* where this thread publishes its pins */
+	/* bp_prefetch's guesses: the entry that held page guess_key[i]
+	 * when it was hinted (BUFPOOL_NONE: none), [0] for the request
+	 * queued next, [1] for the one after. */
+	uint32_t guess_key[2], guess[2];
 	uint32_t *held;			/* per request slot: the page it pinned */
 	/* A read across pages (a replayed log's): per slot, ej->req_max
 	 * bytes it is copied into; NULL when no request spans. */
@@ -296,7 +300,9 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 			return bp_span(bt, r, key, in_page);
 		if (bt->pf)
 			pf_before(bt, key);
-		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
+		ret = bufpool_pin_guess(bp, bt->rd, r->slot, key,
+					bt->guess_key[0] == key ? bt->guess[0] : BUFPOOL_NONE, &bt->io,
+					bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
@@ -339,16 +345,23 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
  * chain alone. Told two requests ahead, the one after next gets its
  * bucket's line asked for, and the next one, whose bucket line was
  * asked for a request ago, its page's: each hit then finds both in
- * cache. A read across pages (a replay's) only warms its first page.
+ * cache. The entry found for the next one is kept as a guess, so that
+ * its pin need not search for it again (bufpool_pin_guess). A read
+ * across pages (a replay's) only warms its first page.
  */
 static void bp_prefetch(struct engine_thread *et, const struct io_req *next,
 			const struct io_req *after)
 {
-	const struct bp_thread *bt = et->priv;
+	struct bp_thread *bt = et->priv;
 
 	if (after)
 		bufpool_prefetch_bucket(bt->pool, bp_key(bt, after));
-	bufpool_prefetch_page(bt->pool, bp_key(bt, next));
+	/* The hint comes before the queue() of the request ahead of
+	 * @next: that one's guess was made a hint ago. */
+	bt->guess_key[0] = bt->guess_key[1];
+	bt->guess[0] = bt->guess[1];
+	bt->guess_key[1] = bp_key(bt, next);
+	bt->guess[1] = bufpool_prefetch_page(bt->pool, bt->guess_key[1]);
 }
 
 static void bp_release(struct engine_thread *et, struct io_req *r)
@@ -414,6 +427,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->first = pj->first;
 	bt->ctr = et->pool;
 	bt->rd = bufpool_reader_new(pj->pool);
+	bt->guess[0] = bt->guess[1] = BUFPOOL_NONE;
 	bt->shift = pj->pool->page_shift;
 	bt->span_ops = (struct pool_span_ops){ .get = span_get, .put = span_put, .arg = bt,
 					       .shift = bt->shift };
