@@ -299,6 +299,55 @@ static void test_published_stays(void **state)
 	free(d);
 }
 
+/* A guess (bufpool_prefetch_page's entry) pins the page it names; one
+ * gone stale (the page evicted, its entry reused by another) or none
+ * still finds the right page, or reads it, and never pins another. */
+static void test_pin_guess(void **state)
+{
+	struct fakedev *d = dev_new();
+	struct bufpool_io io = io_of(d);
+	struct bufpool *bp = pool_new(2);
+	struct pool_reader *rd = bufpool_reader_new(bp);
+	struct pool_counters c = { 0 };
+	uint32_t guess, stale, ref;
+	uint8_t *data;
+
+	(void)state;
+	touch(bp, &io, &c, 7);
+	guess = bufpool_prefetch_page(bp, 7);
+	assert_int_not_equal(guess, BUFPOOL_NONE);
+	assert_int_equal(bufpool_entry_at(bp, guess)->key, 7);
+	assert_int_equal(bufpool_prefetch_page(bp, 8), BUFPOOL_NONE);
+	assert_int_equal(bufpool_pin_guess(bp, rd, 0, 7, guess, &io, &c, &ref, &data), 0);
+	assert_int_equal(ref, guess | BUFPOOL_REF_PUBLISHED);
+	assert_true(key_in(data) == 7);
+	bufpool_release(bp, rd, 0, ref);
+	/* 7 evicted: its entry's guess is stale, whatever it holds now. */
+	stale = guess;
+	for (uint32_t p = 20; p < 30; p++)
+		touch(bp, &io, &c, p);
+	assert_int_equal(bufpool_lookup(bp, 7), BUFPOOL_NONE);
+	c = (struct pool_counters){ 0 };
+	assert_int_equal(bufpool_pin_guess(bp, rd, 0, 7, stale, &io, &c, &ref, &data), 0);
+	assert_true(key_in(data) == 7);
+	assert_int_equal(bufpool_entry_at(bp, ref & ~BUFPOOL_REF_PUBLISHED)->key, 7);
+	assert_int_equal(c.misses, 1);
+	bufpool_release(bp, rd, 0, ref);
+	/* A guess naming another page's entry: that page is not pinned. */
+	touch(bp, &io, &c, 29);
+	guess = bufpool_prefetch_page(bp, 29);
+	assert_int_not_equal(guess, BUFPOOL_NONE);
+	assert_int_equal(bufpool_pin_guess(bp, rd, 0, 7, guess, &io, &c, &ref, &data), 0);
+	assert_true(key_in(data) == 7);
+	bufpool_release(bp, rd, 0, ref);
+	assert_int_equal(bufpool_pin_guess(bp, rd, 0, 7, BUFPOOL_NONE, &io, &c, &ref, &data), 0);
+	assert_true(key_in(data) == 7);
+	bufpool_release(bp, rd, 0, ref);
+	pool_ok(bp);
+	bufpool_destroy(bp);
+	free(d);
+}
+
 /* A pool has a reader for every two frames, at most POOL_PIN_READERS_MAX;
  * past those there are none, and a pin without one (or past the
  * reader's slots) goes to the pin count. */
@@ -1134,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_stop_ends_full_pool_wait),
 		cmocka_unit_test(test_span_read_write),
 		cmocka_unit_test(test_span_longer_than_pool),
+		cmocka_unit_test(test_pin_guess),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -186,6 +186,12 @@ _Static_assert(ENGINE_F_ALL_ == (ENGINE_F_ASYNC + ENGINE_F_NO_TARGET + ENGINE_F_
 				 ENGINE_F_REGION + ENGINE_F_CREATES),
 	       "two engine flags share a bit");
 
+struct engine_thread;
+struct io_req;
+/* engine_ops.prefetch, below. */
+typedef void (*engine_prefetch_fn)(struct engine_thread *et, const struct io_req *next,
+				   const struct io_req *after);
+
 struct engine_ops {
 	const char *name;
 	const char *help;	/* one line for --cmdhelp=ioengine */
@@ -219,6 +225,18 @@ struct engine_ops {
 	 * its slot is used again. (offload= is refused for such an engine:
 	 * its helpers would queue and the loop consume.) */
 	void (*release)(struct engine_thread *et, struct io_req *r);
+	/* The requests a read job's thread will queue next, when the loop
+	 * knows them early (optional; the synchronous core's read loop,
+	 * generator or replay, calls it just before it queues each
+	 * request): @next follows the request about to be queued, @after
+	 * (NULL when not known) follows @next. Only target, off, len and
+	 * op are set; neither is a slot. A hint, nothing more: the engine
+	 * may start bringing the requests' memory in (cache lines, not
+	 * I/O) but must change nothing a request, another thread or the
+	 * results could see, since a request hinted may never be queued
+	 * (the loop can stop first) and no answer is awaited. An engine
+	 * without it runs a loop with no trace of it. */
+	engine_prefetch_fn prefetch;
 	/* A write job's thread, after its loop and untimed, before verify
 	 * reads back (optional): hand the target what the engine still
 	 * holds of the job's writes (bufpool's dirty frames), so that any

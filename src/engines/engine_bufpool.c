@@ -74,6 +74,10 @@ struct bp_thread {
 	struct pool_counters *ctr;
 	struct bufpool_io io;
 	struct pool_reader *rd;	/* where this thread publishes its pins */
+	/* bp_prefetch's guesses: the entry that held page guess_key[i]
+	 * when it was hinted (BUFPOOL_NONE: none), [0] for the request
+	 * queued next, [1] for the one after. */
+	uint32_t guess_key[2], guess[2];
 	uint32_t *held;			/* per request slot: the page it pinned */
 	/* A read across pages (a replayed log's): per slot, ej->req_max
 	 * bytes it is copied into; NULL when no request spans. */
@@ -274,12 +278,18 @@ static int bp_span(struct bp_thread *bt, struct io_req *r, uint32_t key, uint32_
 	return ENGINE_DONE;
 }
 
+/* The key of the page holding @r's first byte. */
+static inline uint32_t bp_key(const struct bp_thread *bt, const struct io_req *r)
+{
+	return (uint32_t)(bt->first[r->target] +
+			  ((r->off - bt->ej->targets[r->target].base) >> bt->shift));
+}
+
 static int bp_queue(struct engine_thread *et, struct io_req *r)
 {
 	struct bp_thread *bt = et->priv;
 	struct bufpool *bp = bt->pool;
-	const uint32_t key = (uint32_t)(bt->first[r->target] +
-					((r->off - et->ej->targets[r->target].base) >> bt->shift));
+	const uint32_t key = bp_key(bt, r);
 	const uint32_t in_page = (uint32_t)(r->off & (bp->page - 1));
 	uint32_t ref;
 	uint8_t *page;
@@ -290,7 +300,9 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 			return bp_span(bt, r, key, in_page);
 		if (bt->pf)
 			pf_before(bt, key);
-		ret = bufpool_pin(bp, bt->rd, r->slot, key, &bt->io, bt->ctr, &ref, &page);
+		ret = bufpool_pin_guess(bp, bt->rd, r->slot, key,
+					bt->guess_key[0] == key ? bt->guess[0] : BUFPOOL_NONE, &bt->io,
+					bt->ctr, &ref, &page);
 		if (ret < 0) {
 			r->res = ret;
 			return ENGINE_DONE;
@@ -324,6 +336,32 @@ static int bp_queue(struct engine_thread *et, struct io_req *r)
 	r->data = NULL;
 	r->res = ret < 0 ? ret : (int64_t)r->len;
 	return ENGINE_DONE;
+}
+
+/*
+ * The next requests' lines on their way (engine.h's prefetch): a hit is
+ * a chain of misses (the bucket's line, then the frame's), and a warm
+ * random read is nothing but hits, so each request would wait for its
+ * chain alone. Told two requests ahead, the one after next gets its
+ * bucket's line asked for, and the next one, whose bucket line was
+ * asked for a request ago, its page's: each hit then finds both in
+ * cache. The entry found for the next one is kept as a guess, so that
+ * its pin need not search for it again (bufpool_pin_guess). A read
+ * across pages (a replay's) only warms its first page.
+ */
+static void bp_prefetch(struct engine_thread *et, const struct io_req *next,
+			const struct io_req *after)
+{
+	struct bp_thread *bt = et->priv;
+
+	if (after)
+		bufpool_prefetch_bucket(bt->pool, bp_key(bt, after));
+	/* The hint comes before the queue() of the request ahead of
+	 * @next: that one's guess was made a hint ago. */
+	bt->guess_key[0] = bt->guess_key[1];
+	bt->guess[0] = bt->guess[1];
+	bt->guess_key[1] = bp_key(bt, next);
+	bt->guess[1] = bufpool_prefetch_page(bt->pool, bt->guess_key[1]);
 }
 
 static void bp_release(struct engine_thread *et, struct io_req *r)
@@ -389,6 +427,7 @@ static int bp_init(struct engine_thread *et, struct err *e)
 	bt->first = pj->first;
 	bt->ctr = et->pool;
 	bt->rd = bufpool_reader_new(pj->pool);
+	bt->guess[0] = bt->guess[1] = BUFPOOL_NONE;
 	bt->shift = pj->pool->page_shift;
 	bt->span_ops = (struct pool_span_ops){ .get = span_get, .put = span_put, .arg = bt,
 					       .shift = bt->shift };
@@ -539,5 +578,6 @@ const struct engine_ops engine_bufpool = {
 	.exit = bp_exit,
 	.queue = bp_queue,
 	.release = bp_release,
+	.prefetch = bp_prefetch,
 	.writeback = bp_writeback,
 };

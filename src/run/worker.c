@@ -16,7 +16,8 @@
  * struct worker_sync_policy, for the asynchronous one a constant flag.
  * Both are always inlined where the loop is chosen, so each loop is
  * compiled as if written out by hand, and a read job's carries no trace
- * of writes. The event loop (loop=, loop.c) runs its streams through
+ * of writes (a read job's synchronous loops are in syncread.c). The
+ * event loop (loop=, loop.c) runs its streams through
  * the same synchronous core and the same completion steps; the thread
  * around a loop is crew.c.
  *
@@ -334,41 +335,6 @@ static inline bool flush_due(struct writes *ws)
 
 /* ---- the synchronous loops: worker_sync_core's policies ---------------- */
 
-/* A read job: the generator's next request, or the replay's. */
-static inline int read_next(struct worker *w, struct io_req **rp, struct req_clock *clk, void *ctx)
-{
-	struct io_req *r = *rp;
-	unsigned tgt;
-	uint64_t off;
-	uint32_t len;
-	int got = record_next(&w->rec, &w->gen, &tgt, &off, &len);
-
-	(void)clk;
-	(void)ctx;
-	if (!got)
-		return 0;
-	/* The generator counts this worker's targets from 0. */
-	r->target = (uint16_t)(w->tfirst + tgt);
-	r->off = off;
-	r->len = len;
-	if (w->prefetch)
-		prefetch_advance(w->prefetch, tgt, off, len);
-	return got;
-}
-
-static inline bool read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel,
-			     struct io_req *r, struct req_clock *clk, void *ctx)
-{
-	(void)ctx;
-	worker_read_done(w, st, rel, r);
-	return req_clock_done(clk, &st->lat);
-}
-
-static const struct worker_sync_policy read_policy = {
-	.next = read_next,
-	.done = read_done,
-};
-
 /* A writing job: the direction first (a shaped job's sizes and zones
  * are the direction's), or what the replay's log says, in its order; a
  * logged flush is issued here. */
@@ -422,7 +388,7 @@ static inline bool rw_done(struct worker *w, struct thread_stats *st, worker_rel
 
 	(void)ctx;
 	if (r->op == IO_READ)
-		return read_done(w, st, rel, r, clk, ctx);
+		return worker_sync_read_done(w, st, rel, r, clk);
 	stat_add(&st->wops, 1);
 	stat_add(&st->wbytes, r->len);
 	late = req_clock_done(clk, &st->wlat);
@@ -447,16 +413,6 @@ static const struct worker_sync_policy rw_policy = {
 	.done = rw_done,
 	.end = rw_end,
 };
-
-/* Inlined twice: with the engine's release hook, and with a constant
- * NULL, so an engine without one runs a loop with no trace of it. */
-void worker_run_sync(struct worker *w)
-{
-	if (w->wk->ops->release)
-		worker_sync_core(w, w->wk->ops->release, &read_policy, false, NULL);
-	else
-		worker_sync_core(w, NULL, &read_policy, false, NULL);
-}
 
 void worker_run_sync_rw(struct worker *w)
 {

@@ -346,6 +346,15 @@ static inline void worker_read_done(struct worker *w, struct thread_stats *st, w
 	stat_add(&st->rbytes, r->len);
 }
 
+/* A synchronous loop's completed read: as worker_read_done, and its
+ * latency counted (@clk); true when the loop's deadline passed. */
+static inline bool worker_sync_read_done(struct worker *w, struct thread_stats *st,
+					 worker_release_fn rel, struct io_req *r, struct req_clock *clk)
+{
+	worker_read_done(w, st, rel, r);
+	return req_clock_done(clk, &st->lat);
+}
+
 /* A request that completes while its loop stops after a failure: not
  * consumed nor counted, but what completed without error is released,
  * as the engine's contract asks, whatever the loop. */

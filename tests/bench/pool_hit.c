@@ -18,7 +18,11 @@
  * figure is the best of nine passes, so a neighbour on a shared host
  * inflates it less; the order of the engines rotates from pass to pass.
  * Each pool is there twice: with light readers (pool_pin_light, as a
- * job that never writes has them) and fenced (a write job's).
+ * job that never writes has them) and fenced (a write job's). bufpool
+ * is there twice more, light and told of the keys to come as the
+ * request core's prefetch hook tells the engine: "ahead 1" the next
+ * key's bucket, "ahead 2" what engine_bufpool.c does (the bucket two
+ * keys ahead, the page one ahead, the pin through the guess).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,9 +50,11 @@ static inline uint64_t next(uint64_t *x, uint64_t n)
 	return *x & (n - 1);
 }
 
-enum kind { K_KEY, K_ANON, K_MMAP, K_BUFPOOL, K_VMCACHE, K_BUFPOOL_F, K_VMCACHE_F, K_N };
+enum kind { K_KEY, K_ANON, K_MMAP, K_BUFPOOL, K_VMCACHE, K_BUFPOOL_F, K_VMCACHE_F, K_BUFPOOL_P1,
+	    K_BUFPOOL_P2, K_N };
 static const char *const kname[K_N] = { "key", "anon", "mmap", "bufpool", "vmcache",
-					 "bufpool (fenced)", "vmcache (fenced)" };
+					 "bufpool (fenced)", "vmcache (fenced)", "bufpool ahead 1",
+					 "bufpool ahead 2" };
 
 /* A pool of each kind, its readers light (pool_pin_light) or fenced. */
 struct pools {
@@ -91,10 +97,54 @@ static void vmcache_hit(struct ctx *x, const struct pools *p, uint64_t pid, uint
 
 static uint64_t sink;
 
+/*
+ * bufpool's hits told of the requests to come, as the request core's
+ * prefetch hook tells the engine (engine_bufpool.c's bp_prefetch):
+ * @ahead 1, the next key's bucket line on its way during this hit; 2,
+ * the bucket two keys ahead, and the page of the next one (its bucket
+ * line asked for a hit earlier), whose entry is then pinned as a guess
+ * (bufpool_pin_guess), as the engine does.
+ */
+static double pass_ahead(struct ctx *x, unsigned ahead)
+{
+	uint64_t r = 88172645463325252ull, sum = 0, t0;
+	uint64_t k0, k1, k2;
+	uint32_t g0 = BUFPOOL_NONE, g1 = BUFPOOL_NONE;
+	struct bufpool *bp = x->light.bp;
+
+	k1 = next(&r, x->npages);
+	k2 = next(&r, x->npages);
+	t0 = now();
+	for (uint64_t i = 0; i < x->hits; i++) {
+		uint32_t ref;
+		uint8_t *d;
+
+		k0 = k1;
+		k1 = k2;
+		k2 = next(&r, x->npages);
+		if (ahead == 1) {
+			bufpool_prefetch_bucket(bp, (uint32_t)k1);
+			g0 = BUFPOOL_NONE;
+		} else {
+			bufpool_prefetch_bucket(bp, (uint32_t)k2);
+			g0 = g1;
+			g1 = bufpool_prefetch_page(bp, (uint32_t)k1);
+		}
+		if (bufpool_pin_guess(bp, x->light.bprd, 0, (uint32_t)k0, g0, &x->bio, &x->c, &ref, &d))
+			abort();
+		sum += d[0];
+		bufpool_release(bp, x->light.bprd, 0, ref);
+	}
+	sink += sum;
+	return (double)(now() - t0) / (double)x->hits;
+}
+
 static double pass(struct ctx *x, enum kind k)
 {
 	uint64_t r = 88172645463325252ull, sum = 0, t0 = now();
 
+	if (k >= K_BUFPOOL_P1)
+		return pass_ahead(x, k == K_BUFPOOL_P1 ? 1 : 2);
 	for (uint64_t i = 0; i < x->hits; i++) {
 		const uint64_t p = next(&r, x->npages);
 
