@@ -195,7 +195,7 @@ fi
 expect_exit 0 "bufpool randrw bs=1k, three threads, small pool" "$FAULTLINE" --quiet \
 	--output-format=json --output="$E2E_TMP/rw.json" --name=rw --filename="$f" --size=8m \
 	--ioengine=bufpool --pool_size=256k --pool_io=psync --rw=randrw --bs=1k --numjobs=3 \
-	--fdatasync=16 --verify=crc32c --runtime=1s --time_based
+	--fdatasync=16 --verify=crc32c --number_ios=400 --runtime=60s
 pycheck "sub-page writes: read first, evicted dirty, verify clean" '
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
