@@ -212,7 +212,7 @@ FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/jo
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
 				     src/engines/bufpool.c src/engines/vmcache.c src/engines/pagedev.c src/engines/pool_pin.c src/engines/pool_span.c \
-				     src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
+				     src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c src/out/jobtext.c
 FUZZ_LIBS_jobfile_parse_text       = -luring -laio -lm -lz -lisal -lnettle -lxxhash
 
 # A harness whose sources are not all in the tree is not built, and
