@@ -548,16 +548,17 @@ static void test_groups(void **state)
  * difference of the worker's histogram, whether its values fit the ring,
  * overflowed it into the spill (a fast worker) or were too large for it;
  * and the interval's extremes are the values' own where none spilled. */
-static void test_ring(void **state)
+static void ring_case(bool push)
 {
 	struct hist *w = hnew(), *at = hnew(), *now = hnew(), *d = hnew(), *acc = hnew(), *prev = hnew();
 	struct hist_ring *r = calloc(1, sizeof(*r));
 	struct hist_stage sg = { 0 };
 	const unsigned per[] = { 0, 1, 100, HIST_RING, HIST_RING + 1, 3 * HIST_RING + 7, 5, 0, 40 };
 
-	(void)state;
 	assert_non_null(r);
-	hist_ring_attach(w, r);
+	hist_ring_attach(w, r, push);
+	/* Without push the worker's histogram is left alone: no ring. */
+	assert_true(push ? w->ring == r : w->ring == NULL);
 	for (unsigned k = 0; k < sizeof(per) / sizeof(per[0]); k++) {
 		uint64_t sum, max, want_max = 0, want_min = UINT64_MAX;
 
@@ -581,7 +582,7 @@ static void test_ring(void **state)
 		assert_int_equal(sum, d->sum);
 		assert_memory_equal(acc->count, d->count, sizeof(acc->count));
 		assert_memory_equal(acc->group, d->group, sizeof(acc->group));
-		if (per[k] && per[k] <= HIST_RING && k != 5) {
+		if (push && per[k] && per[k] <= HIST_RING && k != 5) {
 			/* Exact: every value in the ring. */
 			assert_int_equal(max, want_max);
 			assert_int_equal(acc->max, want_max);
@@ -617,6 +618,20 @@ static void test_ring(void **state)
 	free(prev);
 }
 
+static void test_ring(void **state)
+{
+	(void)state;
+	ring_case(true);
+}
+
+/* The same reader, for a worker that appends nothing (few threads):
+ * it diffs the worker's histogram itself, and gets the same intervals. */
+static void test_ring_unpushed(void **state)
+{
+	(void)state;
+	ring_case(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_ring_unpushed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -443,7 +443,7 @@ void hist_clear(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
-void hist_ring_attach(struct hist *h, struct hist_ring *r)
+void hist_ring_attach(struct hist *h, struct hist_ring *r, bool push)
 {
 	/* Only the spill's header: its buckets stay untouched (zero) pages
 	 * until a worker spills into them. Its extremes are not kept
@@ -453,15 +453,16 @@ void hist_ring_attach(struct hist *h, struct hist_ring *r)
 	r->spill.n = r->spill.sum = r->spill.min = 0;
 	r->spill.max = UINT64_MAX;
 	r->spill.ring = NULL;
-	h->ring = r;
+	r->diff = push ? &r->spill : h;
+	h->ring = push ? r : NULL;
 }
 
 int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r)
 {
 	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
 	sg->seq_taken = true;
-	if (__atomic_load_n(&r->spill.n, __ATOMIC_ACQUIRE) != prev_spill->n)
-		return hist_take(sg, prev_spill, &r->spill);
+	if (__atomic_load_n(&r->diff->n, __ATOMIC_ACQUIRE) != prev_spill->n)
+		return hist_take(sg, prev_spill, r->diff);
 	sg->n = 0;
 	sg->taken = false;
 	return 0;

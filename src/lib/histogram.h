@@ -63,6 +63,10 @@ struct hist {
 #define HIST_RING 512u
 struct hist_ring {
 	uint64_t seq;			/* values appended, ever (the worker's) */
+	/* What the reader diffs for the values not in the ring: @spill, or,
+	 * when the worker appends nothing (hist_ring_attach's @push false),
+	 * the worker's whole histogram, as a reader did before rings. */
+	const struct hist *diff;
 	uint64_t read __attribute__((aligned(64)));	/* values used (the reader's) */
 	uint32_t v[HIST_RING] __attribute__((aligned(64)));	/* ns */
 	struct hist spill;
@@ -230,8 +234,12 @@ void hist_stage_free(struct hist_stage *sg);
 int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const struct hist_ring *r);
 uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist_stage *sg,
 			  struct hist_ring *r, uint64_t *sum, uint64_t *max);
-/* Make @r (zeroed memory) ready and attach it to @h. */
-void hist_ring_attach(struct hist *h, struct hist_ring *r);
+/* Make @r (zeroed memory) ready for a reader of @h. With @push, @h's
+ * values are appended to it (and spilled); without, @h is left as it
+ * is (hist_add pays nothing) and the reader diffs @h itself: for a
+ * worker that would spill nearly every value (more than HIST_RING an
+ * interval), that is a second histogram written for nothing. */
+void hist_ring_attach(struct hist *h, struct hist_ring *r, bool push);
 
 /* Empty @h as hist_init does, writing only the groups of buckets
  * between its min and max that hold counts. */

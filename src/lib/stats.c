@@ -31,7 +31,7 @@ int stats_arena_create(struct stats_arena *a, unsigned n)
 	a->bell = (uint32_t *)((char *)p + (size_t)(n ? n : 1) * sizeof(struct thread_stats));
 	for (unsigned i = 0; i < n; i++) {
 		hist_init(&a->ts[i].lat);
-		hist_ring_attach(&a->ts[i].lat, &a->ts[i].lat_ring);
+		hist_ring_attach(&a->ts[i].lat, &a->ts[i].lat_ring, n >= STATS_RING_THREADS);
 	}
 	return 0;
 }
@@ -41,8 +41,8 @@ void stats_init_writes(struct thread_stats *st)
 	hist_init(&st->wlat);
 	hist_init(&st->slat);
 	hist_init(&st->tlat);
-	hist_ring_attach(&st->wlat, &st->wlat_ring);
-	hist_ring_attach(&st->slat, &st->slat_ring);
+	hist_ring_attach(&st->wlat, &st->wlat_ring, st->lat.ring != NULL);
+	hist_ring_attach(&st->slat, &st->slat_ring, st->lat.ring != NULL);
 }
 
 void stats_arena_destroy(struct stats_arena *a)
