@@ -273,6 +273,21 @@ static void task_budget(struct sampler *s)
 #define SAMPLER_ROWS_RESERVE_MAX 1024
 
 
+/* Zeroed, on a cache line's boundary: the jobs' and threads' states
+ * are laid out by the line (samplerow.h), which calloc's 16 bytes of
+ * alignment would split. free() releases it. */
+static void *calloc_lines(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (posix_memalign(&p, CACHELINE, n * size))
+		return NULL;
+	memset(p, 0, n * size);
+	return p;
+}
+
 /* Every job's threads' state in one array, walked in order by every
  * sample, and their lat spills' copies in another: zero pages until a
  * worker spills (hist_ring_push). 0 or -ENOMEM. */
@@ -282,7 +297,7 @@ static int threads_alloc(struct sampler *s)
 
 	for (unsigned j = 0; j < s->cfg.njobs; j++)
 		total += s->cfg.jobs[j].slots.total;
-	s->th_all = calloc(total ? total : 1, sizeof(*s->th_all));
+	s->th_all = calloc_lines(total ? total : 1, sizeof(*s->th_all));
 	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
 	return s->th_all && s->spill_all ? 0 : -ENOMEM;
 }
@@ -299,7 +314,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	s->proc = procfs_root();
 	s->hz = procfs_clk_tck();
 	s->self = getpid();
-	s->jobs = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
+	s->jobs = calloc_lines(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
 	if (!s->jobs) {
 		free(s);
 		return err_set(e, ENOMEM, "out of memory");
@@ -398,15 +413,15 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		 * touched now: growing one in that pass took the heap's lock
 		 * behind a preempted worker and held a pass up 0.9 s. */
 		for (unsigned i = 0; cfg->jobs[j].job->latency && i < cfg->jobs[j].nworkers; i++)
-			if (hist_stage_reserve(&js->th[i].stage[0], HIST_BUCKETS) < 0)
+			if (hist_stage_reserve(&js->th[i].stage, HIST_BUCKETS) < 0)
 				return err_set(e, ENOMEM, "out of memory");
 		/* Only a write job's workers have write histograms to follow. */
 		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
 			js->th[i].prev_w = calloc(2, sizeof(struct hist));
 			if (!js->th[i].prev_w)
 				return err_set(e, ENOMEM, "out of memory");
-			for (unsigned k = 1; cfg->jobs[j].job->latency && k < 3; k++)
-				if (hist_stage_reserve(&js->th[i].stage[k], HIST_BUCKETS) < 0)
+			for (unsigned k = 0; cfg->jobs[j].job->latency && k < 2; k++)
+				if (hist_stage_reserve(&js->th[i].wstage[k], HIST_BUCKETS) < 0)
 					return err_set(e, ENOMEM, "out of memory");
 		}
 		sampler_resolve_job_devices(s, j);
@@ -517,6 +532,7 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 		}
 		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		js->ev_last_any = js->ev_open;	/* at worst, the next row looks */
 		if (js->ev_open && s->ev_every > 1 && !s->noted_ev) {
 			s->noted_ev = true;
 			notes_note("per-job kernel counters of %u jobs: each job's are "
@@ -573,8 +589,9 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		ts->ring_read = 0;
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
-		for (unsigned k = 0; k < 3; k++)
-			ts->stage[k].taken = ts->stage[k].seq_taken = false;
+		ts->stage.taken = ts->stage.seq_taken = false;
+		for (unsigned k = 0; k < 2; k++)
+			ts->wstage[k].taken = ts->wstage[k].seq_taken = false;
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
@@ -954,8 +971,9 @@ void sampler_destroy(struct sampler *s)
 		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
 			free(js->th[i].prev_w);
-			for (unsigned k = 0; k < 3; k++)
-				hist_stage_free(&js->th[i].stage[k]);
+			hist_stage_free(&js->th[i].stage);
+			for (unsigned k = 0; k < 2; k++)
+				hist_stage_free(&js->th[i].wstage[k]);
 		}
 		explain_job_free(&js->x);
 		free(js->share);

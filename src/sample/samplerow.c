@@ -69,7 +69,7 @@ static void job_add_dev(struct job_samp *js, int idx)
 	for (unsigned i = 0; i < js->ndev; i++)
 		if (js->dev[i] == (unsigned)idx)
 			return;
-	js->dev[js->ndev++] = (unsigned)idx;
+	js->dev[js->ndev++] = (uint8_t)idx;
 }
 
 /* The job's primary devices first (what its traffic is read from), then
@@ -322,8 +322,10 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 	for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
 		if (!ops[d] || (js->ending && !fiostat_whole(dt, s->cfg.interval_ns)))
 			continue;
-		fiostat_series_add(&js->iops[d], (uint64_t)((double)ops[d] * 1e9 / (double)dt));
-		fiostat_series_add(&js->bw[d], (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
+		struct fio_series *f = d == FIOLOG_READ ? &js->fio_r : &js->fio_w;
+
+		fiostat_series_add(&f->iops, (uint64_t)((double)ops[d] * 1e9 / (double)dt));
+		fiostat_series_add(&f->bw, (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
 	}
 	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
 			dt, js->share, js->ending);
@@ -356,10 +358,10 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			if (!js->lat)
 				break;
 			if (i < sj->nworkers)
-				hist_ring_take(&ts->stage[0], ts->prev_spill, &st->lat_ring);
+				hist_ring_take(&ts->stage, ts->prev_spill, &st->lat_ring);
 			if (ts->prev_w) {
-				hist_ring_take(&ts->stage[1], &ts->prev_w[0], &st->wlat_ring);
-				hist_ring_take(&ts->stage[2], &ts->prev_w[1], &st->slat_ring);
+				hist_ring_take(&ts->wstage[0], &ts->prev_w[0], &st->wlat_ring);
+				hist_ring_take(&ts->wstage[1], &ts->prev_w[1], &st->slat_ring);
 			}
 			if (tries == 2 || (STAT_LOAD(&st->rops) == ts->rops &&
 					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
@@ -393,16 +395,14 @@ bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned eve
 	return k % every == 0 || (k + 1) % every == 0;
 }
 
-/* The job's own kernel counters now, when due; none (every ok false)
- * when not, so that neither this row nor the next has cells. */
-static void ev_read_row(struct sampler *s, unsigned j, uint64_t now, struct perfev_values *ev)
+/* The job's own kernel counters now (when due); none (every ok false)
+ * when they cannot be read, so that neither this row nor the next has
+ * cells. */
+static void ev_read_row(struct sampler *s, unsigned j, struct perfev_values *ev)
 {
 	struct job_samp *js = &s->jobs[j];
 	uint64_t t0;
 
-	memset(ev->ok, 0, sizeof(ev->ok));
-	if (!js->ev_open || !sampler_due(s, j, now, s->ev_every))
-		return;
 	t0 = now_ns();
 	if (perfev_read(&js->ev, ev) < 0)
 		memset(ev->ok, 0, sizeof(ev->ok));
@@ -483,9 +483,9 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		if (js->lat && i < sj->nworkers) {
 			uint64_t sum, max, n;
 
-			if (ts->stage[0].seq_taken)
-				ts->ring_read = ts->stage[0].seq;
-			n = hist_ring_commit(&s->interval, ts->prev_spill, &ts->stage[0],
+			if (ts->stage.seq_taken)
+				ts->ring_read = ts->stage.seq;
+			n = hist_ring_commit(&s->interval, ts->prev_spill, &ts->stage,
 					     ring_of(&st->lat_ring), &sum, &max);
 			if (sh) {
 				sh->dir[FIOLOG_READ].lat_n = n;
@@ -506,7 +506,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_wbytes = ts->wbytes;
 		ts->prev_syncs = ts->syncs;
 		if (js->lat) {
-			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1],
+			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->wstage[0],
 								ring_of(&st->wlat_ring), &sum, &max);
 
 			if (sh) {
@@ -514,7 +514,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 				sh->dir[FIOLOG_WRITE].lat_sum_ns = sum;
 				sh->dir[FIOLOG_WRITE].lat_max_ns = max;
 			}
-			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], ring_of(&st->slat_ring),
+			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->wstage[1], ring_of(&st->slat_ring),
 					 &sum, &max);
 		}
 	}
@@ -599,14 +599,23 @@ static void gather_ev(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	struct perfev_values ev;
+	bool due = js->ev_open && sampler_due(s, j, r->now, s->ev_every), any = false;
 
-	ev_read_row(s, j, r->now, &ev);
+	/* Not due, and nothing read at the previous row: no cells, and
+	 * the previous reading (two cold lines) stays as it is, unread. */
+	if (!due && !js->ev_last_any)
+		return;
+	memset(ev.ok, 0, sizeof(ev.ok));
+	if (due)
+		ev_read_row(s, j, &ev);
 	for (unsigned c = 0; c < PERFEV_NR; c++) {
 		r->ev_ok[c] = ev.ok[c] && js->ev_last.ok[c];
 		/* A scaled PMU estimate may step back a little. */
 		r->ev_d[c] = r->ev_ok[c] && ev.v[c] > js->ev_last.v[c] ? ev.v[c] - js->ev_last.v[c] : 0;
+		any = any || ev.ok[c];
 	}
 	js->ev_last = ev;
+	js->ev_last_any = any;
 }
 
 /* What explains the row (explain.c): residency, pressure, cost. */
@@ -694,18 +703,9 @@ static void emit(struct sampler *s, const struct job *job, const char *line, siz
 
 static void prefetch_job_state(const struct job_samp *js)
 {
-	/* Its head: times, the cells kept, the host at its last row, its
-	 * threads and devices. */
-	for (size_t off = 0; off < offsetof(struct job_samp, dev_last) + sizeof(js->dev_last); off += 64)
+	/* Its head: what every row reads and writes (samplerow.h). */
+	for (size_t off = 0; off < JOB_SAMP_HOT; off += 64)
 		PFW((const char *)js + off);
-	PFW(&js->ev_last);
-	PFW(&js->x);
-	PFW(&js->x.res);
-	PFW(&js->x.rows);
-	PFW(&js->wb);
-	PFW(&js->share);
-	PFW((const char *)&js->iops[0] + 64);
-	PFW(&js->da_read_t);
 }
 
 void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass)
@@ -732,9 +732,9 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 		for (unsigned i = 0; !pass && i < nt && i < sj->nworkers; i++) {
 			const struct thread_samp *ts = &js->th[i];
 			const struct hist_ring *ring = &sj->stats[i].lat_ring;
-			uint64_t from = ts->ring_read, to = ts->stage[0].seq;
+			uint64_t from = ts->ring_read, to = ts->stage.seq;
 
-			if (!ts->stage[0].seq_taken || to <= from)
+			if (!ts->stage.seq_taken || to <= from)
 				continue;
 			if (to - from > HIST_RING)
 				from = to - HIST_RING;
@@ -750,7 +750,7 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 		const struct thread_samp *ts = &js->th[i];
 		const struct thread_stats *st = &sj->stats[i];
 
-		for (size_t off = 0; off < offsetof(struct thread_samp, task); off += 64)
+		for (size_t off = 0; off < THREAD_SAMP_HOT; off += 64)
 			PFW((const char *)ts + off);
 		PF(st);
 		PF(&st->lat_ring);
