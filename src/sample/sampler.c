@@ -400,11 +400,6 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		for (unsigned i = 0; i < js->nthreads; i++)
 			js->th[i].prev_spill = &s->spill_all[k + i];
 		k += js->nthreads;
-		{
-			struct sample_row r0 = { .sj = &cfg->jobs[j] };
-
-			samplecols_job_cells(&js->cells, &r0);
-		}
 		for (unsigned i = 0; i < js->nthreads; i++)
 			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
 			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
@@ -444,6 +439,8 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		 * one after another, jobs of a group together. */
 	}
 	wb_setup(s);
+	for (unsigned j = 0; j < cfg->njobs; j++)
+		sampler_job_cells(s, j);
 	if (sampler_time_setup(s) < 0)
 		return err_set(e, ENOMEM, "out of memory");
 	*sp = s;
@@ -541,6 +538,9 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 		}
 		js->ev_base = js->ev_last;
 	}
+	/* Without counters now, its job_* cells are empty in every row. */
+	js->ev_decided = true;
+	sampler_job_cells(s, j);
 	if (js->wb == WB_TRACED && leader > 0)
 		wbtrace_job_task(s->wb, j, leader);
 	/* One snapshot for all the jobs of a group (readied together, then

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/job.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "out/notes.h"
@@ -153,6 +154,24 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 		if (!s->devs[js->dev[i]].ok)
 			return false;
 	return true;
+}
+
+/* What job @j's options and set-up leave fixed in its rows. */
+void sampler_job_cells(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct job_samp *js = &s->jobs[j];
+	struct samplecols_fixed fx = {
+		.writes = job_writes(sj->job),
+		.ev = js->ev_open || !js->ev_decided,
+		.cgroup = sj->job->mem_limit != 0,
+		.delayacct = js->delayacct,
+		.devs = js->nprimary > 0,
+		.wb_traced = js->wb == WB_TRACED,
+		.wb_zero = js->wb == WB_BY_CONSTRUCTION,
+	};
+
+	samplecols_job_cells(&js->cells, sj, &fx);
 }
 
 /* A CSV write that failed: the run stops when its reader left, else

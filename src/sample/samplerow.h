@@ -152,6 +152,7 @@ struct job_samp {
 	 * start of the measured part, at its end. */
 	struct perfev_set ev;
 	struct perfev_values ev_last, ev_base, ev_end;
+	bool ev_decided;		/* sampler_job_ready tried to open them */
 	char ev_why[PERFEV_WHY_MAX];
 	char wb_why[256];
 	struct wbtrace_counts wb_last, wb_base;	/* ... and at the measured part's start */
@@ -290,6 +291,10 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
  * its exit figure once it has exited, else its CPU clock (a thread of
  * this process) or its schedstat (a worker process's). */
 bool sampler_thread_cpu(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st);
+/* Job @j's cells the same in every row (samplecols_job_cells): after
+ * its devices and write-back tracing are set up, and again once its
+ * kernel counters are open or known not to be (sampler_job_ready). */
+void sampler_job_cells(struct sampler *s, unsigned j);
 /* Start a sampling moment at @now (a no-op when one at @now is under
  * way): devices and residency are read afresh when next asked. */
 void sampler_moment(struct sampler *s, uint64_t now);
