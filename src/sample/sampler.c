@@ -590,8 +590,11 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
 		ts->stage.taken = ts->stage.seq_taken = false;
-		for (unsigned k = 0; k < 2; k++)
+		ts->stage.spill_n = 0;	/* prev_spill emptied above, prev_w below */
+		for (unsigned k = 0; k < 2; k++) {
 			ts->wstage[k].taken = ts->wstage[k].seq_taken = false;
+			ts->wstage[k].spill_n = 0;
+		}
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
