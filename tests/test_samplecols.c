@@ -235,16 +235,22 @@ static void test_fixed_cells_are_the_rows(void **state)
 	char a[2048], b[2048], c[2048], *ea, *eb, *ec;
 
 	(void)state;
-	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+	for (unsigned k = 0; k <= sizeof(kinds) / sizeof(kinds[0]); k++)
 		for (unsigned pool = 0; pool < 3; pool++) {
+			bool long_name = k == sizeof(kinds) / sizeof(kinds[0]);
+			const struct samplecols_fixed *fx = &kinds[long_name ? 0 : k];
+
 			fixture(f);
-			f->job.rw = kinds[k].writes ? RW_RANDRW : RW_RANDREAD;
+			/* Last, a name too long to keep: every cell made. */
+			if (long_name)
+				memset(f->job.name, 'n', sizeof(f->job.name) - 1);
+			f->job.rw = fx->writes ? RW_RANDRW : RW_RANDREAD;
 			f->sj.pool = pool > 0;
 			f->sj.pool_batches = pool > 1;
 			f->sj.slots.nprobe = pool == 1;
-			busy_row(f, &kinds[k]);
-			samplecols_job_cells(jc, &f->sj, &kinds[k]);
-			assert_true(jc->nruns > 2);
+			busy_row(f, fx);
+			samplecols_job_cells(jc, &f->sj, fx);
+			assert_true(long_name ? jc->nruns == 0 : jc->nruns > 2);
 			ea = samplecols_write(&f->r, NULL, a, a + sizeof(a));
 			f->r.jc = jc;
 			f->sys.seq += 2;	/* host cells made, then kept */

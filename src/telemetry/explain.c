@@ -95,7 +95,7 @@ int explain_job_init(struct explain_job *x, const struct job *job, const struct 
 	snprintf(x->cg_why, sizeof(x->cg_why), "the job has no mem_limit cgroup");
 	if (!n)
 		return 0;
-	x->res = calloc(n, sizeof(*x->res));
+	x->res = n == 1 ? &x->res_one : calloc(n, sizeof(*x->res));
 	if (!x->res)
 		return -ENOMEM;
 	x->nres = n;
@@ -310,7 +310,8 @@ void explain_result(struct explain_job *x, struct explain_result *e)
 
 void explain_job_free(struct explain_job *x)
 {
-	free(x->res);
+	if (x->res != &x->res_one)
+		free(x->res);
 	if (x->cg_psi_open)
 		procfs_src_close(&x->cg_psi);
 	free(x->rows);

@@ -127,6 +127,7 @@ struct explain_job {
 	struct residency_set *set;	/* the sampler's, shared by every job */
 	unsigned *res;			/* one region of @set per target */
 	unsigned nres;
+	unsigned res_one;		/* @res of a job of one target: no line apart */
 	bool res_ok;			/* every target's residency could be read */
 	bool last_ok;
 	bool warned;
