@@ -79,7 +79,7 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
  * without delayacct=1, ...: struct samplecols_fixed). nruns 0: none
  * kept (too long), every cell made each row.
  */
-#define SAMPLECOLS_JOB_TEXT 144
+#define SAMPLECOLS_JOB_TEXT 128
 #define SAMPLECOLS_JOB_RUNS 12
 struct samplecols_job {
 	unsigned char nruns;

@@ -267,26 +267,10 @@ static void task_budget(struct sampler *s)
  * 50 are 0.2-1.3 ms, within the 2 ms a sample of 2000 jobs may cost. */
 #define EV_READS_PER_SAMPLE 50
 
-/* Rows reserved per job at most: 1024 rows of 160 bytes (a run of 100 s
- * at 100 ms) is 160 KB a job, 320 MB at 2000 jobs, touched at set-up;
+/* Rows reserved per job at most: 1024 rows of 104 bytes (a run of 100 s
+ * at 100 ms) is 104 KB a job, 208 MB at 2000 jobs, touched at set-up;
  * a longer run grows them as it goes (a doubling now and then). */
 #define SAMPLER_ROWS_RESERVE_MAX 1024
-
-
-/* Zeroed, on a cache line's boundary: the jobs' and threads' states
- * are laid out by the line (samplerow.h), which calloc's 16 bytes of
- * alignment would split. free() releases it. */
-static void *calloc_lines(size_t n, size_t size)
-{
-	void *p;
-
-	if (size && n > SIZE_MAX / size)
-		return NULL;
-	if (posix_memalign(&p, CACHELINE, n * size))
-		return NULL;
-	memset(p, 0, n * size);
-	return p;
-}
 
 /* Every job's threads' state in one array, walked in order by every
  * sample, and their lat spills' copies in another: zero pages until a
@@ -297,7 +281,7 @@ static int threads_alloc(struct sampler *s)
 
 	for (unsigned j = 0; j < s->cfg.njobs; j++)
 		total += s->cfg.jobs[j].slots.total;
-	s->th_all = calloc_lines(total ? total : 1, sizeof(*s->th_all));
+	s->th_all = sampler_calloc_lines(total ? total : 1, sizeof(*s->th_all));
 	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
 	return s->th_all && s->spill_all ? 0 : -ENOMEM;
 }
@@ -314,7 +298,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	s->proc = procfs_root();
 	s->hz = procfs_clk_tck();
 	s->self = getpid();
-	s->jobs = calloc_lines(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
+	s->jobs = sampler_calloc_lines(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
 	if (!s->jobs) {
 		free(s);
 		return err_set(e, ENOMEM, "out of memory");
@@ -396,6 +380,10 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->lat = cfg->jobs[j].job->latency;
 		js->log_prio = cfg->jobs[j].job->log_prio;
 		js->delayacct = cfg->jobs[j].job->delayacct;
+		js->stats = cfg->jobs[j].stats;
+		js->nworkers = cfg->jobs[j].nworkers;
+		js->pool = cfg->jobs[j].pool;
+		js->pool_batches = cfg->jobs[j].pool_batches;
 		js->th = s->th_all + k;
 		for (unsigned i = 0; i < js->nthreads; i++)
 			js->th[i].prev_spill = &s->spill_all[k + i];

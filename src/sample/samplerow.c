@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +156,21 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 		if (!s->devs[js->dev[i]].ok)
 			return false;
 	return true;
+}
+
+/* Zeroed, on a cache line's boundary: the jobs' and threads' states
+ * are laid out by the line (samplerow.h), which calloc's 16 bytes of
+ * alignment would split. free() releases it. */
+void *sampler_calloc_lines(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (posix_memalign(&p, CACHELINE, n * size))
+		return NULL;
+	memset(p, 0, n * size);
+	return p;
 }
 
 /* What job @j's options and set-up leave fixed in its rows. */
@@ -353,11 +370,10 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 void sampler_job_snap(struct sampler *s, unsigned j)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 
 		/* The counts, then the latencies, then the counts again: a
 		 * worker counts a request before it records its latency, so
@@ -376,7 +392,7 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			}
 			if (!js->lat)
 				break;
-			if (i < sj->nworkers)
+			if (i < js->nworkers)
 				hist_ring_take(&ts->stage, ts->prev_spill, &st->lat_ring);
 			if (ts->prev_w) {
 				hist_ring_take(&ts->wstage[0], &ts->prev_w[0], &st->wlat_ring);
@@ -394,11 +410,11 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			for (size_t k = 0; k < sizeof(ts->prio) / sizeof(uint64_t); k++)
 				dst[k] = STAT_LOAD(&src[k]);
 		}
-		if (sj->pool) {
+		if (js->pool) {
 			ts->hits = STAT_LOAD(&st->pool.hits);
 			ts->misses = STAT_LOAD(&st->pool.misses);
 			ts->evictions = STAT_LOAD(&st->pool.evictions);
-			if (sj->pool_batches)
+			if (js->pool_batches)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
@@ -457,7 +473,6 @@ static struct hist_ring *ring_of(const struct hist_ring *r)
 static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
@@ -469,8 +484,8 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
-		struct fiolog_sample *sh = logs && i < sj->nworkers ? &js->share[i] : NULL;
+		const struct thread_stats *st = &js->stats[i];
+		struct fiolog_sample *sh = logs && i < js->nworkers ? &js->share[i] : NULL;
 
 		if (sh) {
 			memset(sh, 0, sizeof(*sh));
@@ -485,21 +500,21 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_ops = ts->rops;
 		ts->prev_bytes = ts->rbytes;
 		ts->prev_probe = ts->probe;
-		if (sj->pool) {
+		if (js->pool) {
 			r->hits += ts->hits - ts->prev_hits;
 			r->misses += ts->misses - ts->prev_misses;
 			r->evictions += ts->evictions - ts->prev_evictions;
 			ts->prev_hits = ts->hits;
 			ts->prev_misses = ts->misses;
 			ts->prev_evictions = ts->evictions;
-			if (sj->pool_batches) {
+			if (js->pool_batches) {
 				r->batches += ts->batches - ts->prev_batches;
 				ts->prev_batches = ts->batches;
 			}
 		}
 		/* The values the worker appended since the last row (a
 		 * few contiguous lines), not its whole histogram. */
-		if (js->lat && i < sj->nworkers) {
+		if (js->lat && i < js->nworkers) {
 			uint64_t sum, max, n;
 
 			if (ts->stage.seq_taken)
@@ -553,16 +568,15 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
 	bool cpu = flt || sampler_due(s, j, r->now, s->cpu_every) ||
 		   (js->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
 
-	r->cpu_ok = cpu && js->cpu_read && sj->nworkers > 0;
+	r->cpu_ok = cpu && js->cpu_read && js->nworkers > 0;
 	js->cpu_read = cpu;
-	for (unsigned i = 0; cpu && i < sj->nworkers && i < js->nthreads; i++) {
+	for (unsigned i = 0; cpu && i < js->nworkers && i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 		uint64_t mj, mn;
 		bool ok;
 
@@ -687,11 +701,12 @@ static void gather_wb(struct sampler *s, unsigned j, struct sample_row *r)
 
 /* The row goes to the CSV, or under MPI to rank 0 with its histograms
  * (for the percentiles of the all row). */
-static void emit(struct sampler *s, const struct job *job, const char *line, size_t len)
+static void emit(struct sampler *s, unsigned j, const char *line, size_t len)
 {
 	if (s->have_csv) {
 		sampler_csv_write(s, line, len);
 	} else if (s->cfg.row_sink) {
+		const struct job *job = s->cfg.jobs[j].job;
 		const struct hist *lat[3] = {
 			job->latency ? &s->interval : NULL,
 			job->latency && job_writes(job) ? &s->winterval : NULL,
@@ -729,15 +744,12 @@ static void prefetch_job_state(const struct job_samp *js)
 
 void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass)
 {
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 	const struct job_samp *js = &s->jobs[j];
 	unsigned nt;
 
 	if (j >= s->cfg.njobs)
 		return;
 	if (stage == 0) {
-		PF(sj);
-		PF((const char *)sj + 64);
 		if (pass) {
 			PF(&js->active);
 			PF(&js->th);
@@ -748,9 +760,9 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	}
 	nt = js->nthreads < PF_THREADS ? js->nthreads : PF_THREADS;
 	if (stage == 2) {
-		for (unsigned i = 0; !pass && i < nt && i < sj->nworkers; i++) {
+		for (unsigned i = 0; !pass && i < nt && i < js->nworkers; i++) {
 			const struct thread_samp *ts = &js->th[i];
-			const struct hist_ring *ring = &sj->stats[i].lat_ring;
+			const struct hist_ring *ring = &js->stats[i].lat_ring;
 			uint64_t from = ts->ring_read, to = ts->stage.seq;
 
 			if (!ts->stage.seq_taken || to <= from)
@@ -767,7 +779,7 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	 * and ring counts. */
 	for (unsigned i = 0; i < nt; i++) {
 		const struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 
 		for (size_t off = 0; off < THREAD_SAMP_HOT; off += 64)
 			PFW((const char *)ts + off);
@@ -866,5 +878,5 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		js->ps_slot = -1;
 	}
 	js->last_t = now;
-	emit(s, sj->job, line, (size_t)(p - line));
+	emit(s, j, line, (size_t)(p - line));
 }

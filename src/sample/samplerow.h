@@ -108,8 +108,10 @@ struct fio_series {
 struct job_samp {
 	bool active;
 	/* The job's options every row reads, copied at set-up: its
-	 * struct job is 14 KB, a cold line for each at thousands of jobs. */
+	 * struct job is 14 KB, a cold line for each at thousands of jobs;
+	 * and so is what a row reads of its struct sampler_job (below). */
 	bool lat, log_prio, delayacct;
+	bool pool, pool_batches;
 	bool ending;			/* the row being made is the job's last */
 	bool faults_ok;			/* every interval's faults were readable */
 	bool flt_read;			/* its threads' faults read at its previous row */
@@ -126,11 +128,13 @@ struct job_samp {
 	 * (ps_slot -1: its first row, a row made apart from a sample). */
 	int ps_slot;
 	unsigned nthreads;		/* workers + probe */
+	unsigned nworkers;
 	uint64_t ps_seq;
 	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
 	uint64_t last_t;
 	uint64_t measure_ns;		/* the measured part's start */
 	struct thread_samp *th;
+	const struct thread_stats *stats;	/* the workers' counters (sampler_job.stats) */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
 	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
 	struct fiolog_sample *share;	/* each worker's share of the interval (fio logs) */
@@ -291,6 +295,8 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
  * its exit figure once it has exited, else its CPU clock (a thread of
  * this process) or its schedstat (a worker process's). */
 bool sampler_thread_cpu(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st);
+/* @n zeroed elements of @size on a cache line's boundary (free()d). */
+void *sampler_calloc_lines(size_t n, size_t size);
 /* Job @j's cells the same in every row (samplecols_job_cells): after
  * its devices and write-back tracing are set up, and again once its
  * kernel counters are open or known not to be (sampler_job_ready). */
