@@ -414,7 +414,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 			return err_set(e, ENOMEM, "out of memory");
 		explain_warn(stderr, js->x.why);
 		explain_note(stderr, js->x.note);
-		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
+		js->dev_last = sampler_calloc_lines(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
 		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
 		if (!js->dev_last || !js->dev_base || !js->dev_end)

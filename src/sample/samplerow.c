@@ -868,8 +868,14 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	r.time_ok = sampler_time_row(s, j, now, r.ramp, r.tenths);
 
 	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
-	/* Only its devices: the whole array is 2.3 KB a row. */
-	memcpy(js->dev_last, dcur, js->ndev * sizeof(*dcur));
+	/* Only its devices, and of each only what a row and the job's
+	 * result read (its first line): a reading is 144 bytes. */
+	for (unsigned i = 0; i < js->ndev; i++) {
+		js->dev_last[i].read_ios = dcur[i].read_ios;
+		js->dev_last[i].read_sectors = dcur[i].read_sectors;
+		js->dev_last[i].write_ios = dcur[i].write_ios;
+		js->dev_last[i].write_sectors = dcur[i].write_sectors;
+	}
 	if (sys == &s->sys_keep[s->sys_cur]) {
 		js->ps_slot = (int)s->sys_cur;
 		js->ps_seq = sys->seq;

@@ -136,7 +136,9 @@ struct job_samp {
 	struct thread_samp *th;
 	const struct thread_stats *stats;	/* the workers' counters (sampler_job.stats) */
 	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
-	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
+	/* Per dev, at the previous row: its reads' and writes' counts and
+	 * sectors only (a row's and the job's result's figures). */
+	struct devinfo_blkstat *dev_last;
 	struct fiolog_sample *share;	/* each worker's share of the interval (fio logs) */
 	/* Devices, as indices into sampler.devs: the job's primary devices
 	 * (what its targets sit on) and, for md, the members. */
