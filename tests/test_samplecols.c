@@ -4,7 +4,8 @@
  * is in the man page's CSV COLUMNS section, a row has a cell per column
  * and no more, and the host cells kept for a sample's later rows are
  * those a row would make afresh, and made afresh when the host readings
- * differ.
+ * differ, and a job's fixed cells copied in runs are those its rows
+ * would make.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +174,98 @@ static void test_host_cells_kept_only_for_their_readings(void **state)
 	free(f);
 }
 
+/* Every source of the row read and moving, but what @fx says the job
+ * has not (a read job counts no write, ...). */
+static void busy_row(struct fixture *f, const struct samplecols_fixed *fx)
+{
+	struct sample_row *r = &f->r;
+
+	r->ramp = false;
+	r->faults_ok = r->cpu_ok = true;
+	r->majflt = 3, r->minflt = 70, r->cpu_ns = 123456789;
+	r->probe = f->sj.slots.nprobe ? 17 : 0;
+	for (unsigned k = 0; k < 3; k++)
+		hist_add(&f->lat[0], 1500 + 1000 * k);
+	r->lat = true, r->p50 = 2.5, r->p99 = 3.5, r->pmax = 3.5;
+	if (fx->writes) {
+		r->wops = 40, r->wbytes = 40 * 4096, r->syncs = 2;
+		hist_add(&f->lat[1], 9000);
+		hist_add(&f->lat[2], 250000);
+	}
+	if (f->sj.pool)
+		r->hits = 90, r->misses = 10, r->evictions = 5;
+	if (f->sj.pool_batches)
+		r->batches = 2;
+	r->cg_ok = fx->cgroup, r->cg_bytes = fx->cgroup ? 64ull << 20 : 0;
+	r->dev_ok = fx->devs;
+	if (fx->devs)
+		r->dev_rbytes = 8192, r->dev_rios = 2, r->dev_wbytes = 4096, r->dev_wios = 1;
+	for (unsigned c = 0; c < PERFEV_NR; c++) {
+		r->ev_ok[c] = fx->ev;
+		r->ev_d[c] = fx->ev ? 11 * (c + 1) : 0;
+	}
+	for (unsigned k = 0; k < EXPLAIN_NFIGS; k++) {
+		r->x.ok[k] = true;
+		r->x.v[k] = 1.25 * (k + 1);
+	}
+	r->x.ok[EXPLAIN_CG_SOME] = r->x.ok[EXPLAIN_CG_FULL] = fx->cgroup;
+	r->x.ok[EXPLAIN_READ_AMP] = fx->devs;
+	r->wb_zero = fx->wb_zero;
+	r->wb_ok = fx->wb_traced;
+	r->wb_own = fx->wb_traced ? 1 << 20 : 0, r->wb_kernel = fx->wb_traced ? 3 << 20 : 0;
+	r->time_ok = fx->delayacct;
+	for (unsigned k = 0; fx->delayacct && k < TIMESHARE_NPARTS; k++)
+		r->tenths[k] = 10 * k + 3;
+}
+
+/* A job's cells kept as fixed runs (samplecols_job_cells) are what its
+ * rows make afresh: jobs of every kind, the host's cells kept or not. */
+static void test_fixed_cells_are_the_rows(void **state)
+{
+	const struct samplecols_fixed kinds[] = {
+		{ .ev = true, .devs = true },				/* psync read */
+		{ .devs = true },					/* ... without counters */
+		{ .writes = true, .devs = true, .wb_traced = true, .ev = true },
+		{ .writes = true, .wb_zero = true, .cgroup = true, .delayacct = true },
+		{ .wb_zero = true, .delayacct = true },			/* O_DIRECT read */
+	};
+	struct fixture *f = malloc(sizeof(*f));
+	struct samplecols_job *jc = malloc(sizeof(*jc));
+	struct samplecols_cache *hc = samplecols_cache_new();
+	char a[2048], b[2048], c[2048], *ea, *eb, *ec;
+
+	(void)state;
+	for (unsigned k = 0; k <= sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (unsigned pool = 0; pool < 3; pool++) {
+			bool long_name = k == sizeof(kinds) / sizeof(kinds[0]);
+			const struct samplecols_fixed *fx = &kinds[long_name ? 0 : k];
+
+			fixture(f);
+			/* Last, a name too long to keep: every cell made. */
+			if (long_name)
+				memset(f->job.name, 'n', sizeof(f->job.name) - 1);
+			f->job.rw = fx->writes ? RW_RANDRW : RW_RANDREAD;
+			f->sj.pool = pool > 0;
+			f->sj.pool_batches = pool > 1;
+			f->sj.slots.nprobe = pool == 1;
+			busy_row(f, fx);
+			samplecols_job_cells(jc, &f->sj, fx);
+			assert_true(long_name ? jc->nruns == 0 : jc->nruns > 2);
+			ea = samplecols_write(&f->r, NULL, a, a + sizeof(a));
+			f->r.jc = jc;
+			f->sys.seq += 2;	/* host cells made, then kept */
+			eb = samplecols_write(&f->r, hc, b, b + sizeof(b));
+			ec = samplecols_write(&f->r, hc, c, c + sizeof(c));
+			*ea = *eb = *ec = '\0';
+			assert_string_equal(a, b);
+			assert_string_equal(a, c);
+			assert_int_equal(commas(a, ea), samplecols_n - 1);
+		}
+	samplecols_cache_free(hc);
+	free(jc);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_man_page_lists_every_column),
 		cmocka_unit_test(test_row_has_a_cell_per_column),
 		cmocka_unit_test(test_host_cells_kept_only_for_their_readings),
+		cmocka_unit_test(test_fixed_cells_are_the_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -461,7 +461,7 @@ int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const s
 {
 	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
 	sg->seq_taken = true;
-	if (__atomic_load_n(&r->diff->n, __ATOMIC_ACQUIRE) != prev_spill->n)
+	if (__atomic_load_n(&r->diff->n, __ATOMIC_ACQUIRE) != sg->spill_n)
 		return hist_take(sg, prev_spill, r->diff);
 	sg->n = 0;
 	sg->taken = false;
@@ -502,6 +502,7 @@ uint64_t hist_ring_commit(struct hist *acc, struct hist *prev_spill, struct hist
 	if (sg->taken) {
 		uint64_t sn = hist_commit(acc, prev_spill, sg, &spill_sum);
 
+		sg->spill_n = prev_spill->n;
 		if (sn) {
 			n += sn;
 			s += spill_sum;

@@ -203,6 +203,12 @@ struct hist_stage {
 	/* hist_ring_take: the ring's count at the take */
 	uint64_t seq;
 	bool seq_taken;
+	/* hist_ring_*: its @prev_spill's n after the last commit, so a
+	 * take whose spill did not grow reads nothing of @prev_spill (a
+	 * 40 KB histogram: a cold line and page a thread a sample at
+	 * thousands of threads). 0 for a new stage, whose @prev_spill is
+	 * empty; set again where the caller empties @prev_spill. */
+	uint64_t spill_n;
 };
 int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src);
 uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum);

@@ -424,18 +424,26 @@ const char *samplecols_header(void)
 
 /* The host cells of the last row written, and what they were made of:
  * the same two host readings over the same span at the same moment give
- * the same cells, so 2000 jobs sampled together format them once. */
+ * the same cells, so 2000 jobs sampled together format them once. They
+ * are kept in column order, one after the other, so a run of host
+ * columns is one copy (@run: how many host columns from each on). */
 struct samplecols_cache {
 	bool valid;
 	uint64_t sys_seq, ps_seq, now;
 	double dt;
-	unsigned char len[NCOLS];
-	char cell[NCOLS][24];
+	unsigned char run[NCOLS];
+	unsigned short off[NCOLS], end[NCOLS];
+	unsigned used;
+	char buf[NCOLS * 24];
 };
 
 struct samplecols_cache *samplecols_cache_new(void)
 {
-	return calloc(1, sizeof(struct samplecols_cache));
+	struct samplecols_cache *hc = calloc(1, sizeof(struct samplecols_cache));
+
+	for (size_t i = NCOLS; hc && i-- > 0;)
+		hc->run[i] = !samplecols[i].host ? 0 : i + 1 < NCOLS ? hc->run[i + 1] + 1 : 1;
+	return hc;
 }
 
 void samplecols_cache_free(struct samplecols_cache *hc)
@@ -469,6 +477,14 @@ static void cell_s(char **p, char *end, const char *v)
 	}
 }
 
+static void copy_span(char **p, char *end, const char *from, size_t n)
+{
+	if ((size_t)(end - *p) > n) {
+		memcpy(*p, from, n);
+		*p += n;
+	}
+}
+
 /* A zero as "%.*f" writes it: a row of a read job has many (its write,
  * flush and fault rates), and copying one is a fraction of formatting. */
 static const char *const zeros[] = { "0", "0.0", "0.00", "0.000", "0.0000", "0.00000", "0.000000" };
@@ -490,29 +506,94 @@ static void write_cell(const struct sample_row *r, const struct sample_col *c, c
 		fmt_cell(p, end, ok, v, c->prec);
 }
 
-void samplecols_job_cells(struct samplecols_job *jc, const struct sample_row *r)
+/* Is column @c's cell the same in every row of job @sj? Each answer is
+ * what the column's fill function does with the sources the job's
+ * options and set-up leave unread or at zero (a read job's rows never
+ * count a write, a job without a pool has no pool figures, ...). */
+static bool col_fixed(const struct sample_col *c, const struct sampler_job *sj,
+		      const struct samplecols_fixed *fx)
 {
+	bool w = c->a == ROW_U64(wops) || c->a == ROW_U64(wbytes) || c->a == ROW_U64(syncs);
+
+	if (c->src == SRC_JOB)
+		return true;
+	if (c->fill == f_hist || ((c->fill == f_rate || c->fill == f_mib_s) && w))
+		return !fx->writes;
+	if (c->fill == f_probe)
+		return !sj->slots.nprobe;
+	if (c->fill == f_pool_hit || c->fill == f_pool_evict || c->fill == f_ipi_per_evict)
+		return !sj->pool;
+	if (c->fill == f_pool_batches)
+		return !sj->pool_batches;
+	if (c->fill == f_ev)
+		return !fx->ev;
+	if (c->fill == f_cgroup || (c->fill == f_explain && (c->a == EXPLAIN_CG_SOME || c->a == EXPLAIN_CG_FULL)))
+		return !fx->cgroup;
+	if (c->fill == f_dev_mib_s || c->fill == f_dev_rate || (c->fill == f_explain && c->a == EXPLAIN_READ_AMP))
+		return !fx->devs;
+	if (c->fill == f_wb)
+		return !fx->wb_traced && (!fx->wb_zero || !fx->writes);
+	if (c->fill == f_time)
+		return !fx->delayacct;
+	return false;
+}
+
+void samplecols_job_cells(struct samplecols_job *jc, const struct sampler_job *sj,
+			  const struct samplecols_fixed *fx)
+{
+	static const struct hist none;	/* a row's empty write and flush histograms */
+	/* A row of nothing: what the fixed columns' cells are in any row. */
+	const struct sample_row r0 = {
+		.sj = sj, .dt = 1, .wb_zero = fx->wb_zero, .rlat = &none, .wlat = &none, .slat = &none,
+	};
 	char buf[SAMPLECOLS_JOB_TEXT + 64], *p = buf, *end = buf + sizeof(buf);
 	unsigned k = 0;
 
-	jc->len = 0;
+	jc->nruns = 0;
 	for (size_t i = 0; i < NCOLS; i++) {
 		char *at = p;
 
-		if (samplecols[i].src != SRC_JOB)
+		if (!col_fixed(&samplecols[i], sj, fx))
 			continue;
-		write_cell(r, &samplecols[i], &p, end);
-		if (k == sizeof(jc->cell_len) || p - at > 255 || p - buf > SAMPLECOLS_JOB_TEXT)
-			return;		/* not kept: made each row */
-		jc->cell_len[k++] = (unsigned char)(p - at);
+		if (!k || jc->run[k - 1].first + jc->run[k - 1].n != i) {
+			if (k == SAMPLECOLS_JOB_RUNS)
+				return;		/* not kept: made each row */
+			jc->run[k].first = (unsigned char)i;
+			jc->run[k].n = 0;
+			jc->run[k++].len = 0;
+		}
+		write_cell(&r0, &samplecols[i], &p, end);
+		if (p - buf > SAMPLECOLS_JOB_TEXT || jc->run[k - 1].len + (p - at) > 255)
+			return;
+		jc->run[k - 1].n++;
+		jc->run[k - 1].len = (unsigned char)(jc->run[k - 1].len + (p - at));
 	}
 	memcpy(jc->text, buf, (size_t)(p - buf));
-	jc->len = (unsigned short)(p - buf);
+	jc->nruns = (unsigned char)k;
+}
+
+/* A host cell made afresh, kept for the rows that share it. */
+static void host_cell(const struct sample_row *r, struct samplecols_cache *hc, size_t i, char **p, char *end)
+{
+	char *at = *p;
+	size_t n;
+
+	write_cell(r, &samplecols[i], p, end);
+	n = (size_t)(*p - at);
+	if (hc->used + n > sizeof(hc->buf)) {
+		hc->valid = false;	/* too long to keep: made afresh */
+		return;
+	}
+	hc->off[i] = (unsigned short)hc->used;
+	memcpy(hc->buf + hc->used, at, n);
+	hc->used += n;
+	hc->end[i] = (unsigned short)hc->used;
 }
 
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end)
 {
-	const char *jt = r->jc && r->jc->len ? r->jc->text : NULL;
+	const struct samplecols_job *jc = r->jc && r->jc->nruns ? r->jc : NULL;
+	const char *jt = jc ? jc->text : NULL;
 	unsigned jk = 0;
 	char *p = line;
 	bool keep = hc && hc->valid && hc->sys_seq == r->sys->seq && hc->ps_seq == r->ps->seq &&
@@ -524,34 +605,23 @@ char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, 
 		hc->ps_seq = r->ps->seq;
 		hc->now = r->now;
 		hc->dt = r->dt;
+		hc->used = 0;
 	}
-	for (size_t i = 0; i < NCOLS; i++) {
-		const struct sample_col *c = &samplecols[i];
-		char *at = p;
+	for (size_t i = 0; i < NCOLS;) {
+		if (jc && jk < jc->nruns && jc->run[jk].first == i) {
+			copy_span(&p, end, jt, jc->run[jk].len);
+			jt += jc->run[jk].len;
+			i += jc->run[jk++].n;
+		} else if (!samplecols[i].host || !hc) {
+			write_cell(r, &samplecols[i], &p, end);
+			i++;
+		} else if (keep) {
+			size_t n = hc->run[i];
 
-		if (jt && c->src == SRC_JOB) {
-			size_t n = r->jc->cell_len[jk++];
-
-			if ((size_t)(end - p) > n) {
-				memcpy(p, jt, n);
-				p += n;
-			}
-			jt += n;
-			continue;
-		}
-		if (!c->host || !hc) {
-			write_cell(r, c, &p, end);
-			continue;
-		}
-		if (!keep) {
-			write_cell(r, c, &p, end);
-			hc->len[i] = (unsigned char)(p - at < (long)sizeof(hc->cell[i]) ? p - at : 0);
-			memcpy(hc->cell[i], at, hc->len[i]);
-			if (p - at >= (long)sizeof(hc->cell[i]))
-				hc->valid = false;	/* too long to keep: made afresh */
-		} else if ((size_t)(end - p) > hc->len[i]) {
-			memcpy(p, hc->cell[i], hc->len[i]);
-			p += hc->len[i];
+			copy_span(&p, end, hc->buf + hc->off[i], (size_t)(hc->end[i + n - 1] - hc->off[i]));
+			i += n;
+		} else {
+			host_cell(r, hc, i++, &p, end);
 		}
 	}
 	/* The first cell has no comma before it. */

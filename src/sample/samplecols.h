@@ -69,16 +69,35 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
  * (samplecols.c) turns them into cells. cgroup usage, say, is read once
  * and serves both cgroup_mib and the cost figures.
  */
-/* A job's cells that are the same in all its rows (the SRC_JOB
- * columns: its name, engine, rw, threads, lat_from), made once when it
- * is readied (samplecols_job_cells) and copied into each row: making
- * them read the job's options, cold lines at thousands of jobs. len 0:
- * not kept (too long), made each row. */
-#define SAMPLECOLS_JOB_TEXT 192
+/*
+ * A job's cells that are the same in all its rows, made once at set-up
+ * (samplecols_job_cells) and copied into each row, each run of them
+ * one copy: its SRC_JOB columns (name, engine, rw, threads, lat_from:
+ * making them reads the job's options, cold lines at thousands of
+ * jobs), and what its options leave fixed (a read job's write and
+ * flush cells, a non-pool job's pool cells, the time breakdown's
+ * without delayacct=1, ...: struct samplecols_fixed). nruns 0: none
+ * kept (too long), every cell made each row.
+ */
+#define SAMPLECOLS_JOB_TEXT 128
+#define SAMPLECOLS_JOB_RUNS 12
 struct samplecols_job {
-	unsigned short len;
-	unsigned char cell_len[8];	/* each SRC_JOB column's, in table order */
-	char text[SAMPLECOLS_JOB_TEXT];	/* the cells, each with its leading comma */
+	unsigned char nruns;
+	struct {
+		unsigned char first, n;	/* columns [first, first + n) */
+		unsigned char len;	/* their cells' bytes in text */
+	} run[SAMPLECOLS_JOB_RUNS];
+	char text[SAMPLECOLS_JOB_TEXT];	/* the runs' cells, each with its leading comma */
+};
+
+/* What a job's options and set-up leave fixed in all its rows. */
+struct samplecols_fixed {
+	bool writes;		/* it writes: its write and flush cells vary */
+	bool ev;		/* it may have its own kernel counters (job_*) */
+	bool cgroup;		/* it runs in a cgroup (mem_limit) */
+	bool delayacct;		/* its time_* cells */
+	bool devs;		/* it has primary devices to read */
+	bool wb_traced, wb_zero;	/* its wb_* cells: traced, or 0 by construction */
 };
 
 struct sample_row {
@@ -168,8 +187,10 @@ struct samplecols_cache;
  * Returns the end of what was written. @hc holds the host columns'
  * cells of the rows sharing their key (NULL: none kept). */
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end);
-/* Job @r->sj's SRC_JOB cells into @jc (jc->len 0 when they do not fit). */
-void samplecols_job_cells(struct samplecols_job *jc, const struct sample_row *r);
+/* Job @sj's fixed cells into @jc, given @fx (jc->nruns 0 when they do
+ * not fit). */
+void samplecols_job_cells(struct samplecols_job *jc, const struct sampler_job *sj,
+			  const struct samplecols_fixed *fx);
 
 struct samplecols_cache *samplecols_cache_new(void);
 void samplecols_cache_free(struct samplecols_cache *hc);

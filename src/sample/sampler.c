@@ -267,11 +267,10 @@ static void task_budget(struct sampler *s)
  * 50 are 0.2-1.3 ms, within the 2 ms a sample of 2000 jobs may cost. */
 #define EV_READS_PER_SAMPLE 50
 
-/* Rows reserved per job at most: 1024 rows of 160 bytes (a run of 100 s
- * at 100 ms) is 160 KB a job, 320 MB at 2000 jobs, touched at set-up;
+/* Rows reserved per job at most: 1024 rows of 104 bytes (a run of 100 s
+ * at 100 ms) is 104 KB a job, 208 MB at 2000 jobs, touched at set-up;
  * a longer run grows them as it goes (a doubling now and then). */
 #define SAMPLER_ROWS_RESERVE_MAX 1024
-
 
 /* Every job's threads' state in one array, walked in order by every
  * sample, and their lat spills' copies in another: zero pages until a
@@ -282,7 +281,7 @@ static int threads_alloc(struct sampler *s)
 
 	for (unsigned j = 0; j < s->cfg.njobs; j++)
 		total += s->cfg.jobs[j].slots.total;
-	s->th_all = calloc(total ? total : 1, sizeof(*s->th_all));
+	s->th_all = sampler_calloc_lines(total ? total : 1, sizeof(*s->th_all));
 	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
 	return s->th_all && s->spill_all ? 0 : -ENOMEM;
 }
@@ -299,7 +298,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	s->proc = procfs_root();
 	s->hz = procfs_clk_tck();
 	s->self = getpid();
-	s->jobs = calloc(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
+	s->jobs = sampler_calloc_lines(cfg->njobs ? cfg->njobs : 1, sizeof(*s->jobs));
 	if (!s->jobs) {
 		free(s);
 		return err_set(e, ENOMEM, "out of memory");
@@ -381,15 +380,14 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->lat = cfg->jobs[j].job->latency;
 		js->log_prio = cfg->jobs[j].job->log_prio;
 		js->delayacct = cfg->jobs[j].job->delayacct;
+		js->stats = cfg->jobs[j].stats;
+		js->nworkers = cfg->jobs[j].nworkers;
+		js->pool = cfg->jobs[j].pool;
+		js->pool_batches = cfg->jobs[j].pool_batches;
 		js->th = s->th_all + k;
 		for (unsigned i = 0; i < js->nthreads; i++)
 			js->th[i].prev_spill = &s->spill_all[k + i];
 		k += js->nthreads;
-		{
-			struct sample_row r0 = { .sj = &cfg->jobs[j] };
-
-			samplecols_job_cells(&js->cells, &r0);
-		}
 		for (unsigned i = 0; i < js->nthreads; i++)
 			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
 			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
@@ -398,15 +396,15 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		 * touched now: growing one in that pass took the heap's lock
 		 * behind a preempted worker and held a pass up 0.9 s. */
 		for (unsigned i = 0; cfg->jobs[j].job->latency && i < cfg->jobs[j].nworkers; i++)
-			if (hist_stage_reserve(&js->th[i].stage[0], HIST_BUCKETS) < 0)
+			if (hist_stage_reserve(&js->th[i].stage, HIST_BUCKETS) < 0)
 				return err_set(e, ENOMEM, "out of memory");
 		/* Only a write job's workers have write histograms to follow. */
 		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
 			js->th[i].prev_w = calloc(2, sizeof(struct hist));
 			if (!js->th[i].prev_w)
 				return err_set(e, ENOMEM, "out of memory");
-			for (unsigned k = 1; cfg->jobs[j].job->latency && k < 3; k++)
-				if (hist_stage_reserve(&js->th[i].stage[k], HIST_BUCKETS) < 0)
+			for (unsigned k = 0; cfg->jobs[j].job->latency && k < 2; k++)
+				if (hist_stage_reserve(&js->th[i].wstage[k], HIST_BUCKETS) < 0)
 					return err_set(e, ENOMEM, "out of memory");
 		}
 		sampler_resolve_job_devices(s, j);
@@ -416,7 +414,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 			return err_set(e, ENOMEM, "out of memory");
 		explain_warn(stderr, js->x.why);
 		explain_note(stderr, js->x.note);
-		js->dev_last = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_last));
+		js->dev_last = sampler_calloc_lines(RESULT_MAX_DEVS, sizeof(*js->dev_last));
 		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
 		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
 		if (!js->dev_last || !js->dev_base || !js->dev_end)
@@ -429,6 +427,8 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		 * one after another, jobs of a group together. */
 	}
 	wb_setup(s);
+	for (unsigned j = 0; j < cfg->njobs; j++)
+		sampler_job_cells(s, j);
 	if (sampler_time_setup(s) < 0)
 		return err_set(e, ENOMEM, "out of memory");
 	*sp = s;
@@ -517,6 +517,7 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 		}
 		if (js->ev_open && perfev_read(&js->ev, &js->ev_last) < 0)
 			memset(js->ev_last.ok, 0, sizeof(js->ev_last.ok));
+		js->ev_last_any = js->ev_open;	/* at worst, the next row looks */
 		if (js->ev_open && s->ev_every > 1 && !s->noted_ev) {
 			s->noted_ev = true;
 			notes_note("per-job kernel counters of %u jobs: each job's are "
@@ -525,6 +526,9 @@ void sampler_job_ready(struct sampler *s, unsigned j, pid_t leader)
 		}
 		js->ev_base = js->ev_last;
 	}
+	/* Without counters now, its job_* cells are empty in every row. */
+	js->ev_decided = true;
+	sampler_job_cells(s, j);
 	if (js->wb == WB_TRACED && leader > 0)
 		wbtrace_job_task(s->wb, j, leader);
 	/* One snapshot for all the jobs of a group (readied together, then
@@ -573,8 +577,12 @@ void sampler_job_started(struct sampler *s, unsigned j, uint64_t start_ns,
 		ts->ring_read = 0;
 		ts->prev_ops = ts->prev_bytes = ts->prev_probe = 0;
 		ts->prev_wops = ts->prev_wbytes = ts->prev_syncs = 0;
-		for (unsigned k = 0; k < 3; k++)
-			ts->stage[k].taken = ts->stage[k].seq_taken = false;
+		ts->stage.taken = ts->stage.seq_taken = false;
+		ts->stage.spill_n = 0;	/* prev_spill emptied above, prev_w below */
+		for (unsigned k = 0; k < 2; k++) {
+			ts->wstage[k].taken = ts->wstage[k].seq_taken = false;
+			ts->wstage[k].spill_n = 0;
+		}
 		ts->prev_hits = ts->prev_misses = ts->prev_evictions = ts->prev_batches = 0;
 		if (ts->prev_w) {
 			hist_init(&ts->prev_w[0]);
@@ -954,8 +962,9 @@ void sampler_destroy(struct sampler *s)
 		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
 			free(js->th[i].prev_w);
-			for (unsigned k = 0; k < 3; k++)
-				hist_stage_free(&js->th[i].stage[k]);
+			hist_stage_free(&js->th[i].stage);
+			for (unsigned k = 0; k < 2; k++)
+				hist_stage_free(&js->th[i].wstage[k]);
 		}
 		explain_job_free(&js->x);
 		free(js->share);

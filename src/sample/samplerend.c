@@ -143,10 +143,10 @@ void sampler_end(struct sampler *s, uint64_t now, struct run_result *res)
 		bool ok = true;
 
 		sampler_time_result(s, j, jres);
-		jres->read_iops = js->iops[FIOLOG_READ];
-		jres->read_bw = js->bw[FIOLOG_READ];
-		jres->write_iops = js->iops[FIOLOG_WRITE];
-		jres->write_bw = js->bw[FIOLOG_WRITE];
+		jres->read_iops = js->fio_r.iops;
+		jres->read_bw = js->fio_r.bw;
+		jres->write_iops = js->fio_w.iops;
+		jres->write_bw = js->fio_w.bw;
 
 		/* Faults of the measured part: exit figures minus the base. */
 		jres->majflt = jres->minflt = 0;

@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/job.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "out/notes.h"
@@ -69,7 +72,7 @@ static void job_add_dev(struct job_samp *js, int idx)
 	for (unsigned i = 0; i < js->ndev; i++)
 		if (js->dev[i] == (unsigned)idx)
 			return;
-	js->dev[js->ndev++] = (unsigned)idx;
+	js->dev[js->ndev++] = (uint8_t)idx;
 }
 
 /* The job's primary devices first (what its traffic is read from), then
@@ -153,6 +156,39 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 		if (!s->devs[js->dev[i]].ok)
 			return false;
 	return true;
+}
+
+/* Zeroed, on a cache line's boundary: the jobs' and threads' states
+ * are laid out by the line (samplerow.h), which calloc's 16 bytes of
+ * alignment would split. free() releases it. */
+void *sampler_calloc_lines(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	if (posix_memalign(&p, CACHELINE, n * size))
+		return NULL;
+	memset(p, 0, n * size);
+	return p;
+}
+
+/* What job @j's options and set-up leave fixed in its rows. */
+void sampler_job_cells(struct sampler *s, unsigned j)
+{
+	const struct sampler_job *sj = &s->cfg.jobs[j];
+	struct job_samp *js = &s->jobs[j];
+	struct samplecols_fixed fx = {
+		.writes = job_writes(sj->job),
+		.ev = js->ev_open || !js->ev_decided,
+		.cgroup = sj->job->mem_limit != 0,
+		.delayacct = js->delayacct,
+		.devs = js->nprimary > 0,
+		.wb_traced = js->wb == WB_TRACED,
+		.wb_zero = js->wb == WB_BY_CONSTRUCTION,
+	};
+
+	samplecols_job_cells(&js->cells, sj, &fx);
 }
 
 /* A CSV write that failed: the run stops when its reader left, else
@@ -322,8 +358,10 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 	for (unsigned d = 0; d < FIOLOG_DIRS; d++) {
 		if (!ops[d] || (js->ending && !fiostat_whole(dt, s->cfg.interval_ns)))
 			continue;
-		fiostat_series_add(&js->iops[d], (uint64_t)((double)ops[d] * 1e9 / (double)dt));
-		fiostat_series_add(&js->bw[d], (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
+		struct fio_series *f = d == FIOLOG_READ ? &js->fio_r : &js->fio_w;
+
+		fiostat_series_add(&f->iops, (uint64_t)((double)ops[d] * 1e9 / (double)dt));
+		fiostat_series_add(&f->bw, (uint64_t)((double)bytes[d] * 1e9 / (double)dt / 1024.0));
 	}
 	fiolog_interval(s->fiolog, j, now > js->measure_ns ? (now - js->measure_ns) / 1000000ull : 0,
 			dt, js->share, js->ending);
@@ -332,11 +370,10 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 void sampler_job_snap(struct sampler *s, unsigned j)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 
 		/* The counts, then the latencies, then the counts again: a
 		 * worker counts a request before it records its latency, so
@@ -355,11 +392,11 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			}
 			if (!js->lat)
 				break;
-			if (i < sj->nworkers)
-				hist_ring_take(&ts->stage[0], ts->prev_spill, &st->lat_ring);
+			if (i < js->nworkers)
+				hist_ring_take(&ts->stage, ts->prev_spill, &st->lat_ring);
 			if (ts->prev_w) {
-				hist_ring_take(&ts->stage[1], &ts->prev_w[0], &st->wlat_ring);
-				hist_ring_take(&ts->stage[2], &ts->prev_w[1], &st->slat_ring);
+				hist_ring_take(&ts->wstage[0], &ts->prev_w[0], &st->wlat_ring);
+				hist_ring_take(&ts->wstage[1], &ts->prev_w[1], &st->slat_ring);
 			}
 			if (tries == 2 || (STAT_LOAD(&st->rops) == ts->rops &&
 					   (!ts->prev_w || (STAT_LOAD(&st->wops) == ts->wops &&
@@ -373,11 +410,11 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 			for (size_t k = 0; k < sizeof(ts->prio) / sizeof(uint64_t); k++)
 				dst[k] = STAT_LOAD(&src[k]);
 		}
-		if (sj->pool) {
+		if (js->pool) {
 			ts->hits = STAT_LOAD(&st->pool.hits);
 			ts->misses = STAT_LOAD(&st->pool.misses);
 			ts->evictions = STAT_LOAD(&st->pool.evictions);
-			if (sj->pool_batches)
+			if (js->pool_batches)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
@@ -393,16 +430,14 @@ bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned eve
 	return k % every == 0 || (k + 1) % every == 0;
 }
 
-/* The job's own kernel counters now, when due; none (every ok false)
- * when not, so that neither this row nor the next has cells. */
-static void ev_read_row(struct sampler *s, unsigned j, uint64_t now, struct perfev_values *ev)
+/* The job's own kernel counters now (when due); none (every ok false)
+ * when they cannot be read, so that neither this row nor the next has
+ * cells. */
+static void ev_read_row(struct sampler *s, unsigned j, struct perfev_values *ev)
 {
 	struct job_samp *js = &s->jobs[j];
 	uint64_t t0;
 
-	memset(ev->ok, 0, sizeof(ev->ok));
-	if (!js->ev_open || !sampler_due(s, j, now, s->ev_every))
-		return;
 	t0 = now_ns();
 	if (perfev_read(&js->ev, ev) < 0)
 		memset(ev->ok, 0, sizeof(ev->ok));
@@ -438,7 +473,6 @@ static struct hist_ring *ring_of(const struct hist_ring *r)
 static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 
 	/* Only the buckets the last row filled are written. */
 	hist_clear(&s->interval);
@@ -450,8 +484,8 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
-		struct fiolog_sample *sh = logs && i < sj->nworkers ? &js->share[i] : NULL;
+		const struct thread_stats *st = &js->stats[i];
+		struct fiolog_sample *sh = logs && i < js->nworkers ? &js->share[i] : NULL;
 
 		if (sh) {
 			memset(sh, 0, sizeof(*sh));
@@ -466,26 +500,26 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_ops = ts->rops;
 		ts->prev_bytes = ts->rbytes;
 		ts->prev_probe = ts->probe;
-		if (sj->pool) {
+		if (js->pool) {
 			r->hits += ts->hits - ts->prev_hits;
 			r->misses += ts->misses - ts->prev_misses;
 			r->evictions += ts->evictions - ts->prev_evictions;
 			ts->prev_hits = ts->hits;
 			ts->prev_misses = ts->misses;
 			ts->prev_evictions = ts->evictions;
-			if (sj->pool_batches) {
+			if (js->pool_batches) {
 				r->batches += ts->batches - ts->prev_batches;
 				ts->prev_batches = ts->batches;
 			}
 		}
 		/* The values the worker appended since the last row (a
 		 * few contiguous lines), not its whole histogram. */
-		if (js->lat && i < sj->nworkers) {
+		if (js->lat && i < js->nworkers) {
 			uint64_t sum, max, n;
 
-			if (ts->stage[0].seq_taken)
-				ts->ring_read = ts->stage[0].seq;
-			n = hist_ring_commit(&s->interval, ts->prev_spill, &ts->stage[0],
+			if (ts->stage.seq_taken)
+				ts->ring_read = ts->stage.seq;
+			n = hist_ring_commit(&s->interval, ts->prev_spill, &ts->stage,
 					     ring_of(&st->lat_ring), &sum, &max);
 			if (sh) {
 				sh->dir[FIOLOG_READ].lat_n = n;
@@ -506,7 +540,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 		ts->prev_wbytes = ts->wbytes;
 		ts->prev_syncs = ts->syncs;
 		if (js->lat) {
-			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->stage[1],
+			uint64_t sum, max, n = hist_ring_commit(&s->winterval, &ts->prev_w[0], &ts->wstage[0],
 								ring_of(&st->wlat_ring), &sum, &max);
 
 			if (sh) {
@@ -514,7 +548,7 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 				sh->dir[FIOLOG_WRITE].lat_sum_ns = sum;
 				sh->dir[FIOLOG_WRITE].lat_max_ns = max;
 			}
-			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->stage[2], ring_of(&st->slat_ring),
+			hist_ring_commit(&s->sinterval, &ts->prev_w[1], &ts->wstage[1], ring_of(&st->slat_ring),
 					 &sum, &max);
 		}
 	}
@@ -534,16 +568,15 @@ static void gather_counters(struct sampler *s, unsigned j, struct sample_row *r)
 static void gather_tasks(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 	bool flt = sampler_due(s, j, r->now, s->task_every), read = true;
 	bool cpu = flt || sampler_due(s, j, r->now, s->cpu_every) ||
 		   (js->delayacct && s->tsk && sampler_due(s, j, r->now, s->da_every));
 
-	r->cpu_ok = cpu && js->cpu_read && sj->nworkers > 0;
+	r->cpu_ok = cpu && js->cpu_read && js->nworkers > 0;
 	js->cpu_read = cpu;
-	for (unsigned i = 0; cpu && i < sj->nworkers && i < js->nthreads; i++) {
+	for (unsigned i = 0; cpu && i < js->nworkers && i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 		uint64_t mj, mn;
 		bool ok;
 
@@ -599,14 +632,23 @@ static void gather_ev(struct sampler *s, unsigned j, struct sample_row *r)
 {
 	struct job_samp *js = &s->jobs[j];
 	struct perfev_values ev;
+	bool due = js->ev_open && sampler_due(s, j, r->now, s->ev_every), any = false;
 
-	ev_read_row(s, j, r->now, &ev);
+	/* Not due, and nothing read at the previous row: no cells, and
+	 * the previous reading (two cold lines) stays as it is, unread. */
+	if (!due && !js->ev_last_any)
+		return;
+	memset(ev.ok, 0, sizeof(ev.ok));
+	if (due)
+		ev_read_row(s, j, &ev);
 	for (unsigned c = 0; c < PERFEV_NR; c++) {
 		r->ev_ok[c] = ev.ok[c] && js->ev_last.ok[c];
 		/* A scaled PMU estimate may step back a little. */
 		r->ev_d[c] = r->ev_ok[c] && ev.v[c] > js->ev_last.v[c] ? ev.v[c] - js->ev_last.v[c] : 0;
+		any = any || ev.ok[c];
 	}
 	js->ev_last = ev;
+	js->ev_last_any = any;
 }
 
 /* What explains the row (explain.c): residency, pressure, cost. */
@@ -659,11 +701,12 @@ static void gather_wb(struct sampler *s, unsigned j, struct sample_row *r)
 
 /* The row goes to the CSV, or under MPI to rank 0 with its histograms
  * (for the percentiles of the all row). */
-static void emit(struct sampler *s, const struct job *job, const char *line, size_t len)
+static void emit(struct sampler *s, unsigned j, const char *line, size_t len)
 {
 	if (s->have_csv) {
 		sampler_csv_write(s, line, len);
 	} else if (s->cfg.row_sink) {
+		const struct job *job = s->cfg.jobs[j].job;
 		const struct hist *lat[3] = {
 			job->latency ? &s->interval : NULL,
 			job->latency && job_writes(job) ? &s->winterval : NULL,
@@ -694,31 +737,19 @@ static void emit(struct sampler *s, const struct job *job, const char *line, siz
 
 static void prefetch_job_state(const struct job_samp *js)
 {
-	/* Its head: times, the cells kept, the host at its last row, its
-	 * threads and devices. */
-	for (size_t off = 0; off < offsetof(struct job_samp, dev_last) + sizeof(js->dev_last); off += 64)
+	/* Its head: what every row reads and writes (samplerow.h). */
+	for (size_t off = 0; off < JOB_SAMP_HOT; off += 64)
 		PFW((const char *)js + off);
-	PFW(&js->ev_last);
-	PFW(&js->x);
-	PFW(&js->x.res);
-	PFW(&js->x.rows);
-	PFW(&js->wb);
-	PFW(&js->share);
-	PFW((const char *)&js->iops[0] + 64);
-	PFW(&js->da_read_t);
 }
 
 void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool pass)
 {
-	const struct sampler_job *sj = &s->cfg.jobs[j];
 	const struct job_samp *js = &s->jobs[j];
 	unsigned nt;
 
 	if (j >= s->cfg.njobs)
 		return;
 	if (stage == 0) {
-		PF(sj);
-		PF((const char *)sj + 64);
 		if (pass) {
 			PF(&js->active);
 			PF(&js->th);
@@ -729,12 +760,12 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	}
 	nt = js->nthreads < PF_THREADS ? js->nthreads : PF_THREADS;
 	if (stage == 2) {
-		for (unsigned i = 0; !pass && i < nt && i < sj->nworkers; i++) {
+		for (unsigned i = 0; !pass && i < nt && i < js->nworkers; i++) {
 			const struct thread_samp *ts = &js->th[i];
-			const struct hist_ring *ring = &sj->stats[i].lat_ring;
-			uint64_t from = ts->ring_read, to = ts->stage[0].seq;
+			const struct hist_ring *ring = &js->stats[i].lat_ring;
+			uint64_t from = ts->ring_read, to = ts->stage.seq;
 
-			if (!ts->stage[0].seq_taken || to <= from)
+			if (!ts->stage.seq_taken || to <= from)
 				continue;
 			if (to - from > HIST_RING)
 				from = to - HIST_RING;
@@ -748,9 +779,9 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	 * and ring counts. */
 	for (unsigned i = 0; i < nt; i++) {
 		const struct thread_samp *ts = &js->th[i];
-		const struct thread_stats *st = &sj->stats[i];
+		const struct thread_stats *st = &js->stats[i];
 
-		for (size_t off = 0; off < offsetof(struct thread_samp, task); off += 64)
+		for (size_t off = 0; off < THREAD_SAMP_HOT; off += 64)
 			PFW((const char *)ts + off);
 		PF(st);
 		PF(&st->lat_ring);
@@ -837,8 +868,14 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 	r.time_ok = sampler_time_row(s, j, now, r.ramp, r.tenths);
 
 	p = samplecols_write(&r, s->host_cells, line, line + sizeof(line));
-	/* Only its devices: the whole array is 2.3 KB a row. */
-	memcpy(js->dev_last, dcur, js->ndev * sizeof(*dcur));
+	/* Only its devices, and of each only what a row and the job's
+	 * result read (its first line): a reading is 144 bytes. */
+	for (unsigned i = 0; i < js->ndev; i++) {
+		js->dev_last[i].read_ios = dcur[i].read_ios;
+		js->dev_last[i].read_sectors = dcur[i].read_sectors;
+		js->dev_last[i].write_ios = dcur[i].write_ios;
+		js->dev_last[i].write_sectors = dcur[i].write_sectors;
+	}
 	if (sys == &s->sys_keep[s->sys_cur]) {
 		js->ps_slot = (int)s->sys_cur;
 		js->ps_seq = sys->seq;
@@ -847,5 +884,5 @@ void sampler_job_row(struct sampler *s, unsigned j, uint64_t now, const struct s
 		js->ps_slot = -1;
 	}
 	js->last_t = now;
-	emit(s, sj->job, line, (size_t)(p - line));
+	emit(s, j, line, (size_t)(p - line));
 }

@@ -39,35 +39,47 @@ struct dev_src {
 	struct devinfo_blkstat cur;
 };
 
+/*
+ * A worker thread's sampler state. At thousands of jobs a row's time is
+ * mostly its first loads of cold lines, so what every row of a read job
+ * reads and writes comes first, in two lines (CACHELINE-aligned): the
+ * counters at the sampling moment and at the previous row, the ring's
+ * stage and the CPU time. What only write jobs, pools, the task files,
+ * log_prio or delayacct=1 use follows, untouched by other rows.
+ */
 struct thread_samp {
 	/* The thread's counters at the sampling moment (sampler_job_snap):
 	 * read for every job before anything slower, so each row's counts
-	 * belong to its interval however long the rest of a sample takes. */
-	uint64_t rops, rbytes, probe, wops, wbytes, syncs, hits, misses, evictions, batches;
+	 * belong to its interval however long the rest of a sample takes;
+	 * and at the previous row. */
+	uint64_t rops, rbytes, probe;
 	uint64_t prev_ops, prev_bytes, prev_probe;
-	uint64_t prev_wops, prev_wbytes, prev_syncs;
-	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
-	uint64_t prev_batches;
-	struct hist *prev_w;		/* write jobs: wlat's and slat's spills as last read */
-	uint64_t prev_maj, prev_min;	/* at the previous row */
-	/* Time on a CPU since the thread began: its schedstat while it runs
-	 * (utime+stime ticks where that cannot be read), its exit schedstat
-	 * once it has ended. */
-	uint64_t cpu_ns, prev_cpu;	/* now, and at the previous row */
-	bool cpu_ok;
-	uint64_t base_maj, base_min;	/* at the start of the measured part */
-	bool base_from_start;		/* take the worker's own start values */
+	uint64_t ring_read;		/* lat's ring read up to here (prefetch's guess) */
+	struct hist *prev_spill;	/* lat's spill as last read, in sampler.spill_all */
 	/* The latencies recorded since the previous row, read with the
 	 * counters at the sampling moment (hist_ring_take: the worker's
 	 * ring's count, and the buckets its spill grew) and added into the
-	 * row (hist_ring_commit): reads, writes, flushes. The spill of lat
-	 * as last read, apart (untouched pages while the worker never
-	 * spills, and out of the lines a row reads). */
-	struct hist_stage stage[3];
-	uint64_t ring_read;		/* lat's ring read up to here (prefetch's guess) */
-	struct hist *prev_spill;	/* in sampler.spill_all */
-	/* Its task files, read over one row in many: after the fields every
-	 * row reads (sampler_row_prefetch asks for those). */
+	 * row (hist_ring_commit): reads here, writes and flushes in
+	 * wstage. */
+	struct hist_stage stage;
+	struct hist *prev_w;		/* write jobs: wlat's and slat's spills as last read */
+	/* Time on a CPU since the thread began: its CPU clock while it
+	 * runs (its schedstat in a worker process, utime+stime ticks where
+	 * neither can be read), its exit schedstat once it has ended. Now,
+	 * and at the previous row. */
+	uint64_t cpu_ns, prev_cpu;
+	uint64_t prev_maj, prev_min;	/* at the previous row */
+	bool cpu_ok;
+	/* ---- below: not read by a read job's row ---- */
+	uint64_t wops __attribute__((aligned(CACHELINE)));
+	uint64_t wbytes, syncs, hits, misses, evictions, batches;
+	uint64_t prev_wops, prev_wbytes, prev_syncs;
+	uint64_t prev_hits, prev_misses, prev_evictions;	/* pool, at the previous row */
+	uint64_t prev_batches;
+	uint64_t base_maj, base_min;	/* at the start of the measured part */
+	bool base_from_start;		/* take the worker's own start values */
+	struct hist_stage wstage[2];	/* wlat's, slat's */
+	/* Its task files, read over one row in many. */
 	struct procfs_src task;
 	bool task_open, task_failed;
 	struct procfs_src sched;	/* its schedstat: CPU time in ns */
@@ -77,62 +89,83 @@ struct thread_samp {
 	/* delayacct=1 (samplertime.c): its delays and CPU time at the job's
 	 * last reading of them. */
 	uint64_t da_prev[TASKSTATS_NDELAYS], da_prev_cpu;
+} __attribute__((aligned(CACHELINE)));
+
+/* fio's IOPS and KiB/s series of one direction (for the JSON). */
+struct fio_series {
+	struct fiostat_series iops, bw;
 };
 
+/*
+ * A job's sampler state. As struct thread_samp, what every row reads
+ * and writes comes first and packed (its flags, times, devices, the
+ * reads' fio series, explain's own head, the cells kept), and what a
+ * row reads only when its figure is due or the job asks for it (its
+ * kernel counters, explain's messages and cgroup pressure, the write
+ * series, the write-back trace, the time breakdown, the host's reading
+ * kept for a row made apart) follows, out of the lines a row touches.
+ */
 struct job_samp {
 	bool active;
 	/* The job's options every row reads, copied at set-up: its
-	 * struct job is 14 KB, a cold line for each at thousands of jobs. */
+	 * struct job is 14 KB, a cold line for each at thousands of jobs;
+	 * and so is what a row reads of its struct sampler_job (below). */
 	bool lat, log_prio, delayacct;
-	struct samplecols_job cells;	/* its cells the same in every row */
-	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
-	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
-	uint64_t last_t;
+	bool pool, pool_batches;
+	bool ending;			/* the row being made is the job's last */
+	bool faults_ok;			/* every interval's faults were readable */
+	bool flt_read;			/* its threads' faults read at its previous row */
+	bool cpu_read;			/* ... and their CPU time */
+	bool ev_open, ev_ended;
+	bool ev_last_any;		/* some counter of ev_last is ok */
+	bool da_read;			/* delayacct=1: its delays read at its previous row */
+	/* Who wrote its data to the device (wbtrace.h): enum wb_state,
+	 * why not when WB_UNREAD, the counts at the previous row. */
+	int wb;
 	/* The host's reading at its previous row: the sampler's kept one
 	 * of a sample (sampler.sys_keep[ps_slot], while its seq is still
 	 * ps_seq), shared by every job sampled then, or its own copy
 	 * (ps_slot -1: its first row, a row made apart from a sample). */
 	int ps_slot;
-	uint64_t ps_seq;
 	unsigned nthreads;		/* workers + probe */
+	unsigned nworkers;
+	uint64_t ps_seq;
+	uint64_t start_ns, ramp_end_ns;	/* the job's clock, from sampler_job_started */
+	uint64_t last_t;
+	uint64_t measure_ns;		/* the measured part's start */
 	struct thread_samp *th;
+	const struct thread_stats *stats;	/* the workers' counters (sampler_job.stats) */
+	struct cgroup *cg;		/* mem_limit: its cgroup while it exists */
+	/* Per dev, at the previous row: its reads' and writes' counts and
+	 * sectors only (a row's and the job's result's figures). */
+	struct devinfo_blkstat *dev_last;
+	struct fiolog_sample *share;	/* each worker's share of the interval (fio logs) */
 	/* Devices, as indices into sampler.devs: the job's primary devices
 	 * (what its targets sit on) and, for md, the members. */
 	unsigned ndev, nprimary;
-	unsigned dev[RESULT_MAX_DEVS];
-	struct devinfo_blkstat *dev_last;	/* per dev, at the previous row */
+	uint8_t dev[RESULT_MAX_DEVS];	/* sampler.devs has fewer than 256 */
+	struct fio_series fio_r;	/* fio's per-interval figures of its reads */
+	struct samplecols_job cells;	/* its cells the same in every row */
+	struct explain_job x;		/* residency, pressure, cost, phases: its head first */
+	/* ---- below: read only when due, or asked for ---- */
+	struct fio_series fio_w;	/* ... and of its writes */
 	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */
 	struct devinfo_blkstat *dev_end;	/* per dev, at job end */
 	bool dev_end_taken;
-	bool faults_ok;			/* every interval's faults were readable */
-	bool flt_read;			/* its threads' faults read at its previous row */
-	bool cpu_read;			/* ... and their CPU time */
 	uint64_t cgroup_peak;		/* highest cgroup usage sampled, bytes */
 	/* Kernel counters of the job's own tasks (perfev.h), opened on its
 	 * leader from ready until it ends: at the previous row, at the
 	 * start of the measured part, at its end. */
 	struct perfev_set ev;
-	bool ev_open, ev_ended;
 	struct perfev_values ev_last, ev_base, ev_end;
+	bool ev_decided;		/* sampler_job_ready tried to open them */
 	char ev_why[PERFEV_WHY_MAX];
-	struct explain_job x;		/* residency, pressure, cost, phases */
-	/* Who wrote its data to the device (wbtrace.h): enum wb_state,
-	 * why not when WB_UNREAD, the counts at the previous row. */
-	int wb;
 	char wb_why[256];
 	struct wbtrace_counts wb_last, wb_base;	/* ... and at the measured part's start */
-	/* fio's per-interval figures: the measured part's start, each
-	 * worker's share of the current interval (for the fio logs), and
-	 * the job's IOPS and KiB/s series per direction (for the JSON). */
-	uint64_t measure_ns;
-	bool ending;			/* the row being made is the job's last */
-	struct fiolog_sample *share;
-	struct fiostat_series iops[FIOLOG_DIRS], bw[FIOLOG_DIRS];
 	/* delayacct=1 (samplertime.c): when its threads' delays were last
 	 * read (a row has time_* cells when read at both its ends), and
 	 * the measured rows' sums. */
 	uint64_t da_read_t;
-	bool da_read;
 	struct timeshare_ns da_total;
 	uint64_t da_window;
 	/* ... and the measured rows it was due in but could not split: a
@@ -140,8 +173,8 @@ struct job_samp {
 	uint64_t da_lost;
 	bool da_bogus;
 	char da_why[160];
-	struct sys_snap last_sys;	/* ps_slot -1: out of the lines a row reads */
-};
+	struct sys_snap last_sys;	/* ps_slot -1 */
+} __attribute__((aligned(CACHELINE)));
 
 struct sampler {
 	struct sampler_config cfg;
@@ -171,7 +204,7 @@ struct sampler {
 	bool group_sys_taken;
 	struct explain_host psi;
 	unsigned ndevs;
-	struct dev_src devs[RESULT_MAX_DEVS * 4];
+	struct dev_src devs[RESULT_MAX_DEVS * 4];	/* job_samp.dev: under 256 */
 	struct job_samp *jobs;
 	struct thread_samp *th_all;	/* every job's threads' (job_samp.th) */
 	struct hist *spill_all;		/* ... and their lat spills' (thread_samp.prev_spill) */
@@ -232,6 +265,10 @@ struct sampler {
 	uint64_t da_queries, da_query_ns;
 };
 
+/* The lines every row of a read job touches: its state up to these. */
+#define THREAD_SAMP_HOT offsetof(struct thread_samp, wops)
+#define JOB_SAMP_HOT (offsetof(struct job_samp, x) + offsetof(struct explain_job, cg_last))
+
 /* Every system-wide source now, stamped @now (sampler.c). */
 void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */
@@ -260,6 +297,12 @@ bool sampler_thread_faults(struct sampler *s, struct thread_samp *ts, const stru
  * its exit figure once it has exited, else its CPU clock (a thread of
  * this process) or its schedstat (a worker process's). */
 bool sampler_thread_cpu(struct sampler *s, struct thread_samp *ts, const struct thread_stats *st);
+/* @n zeroed elements of @size on a cache line's boundary (free()d). */
+void *sampler_calloc_lines(size_t n, size_t size);
+/* Job @j's cells the same in every row (samplecols_job_cells): after
+ * its devices and write-back tracing are set up, and again once its
+ * kernel counters are open or known not to be (sampler_job_ready). */
+void sampler_job_cells(struct sampler *s, unsigned j);
 /* Start a sampling moment at @now (a no-op when one at @now is under
  * way): devices and residency are read afresh when next asked. */
 void sampler_moment(struct sampler *s, uint64_t now);

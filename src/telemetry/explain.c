@@ -95,7 +95,7 @@ int explain_job_init(struct explain_job *x, const struct job *job, const struct 
 	snprintf(x->cg_why, sizeof(x->cg_why), "the job has no mem_limit cgroup");
 	if (!n)
 		return 0;
-	x->res = calloc(n, sizeof(*x->res));
+	x->res = n == 1 ? &x->res_one : calloc(n, sizeof(*x->res));
 	if (!x->res)
 		return -ENOMEM;
 	x->nres = n;
@@ -209,8 +209,8 @@ void explain_row(struct explain_job *x, const struct explain_in *in, struct expl
 	bool res = rr == 0, skipped = rr == -EAGAIN;
 	bool full = res && r.full;
 	struct psi_totals cg = { 0 };
-	struct psi_span cg_at = { .start_ns = mono_ns() };
-	bool cg_ok = x->cg_psi_open && x->cg_last_ok && psi_read(&x->cg_psi, &cg) == 0;
+	struct psi_span cg_at = { 0 };
+	bool cg_ok = false;
 	bool sys = s && ps;
 	struct phase_row pr = {
 		.t_s = in->t_s, .dt_s = in->dt_s, .ramp = in->ramp,
@@ -222,7 +222,13 @@ void explain_row(struct explain_job *x, const struct explain_in *in, struct expl
 		.cpu_ok = in->cpu_ok, .cpu_ns = in->cpu_ns,
 	};
 
-	cg_at.end_ns = mono_ns();
+	/* The clock is read only around a read of the cgroup's pressure,
+	 * not in every row of every job. */
+	if (x->cg_psi_open && x->cg_last_ok) {
+		cg_at.start_ns = mono_ns();
+		cg_ok = psi_read(&x->cg_psi, &cg) == 0;
+		cg_at.end_ns = mono_ns();
+	}
 	memset(out, 0, sizeof(*out));
 	fig(out, EXPLAIN_TARGET_CACHED, res, (double)r.cached * pg / MIB);
 	fig(out, EXPLAIN_TARGET_EVICTED, full, (double)r.evicted * pg / MIB);
@@ -304,7 +310,8 @@ void explain_result(struct explain_job *x, struct explain_result *e)
 
 void explain_job_free(struct explain_job *x)
 {
-	free(x->res);
+	if (x->res != &x->res_one)
+		free(x->res);
 	if (x->cg_psi_open)
 		procfs_src_close(&x->cg_psi);
 	free(x->rows);

@@ -119,25 +119,29 @@ struct explain_in {
 };
 
 struct explain_job {
+	/* What every row reads and writes first, packed: at thousands of
+	 * jobs a row's time is its first loads of cold lines. */
 	uint64_t limit;			/* mem_limit bytes, 0 = the host's cache */
 	const char *bypass;		/* why the job's reads fill no cache (direct=1,
 					 * uncached=1): it has no cache-full moment */
-	unsigned nres;
 	struct residency_set *set;	/* the sampler's, shared by every job */
 	unsigned *res;			/* one region of @set per target */
+	unsigned nres;
+	unsigned res_one;		/* @res of a job of one target: no line apart */
 	bool res_ok;			/* every target's residency could be read */
 	bool last_ok;
-	struct residency last;		/* summed over targets, at the last row */
 	bool warned;
-	char why[PROCFS_WHY_MAX + 128];	/* a warning for the caller to give, "" when none */
-	char note[PROCFS_WHY_MAX + 256];	/* ... and a note (a target's residency read less often) */
-	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
 	bool cg_psi_open, cg_last_ok;
-	struct psi_totals cg_last;
-	struct psi_span cg_last_at;
-	char cg_why[160];		/* why its cells are empty */
 	struct phase_row *rows;
 	size_t nrows, cap;
+	struct residency last;		/* summed over targets, at the last row */
+	/* Read only under mem_limit, or when there is something to say. */
+	struct psi_totals cg_last;
+	struct psi_span cg_last_at;
+	struct procfs_src cg_psi;	/* cgroup v2 memory.pressure */
+	char cg_why[160];		/* why its cells are empty */
+	char why[PROCFS_WHY_MAX + 128];	/* a warning for the caller to give, "" when none */
+	char note[PROCFS_WHY_MAX + 256];	/* ... and a note (a target's residency read less often) */
 };
 
 /* The job's target regions, added to @set (shared with the other jobs,

@@ -42,22 +42,17 @@
 
 /* One interval of a job, as its CSV row has it, in counts (not rates). */
 struct phase_row {
+	/* Its flags together: a row is kept for every interval of every
+	 * job, written by the sampler while it runs. */
+	bool ramp, lat_ok, tlb_ok, flt_ok, cache_ok, evict_ok, dev_ok, cpu_ok;
 	double t_s, dt_s;		/* end of the interval (run clock) and length */
-	bool ramp;
 	uint64_t ops, bytes;		/* reads and bytes read */
-	bool lat_ok;
 	double lat_p50_us, lat_p99_us;
-	bool tlb_ok;
 	uint64_t tlb;			/* TLB shootdown IPIs (system-wide) */
-	bool flt_ok;
 	uint64_t majflt;		/* the job's major faults */
-	bool cache_ok;
 	uint64_t cache_bytes;		/* the gauge: cgroup usage (mem_limit) or host Cached */
-	bool evict_ok;
 	uint64_t evicted;		/* pages seen evicted in the interval */
-	bool dev_ok;
 	uint64_t dev_bytes;		/* device bytes read */
-	bool cpu_ok;
 	uint64_t cpu_ns;		/* the job's threads on a CPU */
 };
 
