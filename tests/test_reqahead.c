@@ -28,6 +28,7 @@
 #include "lib/stats.h"
 #include "run/jobrun.h"
 #include "run/worker.h"
+#include "jobrig.h"
 #include "testjob.h"
 
 #define MAXREQ 1024
@@ -105,13 +106,6 @@ static struct engine_ops rec_engine = {
 	.release = rec_release,
 };
 
-struct rig {
-	struct job job;
-	struct job_run jr;
-	struct stats_arena arena;
-	int stop;
-};
-
 /* One worker of a psync randread job over a scratch file, @n requests
  * (io_size), the recording engine with the prefetch hook or without. */
 static void rig_run(struct rig *g, unsigned n, bool hook)
@@ -120,26 +114,12 @@ static void rig_run(struct rig *g, unsigned n, bool hook)
 	const char *opts[] = { "name", "reqahead", "filename", file, "size", "1m", "bs", "4k",
 			       "rw", "randread", "io_size", io_size, "ioengine", "psync",
 			       "invalidate", "0", "randseed", "7", NULL };
-	struct err e = { 0 };
 
-	memset(g, 0, sizeof(*g));
 	snprintf(file, sizeof(file), "%s/f", dir);
 	snprintf(io_size, sizeof(io_size), "%u", n * 4096);
-	job_of(&g->job, opts);
-	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
-	if (job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, &e))
-		fail_msg("prepare: %s", e.msg);
+	jobrig_prepare(g, opts);
 	rec_engine.prefetch = hook ? rec_prefetch : NULL;
-	g->jr.crew.wk.ops = &rec_engine;
-	assert_int_equal(job_run_start(&g->jr, &e), 0);
-	job_run_join(&g->jr);
-}
-
-static void rig_free(struct rig *g)
-{
-	job_run_destroy(&g->jr);
-	stats_arena_destroy(&g->arena);
-	option_release(&g->job);
+	jobrig_go(g, &rec_engine);
 }
 
 static bool rec_eq(const struct rec *a, const struct rec *b)
@@ -164,7 +144,7 @@ static void test_same_requests(void **state)
 	memcpy(plain, E.q, sizeof(plain));
 	for (unsigned i = 0; i < nplain; i++)
 		assert_false(E.hinted[i]);
-	rig_free(&g);
+	jobrig_free(&g);
 
 	memset(&E, 0, sizeof(E));
 	rig_run(&g, n, true);
@@ -182,7 +162,7 @@ static void test_same_requests(void **state)
 		if (i + 2 < nplain)
 			assert_true(rec_eq(&E.after[i], &plain[i + 2]));
 	}
-	rig_free(&g);
+	jobrig_free(&g);
 }
 
 /* A failed queue() with the hook: the worker fails, named, and what
@@ -200,7 +180,7 @@ static void test_queue_fails(void **state)
 	assert_string_equal(g.arena.ts[0].error.what, "recording");
 	assert_int_equal(E.nq, 19);
 	assert_int_equal(E.pins, 0);
-	rig_free(&g);
+	jobrig_free(&g);
 }
 
 static int group_setup(void **state)

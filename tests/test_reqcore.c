@@ -29,6 +29,7 @@
 #include "lib/stats.h"
 #include "run/jobrun.h"
 #include "run/worker.h"
+#include "jobrig.h"
 #include "testjob.h"
 #include "scratchdir.h"
 
@@ -108,13 +109,6 @@ static const struct engine_ops fake_engine = {
 	.release = fake_release,
 };
 
-struct rig {
-	struct job job;
-	struct job_run jr;
-	struct stats_arena arena;
-	int stop;
-};
-
 /* One worker of an io_uring job over a scratch file, rw= @rw. */
 static void rig_run(struct rig *g, const char *rw)
 {
@@ -122,25 +116,11 @@ static void rig_run(struct rig *g, const char *rw)
 	const char *opts[] = { "name", "reqcore", "filename", file, "size", "1m", "bs", "4k",
 			       "rw", rw, "rwmixread", "100", "ioengine", "io_uring",
 			       "iodepth", "8", "invalidate", "0", NULL };
-	struct err e = { 0 };
 
-	memset(g, 0, sizeof(*g));
 	snprintf(file, sizeof(file), "%s/f", scratch_dir);
-	job_of(&g->job, opts);
-	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
-	if (job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, &e))
-		fail_msg("prepare: %s", e.msg);
+	jobrig_prepare(g, opts);
 	assert_int_equal(g->jr.crew.wk.ej.depth, DEPTH);
-	g->jr.crew.wk.ops = &fake_engine;
-	assert_int_equal(job_run_start(&g->jr, &e), 0);
-	job_run_join(&g->jr);
-}
-
-static void rig_free(struct rig *g)
-{
-	job_run_destroy(&g->jr);
-	stats_arena_destroy(&g->arena);
-	option_release(&g->job);
+	jobrig_go(g, &fake_engine);
 }
 
 /* A request fails; those completed with it are each released once. */
@@ -156,7 +136,7 @@ static void stop_releases(const char *rw)
 	assert_true(E.reaps >= 3);
 	assert_int_equal(E.bad_release, 0);
 	assert_int_equal(E.pins, 0);
-	rig_free(&g);
+	jobrig_free(&g);
 }
 
 static void test_read_stop_releases(void **state)
@@ -185,7 +165,7 @@ static void reap_fails(const char *rw)
 	assert_string_equal(g.arena.ts[0].error.what, "reap");
 	assert_int_equal(E.reaps, 3);
 	assert_int_equal(E.bad_release, 0);
-	rig_free(&g);
+	jobrig_free(&g);
 }
 
 static void test_read_reap_fails(void **state)
@@ -214,7 +194,7 @@ static void queue_fails(const char *rw)
 	assert_int_equal(E.nq, 0);
 	assert_int_equal(E.bad_release, 0);
 	assert_int_equal(E.pins, 0);
-	rig_free(&g);
+	jobrig_free(&g);
 }
 
 static void test_read_queue_fails(void **state)
