@@ -62,6 +62,24 @@ uint64_t mem_need_total(const struct mem_need *m)
 	return m->charge + m->stock + m->pagetables + (uint64_t)m->windows * m->window + m->prefetch + 4096;
 }
 
+/*
+ * The charge is measured once per run, and a second measurement of the
+ * same job differs by a few pages (the kernel's own allocations for the
+ * tasks land on different slabs; seen: a need under 25 MiB named as 25m,
+ * then 524 KiB measured and 25.01 MiB needed on the run at 25m, loaded). A
+ * limit named at the need itself, rounded up to a MiB, is refused on the
+ * next run whenever the need sat just under a MiB: the name carries a
+ * quarter of the measured part, at least 256 KiB, above the need.
+ */
+uint64_t mem_need_named(const struct mem_need *m)
+{
+	uint64_t slack = (m->charge + m->stock) / 4;
+
+	if (slack < 256 << 10)
+		slack = 256 << 10;
+	return (mem_need_total(m) + slack + (1 << 20) - 1) >> 20;
+}
+
 int mem_need_check(const struct job *j, const struct mem_need *m, struct err *e)
 {
 	uint64_t need = mem_need_total(m);
@@ -83,8 +101,9 @@ int mem_need_check(const struct job *j, const struct mem_need *m, struct err *e)
 	return err_set(e, EINVAL,
 		       "mem_limit=%.1fMiB is too small for this job to run without the OOM killer: its worker "
 		       "process is charged %.0f KiB (measured with its %u %s set up, and up to %.0f KiB "
-		       "the kernel charges ahead on its CPUs)%s%s%s; the smallest limit that works is %.1f MiB: mem_limit=%llum",
+		       "the kernel charges ahead on its CPUs)%s%s%s; the smallest limit that works is %.1f MiB; "
+		       "with room for the charge to measure higher on the next run: mem_limit=%llum",
 		       j->mem_limit / MIB, m->charge / 1024.0, m->tasks,
 		       j->thread ? (m->tasks == 1 ? "thread" : "threads") : (m->tasks == 1 ? "process" : "processes"),
-		       m->stock / 1024.0, pt, pf, ra, need / MIB, (unsigned long long)((need + (1 << 20) - 1) >> 20));
+		       m->stock / 1024.0, pt, pf, ra, need / MIB, (unsigned long long)mem_need_named(m));
 }

@@ -65,6 +65,11 @@ uint64_t mem_need_stock(unsigned ncpus, unsigned tasks, uint64_t page);
 /* The smallest limit that works: every part, plus one page. */
 uint64_t mem_need_total(const struct mem_need *m);
 
+/* The limit a refusal names, in MiB: the need, plus room for the next
+ * run's measurement of the charge to come out a few pages higher,
+ * rounded up. */
+uint64_t mem_need_named(const struct mem_need *m);
+
 /* 0 when @j's mem_limit is above the need, else -EINVAL with a message
  * that names the worker's charge, the read-ahead window and the
  * smallest limit that works. */
