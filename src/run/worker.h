@@ -38,6 +38,7 @@
 #include "lib/stats.h"
 #include "workload/writes.h"
 #include "workload/touch.h"
+#include "workload/workload.h"
 #include "lib/latclock.h"
 
 struct prefetch;
@@ -63,6 +64,7 @@ struct work {
 	const struct job *job;
 	const struct engine_ops *ops;
 	struct engine_job ej;		/* targets, request slots per thread, engine state */
+	struct workload_job wj;		/* what the workload's modules read of the job */
 	/* iodepth_batch_submit resolved: queued requests are pushed to the
 	 * kernel every this many (1..ej.depth). */
 	unsigned batch;
