@@ -10,7 +10,7 @@
 #include "job/options.h"
 #include "job/workloadcfg.h"
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 /* @opts: NAME, VALUE, NAME, VALUE, ..., NULL. */
 static inline void job_of(struct job *j, const char *const *opts)

@@ -7,7 +7,7 @@
 #ifndef FAULTLINE_WORKLOADCFG_H
 #define FAULTLINE_WORKLOADCFG_H
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "workload/workload.h"
 
 /* Fill all of @wj from @j; its pointers point into @j. */

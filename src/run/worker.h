@@ -34,7 +34,7 @@
 #include "run/pace.h"
 #include "run/record.h"
 #include "run/reqclock.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/stats.h"
 #include "workload/writes.h"
 #include "workload/touch.h"
