@@ -31,6 +31,7 @@
 #endif
 
 #include "lib/latclock.h"
+#include "run/arena.h"
 #include "workload/prio.h"
 #include "run/loop.h"
 #include "run/placement.h"
@@ -223,7 +224,7 @@ out_stop:
 		STAT_STORE(&st->lat_depth, w->pace.qd);
 		STAT_STORE(&st->lat_done, w->pace.lt_state > 0);
 	}
-	stats_bell_ring(wk->bell);
+	arena_bell_ring(wk->bell);
 	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)

@@ -96,7 +96,7 @@ struct work {
 	int *job_stop;			/* a worker failed: the job's others stop
 					 * (in the arena: stats[0].job_stop) */
 	uint32_t *bell;			/* rung as each worker's timed part ends
-					 * (stats_bell_ring), else NULL */
+					 * (arena_bell_ring), else NULL */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
 	uint64_t deadline_ns;		/* 0 = none */
