@@ -36,6 +36,7 @@
 #include "out/report.h"
 #include "run/run.h"
 #include "verdict/verdict.h"
+#include "job/workloadcfg.h"
 #include "workload/verify.h"
 
 /* FAULTLINE_VERSION and FAULTLINE_COMMIT, written by the Makefile into
@@ -446,6 +447,7 @@ static int verify_jobs(const struct joblist *jl)
 
 	for (unsigned i = 0; i < jl->n; i++) {
 		const struct job *j = jl->jobs[i];
+		struct workload_job wj;
 		struct verify_result vr;
 		struct err e = { 0 };
 		int ret;
@@ -455,7 +457,8 @@ static int verify_jobs(const struct joblist *jl)
 			       j->rw == RW_READ ? "read" : "randread");
 			continue;
 		}
-		ret = verify_job(j, &vr, &e);
+		workloadcfg_resolve(&wj, j);
+		ret = verify_job(&wj, &vr, &e);
 		for (unsigned t = 0; t < vr.ntargets; t++) {
 			const struct verify_target *vt = &vr.targets[t];
 

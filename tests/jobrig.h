@@ -12,13 +12,14 @@
 
 #include "engines/engine.h"
 #include "lib/stats.h"
+#include "run/arena.h"
 #include "run/jobrun.h"
 #include "testjob.h"
 
 struct rig {
 	struct job job;
 	struct job_run jr;
-	struct stats_arena arena;
+	struct arena arena;
 	int stop;
 };
 
@@ -29,7 +30,7 @@ static inline void jobrig_prepare(struct rig *g, const char *const *opts)
 
 	memset(g, 0, sizeof(*g));
 	job_of(&g->job, opts);
-	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
+	assert_int_equal(arena_create(&g->arena, job_run_nstats(&g->job)), 0);
 	if (job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, &e))
 		fail_msg("prepare: %s", e.msg);
 }
@@ -47,7 +48,7 @@ static inline void jobrig_go(struct rig *g, const struct engine_ops *ops)
 static inline void jobrig_free(struct rig *g)
 {
 	job_run_destroy(&g->jr);
-	stats_arena_destroy(&g->arena);
+	arena_destroy(&g->arena);
 	option_release(&g->job);
 }
 

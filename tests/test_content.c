@@ -52,7 +52,7 @@ static void test_repeat_share(void **state)
 
 	(void)state;
 	job_of(&j, o);
-	content_init(&c, &j, 0, 42, 1 << 20);
+	content_init(&c, wl_of(&j), 0, 42, 1 << 20);
 	d = distinct(&c, f);
 	assert_in_range(d, N * 67 / 100, N * 73 / 100);
 	free(f);
@@ -75,8 +75,8 @@ static void test_working_set_global(void **state)
 
 	(void)state;
 	job_of(&j, g);
-	content_init(&ca, &j, 0, 1, 1000);	/* a set of 10 */
-	content_init(&cb, &j, 0, 2, 1000);
+	content_init(&ca, wl_of(&j), 0, 1, 1000);	/* a set of 10 */
+	content_init(&cb, wl_of(&j), 0, 2, 1000);
 	da = distinct(&ca, a);
 	db = distinct(&cb, b);
 	assert_int_equal(da, 10);
@@ -88,8 +88,8 @@ static void test_working_set_global(void **state)
 	option_release(&j);
 
 	job_of(&j, l);
-	content_init(&ca, &j, 0, 1, 1000);
-	content_init(&cb, &j, 0, 2, 1000);
+	content_init(&ca, wl_of(&j), 0, 1, 1000);
+	content_init(&cb, wl_of(&j), 0, 2, 1000);
 	da = distinct(&ca, a);
 	db = distinct(&cb, b);
 	common = 0;
@@ -112,7 +112,7 @@ static void test_compress_zeros(void **state)
 
 	(void)state;
 	job_of(&j, o);
-	content_init(&c, &j, 0, 9, 100);
+	content_init(&c, wl_of(&j), 0, 9, 100);
 	content_fill(&c, b, BS);
 	for (unsigned s = 0; s < BS; s += 1024) {
 		assert_memory_equal(b + s + 768, zero, 256);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "engines/engine.h"
+#include "job/workloadcfg.h"
 #include "run/enginecfg.h"
 #include "run/worker.h"
 
@@ -185,6 +186,7 @@ static void rig_init(struct rig *g, const struct engine_ops *ops, unsigned depth
 	g->wk.job = &g->job;
 	g->wk.ops = ops;
 	enginecfg_resolve(&g->wk.ej, &g->job);
+	workloadcfg_resolve(&g->wk.wj, &g->job);
 	g->wk.ej.ntargets = NTARGETS;
 	g->wk.ej.targets = g->targets;
 	g->wk.ej.depth = depth;

@@ -50,7 +50,7 @@ static void gen_of(struct gen *g, const struct job *j, uint64_t len)
 	};
 	struct err e = { 0 };
 
-	gen_config_shape(&c, j);
+	gen_config_shape(&c, wl_of(j));
 	if (gen_init(g, &c, 1, &r, &cur, &e))
 		fail_msg("gen_init: %s", e.msg);
 }
@@ -259,7 +259,7 @@ static void test_zoned_abs(void **state)
 					.scan_chunk = MB, .seed = 1, .nworkers = 1 };
 		struct err e = { 0 };
 
-		gen_config_shape(&c, &j);
+		gen_config_shape(&c, wl_of(&j));
 		assert_int_equal(gen_init(&g, &c, 1, &r, &cur, &e), -EINVAL);
 		assert_non_null(strstr(e.msg, "zoned_abs"));
 	}
@@ -506,7 +506,7 @@ static void test_plain_not_shaped(void **state)
 
 	(void)state;
 	job_of(&j, o);
-	assert_false(gen_job_shaped(&j));
+	assert_false(gen_job_shaped(wl_of(&j)));
 	gen_of(&g, &j, MB);
 	assert_null(g.shape);
 	gen_free(&g);

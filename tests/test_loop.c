@@ -28,6 +28,7 @@
 #include "run/loop.h"
 #include "job/options.h"
 #include "lib/stats.h"
+#include "run/arena.h"
 #include "run/jobrun.h"
 #include "run/worker.h"
 #include "scratchdir.h"
@@ -79,7 +80,7 @@ static const struct engine_ops rec_engine = {
 struct rig {
 	struct job job;
 	struct job_run jr;
-	struct stats_arena arena;
+	struct arena arena;
 	int stop;
 };
 
@@ -107,7 +108,7 @@ static void rig_job(struct rig *g, const char *files, uint64_t size, uint64_t bs
 
 static int rig_prepare(struct rig *g, struct err *e)
 {
-	assert_int_equal(stats_arena_create(&g->arena, job_run_nstats(&g->job)), 0);
+	assert_int_equal(arena_create(&g->arena, job_run_nstats(&g->job)), 0);
 	return job_run_prepare(&g->jr, &g->job, 0, g->arena.ts, &g->stop, NULL, e);
 }
 
@@ -126,7 +127,7 @@ static void rig_run(struct rig *g)
 static void rig_free(struct rig *g)
 {
 	job_run_destroy(&g->jr);
-	stats_arena_destroy(&g->arena);
+	arena_destroy(&g->arena);
 	option_release(&g->job);
 }
 
@@ -183,7 +184,7 @@ static void test_streams_mismatch_refused(void **state)
 	rig_job(&g, "ab", 64 << 10, 4096, 3);
 	assert_int_equal(rig_prepare(&g, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "loop=3"));
-	stats_arena_destroy(&g.arena);
+	arena_destroy(&g.arena);
 	option_release(&g.job);
 }
 

@@ -27,14 +27,14 @@ static void test_job_value(void **state)
 
 	(void)state;
 	job_of(&j, none);
-	assert_int_equal(prio_job_value(&j), 0);
+	assert_int_equal(prio_job_value(wl_of(&j)), 0);
 	option_release(&j);
 	job_of(&j, a);
-	assert_int_equal(prio_job_value(&j), 2 << 13 | 5);
+	assert_int_equal(prio_job_value(wl_of(&j)), 2 << 13 | 5);
 	option_release(&j);
 	job_of(&j, b);
-	assert_int_equal(prio_job_value(&j), 3 << 13);
-	assert_false(prio_job_realtime(&j));
+	assert_int_equal(prio_job_value(wl_of(&j)), 3 << 13);
+	assert_false(prio_job_realtime(wl_of(&j)));
 	option_release(&j);
 }
 
@@ -51,8 +51,8 @@ static void test_percentage(void **state)
 
 	(void)state;
 	job_of(&j, o);
-	assert_true(prio_job_realtime(&j));
-	assert_int_equal(prio_plan_build(&p, &j, &e), 0);
+	assert_true(prio_job_realtime(wl_of(&j)));
+	assert_int_equal(prio_plan_build(&p, wl_of(&j), &e), 0);
 	assert_true(p.on);
 	assert_int_equal(p.n, 2);
 	assert_int_equal(p.val[0], 3 << 13);
@@ -81,7 +81,7 @@ static void test_bssplit(void **state)
 
 	(void)state;
 	job_of(&j, o);
-	assert_int_equal(prio_plan_build(&p, &j, &e), 0);
+	assert_int_equal(prio_plan_build(&p, wl_of(&j), &e), 0);
 	/* 0, 1<<13|1, 3<<13|2, and the writes' 1024k at cmdprio_class 2 */
 	assert_int_equal(p.n, 4);
 	assert_int_equal(p.val[1], 1 << 13 | 1);

@@ -20,6 +20,7 @@
 #include "job/jobfile.h"
 #include "lib/latclock.h"
 #include "lib/stats.h"
+#include "run/arena.h"
 #include "sample/sampler.h"
 #include "run/worker.h"
 
@@ -66,7 +67,7 @@ static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nro
 	int fd = mkstemp(csv);
 	struct joblist jl = { 0 };
 	struct err e = { 0 };
-	struct stats_arena a = { 0 };
+	struct arena a = { 0 };
 	struct sampler_job view = { 0 };
 	struct run_result res = { 0 };
 	struct sampler *s;
@@ -82,7 +83,7 @@ static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nro
 	worker_slots(view.job, &view.slots);
 	view.slots.total = view.slots.workers = 2;
 	view.nworkers = 2;
-	assert_int_equal(stats_arena_create(&a, 2), 0);
+	assert_int_equal(arena_create(&a, 2), 0);
 	view.stats = a.ts;
 	{
 		struct sampler_config cfg = { .interval_ns = 1000000000ull, .csv_path = csv,
@@ -117,7 +118,7 @@ static void run_job(unsigned late, uint64_t after_ns, double *ios, unsigned *nro
 	sampler_destroy(s);
 	*ios = csv_ios(csv, nrows);
 	unlink(csv);
-	stats_arena_destroy(&a);
+	arena_destroy(&a);
 	joblist_free(&jl);
 }
 
@@ -168,7 +169,7 @@ static void run_cpu(unsigned njobs, unsigned nticks, unsigned *filled, unsigned 
 	char *text = malloc(cap), *p = text, line[16384];
 	struct joblist jl = { 0 };
 	struct err e = { 0 };
-	struct stats_arena a = { 0 };
+	struct arena a = { 0 };
 	struct sampler_job *view = calloc(njobs, sizeof(*view));
 	struct run_result res = { 0 };
 	struct sampler *s;
@@ -186,7 +187,7 @@ static void run_cpu(unsigned njobs, unsigned nticks, unsigned *filled, unsigned 
 	for (unsigned j = 0; j < njobs; j++)
 		p += sprintf(p, "[j%u]\n", j);
 	assert_int_equal(jobfile_parse_text(&jl, "job.fio", text, &e), 0);
-	assert_int_equal(stats_arena_create(&a, njobs), 0);
+	assert_int_equal(arena_create(&a, njobs), 0);
 	for (unsigned j = 0; j < njobs; j++) {
 		view[j].job = jl.jobs[j];
 		worker_slots(view[j].job, &view[j].slots);
@@ -247,7 +248,7 @@ static void run_cpu(unsigned njobs, unsigned nticks, unsigned *filled, unsigned 
 	}
 	fclose(f);
 	unlink(csv);
-	stats_arena_destroy(&a);
+	arena_destroy(&a);
 	joblist_free(&jl);
 	free(view);
 	free(text);

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "testjob.h"
+
 #include "workload/blockdata.h"
 #include "job/options.h"
 #include "workload/verify.h"
@@ -165,7 +167,7 @@ static void test_verify_job(void **state)
 
 	(void)state;
 	job_for(&j, path);
-	assert_int_equal(verify_job(&j, &r, &e), 0);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), 0);
 	assert_int_equal(r.ntargets, 1);
 	assert_string_equal(r.targets[0].path, path);
 	assert_int_equal(r.targets[0].blocks, NBLK);
@@ -182,7 +184,7 @@ static void test_verify_job(void **state)
 	/* offset and size: only the region */
 	j.offset = 8 * BS;
 	j.size = 8 * BS;
-	assert_int_equal(verify_job(&j, &r, &e), 0);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), 0);
 	assert_int_equal(r.targets[0].blocks, 8);
 	assert_int_equal(r.targets[0].valid, 1);	/* 11; 10 is the bad one */
 	assert_int_equal(r.targets[0].bad, 1);
@@ -191,14 +193,14 @@ static void test_verify_job(void **state)
 	/* a region past the end of the file */
 	j.offset = 0;
 	j.size = 2 * BS * NBLK;
-	assert_int_equal(verify_job(&j, &r, &e), -EINVAL);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "truncated"));
 	verify_result_free(&r);
 
 	/* a read job: nothing to check */
 	j.size = 0;
 	j.rw = RW_READ;
-	assert_int_equal(verify_job(&j, &r, &e), 0);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), 0);
 	assert_int_equal(r.ntargets, 0);
 	verify_result_free(&r);
 	option_release(&j);
@@ -218,12 +220,12 @@ static void test_verify_scratch(void **state)
 	j.directory = strdup(dir);
 	j.size = BS * NBLK;
 	snprintf(p, sizeof(p), "%s/w.0.0", dir);
-	assert_int_equal(verify_job(&j, &r, &e), -ENOENT);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, p));
 	assert_int_equal(access(p, F_OK), -1);
 	verify_result_free(&r);
 	assert_int_equal(link(path, p), 0);
-	assert_int_equal(verify_job(&j, &r, &e), 0);
+	assert_int_equal(verify_job(wl_of(&j), &r, &e), 0);
 	assert_int_equal(r.ntargets, 1);
 	assert_int_equal(r.targets[0].bad, 2);
 	verify_result_free(&r);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lib/stats.h"
+#include "run/arena.h"
 #include "run/worker.h"
 
 static uint64_t mono_ns(void)
@@ -76,7 +77,7 @@ static void *ring_later(void *arg)
 	struct timespec d = { 0, 20000000 };
 
 	nanosleep(&d, NULL);
-	stats_bell_ring(arg);
+	arena_bell_ring(arg);
 	return NULL;
 }
 
@@ -86,7 +87,7 @@ static void *ring_later(void *arg)
  * bounds are the minute, not a latency: this host may be loaded. */
 static void test_bell(void **state)
 {
-	struct stats_arena a = { 0 };
+	struct arena a = { 0 };
 	pthread_t th;
 	uint32_t seen;
 	uint64_t t0;
@@ -94,20 +95,20 @@ static void test_bell(void **state)
 	int st;
 
 	(void)state;
-	assert_int_equal(stats_arena_create(&a, 3), 0);
+	assert_int_equal(arena_create(&a, 3), 0);
 	assert_non_null(a.bell);
 	assert_true((char *)a.bell >= (char *)&a.ts[3]);
 
-	seen = stats_bell_seen(a.bell);
+	seen = arena_bell_seen(a.bell);
 	t0 = mono_ns();
 	assert_int_equal(pthread_create(&th, NULL, ring_later, a.bell), 0);
-	while (stats_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
-		stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
-	assert_int_not_equal(stats_bell_seen(a.bell), seen);
+	while (arena_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
+		arena_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	assert_int_not_equal(arena_bell_seen(a.bell), seen);
 	assert_true(mono_ns() - t0 < 30000000000ull);
 	pthread_join(th, NULL);
 
-	seen = stats_bell_seen(a.bell);
+	seen = arena_bell_seen(a.bell);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -115,18 +116,18 @@ static void test_bell(void **state)
 		_exit(0);
 	}
 	t0 = mono_ns();
-	while (stats_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
-		stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
-	assert_int_not_equal(stats_bell_seen(a.bell), seen);
+	while (arena_bell_seen(a.bell) == seen && mono_ns() - t0 < 60000000000ull)
+		arena_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	assert_int_not_equal(arena_bell_seen(a.bell), seen);
 	assert_true(mono_ns() - t0 < 30000000000ull);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 
-	seen = stats_bell_seen(a.bell);
-	stats_bell_ring(a.bell);
+	seen = arena_bell_seen(a.bell);
+	arena_bell_ring(a.bell);
 	t0 = mono_ns();
-	stats_bell_wait(a.bell, seen, t0 + 60000000000ull);
+	arena_bell_wait(a.bell, seen, t0 + 60000000000ull);
 	assert_true(mono_ns() - t0 < 30000000000ull);
-	stats_arena_destroy(&a);
+	arena_destroy(&a);
 	assert_null(a.bell);
 }
 

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testjob.h"
+
 #include "job/options.h"
 #include "workload/writes.h"
 
@@ -40,7 +42,8 @@ static int teardown(void **state)
 static void ws_setup(struct writes *ws, unsigned worker, unsigned nworkers,
 		     const struct gen_region *r, unsigned n)
 {
-	struct writes_config c = { .job = &job, .worker = worker, .nworkers = nworkers, .seed = 42 };
+	struct writes_config c = { .wj = wl_of(&job), .worker = worker, .nworkers = nworkers,
+				   .seed = 42 };
 	struct err e = { 0 };
 
 	if (writes_setup(ws, &c, r, n, &e))
@@ -151,7 +154,7 @@ static void test_placement_alone(void **state)
 static void test_placement_too_small(void **state)
 {
 	struct gen_region r = { 0, 2 * 4 * KB };
-	struct writes_config c = { .job = &job, .worker = 0, .nworkers = 3, .seed = 1 };
+	struct writes_config c = { .wj = wl_of(&job), .worker = 0, .nworkers = 3, .seed = 1 };
 	struct writes ws;
 	struct err e = { 0 };
 

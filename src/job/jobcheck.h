@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 /* Checks that need only the job (not its targets): bs=0, direct with
  * mmap, size missing for scratch files, ... Warnings (iodepth>1 on a

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "job/jobcheck.h"
 
 struct joblist {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 enum opt_type {
 	OPT_STR,	/* char * (strdup'd) */

@@ -18,6 +18,7 @@
 #include "workload/content.h"
 #include "workload/pattern.h"
 #include "job/optverify.h"
+#include "job/workloadcfg.h"
 
 /* fio's limits (os/os-linux.h). */
 #define IOPRIO_CLASS_MAX	3
@@ -326,6 +327,9 @@ static bool cmdprio_on(const struct job *j)
 
 int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e)
 {
+	struct workload_job wj;
+
+	workloadcfg_resolve(&wj, j);
 	if (j->zonemode == ZONE_NONE && j->zone_size)
 		return err_set(e, EINVAL, "job '%s': zonemode=none and zonesize=%llu contradict "
 			       "each other (as fio says)", j->name, (unsigned long long)j->zone_size);
@@ -351,14 +355,14 @@ int optio_check(const struct job *j, const struct engine_ops *eng, struct err *e
 			       (eng->flags & ENGINE_F_MAPPED) ? "stores into a mapping" :
 			       (eng->flags & ENGINE_F_POOL) ? "its pool writes frames back on its own" :
 							      "no I/O at all");
-	if (content_wanted(j) && j->verify != VERIFY_NONE)
+	if (content_wanted(&wj) && j->verify != VERIFY_NONE)
 		return err_set(e, EINVAL, "job '%s': verify with dedupe_percentage or "
 			       "buffer_compress_percentage: such blocks carry no header of "
 			       "their own (a repeated block cannot name its offset)", j->name);
 	if (j->dedupe_global && j->dedupe_pct && j->dedupe_mode != DEDUPE_WORKING_SET)
 		return err_set(e, EINVAL, "job '%s': dedupe_global=1 shares a working set: it "
 			       "needs dedupe_mode=working_set (as fio)", j->name);
-	if (content_wanted(j) && (eng->flags & ENGINE_F_NO_TARGET))
+	if (content_wanted(&wj) && (eng->flags & ENGINE_F_NO_TARGET))
 		return err_set(e, EINVAL, "job '%s': dedupe_percentage and "
 			       "buffer_compress_percentage shape written data; ioengine=%s "
 			       "writes none", j->name, eng->name);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "job/optdef.h"
 #include "engines/engine.h"
 #include "job/optshape.h"

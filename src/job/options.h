@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "job/optdef.h"
 
 extern const struct option_def option_table[];

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "job/optdef.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 #define OPTQUEUE_OFF(f) offsetof(struct job, f)
 

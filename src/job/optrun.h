@@ -17,7 +17,7 @@
 #include "engines/engine.h"
 #include "job/optdef.h"
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 opt_parse_fn optrun_ss;
 opt_parse_fn optrun_pct;

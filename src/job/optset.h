@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "job/optdef.h"
 #include "job/optval.h"
 

@@ -16,6 +16,7 @@
 
 #include "job/optset.h"
 #include "job/optval.h"
+#include "job/workloadcfg.h"
 #include "workload/gen.h"
 
 const char *const optshape_rw_seq_names[] = { "sequential", "identical", NULL };
@@ -743,8 +744,11 @@ int optshape_check_pool(const struct job *j, const int *line, struct err *e)
 int optshape_check(const struct job *j, const struct engine_ops *eng, const int *line,
 		   struct err *e)
 {
+	struct workload_job wj;
+
 	(void)line;
-	if (j->loop && (gen_job_shaped(j) || job_paced(j) || j->thinktime_ns))
+	workloadcfg_resolve(&wj, j);
+	if (j->loop && (gen_job_shaped(&wj) || job_paced(j) || j->thinktime_ns))
 		return err_set(e, EINVAL, "job '%s': loop=%u with fio's workload shapes or a "
 			       "rate: the event loop's streams are plain scans and uniform "
 			       "reads; run the shape with numjobs threads", j->name, j->loop);

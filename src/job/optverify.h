@@ -17,7 +17,7 @@
 #include "engines/engine.h"
 #include "job/optdef.h"
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 /* verify_backlog keeps this many of a thread's last writes (16 bytes
  * each, 16 MiB at most): fio's own bound is memory, not a number. */

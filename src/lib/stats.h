@@ -2,7 +2,7 @@
  * stats.h - per-thread counters, written by one worker, read by anyone.
  *
  * All of a run's counters live in one shared anonymous mapping created
- * before any worker starts (stats_arena_create), so workers that run in a
+ * before any worker starts (run/arena.c), so workers that run in a
  * child process (mem_limit) publish them to the parent's sampler
  * exactly as threads do. Each worker's block starts on its own cache
  * line; its hot counters share that line with nothing another thread
@@ -228,35 +228,6 @@ struct job_slots {
 	unsigned total;
 };
 
-struct stats_arena {
-	unsigned n;
-	size_t bytes;
-	struct thread_stats *ts;	/* n entries, MAP_SHARED|MAP_ANONYMOUS */
-	uint32_t *bell;			/* after them, on a line of its own */
-};
-
-/*
- * The arena's bell, a futex word in the shared mapping: a worker thread
- * or process rings it when its timed part ends, and the run controller,
- * waiting on it between samples, sees the end at once rather than at its
- * next poll. So a job's last row, and the host-wide readings it divides
- * by its dt_s, end where its work did (one window per figure).
- * stats_bell_seen before looking at what the workers did; then
- * stats_bell_wait returns at @until_ns (CLOCK_MONOTONIC) or as soon as a
- * ring came after that look, whichever is first.
- */
-void stats_bell_ring(uint32_t *bell);
-uint32_t stats_bell_seen(const uint32_t *bell);
-void stats_bell_wait(uint32_t *bell, uint32_t seen, uint64_t until_ns);
-
-/* @n threads' counters. Their latencies go through rings
- * (hist_ring_attach) only from STATS_RING_THREADS threads on: that is
- * where the sampler's reading of whole histograms weighed (some 3 us a
- * thread, 6 ms a sample at 2000); below, a fast worker would spill
- * nearly every request into a second histogram for nothing (the null
- * engine ran 12 % slower with rings). */
-#define STATS_RING_THREADS 64
-int stats_arena_create(struct stats_arena *a, unsigned n);
 /* Make @st ready to count writes and flushes: their histograms emptied,
  * with rings as its read latencies have them.
  * Before the worker starts, for write jobs only. */
@@ -274,6 +245,5 @@ int stats_task_sched(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *wait_ns, 
 /* The calling thread's user and system CPU time in ns and its
  * involuntary context switches (getrusage RUSAGE_THREAD). 0 or -errno. */
 int stats_thread_cpu(uint64_t *utime_ns, uint64_t *stime_ns, uint64_t *nivcsw);
-void stats_arena_destroy(struct stats_arena *a);
 
 #endif

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/fiostat.h"
+#include "job/workloadcfg.h"
 #include "workload/prio.h"
 
 enum log_kind { LOG_BW, LOG_IOPS, LOG_LAT, LOG_CLAT, LOG_SLAT, LOG_KINDS };
@@ -185,7 +186,10 @@ int fiolog_create(struct fiolog **lp, const struct fiolog_job *jobs, unsigned nj
 		if (!j->bw_log && !j->iops_log && !j->lat_log)
 			continue;
 		if (j->log_prio) {
-			ret = prio_plan_build(&jl->prio, j, e);
+			struct workload_job wj;
+
+			workloadcfg_resolve(&wj, j);
+			ret = prio_plan_build(&jl->prio, &wj, e);
 			if (ret) {
 				fiolog_close(l);
 				return ret;

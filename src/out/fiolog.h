@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/stats.h"
 
 struct fiolog;

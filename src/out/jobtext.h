@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 
 /* --cmdhelp (@name NULL) and --cmdhelp=NAME. -ENOENT when NAME is unknown. */
 int jobtext_cmdhelp(FILE *f, const char *name);

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "out/results.h"
 
 /*

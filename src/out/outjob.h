@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 
 struct out_job {
 	char name[JOB_NAME_MAX];
@@ -64,7 +64,7 @@ struct out_job {
 	uint64_t latency_target_ns, latency_window_ns;
 	double latency_percentile;
 
-	/* lib/job.h's predicates, as the job answers them */
+	/* job/job.h's predicates, as the job answers them */
 	bool reads, writes, writes_data, mixed, trims, flushes, flush_datasync, paced;
 };
 

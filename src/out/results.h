@@ -15,7 +15,7 @@
 
 #include "lib/fiostat.h"
 #include "lib/histogram.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "out/outjob.h"
 #include "lib/stats.h"
 #include "telemetry/perfev.h"

@@ -31,6 +31,7 @@
 #endif
 
 #include "lib/latclock.h"
+#include "run/arena.h"
 #include "workload/prio.h"
 #include "run/loop.h"
 #include "run/placement.h"
@@ -102,9 +103,9 @@ static void dry_wait(struct dry_gate *g)
 /* prioclass/prio: the thread's own I/O priority, as fio's
  * ioprio_set(IOPRIO_WHO_PROCESS, 0, ...) for each job's thread; every
  * request it issues without one of its own carries it. */
-static int set_ioprio(const struct job *j, struct err *e)
+static int set_ioprio(const struct workload_job *wj, struct err *e)
 {
-	unsigned v = prio_job_value(j);
+	unsigned v = prio_job_value(wj);
 
 	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, (int)v) < 0)
 		return err_set(e, errno, "ioprio_set(class %u, level %u): %s", v >> PRIO_CLASS_SHIFT,
@@ -164,7 +165,7 @@ static void *worker_main(void *arg)
 	STAT_STORE(&st->tid, gettid());
 	ret = placement_apply(wk->job, &e);
 	if (!ret && wk->job->prio_set)
-		ret = set_ioprio(wk->job, &e);
+		ret = set_ioprio(&wk->wj, &e);
 	if (!ret)
 		ret = worker_setup(w, &e);
 	if (!ret && wk->ops->init)
@@ -223,7 +224,7 @@ out_stop:
 		STAT_STORE(&st->lat_depth, w->pace.qd);
 		STAT_STORE(&st->lat_done, w->pace.lt_state > 0);
 	}
-	stats_bell_ring(wk->bell);
+	arena_bell_ring(wk->bell);
 	worker_iolog_close(w);
 	st->rusage_ok = stats_thread_usage(&st->exit_majflt, &st->exit_minflt, &st->exit_nvcsw) == 0;
 	if (st->sched_ok)

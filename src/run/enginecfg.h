@@ -6,7 +6,7 @@
 #define FAULTLINE_ENGINECFG_H
 
 #include "engines/engine.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 /* The operations @j issues (ENGINE_OP bits), for engine_check_ops. */
 unsigned enginecfg_ops(const struct job *j);

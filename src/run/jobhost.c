@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/latclock.h"
+#include "run/arena.h"
 
 void jobhost_init(struct job_host *h)
 {
@@ -173,7 +174,7 @@ void jobhost_wait(struct job_host *h, struct crew *c)
 
 /* In the measuring child: set the crew up against its own counters and
  * stop flag, hold it at the gate, say so on @ready, wait for @go. */
-static int measure_child(struct crew *c, struct cgroup *cg, struct stats_arena *a,
+static int measure_child(struct crew *c, struct cgroup *cg, struct arena *a,
 			 struct dry_gate *g, int ready, int go)
 {
 	struct work *wk = &c->wk;
@@ -223,7 +224,7 @@ static int measure_child(struct crew *c, struct cgroup *cg, struct stats_arena *
 
 int jobhost_measure(struct crew *c, const char *name, uint64_t *charge, struct err *e)
 {
-	struct stats_arena a = { 0 };
+	struct arena a = { 0 };
 	struct dry_gate *g;
 	struct cgroup cg;
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 };
@@ -237,7 +238,7 @@ int jobhost_measure(struct crew *c, const char *name, uint64_t *charge, struct e
 	/* Counters of their own, initialised here as run_prepare does the
 	 * real ones, so the dry crew touches the same pages the real one
 	 * will, and nothing the sampler reads. */
-	ret = stats_arena_create(&a, c->wk.slots.total);
+	ret = arena_create(&a, c->wk.slots.total);
 	g = mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ret || g == MAP_FAILED || pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		ret = err_set(e, ret ? -ret : errno, "mem_limit: measuring the worker process: %s",
@@ -284,7 +285,7 @@ out:
 	}
 	if (g != MAP_FAILED && g)
 		munmap(g, sizeof(*g));
-	stats_arena_destroy(&a);
+	arena_destroy(&a);
 	cgroup_destroy(&cg);
 	return ret;
 }

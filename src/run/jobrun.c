@@ -27,6 +27,7 @@
 #include "engines/devsafety.h"
 #include "engines/engine.h"
 #include "lib/latclock.h"
+#include "job/workloadcfg.h"
 #include "run/enginecfg.h"
 #include "run/loop.h"
 #include "run/memneed.h"
@@ -338,9 +339,9 @@ static bool may_realtime_io(void)
 	       (d[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32)));
 }
 
-static int check_privileges(const struct job *j, struct err *e)
+static int check_privileges(const struct job *j, const struct workload_job *wj, struct err *e)
 {
-	if (prio_job_realtime(j) && !may_realtime_io())
+	if (prio_job_realtime(wj) && !may_realtime_io())
 		return err_set(e, EPERM, "the realtime I/O priority class (prioclass=1, or "
 			       "cmdprio_class 1, fio's default for cmdprio_percentage and "
 			       "cmdprio_bssplit) needs CAP_SYS_ADMIN or CAP_SYS_NICE, which this "
@@ -434,6 +435,7 @@ static int prepare_work(struct job_run *jr, const struct job *job, struct thread
 	worker_slots(job, &wk->slots);
 	wk->bs_stride = (job_bs_largest(job) + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
 	enginecfg_resolve(&wk->ej, job);
+	workloadcfg_resolve(&wk->wj, job);
 	wk->ops = engine_find(job->ioengine);
 	if (!wk->ops)
 		return err_set(e, EINVAL, "ioengine=%s: no such engine", job->ioengine);
@@ -460,10 +462,10 @@ static int prepare_work(struct job_run *jr, const struct job *job, struct thread
 	ret = placement_check(job, e);
 	if (ret)
 		return ret;
-	ret = check_privileges(job, e);
+	ret = check_privileges(job, &wk->wj, e);
 	if (ret)
 		return ret;
-	ret = prio_plan_build(&wk->prio, job, e);
+	ret = prio_plan_build(&wk->prio, &wk->wj, e);
 	if (ret)
 		return ret;
 	wk->prio_count = wk->prio.on && job->log_prio;
@@ -585,7 +587,7 @@ static int prepare_worker(struct job_run *jr, unsigned i, struct thread_stats *s
 		.passes = job->loops,
 	};
 
-	gen_config_shape(&gc, job);
+	gen_config_shape(&gc, &wk->wj);
 	w->wk = wk;
 	w->id = i;
 	w->st = &stats[i];

@@ -21,7 +21,7 @@
 #include "run/crew.h"
 #include "lib/err.h"
 #include "workload/gen.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "run/jobhost.h"
 #include "workload/iolog.h"
 #include "lib/stats.h"

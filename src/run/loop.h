@@ -26,7 +26,7 @@
 
 #include "lib/err.h"
 #include "workload/gen.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 struct worker;
 struct target;

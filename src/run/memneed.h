@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 struct mem_need {
 	uint64_t charge;	/* measured: the worker process(es), file pages excluded */

@@ -50,7 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/latclock.h"
 #include "run/reqclock.h"
 #include "lib/rng.h"

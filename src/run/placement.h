@@ -9,7 +9,7 @@
 #include <sched.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 /* Parse a CPU list ("0-3,6,8-9") into @set. -EINVAL with message. */
 int placement_parse_cpus(const char *list, cpu_set_t *set, struct err *e);

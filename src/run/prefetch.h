@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 struct target;
 struct thread_stats;

@@ -17,7 +17,7 @@
 
 #include "engines/engine.h"
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/latclock.h"
 #include "workload/gen.h"
 #include "workload/iolog.h"

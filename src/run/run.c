@@ -146,7 +146,7 @@ int run_prepare(struct run *r, const struct joblist *jl, const struct run_opts *
 		r->stat_first[i] = nstats;
 		nstats += job_run_nstats(jl->jobs[i]);
 	}
-	ret = stats_arena_create(&r->arena, nstats);
+	ret = arena_create(&r->arena, nstats);
 	if (ret)
 		return err_set(e, -ret, "allocating counters for %u threads: %s", nstats, strerror(-ret));
 	r->base = calloc(nstats, sizeof(*r->base));
@@ -568,7 +568,7 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 
 	/* The sampling clock: a row per interval from g0, between which
 	 * the controller sleeps on the workers' bell. */
-	bell = stats_bell_seen(r->arena.bell);
+	bell = arena_bell_seen(r->arena.bell);
 	while (r->rows ? !all_done : left > 0) {
 		uint64_t next = g0 + (tick + 1) * iv, now, crossed = 0;
 		unsigned left_before = left;
@@ -583,8 +583,8 @@ static int run_group(struct run *r, unsigned first, unsigned last, struct err *e
 		now = now_ns();
 		if (next > now + 10000000ull)
 			next = now + 10000000ull;
-		stats_bell_wait(r->arena.bell, bell, next);
-		bell = stats_bell_seen(r->arena.bell);
+		arena_bell_wait(r->arena.bell, bell, next);
+		bell = arena_bell_seen(r->arena.bell);
 		now = now_ns();
 		left -= stuck_step(r, first, last, now);
 		/* At a boundary, every job's counters before anything slower
@@ -718,7 +718,7 @@ void run_destroy(struct run *r)
 	free(r->base);
 	free(r->base_taken);
 	free(r->rows_ended);
-	stats_arena_destroy(&r->arena);
+	arena_destroy(&r->arena);
 	if (r->flows)
 		munmap(r->flows, r->flow_len);
 	if (r->stop)

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 
 struct ss_state {
 	bool on;			/* ss_dur set */

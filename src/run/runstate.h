@@ -17,6 +17,7 @@
 #include "run/jobrun.h"
 #include "run/runctl.h"
 #include "lib/stats.h"
+#include "run/arena.h"
 
 struct sampler;
 struct sampler_job;
@@ -37,7 +38,7 @@ struct run {
 	unsigned njobs;
 	struct job_run *jrs;
 	unsigned *stat_first;		/* each job's first slot in the arena */
-	struct stats_arena arena;
+	struct arena arena;
 	struct target_hooks hooks;
 	int *stop;			/* set by SIGINT/SIGTERM; shared with worker processes */
 	bool *job_started, *job_ended;

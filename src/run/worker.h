@@ -34,10 +34,11 @@
 #include "run/pace.h"
 #include "run/record.h"
 #include "run/reqclock.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/stats.h"
 #include "workload/writes.h"
 #include "workload/touch.h"
+#include "workload/workload.h"
 #include "lib/latclock.h"
 
 struct prefetch;
@@ -63,6 +64,7 @@ struct work {
 	const struct job *job;
 	const struct engine_ops *ops;
 	struct engine_job ej;		/* targets, request slots per thread, engine state */
+	struct workload_job wj;		/* what the workload's modules read of the job */
 	/* iodepth_batch_submit resolved: queued requests are pushed to the
 	 * kernel every this many (1..ej.depth). */
 	unsigned batch;
@@ -94,7 +96,7 @@ struct work {
 	int *job_stop;			/* a worker failed: the job's others stop
 					 * (in the arena: stats[0].job_stop) */
 	uint32_t *bell;			/* rung as each worker's timed part ends
-					 * (stats_bell_ring), else NULL */
+					 * (arena_bell_ring), else NULL */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
 	uint64_t deadline_ns;		/* 0 = none */

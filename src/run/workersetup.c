@@ -36,7 +36,7 @@ static int setup_writes(struct worker *w, struct err *e)
 	size_t bytes = (size_t)depth * wk->bs_stride;
 	struct gen_region *regions;
 	struct writes_config wc = {
-		.job = j,
+		.wj = &wk->wj,
 		.worker = w->id,
 		.nworkers = w->nshare,
 		.seed = wk->seed,
@@ -68,12 +68,12 @@ static int setup_writes(struct worker *w, struct err *e)
 		regions[i].base = wk->ej.targets[w->tfirst + i].base;
 		regions[i].len = wk->ej.targets[w->tfirst + i].len;
 	}
-	if (content_wanted(j)) {
+	if (content_wanted(&wk->wj)) {
 		uint64_t blocks = 0;
 
 		for (unsigned i = 0; i < w->tcount; i++)
 			blocks += regions[i].len / job_bs_max(j, JOB_DIR_WRITE);
-		content_init(&w->content, j, w->id, wk->seed, blocks);
+		content_init(&w->content, &wk->wj, w->id, wk->seed, blocks);
 	}
 	ret = writes_setup(&w->wr, &wc, regions, w->tcount, e);
 	free(regions);

@@ -13,7 +13,7 @@
 
 #include "lib/fmtnum.h"
 #include "lib/histogram.h"
-#include "lib/job.h"
+#include "job/job.h"
 
 #define FILL(fn) static bool fn(const struct sample_row *r, const struct sample_col *c, double *v, \
 				const char **text)

@@ -20,7 +20,7 @@
 
 #include "telemetry/cgroup.h"
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "out/results.h"
 #include "sample/samplercfg.h"
 #include "lib/stats.h"

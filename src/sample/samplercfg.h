@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/stats.h"
 #include "engines/target.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "lib/latclock.h"
 #include "telemetry/cgroup.h"
 #include "out/notes.h"

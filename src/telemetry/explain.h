@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "job/job.h"
 #include "telemetry/cgroup.h"
 #include "telemetry/phases.h"
 #include "telemetry/procfs.h"

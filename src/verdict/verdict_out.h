@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "job/job.h"
 #include "verdict/judge.h"
 
 /* The matrix as sized for this host and budget. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "workload/workload.h"
 
 /* The longest digest (sha512, sha3-512). */
 #define CHECKSUM_MAX 64

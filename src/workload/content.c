@@ -10,21 +10,21 @@
  * so their deduplicated writes share contents. */
 #define CONTENT_GLOBAL_KEY 0x6465647570656b79ull
 
-void content_init(struct content *c, const struct job *j, unsigned worker, uint64_t seed,
-		  uint64_t region_blocks)
+void content_init(struct content *c, const struct workload_job *wj, unsigned worker,
+		  uint64_t seed, uint64_t region_blocks)
 {
 	uint64_t x = seed ^ ((uint64_t)worker << 40) ^ 0x636f6e74ull;
 
 	memset(c, 0, sizeof(*c));
-	c->on = content_wanted(j);
-	c->dedupe_pct = j->dedupe_pct;
-	c->compress_pct = j->compress_pct;
-	c->chunk = j->compress_chunk ? (uint32_t)j->compress_chunk : 512;
-	c->working_set = j->dedupe_mode == DEDUPE_WORKING_SET;
-	c->ws_n = region_blocks * j->dedupe_ws_pct / 100;
+	c->on = content_wanted(wj);
+	c->dedupe_pct = wj->dedupe_pct;
+	c->compress_pct = wj->compress_pct;
+	c->chunk = wj->compress_chunk ? (uint32_t)wj->compress_chunk : 512;
+	c->working_set = wj->dedupe_working_set;
+	c->ws_n = region_blocks * wj->dedupe_ws_pct / 100;
 	if (!c->ws_n)
 		c->ws_n = 1;
-	if (j->dedupe_global) {
+	if (wj->dedupe_global) {
 		c->ws_key = CONTENT_GLOBAL_KEY;
 	} else {
 		uint64_t k = seed ^ 0x77736574ull;

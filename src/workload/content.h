@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "workload/workload.h"
 
 struct content {
 	bool on;
@@ -34,16 +34,16 @@ struct content {
 	bool have_last;
 };
 
-/* Whether job @j asks for such content. */
-static inline bool content_wanted(const struct job *j)
+/* Whether job @wj asks for such content. */
+static inline bool content_wanted(const struct workload_job *wj)
 {
-	return j->dedupe_pct || j->compress_pct;
+	return wj->dedupe_pct || wj->compress_pct;
 }
 
-/* Worker @worker of job @j (seed @seed) writing a region of @region_blocks
+/* Worker @worker of job @wj (seed @seed) writing a region of @region_blocks
  * blocks of its size. */
-void content_init(struct content *c, const struct job *j, unsigned worker, uint64_t seed,
-		  uint64_t region_blocks);
+void content_init(struct content *c, const struct workload_job *wj, unsigned worker,
+		  uint64_t seed, uint64_t region_blocks);
 /* Fill @buf (@len bytes) with the next write's content. */
 void content_fill(struct content *c, uint8_t *buf, uint32_t len);
 

@@ -225,28 +225,23 @@ struct gen_shape {
 	uint64_t zone_bytes;		/* zonemode=strided: bytes issued in this zone */
 };
 
-void gen_config_shape(struct gen_config *c, const struct job *j)
+void gen_config_shape(struct gen_config *c, const struct workload_job *wj)
 {
-	c->dirs = j->dir;
-	c->dir = job_writes(j) && !job_mixed(j) ? JOB_DIR_WRITE : JOB_DIR_READ;
-	c->bs_unaligned = j->bs_unaligned;
-	c->pareto_h = j->pareto_h;
-	c->gauss_dev = j->gauss_dev;
-	c->seq_nr = j->seq_nr;
-	c->seq_add = j->seq_add;
-	c->rw_seq = j->rw_seq;
-	c->number_ios = j->number_ios;
-	if (j->random_distribution == DIST_SEQUENCE) {
-		c->seq = j->seq;
-		c->nseq = j->nseq;
-		c->seq_stride = j->seq_stride;
-	}
-	if (j->zonemode == ZONE_STRIDED || (j->zonemode == ZONE_UNSET && j->zone_size)) {
-		c->zone_size = j->zone_size;
-		/* fio: zonerange unset is zonesize */
-		c->zone_range = j->zone_range ? j->zone_range : j->zone_size;
-		c->zone_skip = j->zone_skip;
-	}
+	c->dirs = wj->dirs;
+	c->dir = wj->writes && !wj->mixed ? JOB_DIR_WRITE : JOB_DIR_READ;
+	c->bs_unaligned = wj->bs_unaligned;
+	c->pareto_h = wj->pareto_h;
+	c->gauss_dev = wj->gauss_dev;
+	c->seq_nr = wj->seq_nr;
+	c->seq_add = wj->seq_add;
+	c->rw_seq = wj->rw_seq;
+	c->number_ios = wj->number_ios;
+	c->seq = wj->seq;
+	c->nseq = wj->nseq;
+	c->seq_stride = wj->seq_stride;
+	c->zone_size = wj->zone_size;
+	c->zone_range = wj->zone_range;
+	c->zone_skip = wj->zone_skip;
 }
 
 bool gen_config_shaped(const struct gen_config *c)
@@ -265,16 +260,16 @@ bool gen_config_shaped(const struct gen_config *c)
 	return false;
 }
 
-bool gen_job_shaped(const struct job *j)
+bool gen_job_shaped(const struct workload_job *wj)
 {
 	struct gen_config c = {
-		.rw = job_rw_random(j->rw) ? RW_RANDREAD : RW_READ,
-		.dist = j->random_distribution,
-		.bs = j->bs,
+		.rw = job_rw_random(wj->rw) ? RW_RANDREAD : RW_READ,
+		.dist = wj->dist,
+		.bs = wj->bs,
 	};
 
-	gen_config_shape(&c, j);
-	return gen_config_shaped(&c) || j->loops > 1;
+	gen_config_shape(&c, wj);
+	return gen_config_shaped(&c) || wj->loops > 1;
 }
 
 static void sdir_init(struct gen_sdir *sd, const struct gen_config *c, const struct job_dir *dd)

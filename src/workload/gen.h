@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "workload/workload.h"
 
 /* A target's region: offsets handed out lie in [base, base+len). */
 struct gen_region {
@@ -81,12 +81,12 @@ struct gen_config {
 	uint64_t zone_size, zone_range, zone_skip;
 };
 
-/* The shape fields of @c from @j (the rest is the caller's). */
-void gen_config_shape(struct gen_config *c, const struct job *j);
+/* The shape fields of @c from @wj (the rest is the caller's). */
+void gen_config_shape(struct gen_config *c, const struct workload_job *wj);
 /* Whether @c asks for the shaped generator. */
 bool gen_config_shaped(const struct gen_config *c);
-/* Whether job @j uses any of fio's shapes (or loops). */
-bool gen_job_shaped(const struct job *j);
+/* Whether job @wj uses any of fio's shapes (or loops). */
+bool gen_job_shaped(const struct workload_job *wj);
 
 
 struct gen_target;

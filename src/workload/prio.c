@@ -10,12 +10,12 @@
 
 _Static_assert(PRIO_TABLE_MAX == STATS_PRIO_MAX, "the counters hold one entry per priority");
 
-uint16_t prio_job_value(const struct job *j)
+uint16_t prio_job_value(const struct workload_job *wj)
 {
-	if (!j->prio_set)
+	if (!wj->prio_set)
 		return 0;
-	return (uint16_t)((j->prio_class ? j->prio_class : PRIO_CLASS_BE) << PRIO_CLASS_SHIFT |
-			  j->prio_level);
+	return (uint16_t)((wj->prio_class ? wj->prio_class : PRIO_CLASS_BE) << PRIO_CLASS_SHIFT |
+			  wj->prio_level);
 }
 
 /* cmdprio_class/cmdprio of direction @d: fio's default class is the
@@ -25,12 +25,12 @@ static uint16_t cmdprio_value(const struct job_cmdprio *cp)
 	return (uint16_t)((cp->cls ? cp->cls : PRIO_CLASS_RT) << PRIO_CLASS_SHIFT | cp->level);
 }
 
-bool prio_job_realtime(const struct job *j)
+bool prio_job_realtime(const struct workload_job *wj)
 {
-	if (j->prio_set && j->prio_class == PRIO_CLASS_RT)
+	if (wj->prio_set && wj->prio_class == PRIO_CLASS_RT)
 		return true;
 	for (unsigned d = 0; d < 2; d++) {
-		const struct job_cmdprio *cp = &j->cmdprio[d];
+		const struct job_cmdprio *cp = &wj->cmdprio[d];
 
 		if (cp->perc && cmdprio_value(cp) >> PRIO_CLASS_SHIFT == PRIO_CLASS_RT)
 			return true;
@@ -46,7 +46,7 @@ bool prio_job_realtime(const struct job *j)
 }
 
 /* @v's entry in the table, added when new. */
-static int entry(struct prio_plan *p, uint16_t v, uint8_t *idx, const struct job *j,
+static int entry(struct prio_plan *p, uint16_t v, uint8_t *idx, const struct workload_job *wj,
 		 struct err *e)
 {
 	for (unsigned i = 0; i < p->n; i++)
@@ -55,23 +55,23 @@ static int entry(struct prio_plan *p, uint16_t v, uint8_t *idx, const struct job
 			return 0;
 		}
 	if (p->n == PRIO_TABLE_MAX)
-		return err_set(e, EINVAL, "job '%s': more than %d distinct I/O priorities", j->name,
+		return err_set(e, EINVAL, "job '%s': more than %d distinct I/O priorities", wj->name,
 			       PRIO_TABLE_MAX);
 	p->val[p->n] = v;
 	*idx = (uint8_t)p->n++;
 	return 0;
 }
 
-int prio_plan_build(struct prio_plan *p, const struct job *j, struct err *e)
+int prio_plan_build(struct prio_plan *p, const struct workload_job *wj, struct err *e)
 {
-	*p = (struct prio_plan){ .n = 1, .val = { prio_job_value(j) } };
+	*p = (struct prio_plan){ .n = 1, .val = { prio_job_value(wj) } };
 	for (unsigned d = 0; d < 2; d++) {
-		const struct job_cmdprio *cp = &j->cmdprio[d];
+		const struct job_cmdprio *cp = &wj->cmdprio[d];
 		struct prio_dir *pd = &p->d[d];
 
 		if (cp->perc) {
 			pd->perc = cp->perc;
-			if (entry(p, cmdprio_value(cp), &pd->perc_idx, j, e))
+			if (entry(p, cmdprio_value(cp), &pd->perc_idx, wj, e))
 				return -EINVAL;
 			p->on = true;
 		}
@@ -83,7 +83,7 @@ int prio_plan_build(struct prio_plan *p, const struct job *j, struct err *e)
 								   : (uint16_t)cp->bs[i].prio[k];
 
 				pd->bs[i].perc[k] = cp->bs[i].perc[k];
-				if (entry(p, v, &pd->bs[i].idx[k], j, e))
+				if (entry(p, v, &pd->bs[i].idx[k], wj, e))
 					return -EINVAL;
 			}
 			p->on = true;

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "workload/workload.h"
 #include "lib/rng.h"
 
 /* Distinct priorities of one job, its own included. */
@@ -51,13 +51,13 @@ struct prio_plan {
 
 /* The job's own ioprio value: prioclass/prio as fio makes it (class 0
  * is best effort), or 0 when neither is set. */
-uint16_t prio_job_value(const struct job *j);
+uint16_t prio_job_value(const struct workload_job *wj);
 /* Whether any priority the job asks for is realtime (needs
  * CAP_SYS_ADMIN or CAP_SYS_NICE). */
-bool prio_job_realtime(const struct job *j);
-/* @p from @j; -EINVAL when the job asks for more than PRIO_TABLE_MAX distinct
+bool prio_job_realtime(const struct workload_job *wj);
+/* @p from @wj; -EINVAL when the job asks for more than PRIO_TABLE_MAX distinct
  * priorities. */
-int prio_plan_build(struct prio_plan *p, const struct job *j, struct err *e);
+int prio_plan_build(struct prio_plan *p, const struct workload_job *wj, struct err *e);
 
 /* The table entry for a request of direction @dir and @len bytes. */
 static inline uint8_t prio_pick(const struct prio_plan *p, unsigned dir, uint64_t len,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/job.h"
+#include "workload/workload.h"
 
 /* Page size the `page` mode steps by: the paper's benchmark reads one
  * byte of each 4 KiB page. */

@@ -278,31 +278,31 @@ static int scan_target(struct verify_target *vt, const char *path, uint64_t base
 	return ret;
 }
 
-int verify_job(const struct job *j, struct verify_result *r, struct err *e)
+int verify_job(const struct workload_job *wj, struct verify_result *r, struct err *e)
 {
-	const struct engine_ops *ops = engine_find(j->ioengine);
+	const struct engine_ops *ops = engine_find(wj->ioengine);
 	char path[4096];
-	size_t bufsz = SCAN_CHUNK / j->bs * j->bs;
+	size_t bufsz = SCAN_CHUNK / wj->bs * wj->bs;
 	struct pattern *pat = NULL;
 	uint8_t *buf;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (!job_writes(j) || !ops || (ops->flags & ENGINE_F_NO_TARGET))
+	if (!wj->writes || !ops || (ops->flags & ENGINE_F_NO_TARGET))
 		return 0;
-	if (j->bs > UINT32_MAX || j->bs < BLOCKDATA_HDR_SIZE)
+	if (wj->bs > UINT32_MAX || wj->bs < BLOCKDATA_HDR_SIZE)
 		return err_set(e, EINVAL, "verify: bs=%llu: written blocks are %u bytes to 4 GiB",
-			       (unsigned long long)j->bs, BLOCKDATA_HDR_SIZE);
+			       (unsigned long long)wj->bs, BLOCKDATA_HDR_SIZE);
 	if (!bufsz)
-		bufsz = j->bs;
+		bufsz = wj->bs;
 	/* verify=pattern: the blocks are the pattern, not headers */
-	if (j->verify == VERIFY_PATTERN && j->verify_pattern) {
+	if (wj->verify == VERIFY_PATTERN && wj->verify_pattern) {
 		char why[300];
 
 		pat = malloc(sizeof(*pat));
 		if (!pat)
 			return err_set(e, ENOMEM, "verify: out of memory");
-		if (pattern_parse(j->verify_pattern, pat, why, sizeof(why))) {
+		if (pattern_parse(wj->verify_pattern, pat, why, sizeof(why))) {
 			free(pat);
 			return err_set(e, EINVAL, "verify_pattern: %s", why);
 		}
@@ -312,45 +312,45 @@ int verify_job(const struct job *j, struct verify_result *r, struct err *e)
 		return err_set(e, ENOMEM, "verify: out of memory");
 	}
 
-	if (j->filename) {
-		const char *p = j->filename;
+	if (wj->filename) {
+		const char *p = wj->filename;
 
 		while (*p && !ret) {
 			size_t l = strcspn(p, ":");
 			struct verify_target *vt;
-			uint64_t len = j->size, dev_size;
+			uint64_t len = wj->size, dev_size;
 
 			if (!l || l >= sizeof(path)) {
 				ret = err_set(e, EINVAL, "filename: empty or overlong path in '%s'",
-					      j->filename);
+					      wj->filename);
 				break;
 			}
 			memcpy(path, p, l);
 			path[l] = '\0';
 			p += l + (p[l] == ':');
-			if (j->size_pct) {
+			if (wj->size_pct) {
 				ret = target_probe_size(path, &dev_size, e);
 				if (ret)
 					break;
-				len = dev_size > j->offset ? (dev_size - j->offset) / 100 * j->size_pct : 0;
+				len = dev_size > wj->offset ? (dev_size - wj->offset) / 100 * wj->size_pct : 0;
 			}
 			ret = add_target(r, &vt);
 			if (!ret)
-				ret = scan_target(vt, path, j->offset, len, (uint32_t)j->bs, buf, bufsz, pat, e);
+				ret = scan_target(vt, path, wj->offset, len, (uint32_t)wj->bs, buf, bufsz, pat, e);
 			else
 				err_set(e, ENOMEM, "verify: out of memory");
 		}
 	} else {
-		uint64_t fsize = j->filesize ? j->filesize : j->size / j->nrfiles;
+		uint64_t fsize = wj->filesize ? wj->filesize : wj->size / wj->nrfiles;
 
-		for (unsigned i = 0; i < j->numjobs * j->nrfiles && !ret; i++) {
+		for (unsigned i = 0; i < wj->numjobs * wj->nrfiles && !ret; i++) {
 			struct verify_target *vt;
 
-			snprintf(path, sizeof(path), "%s/%s.%u.%u", j->directory ? j->directory : ".",
-				 j->name, i / j->nrfiles, i % j->nrfiles);
+			snprintf(path, sizeof(path), "%s/%s.%u.%u", wj->directory ? wj->directory : ".",
+				 wj->name, i / wj->nrfiles, i % wj->nrfiles);
 			ret = add_target(r, &vt);
 			if (!ret)
-				ret = scan_target(vt, path, j->offset, fsize, (uint32_t)j->bs, buf, bufsz, pat, e);
+				ret = scan_target(vt, path, wj->offset, fsize, (uint32_t)wj->bs, buf, bufsz, pat, e);
 			else
 				err_set(e, ENOMEM, "verify: out of memory");
 		}

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/job.h"
+#include "workload/workload.h"
 #include "lib/stats.h"
 #include "workload/pattern.h"
 
@@ -141,13 +141,13 @@ struct verify_result {
 };
 
 /*
- * Check every bs block of every target region write job @j uses, as a
+ * Check every bs block of every target region write job @wj uses, as a
  * run of it would resolve them (filename=, or its scratch files
  * <directory>/<job>.<n>.<file>; offset, size). Nothing is created or
  * written: a missing target is an error (-ENOENT). Fills @r (free it
  * with verify_result_free) even on error, with the targets done so far.
  */
-int verify_job(const struct job *j, struct verify_result *r, struct err *e);
+int verify_job(const struct workload_job *wj, struct verify_result *r, struct err *e);
 void verify_result_free(struct verify_result *r);
 
 #endif

@@ -18,32 +18,31 @@ void writes_flush_init(struct writes_flush *f, unsigned every, uint64_t interval
 int writes_setup(struct writes *ws, const struct writes_config *c,
 		 const struct gen_region *regions, unsigned ntargets, struct err *e)
 {
-	const struct job *j = c->job;
+	const struct workload_job *wj = c->wj;
 	uint64_t seed = c->seed ^ ((uint64_t)(c->worker + 1) * 0x9e3779b97f4a7c15ull);
 	uint64_t bs;
 
 	memset(ws, 0, sizeof(*ws));
-	ws->mixed = job_mixed(j);
-	ws->rwmixread = j->rwmixread;
+	ws->mixed = wj->mixed;
+	ws->rwmixread = wj->rwmixread;
 	/* Never zero: xorshift would stay at zero. */
 	ws->mix = splitmix64(&seed) | 1;
 	/* With writes of several sizes, blocks of the largest: a write
 	 * placed at the start of one of its owner's blocks stays in it. */
-	bs = job_bs_max(j, JOB_DIR_WRITE);
+	bs = wj->write_bs_max;
 	ws->bs = (uint32_t)bs;
 	if ((bs & (bs - 1)) == 0)
 		ws->bs_shift = (unsigned)__builtin_ctzll(bs);
 	/* Only random writes need owners: sequential writers over shared
 	 * targets each take their own slice (jobrun.c). */
-	if (c->nworkers > 1 && job_rw_random(j->rw)) {
+	if (c->nworkers > 1 && job_rw_random(wj->rw)) {
 		ws->own_n = c->nworkers;
 		ws->own_w = c->worker;
 	}
 	/* The map of written blocks serves the read-back and the state file. */
-	ws->verify = job_verifies(j) || (j->verify != VERIFY_NONE && j->verify_state_save);
-	ws->sum = j->verify > VERIFY_CRC32C && j->verify != VERIFY_PATTERN ? (int)j->verify : 0;
-	writes_flush_init(&ws->fl, j->fsync_every ? j->fsync_every : j->fdatasync_every,
-			  c->interval, 0);
+	ws->verify = wj->verifies || (wj->verify != VERIFY_NONE && wj->verify_state_save);
+	ws->sum = wj->verify > VERIFY_CRC32C && wj->verify != VERIFY_PATTERN ? (int)wj->verify : 0;
+	writes_flush_init(&ws->fl, wj->flush_every, c->interval, 0);
 
 	ws->ntargets = ntargets;
 	ws->t = calloc(ntargets ? ntargets : 1, sizeof(*ws->t));

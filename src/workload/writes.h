@@ -35,7 +35,7 @@
 
 #include "lib/err.h"
 #include "workload/gen.h"
-#include "lib/job.h"
+#include "workload/workload.h"
 #include "workload/verify.h"
 
 /* writes_target.state */
@@ -80,7 +80,7 @@ struct writes {
 };
 
 struct writes_config {
-	const struct job *job;
+	const struct workload_job *wj;
 	unsigned worker, nworkers;	/* this worker; threads sharing its targets */
 	uint64_t seed;			/* the job's */
 	uint64_t interval;		/* sync_interval in the caller's clock units */

@@ -42,6 +42,7 @@
 #include "lib/histogram.h"
 #include "lib/latclock.h"
 #include "lib/stats.h"
+#include "run/arena.h"
 #include "run/worker.h"
 #include "sample/samplecols.h"
 #include "sample/sampler.h"
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
 	char *text = malloc(cap), *p = text, csv[] = "/tmp/fl-sample-rows-XXXXXX";
 	struct joblist jl = { 0 };
 	struct err e = { 0 };
-	struct stats_arena a = { 0 };
+	struct arena a = { 0 };
 	struct sampler_job *view = calloc(njobs, sizeof(*view));
 	struct sampler *s;
 	int stop = 0, fd = mkstemp(csv);
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
 	p += sprintf(p, "[global]\nioengine=psync\nrw=randread\nbs=4k\nfilename=/dev/null\nsize=1m\n");
 	for (unsigned j = 0; j < njobs; j++)
 		p += sprintf(p, "[j%u]\n", j);
-	if (jobfile_parse_text(&jl, "rows.fio", text, &e) || jl.n != njobs || stats_arena_create(&a, njobs)) {
+	if (jobfile_parse_text(&jl, "rows.fio", text, &e) || jl.n != njobs || arena_create(&a, njobs)) {
 		fprintf(stderr, "sample_rows: set-up failed: %s\n", e.msg);
 		return 1;
 	}
@@ -235,7 +236,7 @@ int main(int argc, char **argv)
 	samplecols_cache_free(hc);
 	sampler_destroy(s);
 	unlink(csv);
-	stats_arena_destroy(&a);
+	arena_destroy(&a);
 	joblist_free(&jl);
 	return 0;
 }

@@ -4,7 +4,11 @@
  *
  * The parser (jobfile.c) produces these from the option table
  * (options.c); after that a struct job is immutable for the whole run.
- * Everything downstream (targets, engines, workers, writers) reads it.
+ * The stages above job/ read it (the run, the sampler, the writers);
+ * those below see a structure of their own resolved from it once: an
+ * engine struct engine_job (run/enginecfg.c), the workload struct
+ * workload_job (workloadcfg.c), whose header holds the workload's
+ * vocabulary the job's fields are typed with.
  */
 #ifndef FAULTLINE_JOB_H
 #define FAULTLINE_JOB_H
@@ -13,22 +17,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads first, then the writes and mixes (job_writes()), then
- * fio's trims (job_trims(); they change the target, so job_writes()
- * holds for them too: safety checks, O_RDWR, the writing loops' state). */
-enum rw_mode { RW_READ, RW_RANDREAD, RW_WRITE, RW_RANDWRITE, RW_RW, RW_RANDRW,
-	       RW_TRIM, RW_RANDTRIM, RW_TRIMWRITE, RW_RANDTRIMWRITE };
-enum scan_mode { SCAN_SHARED, SCAN_PARTITIONED };
-enum touch_mode { TOUCH_COPY, TOUCH_PAGE, TOUCH_STRIDE, TOUCH_ALL };
+#include "workload/workload.h"
+
 enum madv_mode { ADV_NORMAL, ADV_RANDOM, ADV_SEQUENTIAL, ADV_WILLNEED, ADV_HUGEPAGE };
 enum fadv_mode { FADV_M_NORMAL, FADV_M_RANDOM, FADV_M_SEQUENTIAL };
-/* random_distribution (fio's names; gauss is normal). */
-enum dist_mode { DIST_RANDOM, DIST_ZIPF, DIST_PARETO, DIST_GAUSS, DIST_ZONED, DIST_ZONED_ABS,
-		 DIST_SEQUENCE };
 /* zonemode: fio's strided zones (zbd is refused); unset follows zonesize. */
 enum zone_mode { ZONE_UNSET, ZONE_NONE, ZONE_STRIDED };
-/* rw_sequencer: what the requests between rw=randread:N's random ones do. */
-enum rw_seq_mode { RW_SEQ_SEQUENTIAL, RW_SEQ_IDENTICAL };
 enum rate_process_mode { RATE_LINEAR, RATE_POISSON };
 /* continue_on_error: which errors a worker counts and goes on after. */
 enum coe_mode { COE_NONE, COE_READ, COE_WRITE, COE_IO, COE_VERIFY, COE_ALL };
@@ -36,19 +30,8 @@ enum coe_mode { COE_NONE, COE_READ, COE_WRITE, COE_IO, COE_VERIFY, COE_ALL };
 enum exit_what_mode { EXIT_WHAT_GROUP, EXIT_WHAT_STONEWALL, EXIT_WHAT_ALL };
 /* steadystate's measure (fio's iops, bw, lat; _slope and % are flags). */
 enum ss_metric { SS_IOPS, SS_BW, SS_LAT };
-enum fst_mode { FST_ROUNDROBIN, FST_RANDOM, FST_SEQUENTIAL };
 /* sync=: how write jobs open their targets. */
 enum sync_mode { SYNC_NONE, SYNC_DSYNC, SYNC_SYNC };
-/* verify=: fio's checksums (workload/checksum.h); the value is also the
- * type byte of a written block's header (blockdata.h), so never reorder. */
-enum verify_mode { VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC64, VERIFY_CRC32, VERIFY_CRC16,
-		   VERIFY_CRC7, VERIFY_MD5, VERIFY_SHA1, VERIFY_SHA256, VERIFY_SHA512,
-		   VERIFY_SHA3_224, VERIFY_SHA3_256, VERIFY_SHA3_384, VERIFY_SHA3_512,
-		   VERIFY_XXHASH, VERIFY_MODES };
-/* verify=pattern (or verify_pattern alone, as fio): blocks hold
- * verify_pattern and no header, and are checked byte for byte. Never a
- * header's type byte, so it sits past the checksums. */
-#define VERIFY_PATTERN ((enum verify_mode)VERIFY_MODES)
 enum prefetch_mode { PREFETCH_NONE, PREFETCH_WILLNEED, PREFETCH_POPULATE, PREFETCH_TOUCH,
 		     PREFETCH_READAHEAD };
 enum pool_io_mode { POOL_IO_URING, POOL_IO_PSYNC };
@@ -56,63 +39,11 @@ enum dedupe_mode { DEDUPE_REPEAT, DEDUPE_WORKING_SET };
 /* log_window_value: what a log entry of a window holds (fio's). */
 enum log_window { LOG_WINDOW_AVG, LOG_WINDOW_MAX, LOG_WINDOW_BOTH };
 
-/* fio's limits: BSSPLIT_MAX, ZONESPLIT_MAX. */
-#define JOB_BSSPLIT_MAX	64
-#define JOB_ZONES_MAX	256
 /* fio's random_distribution=sequence: up to 64 block indices. */
 #define JOB_SEQ_MAX	64
 /* ignore_error: errnos per kind. */
 #define JOB_IGNORE_MAX	16
 
-/* Directions of the per-direction options (fio's DDIR_READ, DDIR_WRITE;
- * fio's third value, for trims, is parsed and dropped). */
-#define JOB_DIR_READ	0
-#define JOB_DIR_WRITE	1
-
-/* cmdprio_bssplit: for requests of @bs, which share gets which ioprio
- * (fio's cmdprio_bsprio). */
-#define JOB_CMDPRIO_BS_MAX	16
-#define JOB_CMDPRIO_PRIOS_MAX	8
-struct job_bsprio {
-	uint64_t bs;
-	unsigned n;
-	unsigned tot;				/* the shares added up (<= 100) */
-	uint8_t perc[JOB_CMDPRIO_PRIOS_MAX];
-	int32_t prio[JOB_CMDPRIO_PRIOS_MAX];	/* ioprio value, -1: cmdprio_class/cmdprio */
-};
-
-/* One direction's per-request priority (fio's cmdprio options). */
-struct job_cmdprio {
-	unsigned perc;			/* cmdprio_percentage (0: none) */
-	unsigned cls, level;		/* cmdprio_class (0: fio's default, 1 realtime), cmdprio */
-	unsigned nbs;			/* cmdprio_bssplit entries, by size */
-	struct job_bsprio bs[JOB_CMDPRIO_BS_MAX];
-};
-
-struct job_bssplit {
-	uint64_t bs;
-	unsigned perc;
-};
-
-/* A zone of random_distribution=zoned (size_pct) or zoned_abs (size). */
-struct job_zone {
-	unsigned access;	/* % of the accesses */
-	unsigned size_pct;	/* zoned: % of the region */
-	uint64_t size;		/* zoned_abs: bytes */
-};
-
-/* One direction's request shape and pace (workload shapes). */
-struct job_dir {
-	uint64_t bs_min, bs_max;	/* bsrange or bssplit; 0 = bs */
-	uint64_t ba;			/* blockalign; 0 = the smallest size */
-	unsigned nsplit;		/* bssplit entries, sorted by share (as fio) */
-	struct job_bssplit split[JOB_BSSPLIT_MAX];
-	unsigned nzones;		/* zoned, zoned_abs */
-	struct job_zone zones[JOB_ZONES_MAX];
-	unsigned perc_random;		/* percentage_random (100) */
-	uint64_t rate, rate_iops;	/* bytes/s, requests/s per thread; 0 = unpaced */
-	uint64_t rate_min, rate_iops_min;	/* below this per rate_cycle: the job fails */
-};
 
 /* Longest job name kept (fio truncates similarly); longer is an error. */
 #define JOB_NAME_MAX 128
@@ -374,13 +305,6 @@ struct job {
 	uint64_t replay_align;		/* offsets rounded down to this power of two */
 	uint64_t replay_scale;		/* offsets divided by this (1) */
 };
-
-/* What a job's rw= asks for. */
-static inline bool job_rw_random(enum rw_mode rw)
-{
-	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW || rw == RW_RANDTRIM ||
-	       rw == RW_RANDTRIMWRITE;
-}
 
 /* The job changes its targets: writes, mixes and trims. */
 static inline bool job_writes(const struct job *j)
