@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "verdict/judge.h"
+#include "verdict/judge_host.h"
 
 static json_t *load(const char *name)
 {

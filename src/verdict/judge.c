@@ -16,6 +16,7 @@
 
 #include "verdict/judge.h"
 #include "verdict/judge_doc.h"
+#include "verdict/judge_pool.h"
 #include "verdict/judge_say.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -106,40 +107,6 @@ none:
 	return false;
 }
 
-/* ------------------------------------------------------------------ */
-/* Sentences */
-
-void judge_fmt_num(char *buf, size_t len, double v)
-{
-	if (v >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (v >= 10000)
-		snprintf(buf, len, "%.0fk", v / 1000);
-	else if (v >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else if (v >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.2f", v);
-}
-
-void judge_say(struct judge_result *r, const char *key, double v, double thr, const char *src,
-	       const char *fmt, ...)
-{
-	struct judge_sentence *s;
-	va_list ap;
-
-	if (r->nsent >= JUDGE_MAX_SENT)
-		return;
-	s = &r->sent[r->nsent++];
-	snprintf(s->key, sizeof(s->key), "%s", key);
-	s->value = v;
-	s->threshold = thr;
-	snprintf(s->source, sizeof(s->source), "%s", src);
-	va_start(ap, fmt);
-	vsnprintf(s->text, sizeof(s->text), fmt, ap);
-	va_end(ap);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -171,34 +138,7 @@ static double median(const double *v, unsigned n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* The document of @e's round closest to its median: the evidence shown
- * belongs to a typical run, not the best or the worst. */
-json_t *judge_typical_doc(const struct judge_cell *cells, unsigned ncells, unsigned wi,
-			  int e, const struct judge_engine_result *er)
-{
-	json_t *best = NULL;
-	double bestd = INFINITY;
 
-	for (unsigned i = 0; i < ncells; i++) {
-		double d;
-
-		if (cells[i].wl != wi || (int)cells[i].e != e || cells[i].round >= JUDGE_MAX_ROUNDS)
-			continue;
-		if (isnan(er->v[cells[i].round]))
-			continue;
-		d = fabs(er->v[cells[i].round] - er->median);
-		if (d < bestd) {
-			bestd = d;
-			best = cells[i].doc;
-		}
-	}
-	return best;
-}
-
-void judge_mib(char *buf, size_t len, uint64_t b)
-{
-	snprintf(buf, len, "%.0f MiB", (double)b / MIB);
-}
 
 bool judge_lower_better(const struct judge_result *r)
 {

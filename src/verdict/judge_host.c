@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verdict/judge.h"
+#include "verdict/judge_host.h"
+#include "verdict/judge_matrix.h"
 
 static void host_say(struct judge_sentence *out, unsigned *n, unsigned max, const char *key,
 		     double v, double thr, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

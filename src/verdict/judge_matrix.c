@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verdict/judge.h"
+#include "verdict/judge_matrix.h"
 
 static const char *const wl_names[JW_NR] = {
 	[JW_UNIFORM] = "uniform random 4k reads",

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "verdict/judge.h"
+#include "verdict/judge_pool.h"
 #include "verdict/judge_doc.h"
 #include "verdict/judge_say.h"
 

@@ -1,8 +1,8 @@
 /*
- * judge_say.h - what judge.c lends the files that write its other
- * evidence sentences (judge_pool.c): adding a sentence to a result, the
- * way numbers are written in them, and the run of an engine that the
- * evidence is taken from. For the judge's own files only.
+ * judge_say.h - what the judge's files that write evidence sentences
+ * share (judge_say.c): adding a sentence to a result, the way numbers
+ * are written in them, and the run of an engine that the evidence is
+ * taken from. For the judge's own files only (judge.c, judge_pool.c).
  */
 #ifndef FAULTLINE_JUDGE_SAY_H
 #define FAULTLINE_JUDGE_SAY_H
@@ -12,12 +12,7 @@
 
 #include <jansson.h>
 
-/* judge.h's types, by name only: judge.h's module (judge.c) includes
- * this, and a header that included judge.h back would be a cycle. */
-struct judge_result;
-struct judge_cell;
-struct judge_engine_result;
-struct judge_host;
+#include "verdict/judge_types.h"
 
 /* One sentence of evidence: @key names the figure, @v its value and
  * @thr the threshold it passed (NAN: none), @src where it came from. */
@@ -32,11 +27,5 @@ void judge_mib(char *buf, size_t len, uint64_t b);
  * belongs to a typical run, not the best or the worst. */
 json_t *judge_typical_doc(const struct judge_cell *cells, unsigned ncells, unsigned wi,
 			  int e, const struct judge_engine_result *er);
-
-/* judge_pool.c */
-void judge_pool_evidence(struct judge_result *r, int e, json_t *doc,
-			 const struct judge_host *h);
-void judge_pool_tail_evidence(struct judge_result *r, const struct judge_cell *cells, unsigned ncells,
-			      unsigned wi);
 
 #endif

@@ -40,6 +40,7 @@
 #include "out/json_out.h"
 #include "engines/engine.h"
 #include "run/run.h"
+#include "verdict/judge_host.h"
 #include "verdict/probe.h"
 #include "verdict/verdict.h"
 #include "lib/fmtnum.h"
