@@ -577,6 +577,9 @@ static void test_rate_p99(void **state)
 	assert_non_null(s);
 	assert_true(fabs(s->value - 100 * (1 - lo / wl.rate_iops)) < 1e-6);
 	assert_non_null(strstr(s->text, "falls behind"));
+	assert_non_null(strstr(r.headline, "only "));
+	assert_non_null(strstr(r.headline, "keeps up"));
+	assert_null(strstr(r.headline, "no verdict"));
 	/* A rate nobody held: delivered IOPS decide, and the headline says so. */
 	wl.rate_iops = hi * 2;
 	judge_workload(&wl, 0, c, 2, &host, &r);
@@ -751,6 +754,12 @@ static void test_replay_paced(void **state)
 	assert_int_equal(r.winner, fast);
 	assert_non_null(strstr(r.headline, "(the trace's own pace)"));
 	assert_non_null(find(&r, "rate_short_pct", "does not keep up with the trace"));
+	/* The other engine ran and fell short: that is the answer (only the
+	 * faster keeps up, the other short by so much), not "no verdict". */
+	assert_null(strstr(r.headline, "no verdict"));
+	assert_non_null(strstr(r.headline, "keeps up"));
+	assert_non_null(strstr(r.headline, "% short"));
+	assert_false(judge_unanswered(&r));
 	json_decref(x);
 	json_decref(y);
 }
