@@ -434,7 +434,7 @@ static int evict_batch(struct vmcache *vc, const struct vmcache_io *io, struct p
 
 /* A place for one more resident page: taken when there is one, else
  * made by evicting a batch. */
-static int reserve(struct vmcache *vc, const struct vmcache_io *io, struct pool_counters *c)
+static int reserve_page(struct vmcache *vc, const struct vmcache_io *io, struct pool_counters *c)
 {
 	for (;;) {
 		uint64_t u = LOAD_RLX(&vc->used);
@@ -460,7 +460,7 @@ static int load(struct vmcache *vc, uint64_t pid, enum vmcache_mode mode,
 {
 	uint64_t *w = &vc->state[pid];
 	uint8_t *addr = vmcache_addr(vc, pid);
-	int ret = reserve(vc, io, c);
+	int ret = reserve_page(vc, io, c);
 
 	if (ret < 0) {
 		put(w, next, EVICTED);

@@ -311,7 +311,7 @@ int rankrows_start(struct rankrows *rr, struct err *e)
 	return 0;
 }
 
-static bool reserve(struct rankrows *rr, size_t more)
+static bool rows_reserve(struct rankrows *rr, size_t more)
 {
 	if (rr->len + more > rr->cap) {
 		size_t cap = (rr->len + more) * 2;
@@ -336,7 +336,7 @@ void rankrows_add(void *arg, const char *line, size_t len, const struct hist *co
 			head[1] |= 1u << k;
 			need += hist_pack(lat[k], NULL);
 		}
-	if (!reserve(rr, need)) {
+	if (!rows_reserve(rr, need)) {
 		rr->dropped = true;
 		return;
 	}
