@@ -337,6 +337,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	if (!s->host_cells)
 		return err_set(e, ENOMEM, "out of memory");
 	hist_init(&s->tick_cost);
+	hist_init(&s->tick_cpu);
 	s->snap_skew_max = 0;
 	s->plan = malloc(sizeof(*s->plan));
 	if (!s->plan)
@@ -732,6 +733,9 @@ static void prefetch_ahead(const struct sampler *s, unsigned j, bool pass)
 uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 {
 	uint64_t tol = s->cfg.interval_ns / 10, t_in = now_ns();
+	struct sampler_self u0;
+
+	sampler_self_now(&u0);
 
 	if (tol < 1000000ull)
 		tol = 1000000ull;
@@ -759,6 +763,8 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 	}
 	s->snap_now = now;
 	s->snap_cost = s->snap_t - t_in;
+	memset(&s->snap_self, 0, sizeof(s->snap_self));
+	sampler_self_since(&s->snap_self, &u0);
 	return now;
 }
 
@@ -768,15 +774,19 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	double *mib = s->tick_mib, *iops = s->tick_iops;
 	bool *row = s->tick_row;
 	uint64_t t_in = now_ns(), t_out, cost = 0;
+	struct sampler_self u0, used = { 0 };
 
+	sampler_self_now(&u0);
 	/* A sample's cost is the sampler's own: its pass over the counters
 	 * and this, not what the controller did between them (ending jobs:
 	 * at a run's end, joining 2000 threads that wait for a CPU took 0.3
 	 * to 0.9 s of a "sample" counted from the pass). */
-	if (s->snap_now != now || !s->snap_t)
+	if (s->snap_now != now || !s->snap_t) {
 		now = sampler_tick_begin(s, now);
-	else
+	} else {
 		cost = s->snap_cost;
+		used = s->snap_self;
+	}
 	/* Kept for the next rows' previous reading (sampler_job_row). */
 	s->sys_cur = (s->sys_cur + 1) % SAMPLER_SYS_KEEP;
 	sys = &s->sys_keep[s->sys_cur];
@@ -807,15 +817,10 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	status_line(s, now, sys, mib, iops);
 	s->last_tick = *sys;
 	t_out = now_ns();
+	sampler_self_since(&used, &u0);
 	/* A boundary with no job running costs nothing worth counting. */
-	if (s->snap_any) {
-		cost += t_out - t_in;
-		hist_add(&s->tick_cost, cost);
-		if (s->snap_t > now && s->snap_t - now > s->snap_skew_max)
-			s->snap_skew_max = s->snap_t - now;
-		if (cost > s->cfg.interval_ns / 4)
-			s->over_quarter++;
-	}
+	if (s->snap_any)
+		sampler_cost_add(s, now, cost + t_out - t_in, &used);
 	s->snap_t = 0;
 }
 

@@ -100,7 +100,7 @@ else
 pycheck "no 100 ms of the run holds 70 % of its I/O; nor do the first rows (0.1 s of 1 s)" \
 	"$bins_py" "$E2E_TMP/many.csv" 0.7 1
 fi
-pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 20 ms" '
+pycheck "the sampler reports its own time: a sample of $njobs delayed rows takes at least $njobs x 20 ms, its CPU time far less" '
 import json, sys
 txt = open(sys.argv[1]).read()
 doc = json.loads(txt[txt.index("\n{") + 1:])
@@ -110,9 +110,13 @@ assert s["samples"] >= 1, s
 assert s["time_max_ms"] >= n * 20 * 0.95, s
 assert s["time_median_ms"] <= s["time_p99_ms"] <= s["time_max_ms"] * 1.01, s
 assert s["over_quarter_interval"] >= 1, s
+# the delayed rows sleep: wall time that is not the CPU time of the sampling thread
+assert s["samples_blocked"] >= 1 and s["samples_blocked"] <= s["samples"], s
+assert 0 < s["cpu_median_ms"] <= s["cpu_max_ms"] < s["time_max_ms"] / 2, s
 # every job counted right at the boundary, whatever the rows cost after
 assert s["read_skew_max_ms"] < s["time_max_ms"], s
 assert "sampler:" in txt and "OVER a quarter of the interval" in txt, "summary line"
+assert "CPU" in txt.split("sampler:")[1].split("\n")[0] and "preempted in" in txt, "summary line"
 ' "$E2E_TMP/many.out" "$njobs"
 if grep -q "the sampler took more than a quarter of the 100 ms interval" "$E2E_TMP/many.err"; then
 	pass "a warning says the sampler is the bottleneck"
