@@ -264,10 +264,10 @@ static void test_cpu_read_less_often(void **state)
 	unsigned nfilled = 0, nempty = 0;
 
 	run_cpu(800, 9, filled, empty);
-	/* Summed over the jobs (here 3269 rows with the CPU figure, 3931
-	 * without, of 7200): which of a job's rows fall on its interval, and
-	 * on the faults' one in 7, can leave a job one empty row short of
-	 * another's; the share over all jobs is what the reads' budget sets. */
+	/* Summed over the jobs: which of a job's rows fall on its interval,
+	 * and on the faults' (one in 32 at 800 threads), can leave a job one
+	 * empty row short of another's; the share over all jobs is what the
+	 * reads' budget sets. */
 	for (unsigned j = 0; j < 800; j++) {
 		nfilled += filled[j];
 		nempty += empty[j];

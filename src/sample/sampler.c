@@ -230,9 +230,11 @@ static int open_fiolog(struct sampler *s, struct err *e)
 static uint64_t planned_ns(const struct sampler_config *c);
 
 /* Worker threads' stat files a sample may read: one read (the kernel
- * formats some fifty fields) took 0.3 to 1.5 us on the loaded 2-vCPU
- * guest (tests/bench/README.md, many-jobs), so 250 are under 0.4 ms. */
-#define TASK_READS_PER_SAMPLE 250
+ * formats some fifty fields, the sampler parses them) took 3 to 6 us
+ * with 500 busy threads on the 2-vCPU guest (tests/bench/README.md,
+ * many-jobs), so 250 were over a millisecond of the 2 ms a sample of
+ * 2000 jobs may cost; 50 are about 0.25 ms. */
+#define TASK_READS_PER_SAMPLE 50
 
 /* Worker threads' CPU clocks a sample may read: one clock_gettime of
  * another thread's CPU clock is a system call of 0.5 us or more
@@ -325,11 +327,13 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	}
 	open_sys_sources(s);
 	residency_set_init(&s->regions);
-	/* A target region a sample reads whole: 64 pages per ms of the
-	 * interval (25 MiB at 100 ms, 250 MiB at 1 s), at the 30 to 200 ns
-	 * a page cachestat took on the loaded 2-vCPU guest, 0.2 to 1.3 ms
-	 * at 100 ms. A larger one is read a part per interval. */
-	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 64;
+	/* A target region a sample reads whole: 16 pages per ms of the
+	 * interval (6.25 MiB at 100 ms, 62.5 MiB at 1 s), at the 30 to 200
+	 * ns a page cachestat took on the loaded 2-vCPU guest, 0.05 to 0.3
+	 * ms at 100 ms (64 pages a ms were 0.2 ms with 500 busy threads, a
+	 * tenth of a sample of 2000 jobs). A larger one is read a part per
+	 * interval. */
+	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 16;
 	if (!s->regions.pages_per_sample)
 		s->regions.pages_per_sample = 1;
 	sampler_test_hooks(s);
