@@ -385,6 +385,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->lat = cfg->jobs[j].job->latency;
 		js->log_prio = cfg->jobs[j].job->log_prio;
 		js->delayacct = cfg->jobs[j].job->delayacct;
+		js->verifies = job_verifies(cfg->jobs[j].job);
 		js->stats = cfg->jobs[j].stats;
 		js->nworkers = cfg->jobs[j].nworkers;
 		js->pool = cfg->jobs[j].pool;
@@ -683,12 +684,14 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
  */
 static bool reading_back(const struct sampler *s, unsigned j)
 {
-	const struct sampler_job *sj = &s->cfg.jobs[j];
+	/* The flag in the job's head (the pass's line): its struct job is a
+	 * cold line of its own, one miss a job at every boundary. */
+	const struct job_samp *js = &s->jobs[j];
 
-	if (!job_verifies(sj->job) || !sj->nworkers)
+	if (!js->verifies || !js->nworkers)
 		return false;
-	for (unsigned i = 0; i < sj->nworkers; i++)
-		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))
+	for (unsigned i = 0; i < js->nworkers; i++)
+		if (STAT_LOAD(&js->stats[i].running) || !STAT_LOAD(&js->stats[i].end_ns))
 			return false;
 	return true;
 }

@@ -111,6 +111,7 @@ struct job_samp {
 	 * struct job is 14 KB, a cold line for each at thousands of jobs;
 	 * and so is what a row reads of its struct sampler_job (below). */
 	bool lat, log_prio, delayacct;
+	bool verifies;			/* job_verifies: read back after its timed part */
 	bool pool, pool_batches;
 	bool ending;			/* the row being made is the job's last */
 	bool faults_ok;			/* every interval's faults were readable */
