@@ -574,6 +574,7 @@ static json_t *sampler_object(const struct sampler_result *c)
 	put(o, "cpu_max_ms", jdbl_ok(ok, c->cpu_max_ms));
 	put(o, "samples_preempted", ju64(c->preempted));
 	put(o, "samples_blocked", ju64(c->blocked));
+	put(o, "thread_policy", json_string(c->policy[0] ? c->policy : "unknown"));
 	put(o, "over_quarter_interval", ju64(c->over_quarter));
 	put(o, "reads_retaken", ju64(c->retaken));
 	put(o, "delay_queries", ju64(c->delay_queries));

@@ -256,6 +256,9 @@ struct sampler_result {
 	 * priority), or waiting (a lock, a page fault's I/O). */
 	double cpu_p50_ms, cpu_max_ms;
 	uint64_t preempted, blocked;
+	/* The sampling thread's scheduling: "SCHED_FIFO 1", or where that
+	 * is not permitted "SCHED_OTHER nice N" (run.c says why). */
+	char policy[32];
 	unsigned over_quarter;		/* samples longer than a quarter interval */
 	unsigned retaken;		/* counter passes held up and taken again */
 	/* delayacct=1: the taskstats queries the samples made (one per

@@ -61,6 +61,11 @@ struct dry_gate {
  * only the stop flags and the clock change after that. */
 struct work {
 	const struct job *job;
+	/* The run's nice value, when its controller lowered its own to
+	 * sample on time (run.c): the job's threads, which inherit the
+	 * controller's, take this one back as they start. */
+	bool renice;
+	int nice;
 	const struct engine_ops *ops;
 	struct engine_job ej;		/* targets, request slots per thread, engine state */
 	/* iodepth_batch_submit resolved: queued requests are pushed to the

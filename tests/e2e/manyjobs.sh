@@ -113,6 +113,7 @@ assert s["over_quarter_interval"] >= 1, s
 # the delayed rows sleep: wall time that is not the CPU time of the sampling thread
 assert s["samples_blocked"] >= 1 and s["samples_blocked"] <= s["samples"], s
 assert 0 < s["cpu_median_ms"] <= s["cpu_max_ms"] < s["time_max_ms"] / 2, s
+assert s["thread_policy"] == "SCHED_FIFO 1" or s["thread_policy"].startswith("SCHED_OTHER nice "), s
 # every job counted right at the boundary, whatever the rows cost after
 assert s["read_skew_max_ms"] < s["time_max_ms"], s
 assert "sampler:" in txt and "OVER a quarter of the interval" in txt, "summary line"
