@@ -254,7 +254,7 @@ static void run_cpu(unsigned njobs, unsigned nticks, unsigned *filled, unsigned 
 }
 
 /* At many threads a job's CPU clocks are read over one interval in N
- * (800 threads: N = 4), both ends of a row, so some of its rows have
+ * (800 threads: N = 7), both ends of a row, so some of its rows have
  * cpu_us_per_4k and the others none; at a few threads every row has it. */
 static void test_cpu_read_less_often(void **state)
 {

@@ -237,10 +237,10 @@ static uint64_t planned_ns(const struct sampler_config *c);
 #define TASK_READS_PER_SAMPLE 50
 
 /* Worker threads' CPU clocks a sample may read: one clock_gettime of
- * another thread's CPU clock is a system call of 0.5 us or more
- * (tests/bench/sample_rows.c), 1 ms at 2000 threads of the 2 ms a
- * sample may cost, so 500 are about 0.3 ms. */
-#define CPU_READS_PER_SAMPLE 500
+ * another thread's CPU clock is a system call of 0.55-0.65 us with 500
+ * busy psync jobs, 1.2 ms at 2000 threads of the 2 ms a sample may
+ * cost, so 250 are about 0.15 ms. */
+#define CPU_READS_PER_SAMPLE 250
 
 static void task_budget(struct sampler *s)
 {
