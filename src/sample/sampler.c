@@ -265,9 +265,9 @@ static void task_budget(struct sampler *s)
 
 /* Jobs' counter sets a sample may read: one read of a job's set (every
  * event of its tasks, an IPI to each CPU where one runs) took 4 to 25 us
- * on the 2-vCPU guest under load (tests/bench/README.md, many-jobs), so
- * 50 are 0.2-1.3 ms, within the 2 ms a sample of 2000 jobs may cost. */
-#define EV_READS_PER_SAMPLE 50
+ * on the 2-vCPU guest under load, 5-8 us with 200-500 psync jobs (50:
+ * 0.25-0.4 ms a sample, the largest budgeted read), so 24 are ~0.15 ms. */
+#define EV_READS_PER_SAMPLE 24
 
 /* Rows reserved per job at most: 1024 rows of 104 bytes (a run of 100 s
  * at 100 ms) is 104 KB a job, 208 MB at 2000 jobs, touched at set-up;
