@@ -230,9 +230,8 @@ static int open_fiolog(struct sampler *s, struct err *e)
 static uint64_t planned_ns(const struct sampler_config *c);
 
 /* Worker threads' stat files a sample may read: one read (the kernel
- * formats some fifty fields, the sampler parses them) took 3 to 6 us
- * with 500 busy threads on the 2-vCPU guest (tests/bench/README.md,
- * many-jobs), so 250 were over a millisecond of the 2 ms a sample of
+ * formats some fifty fields) took 4.7-6 us with 500 busy threads on the
+ * 2-vCPU guest, so 250 were over a millisecond of the 2 ms a sample of
  * 2000 jobs may cost; 50 are about 0.25 ms. */
 #define TASK_READS_PER_SAMPLE 50
 
@@ -349,11 +348,12 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	/* The kernel's own counters: the live host's, whatever recorded
 	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
 	perfev_probe(s->plan, "/sys", "/proc");
-	/* Workers open rings and pidfds, the sampler a task file per
-	 * thread: counters give way to those. */
+	/* Workers open rings and pidfds, the sampler a task file per thread:
+	 * counters give way, and the table is grown for all now (procfs.h). */
 	s->ev_reserve = 256;
 	for (unsigned j = 0; j < cfg->njobs; j++)
 		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
+	procfs_fd_room(s->ev_reserve + cfg->njobs * s->plan->nev);
 	/* Read in pairs of boundaries, as delayacct's threads are. */
 	s->ev_every = 1;
 	if (cfg->njobs > EV_READS_PER_SAMPLE / 2)
