@@ -61,11 +61,6 @@ struct dry_gate {
  * only the stop flags and the clock change after that. */
 struct work {
 	const struct job *job;
-	/* The run's nice value, when its controller lowered its own to
-	 * sample on time (run.c): the job's threads, which inherit the
-	 * controller's, take this one back as they start. */
-	bool renice;
-	int nice;
 	const struct engine_ops *ops;
 	struct engine_job ej;		/* targets, request slots per thread, engine state */
 	/* iodepth_batch_submit resolved: queued requests are pushed to the
@@ -103,6 +98,12 @@ struct work {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
 	uint64_t deadline_ns;		/* 0 = none */
+	/* Last, after what the workers read as they run: the run's nice
+	 * value, when its controller lowered its own to sample on time
+	 * (run.c); the job's threads, which inherit the controller's, take
+	 * this one back as they start. */
+	bool renice;
+	int nice;
 };
 
 /*
