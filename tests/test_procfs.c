@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "telemetry/procfs.h"
@@ -639,6 +640,38 @@ static void test_schedstat(void **state)
 	assert_int_equal(procfs_parse_schedstat("x 1 2", 5, &ns), -EBADMSG);
 }
 
+/* The descriptor table's size, from /proc/self/status (FDSize). */
+static long fd_table_size(void)
+{
+	char line[256];
+	long n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "FDSize: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Room made for n more descriptors: the table holds them now, so no
+ * later open (a task file's, in a sample) has to grow it. */
+static void test_fd_room(void **state)
+{
+	struct rlimit rl;
+	long before = fd_table_size(), want = 3000;
+
+	(void)state;
+	assert_true(before > 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)want + 16 > rl.rlim_cur)
+		want = (long)rl.rlim_cur - 16;
+	assert_int_equal(procfs_fd_room((unsigned)want), 0);
+	assert_true(fd_table_size() >= want);
+	assert_true(fd_table_size() >= before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_probe_numa_kswapd_seconds),
 		cmocka_unit_test(test_probe_arm64_says_why),
 		cmocka_unit_test(test_schedstat),
+		cmocka_unit_test(test_fd_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

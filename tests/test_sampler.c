@@ -255,7 +255,7 @@ static void run_cpu(unsigned njobs, unsigned nticks, unsigned *filled, unsigned 
 }
 
 /* At many threads a job's CPU clocks are read over one interval in N
- * (800 threads: N = 4), both ends of a row, so some of its rows have
+ * (800 threads: N = 7), both ends of a row, so some of its rows have
  * cpu_us_per_4k and the others none; at a few threads every row has it. */
 static void test_cpu_read_less_often(void **state)
 {
@@ -265,10 +265,10 @@ static void test_cpu_read_less_often(void **state)
 	unsigned nfilled = 0, nempty = 0;
 
 	run_cpu(800, 9, filled, empty);
-	/* Summed over the jobs (here 3269 rows with the CPU figure, 3931
-	 * without, of 7200): which of a job's rows fall on its interval, and
-	 * on the faults' one in 7, can leave a job one empty row short of
-	 * another's; the share over all jobs is what the reads' budget sets. */
+	/* Summed over the jobs: which of a job's rows fall on its interval,
+	 * and on the faults' (one in 32 at 800 threads), can leave a job one
+	 * empty row short of another's; the share over all jobs is what the
+	 * reads' budget sets. */
 	for (unsigned j = 0; j < 800; j++) {
 		nfilled += filled[j];
 		nempty += empty[j];

@@ -570,6 +570,11 @@ static json_t *sampler_object(const struct sampler_result *c)
 	put(o, "time_max_ms", jdbl_ok(ok, c->max_ms));
 	put(o, "time_mean_ms", jdbl_ok(ok, c->mean_ms));
 	put(o, "read_skew_max_ms", jdbl_ok(ok, c->skew_max_ms));
+	put(o, "cpu_median_ms", jdbl_ok(ok, c->cpu_p50_ms));
+	put(o, "cpu_max_ms", jdbl_ok(ok, c->cpu_max_ms));
+	put(o, "samples_preempted", ju64(c->preempted));
+	put(o, "samples_blocked", ju64(c->blocked));
+	put(o, "thread_policy", json_string(c->policy[0] ? c->policy : "unknown"));
 	put(o, "over_quarter_interval", ju64(c->over_quarter));
 	put(o, "reads_retaken", ju64(c->retaken));
 	put(o, "delay_queries", ju64(c->delay_queries));

@@ -713,8 +713,10 @@ static void print_sampler(FILE *f, const struct sampler_result *c, uint64_t inte
 		return;
 	}
 	fprintf(f, "  sampler: %" PRIu64 " samples, %.2f ms each (median; p99 %.2f, longest %.2f) of a %.0f ms interval; "
+		"its thread's CPU %.2f ms (median; longest %.2f), preempted in %" PRIu64 " samples, waiting in %" PRIu64 "; "
 		"counters read within %.2f ms of each boundary%s\n",
-		c->samples, c->p50_ms, c->p99_ms, c->max_ms, (double)interval_ns / 1e6, c->skew_max_ms,
+		c->samples, c->p50_ms, c->p99_ms, c->max_ms, (double)interval_ns / 1e6, c->cpu_p50_ms, c->cpu_max_ms,
+		c->preempted, c->blocked, c->skew_max_ms,
 		c->over_quarter ? "; OVER a quarter of the interval: the sampler is a bottleneck" : "");
 }
 

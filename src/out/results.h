@@ -251,6 +251,14 @@ struct sampler_result {
 	uint64_t samples;
 	double p50_ms, p99_ms, max_ms, mean_ms;
 	double skew_max_ms;
+	/* The same samples as the sampling thread's CPU time, and how many
+	 * had it switched out: taken from it (another task, or a higher
+	 * priority), or waiting (a lock, a page fault's I/O). */
+	double cpu_p50_ms, cpu_max_ms;
+	uint64_t preempted, blocked;
+	/* The sampling thread's scheduling: "SCHED_FIFO 1", or where that
+	 * is not permitted "SCHED_OTHER nice N" (run.c says why). */
+	char policy[32];
 	unsigned over_quarter;		/* samples longer than a quarter interval */
 	unsigned retaken;		/* counter passes held up and taken again */
 	/* delayacct=1: the taskstats queries the samples made (one per

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,12 +47,21 @@
  * I/O threads leave over. */
 #define PROBE_ROUNDS_PER_UNIT 1024
 
+/* A thread of the job at the run's nice value, not its controller's
+ * (struct work.renice): raising one's own nice is always permitted. */
+static void ordinary_nice(const struct work *wk)
+{
+	if (wk->renice)
+		setpriority(PRIO_PROCESS, 0, wk->nice);
+}
+
 static void *probe_main(void *arg)
 {
 	struct crew *c = arg;
 	struct thread_stats *st = c->probe;
 	uint64_t x = 0x9e3779b97f4a7c15ull, n = 0;
 
+	ordinary_nice(&c->wk);
 	STAT_STORE(&st->tid, gettid());
 	st->start_ns = now_ns();
 	STAT_STORE(&st->running, 1);
@@ -163,6 +173,7 @@ static void *worker_main(void *arg)
 	/* pid first: the sampler reads it once it sees the tid. */
 	STAT_STORE(&st->pid, getpid());
 	STAT_STORE(&st->tid, gettid());
+	ordinary_nice(wk);
 	ret = placement_apply(wk->job, &e);
 	if (!ret && wk->job->prio_set)
 		ret = set_ioprio(&wk->wj, &e);
@@ -484,6 +495,7 @@ static void *leader_main(void *arg)
 	struct err e = { 0 };
 	bool go;
 
+	ordinary_nice(&c->wk);
 	pthread_mutex_lock(&c->lead_mu);
 	c->leader_tid = gettid();
 	pthread_cond_broadcast(&c->lead_cv);

@@ -100,6 +100,12 @@ struct work {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t ramp_end_ns;		/* 0 = no ramp */
 	uint64_t deadline_ns;		/* 0 = none */
+	/* Last, after what the workers read as they run: the run's nice
+	 * value, when its controller lowered its own to sample on time
+	 * (run.c); the job's threads, which inherit the controller's, take
+	 * this one back as they start. */
+	bool renice;
+	int nice;
 };
 
 /*

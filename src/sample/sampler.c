@@ -230,15 +230,16 @@ static int open_fiolog(struct sampler *s, struct err *e)
 static uint64_t planned_ns(const struct sampler_config *c);
 
 /* Worker threads' stat files a sample may read: one read (the kernel
- * formats some fifty fields) took 0.3 to 1.5 us on the loaded 2-vCPU
- * guest (tests/bench/README.md, many-jobs), so 250 are under 0.4 ms. */
-#define TASK_READS_PER_SAMPLE 250
+ * formats some fifty fields) took 4.7-6 us with 500 busy threads on the
+ * 2-vCPU guest, so 250 were over a millisecond of the 2 ms a sample of
+ * 2000 jobs may cost; 50 are about 0.25 ms. */
+#define TASK_READS_PER_SAMPLE 50
 
 /* Worker threads' CPU clocks a sample may read: one clock_gettime of
- * another thread's CPU clock is a system call of 0.5 us or more
- * (tests/bench/sample_rows.c), 1 ms at 2000 threads of the 2 ms a
- * sample may cost, so 500 are about 0.3 ms. */
-#define CPU_READS_PER_SAMPLE 500
+ * another thread's CPU clock is a system call of 0.55-0.65 us with 500
+ * busy psync jobs, 1.2 ms at 2000 threads of the 2 ms a sample may
+ * cost, so 250 are about 0.15 ms. */
+#define CPU_READS_PER_SAMPLE 250
 
 static void task_budget(struct sampler *s)
 {
@@ -263,9 +264,9 @@ static void task_budget(struct sampler *s)
 
 /* Jobs' counter sets a sample may read: one read of a job's set (every
  * event of its tasks, an IPI to each CPU where one runs) took 4 to 25 us
- * on the 2-vCPU guest under load (tests/bench/README.md, many-jobs), so
- * 50 are 0.2-1.3 ms, within the 2 ms a sample of 2000 jobs may cost. */
-#define EV_READS_PER_SAMPLE 50
+ * on the 2-vCPU guest under load, 5-8 us with 200-500 psync jobs (50:
+ * 0.25-0.4 ms a sample, the largest budgeted read), so 24 are ~0.15 ms. */
+#define EV_READS_PER_SAMPLE 24
 
 /* Rows reserved per job at most: 1024 rows of 104 bytes (a run of 100 s
  * at 100 ms) is 104 KB a job, 208 MB at 2000 jobs, touched at set-up;
@@ -325,11 +326,13 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	}
 	open_sys_sources(s);
 	residency_set_init(&s->regions);
-	/* A target region a sample reads whole: 64 pages per ms of the
-	 * interval (25 MiB at 100 ms, 250 MiB at 1 s), at the 30 to 200 ns
-	 * a page cachestat took on the loaded 2-vCPU guest, 0.2 to 1.3 ms
-	 * at 100 ms. A larger one is read a part per interval. */
-	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 64;
+	/* A target region a sample reads whole: 16 pages per ms of the
+	 * interval (6.25 MiB at 100 ms, 62.5 MiB at 1 s), at the 30 to 200
+	 * ns a page cachestat took on the loaded 2-vCPU guest, 0.05 to 0.3
+	 * ms at 100 ms (64 pages a ms were 0.2 ms with 500 busy threads, a
+	 * tenth of a sample of 2000 jobs). A larger one is read a part per
+	 * interval. */
+	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 16;
 	if (!s->regions.pages_per_sample)
 		s->regions.pages_per_sample = 1;
 	sampler_test_hooks(s);
@@ -337,6 +340,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	if (!s->host_cells)
 		return err_set(e, ENOMEM, "out of memory");
 	hist_init(&s->tick_cost);
+	hist_init(&s->tick_cpu);
 	s->snap_skew_max = 0;
 	s->plan = malloc(sizeof(*s->plan));
 	if (!s->plan)
@@ -344,11 +348,12 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	/* The kernel's own counters: the live host's, whatever recorded
 	 * tree FAULTLINE_SYS or FAULTLINE_PROC name. */
 	perfev_probe(s->plan, "/sys", "/proc");
-	/* Workers open rings and pidfds, the sampler a task file per
-	 * thread: counters give way to those. */
+	/* Workers open rings and pidfds, the sampler a task file per thread:
+	 * counters give way, and the table is grown for all now (procfs.h). */
 	s->ev_reserve = 256;
 	for (unsigned j = 0; j < cfg->njobs; j++)
 		s->ev_reserve += 2 * cfg->jobs[j].slots.total;
+	procfs_fd_room(s->ev_reserve + cfg->njobs * s->plan->nev);
 	/* Read in pairs of boundaries, as delayacct's threads are. */
 	s->ev_every = 1;
 	if (cfg->njobs > EV_READS_PER_SAMPLE / 2)
@@ -380,6 +385,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 		js->lat = cfg->jobs[j].job->latency;
 		js->log_prio = cfg->jobs[j].job->log_prio;
 		js->delayacct = cfg->jobs[j].job->delayacct;
+		js->verifies = job_verifies(cfg->jobs[j].job);
 		js->stats = cfg->jobs[j].stats;
 		js->nworkers = cfg->jobs[j].nworkers;
 		js->pool = cfg->jobs[j].pool;
@@ -678,12 +684,14 @@ static void status_line(struct sampler *s, uint64_t now, const struct sys_snap *
  */
 static bool reading_back(const struct sampler *s, unsigned j)
 {
-	const struct sampler_job *sj = &s->cfg.jobs[j];
+	/* The flag in the job's head (the pass's line): its struct job is a
+	 * cold line of its own, one miss a job at every boundary. */
+	const struct job_samp *js = &s->jobs[j];
 
-	if (!job_verifies(sj->job) || !sj->nworkers)
+	if (!js->verifies || !js->nworkers)
 		return false;
-	for (unsigned i = 0; i < sj->nworkers; i++)
-		if (STAT_LOAD(&sj->stats[i].running) || !STAT_LOAD(&sj->stats[i].end_ns))
+	for (unsigned i = 0; i < js->nworkers; i++)
+		if (STAT_LOAD(&js->stats[i].running) || !STAT_LOAD(&js->stats[i].end_ns))
 			return false;
 	return true;
 }
@@ -732,6 +740,9 @@ static void prefetch_ahead(const struct sampler *s, unsigned j, bool pass)
 uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 {
 	uint64_t tol = s->cfg.interval_ns / 10, t_in = now_ns();
+	struct sampler_self u0;
+
+	sampler_self_now(&u0);
 
 	if (tol < 1000000ull)
 		tol = 1000000ull;
@@ -759,6 +770,8 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 	}
 	s->snap_now = now;
 	s->snap_cost = s->snap_t - t_in;
+	memset(&s->snap_self, 0, sizeof(s->snap_self));
+	sampler_self_since(&s->snap_self, &u0);
 	return now;
 }
 
@@ -768,15 +781,19 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	double *mib = s->tick_mib, *iops = s->tick_iops;
 	bool *row = s->tick_row;
 	uint64_t t_in = now_ns(), t_out, cost = 0;
+	struct sampler_self u0, used = { 0 };
 
+	sampler_self_now(&u0);
 	/* A sample's cost is the sampler's own: its pass over the counters
 	 * and this, not what the controller did between them (ending jobs:
 	 * at a run's end, joining 2000 threads that wait for a CPU took 0.3
 	 * to 0.9 s of a "sample" counted from the pass). */
-	if (s->snap_now != now || !s->snap_t)
+	if (s->snap_now != now || !s->snap_t) {
 		now = sampler_tick_begin(s, now);
-	else
+	} else {
 		cost = s->snap_cost;
+		used = s->snap_self;
+	}
 	/* Kept for the next rows' previous reading (sampler_job_row). */
 	s->sys_cur = (s->sys_cur + 1) % SAMPLER_SYS_KEEP;
 	sys = &s->sys_keep[s->sys_cur];
@@ -807,15 +824,10 @@ void sampler_tick(struct sampler *s, uint64_t now)
 	status_line(s, now, sys, mib, iops);
 	s->last_tick = *sys;
 	t_out = now_ns();
+	sampler_self_since(&used, &u0);
 	/* A boundary with no job running costs nothing worth counting. */
-	if (s->snap_any) {
-		cost += t_out - t_in;
-		hist_add(&s->tick_cost, cost);
-		if (s->snap_t > now && s->snap_t - now > s->snap_skew_max)
-			s->snap_skew_max = s->snap_t - now;
-		if (cost > s->cfg.interval_ns / 4)
-			s->over_quarter++;
-	}
+	if (s->snap_any)
+		sampler_cost_add(s, now, cost + t_out - t_in, &used);
 	s->snap_t = 0;
 }
 

@@ -9,7 +9,9 @@
 #include <numa.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sample/samplerow.h"
@@ -30,6 +32,45 @@ static void fill_host(struct host_result *h, const struct sys_snap *sys)
 			       : (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The calling thread's CPU clock and context switches now: two system
+ * calls, a microsecond or two a sample. Fields it cannot read stay 0. */
+void sampler_self_now(struct sampler_self *u)
+{
+	struct timespec ts;
+	struct rusage ru;
+
+	memset(u, 0, sizeof(*u));
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		u->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		u->nivcsw = ru.ru_nivcsw;
+		u->nvcsw = ru.ru_nvcsw;
+	}
+}
+
+/* @acc += what the thread used since @from. */
+void sampler_self_since(struct sampler_self *acc, const struct sampler_self *from)
+{
+	struct sampler_self u;
+
+	sampler_self_now(&u);
+	acc->cpu_ns += u.cpu_ns - from->cpu_ns;
+	acc->nivcsw += u.nivcsw - from->nivcsw;
+	acc->nvcsw += u.nvcsw - from->nvcsw;
+}
+
+void sampler_cost_add(struct sampler *s, uint64_t now, uint64_t wall_ns, const struct sampler_self *used)
+{
+	hist_add(&s->tick_cost, wall_ns);
+	hist_add(&s->tick_cpu, used->cpu_ns);
+	s->tick_preempted += used->nivcsw > 0;
+	s->tick_blocked += used->nvcsw > 0;
+	if (s->snap_t > now && s->snap_t - now > s->snap_skew_max)
+		s->snap_skew_max = s->snap_t - now;
+	if (wall_ns > s->cfg.interval_ns / 4)
+		s->over_quarter++;
+}
+
 /* The sampler's own time per sample; a warning when it took a large
  * part of the interval, the instrument then being a bottleneck. */
 static void sampler_cost(struct sampler *s, struct run_result *res)
@@ -46,6 +87,10 @@ static void sampler_cost(struct sampler *s, struct run_result *res)
 	c->max_ms = (double)h->max / 1e6;
 	c->mean_ms = hist_mean(h) / 1e6;
 	c->skew_max_ms = (double)s->snap_skew_max / 1e6;
+	c->cpu_p50_ms = (double)hist_percentile(&s->tick_cpu, 50) / 1e6;
+	c->cpu_max_ms = (double)s->tick_cpu.max / 1e6;
+	c->preempted = s->tick_preempted;
+	c->blocked = s->tick_blocked;
 	c->over_quarter = s->over_quarter;
 	c->retaken = s->snap_retaken;
 	c->delay_queries = s->da_queries;

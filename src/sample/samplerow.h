@@ -111,6 +111,7 @@ struct job_samp {
 	 * struct job is 14 KB, a cold line for each at thousands of jobs;
 	 * and so is what a row reads of its struct sampler_job (below). */
 	bool lat, log_prio, delayacct;
+	bool verifies;			/* job_verifies: read back after its timed part */
 	bool pool, pool_batches;
 	bool ending;			/* the row being made is the job's last */
 	bool faults_ok;			/* every interval's faults were readable */
@@ -176,6 +177,12 @@ struct job_samp {
 	struct sys_snap last_sys;	/* ps_slot -1 */
 } __attribute__((aligned(CACHELINE)));
 
+/* The controller thread's own use, at one moment (sampler.c). */
+struct sampler_self {
+	uint64_t cpu_ns;		/* its CPU clock */
+	long nivcsw, nvcsw;		/* involuntary, voluntary switches */
+};
+
 struct sampler {
 	struct sampler_config cfg;
 	struct csvout csv;
@@ -237,6 +244,13 @@ struct sampler {
 	uint64_t snap_skew_max;
 	uint64_t snap_now, snap_t;	/* the boundary snapped, and when it was done */
 	uint64_t snap_cost;		/* ... and what that pass took */
+	/* The same sample as the controller thread's own CPU time, and
+	 * whether it was switched out during it: taken from (preempted) or
+	 * waiting (blocked). The wall time above is what a sample costs the
+	 * run's clock; these say how much of it was the sampler's work. */
+	struct hist tick_cpu;
+	struct sampler_self snap_self;	/* the pass's share */
+	unsigned tick_preempted, tick_blocked;
 	bool snap_any;			/* some job was running at it */
 	unsigned over_quarter;		/* ticks longer than a quarter interval */
 	unsigned snap_retaken;		/* first passes held up and taken again */
@@ -269,6 +283,12 @@ struct sampler {
 #define THREAD_SAMP_HOT offsetof(struct thread_samp, wops)
 #define JOB_SAMP_HOT (offsetof(struct job_samp, x) + offsetof(struct explain_job, cg_last))
 
+/* What a sample cost (samplerend.c): the calling thread's use now and
+ * since @from (added into @acc); a sample at boundary @now that took
+ * @wall_ns, @used of the thread's, recorded for the run's totals. */
+void sampler_self_now(struct sampler_self *u);
+void sampler_self_since(struct sampler_self *acc, const struct sampler_self *from);
+void sampler_cost_add(struct sampler *s, uint64_t now, uint64_t wall_ns, const struct sampler_self *used);
 /* Every system-wide source now, stamped @now (sampler.c). */
 void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "lib/readfile.h"
@@ -551,6 +552,30 @@ int procfs_parse_schedstat(const char *buf, size_t len, uint64_t *cpu_ns)
 int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, pid_t tid)
 {
 	return task_file(src, root, pid, tid, "schedstat", false);
+}
+
+int procfs_fd_room(unsigned n)
+{
+	struct rlimit rl;
+	int lo, top, fd, ret = 0;
+
+	/* The lowest free descriptor; a duplicate at or above @lo + @n
+	 * makes the table that large, and it never shrinks. */
+	lo = open("/", O_PATH | O_CLOEXEC);
+	if (lo < 0)
+		return -errno;
+	top = lo + (int)(n < INT_MAX / 2 ? n : INT_MAX / 2);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)top >= rl.rlim_cur)
+		top = (int)rl.rlim_cur - 1;
+	if (top > lo) {
+		fd = fcntl(lo, F_DUPFD_CLOEXEC, top);
+		if (fd < 0)
+			ret = -errno;
+		else
+			close(fd);
+	}
+	close(lo);
+	return ret;
 }
 
 int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file)

@@ -195,6 +195,11 @@ int procfs_schedstat_open(struct procfs_src *src, const char *root, pid_t pid, p
 /* The same two files opened into a procfs_src_prealloc'd source:
  * @file is "stat" or "schedstat". */
 int procfs_task_attach(struct procfs_src *src, const char *root, pid_t pid, pid_t tid, const char *file);
+/* Room in the process's descriptor table for @n more descriptors, made
+ * now (up to RLIMIT_NOFILE): the kernel grows the table as descriptors
+ * are opened, and growing it in a process of many threads waits for an
+ * RCU grace period, milliseconds. 0 or -errno. */
+int procfs_fd_room(unsigned n);
 int procfs_task_read(struct procfs_src *src, struct procfs_task *out);
 
 /* ---- kswapd threads (one per NUMA node) ---- */
