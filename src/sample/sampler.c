@@ -35,76 +35,12 @@
 #include "telemetry/perfev.h"
 #include "telemetry/procfs.h"
 #include "sample/samplerow.h"
+#include "sample/samplesys.h"
 #include "telemetry/wbtrace.h"
 
 const char *sampler_csv_header(void)
 {
 	return samplecols_header();
-}
-
-/* ---- system sources ------------------------------------------------- */
-
-static void open_sys_sources(struct sampler *s)
-{
-	const char *root = s->proc;
-
-	if (procfs_src_open(&s->interrupts, root, "interrupts") < 0)
-		s->interrupts.fd = -1;
-	if (procfs_src_open(&s->vmstat, root, "vmstat") < 0)
-		s->vmstat.fd = -1;
-	if (procfs_src_open(&s->meminfo, root, "meminfo") < 0)
-		s->meminfo.fd = -1;
-	if (procfs_src_open(&s->stat, root, "stat") < 0)
-		s->stat.fd = -1;
-	s->have_ksw = procfs_kswapd_open(&s->ksw, root) == 0;
-	explain_host_open(&s->psi, root);
-	explain_warn(stderr, s->psi.why);
-}
-
-void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now)
-{
-	ssize_t n;
-	int ret;
-
-	memset(o, 0, sizeof(*o));
-	o->t = now;
-	o->seq = ++s->sys_seq;
-
-	n = s->interrupts.fd >= 0 ? procfs_src_read(&s->interrupts) : -ENOENT;
-	ret = n < 0 ? (int)n : procfs_parse_tlb(s->interrupts.buf, (size_t)n, &o->tlb, NULL);
-	o->tlb_ok = ret == 0;
-	if (!o->tlb_ok)
-		sampler_warn_once(&s->warned_tlb, "TLB shootdowns unavailable: %s",
-			  ret == -ENOENT ? PROCFS_TLB_ABSENT_WHY : strerror(-ret));
-
-	if (s->have_ksw) {
-		ret = procfs_kswapd_read(&s->ksw, &o->ksw_ticks);
-		o->ksw_ok = ret == 0;
-	}
-	if (!o->ksw_ok)
-		sampler_warn_once(&s->warned_ksw, "kswapd CPU time unavailable: %s",
-			  s->have_ksw ? "its stat file could not be read" : "no kswapd thread found");
-
-	n = s->vmstat.fd >= 0 ? procfs_src_read(&s->vmstat) : -ENOENT;
-	ret = n < 0 ? (int)n : procfs_parse_vmstat(s->vmstat.buf, (size_t)n, &o->vm);
-	o->vm_ok = ret == 0 && procfs_vm_has(&o->vm, PROCFS_VM_PGSCAN_KSWAPD) &&
-		   procfs_vm_has(&o->vm, PROCFS_VM_PGSTEAL_KSWAPD);
-	if (!o->vm_ok)
-		sampler_warn_once(&s->warned_vm, "reclaim counters unavailable from %s/vmstat", s->proc);
-
-	n = s->meminfo.fd >= 0 ? procfs_src_read(&s->meminfo) : -ENOENT;
-	ret = n < 0 ? (int)n : procfs_parse_meminfo(s->meminfo.buf, (size_t)n, &o->mem);
-	o->mem_ok = ret == 0 && procfs_mem_has(&o->mem, PROCFS_MEM_CACHED);
-	if (!o->mem_ok)
-		sampler_warn_once(&s->warned_mem, "page cache size unavailable from %s/meminfo", s->proc);
-
-	n = s->stat.fd >= 0 ? procfs_src_read(&s->stat) : -ENOENT;
-	ret = n < 0 ? (int)n : procfs_parse_stat(s->stat.buf, (size_t)n, &o->cpu);
-	o->cpu_ok = ret == 0;
-	if (!o->cpu_ok)
-		sampler_warn_once(&s->warned_cpu, "CPU times unavailable from %s/stat", s->proc);
-	explain_host_read(&s->psi, &o->psi);
-	explain_warn(stderr, s->psi.why);
 }
 
 /* ---- who wrote the data ----------------------------------- */
@@ -324,7 +260,7 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 				memset(s->csv.buf, 0, cap);
 		}
 	}
-	open_sys_sources(s);
+	sampler_open_sys(s);
 	residency_set_init(&s->regions);
 	/* A target region a sample reads whole: 16 pages per ms of the
 	 * interval (6.25 MiB at 100 ms, 62.5 MiB at 1 s), at the 30 to 200
@@ -721,7 +657,7 @@ static void moment_sys(struct sampler *s, uint64_t now, struct sys_snap *out)
  */
 /* The first rows' prefetches (sampler_row_prefetch's pipeline), and
  * at row @j those of the rows after it. */
-static void prefetch_start(const struct sampler *s, bool pass)
+static void rows_prefetch_start(const struct sampler *s, bool pass)
 {
 	for (unsigned j = 0; j < 3; j++)
 		sampler_row_prefetch(s, j, 0, pass);
@@ -749,7 +685,7 @@ uint64_t sampler_tick_begin(struct sampler *s, uint64_t now)
 	for (unsigned tries = 0;; tries++) {
 		sampler_moment(s, now);
 		s->snap_any = false;
-		prefetch_start(s, true);
+		rows_prefetch_start(s, true);
 		for (unsigned j = 0; j < s->cfg.njobs; j++) {
 			prefetch_ahead(s, j, true);
 			s->tick_row[j] = s->jobs[j].active && !reading_back(s, j);
@@ -805,7 +741,7 @@ void sampler_tick(struct sampler *s, uint64_t now)
 				wb_tasks(s, j);
 		wb_poll(s);
 	}
-	prefetch_start(s, false);
+	rows_prefetch_start(s, false);
 	for (unsigned j = 0; j < s->cfg.njobs; j++) {
 		mib[j] = iops[j] = 0;
 		prefetch_ahead(s, j, false);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sample/samplerow.h"
+#include "sample/samplesys.h"
 #include "telemetry/wbtrace.h"
 
 static void fill_host(struct host_result *h, const struct sys_snap *sys)

@@ -289,8 +289,6 @@ struct sampler {
 void sampler_self_now(struct sampler_self *u);
 void sampler_self_since(struct sampler_self *acc, const struct sampler_self *from);
 void sampler_cost_add(struct sampler *s, uint64_t now, uint64_t wall_ns, const struct sampler_self *used);
-/* Every system-wide source now, stamped @now (sampler.c). */
-void sampler_read_sys(struct sampler *s, struct sys_snap *o, uint64_t now);
 /* A warning once per @flag, saying the source's cells stay empty. */
 void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One CSV line, whole or not at all (csvout.c): gathered with the
