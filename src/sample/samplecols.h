@@ -1,7 +1,7 @@
 /*
  * samplecols.h - the CSV's columns as one table: each column's name, its
  * unit, the source its figure comes from and the function that fills
- * its cell from one gathered row (struct sample_row, samplerow.h). The
+ * its cell from one gathered row (struct sample_row, below). The
  * header and every row are made from the table, so their order cannot
  * drift apart; the man page's CSV COLUMNS section lists the same names
  * (tests/test_samplecols.c and the docs e2e suite check it).

@@ -35,6 +35,7 @@
 #include "telemetry/perfev.h"
 #include "telemetry/procfs.h"
 #include "sample/samplerow.h"
+#include "sample/samplertime.h"
 #include "sample/samplesys.h"
 #include "telemetry/wbtrace.h"
 

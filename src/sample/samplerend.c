@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sample/samplerow.h"
+#include "sample/samplertime.h"
 #include "sample/samplesys.h"
 #include "telemetry/wbtrace.h"
 

@@ -20,21 +20,7 @@
 #include "telemetry/cgroup.h"
 #include "out/notes.h"
 #include "sample/samplerow.h"
-
-
-void sampler_warn_once(bool *flag, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (*flag)
-		return;
-	*flag = true;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	notes_warning("%s; its CSV cells stay empty", msg);
-}
+#include "sample/samplertime.h"
 
 /* ---- devices (resolved at set-up; read in sampler_read_job_devs) ---- */
 
@@ -156,21 +142,6 @@ bool sampler_job_devs_ok(const struct sampler *s, const struct job_samp *js)
 		if (!s->devs[js->dev[i]].ok)
 			return false;
 	return true;
-}
-
-/* Zeroed, on a cache line's boundary: the jobs' and threads' states
- * are laid out by the line (samplerow.h), which calloc's 16 bytes of
- * alignment would split. free() releases it. */
-void *sampler_calloc_lines(size_t n, size_t size)
-{
-	void *p;
-
-	if (size && n > SIZE_MAX / size)
-		return NULL;
-	if (posix_memalign(&p, CACHELINE, n * size))
-		return NULL;
-	memset(p, 0, n * size);
-	return p;
 }
 
 /* What job @j's options and set-up leave fixed in its rows. */
@@ -418,16 +389,6 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
-}
-
-bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every)
-{
-	uint64_t k;
-
-	if (every <= 1 || s->jobs[j].ending)
-		return true;
-	k = (now - s->t0 + s->cfg.interval_ns / 2) / s->cfg.interval_ns + j;
-	return k % every == 0 || (k + 1) % every == 0;
 }
 
 /* The job's own kernel counters now (when due); none (every ok false)
@@ -737,7 +698,7 @@ static void emit(struct sampler *s, unsigned j, const char *line, size_t len)
 
 static void prefetch_job_state(const struct job_samp *js)
 {
-	/* Its head: what every row reads and writes (samplerow.h). */
+	/* Its head: what every row reads and writes (samplebase.h). */
 	for (size_t off = 0; off < JOB_SAMP_HOT; off += 64)
 		PFW((const char *)js + off);
 }

@@ -22,7 +22,7 @@
 
 #include "lib/latclock.h"
 #include "out/notes.h"
-#include "sample/samplerow.h"
+#include "sample/samplertime.h"
 #include "telemetry/delayacct.h"
 
 /* Queries a sample may make: 0.3-1.2 ms at the 6-24 us one took on the

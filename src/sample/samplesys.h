@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "sample/samplerow.h"
+#include "sample/samplebase.h"
 
 /* Open every system-wide source once (those that cannot be opened are
  * left closed and read as unavailable). */
