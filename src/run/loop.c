@@ -164,9 +164,12 @@ void loop_take_base(struct loop_setup *L)
 /* ---- shared pieces of the loops ------------------------------------ */
 
 /* A completed read of stream @s: consumed (unless a helper did),
- * released, counted for the job and for the stream. */
-static inline void stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
-			       bool consumed)
+ * released, counted for the job and for the stream. This and
+ * stream_reaped are always inlined: the compiler made calls of them
+ * once they held the latency's add (hist_add): 437 instructions a
+ * request in loop_async against 392 (io_uring, loop=1, touch=page). */
+static inline __attribute__((always_inline)) void
+stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, bool consumed)
 {
 	struct stream_stats *ss = &w->wk->loop->stats[s];
 
@@ -201,8 +204,9 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 /* A completion of stream @s reaped at @t (ns; 0 without latency), by
  * a loop *@stopping or not: true when the stream may go on with its next
  * request. */
-static inline bool stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
-				 uint64_t t, bool consumed, bool *stopping)
+static inline __attribute__((always_inline)) bool
+stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, uint64_t t, bool consumed,
+	      bool *stopping)
 {
 	if (*stopping && w->st->failed) {
 		worker_req_drop(w, rel, r);
@@ -324,7 +328,7 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 }
 
 /* submit_step for the loop: false (and the worker failed) on an error. */
-static bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
+static inline bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
 {
 	int ret = worker_submit_step(w, pending, more, inflight);
 

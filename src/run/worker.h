@@ -347,9 +347,11 @@ static inline void worker_read_done(struct worker *w, struct thread_stats *st, w
 }
 
 /* A synchronous loop's completed read: as worker_read_done, and its
- * latency counted (@clk); true when the loop's deadline passed. */
-static inline bool worker_sync_read_done(struct worker *w, struct thread_stats *st,
-					 worker_release_fn rel, struct io_req *r, struct req_clock *clk)
+ * latency counted (@clk); true when the loop's deadline passed. Always
+ * inlined, for the reason req_clock_done is. */
+static inline __attribute__((always_inline)) bool
+worker_sync_read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel, struct io_req *r,
+		      struct req_clock *clk)
 {
 	worker_read_done(w, st, rel, r);
 	return req_clock_done(clk, &st->lat);
