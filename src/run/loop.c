@@ -20,9 +20,11 @@
  *
  * A request's life is worker.h's, as in the plain loops: loop_turns is
  * the synchronous core with the streams as its source, and the other
- * two check, consume, release (also when stopping after a failure),
- * count and reap with the same steps (worker_req_ok, worker_read_done,
- * worker_req_drop, worker_reap); what is theirs is the rotation.
+ * two answer a completion as the asynchronous core does, with the same
+ * functions: whether it counts, is dropped or stops the loop
+ * (worker_async_completed, worker_async_at_once), and a read counted
+ * with its latency (worker_async_read_done), reaped by worker_reap;
+ * what is theirs is the rotation and the streams' own counters.
  *
  * Hot path rules as in worker.c: no locks, no allocation, counters in
  * the worker's own thread_stats and in its streams' shared counters.
@@ -163,24 +165,36 @@ void loop_take_base(struct loop_setup *L)
 
 /* ---- shared pieces of the loops ------------------------------------ */
 
-/* A completed read of stream @s: consumed (unless a helper did),
- * released, counted for the job and for the stream. This and
- * stream_reaped are always inlined: the compiler made calls of them
- * once they held the latency's add (hist_add): 437 instructions a
- * request in loop_async against 392 (io_uring, loop=1, touch=page). */
-static inline __attribute__((always_inline)) void
-stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, bool consumed)
+/* A completed read of stream @s counted for the stream (the job's
+ * counters are the caller's). */
+static inline void stream_count(struct worker *w, const struct io_req *r, unsigned s)
 {
 	struct stream_stats *ss = &w->wk->loop->stats[s];
+
+	stat_add(&ss->ops, 1);
+	stat_add(&ss->bytes, r->len);
+}
+
+/* A completed read of stream @s in loop_async or loop_offload, @ns its
+ * latency: consumed (unless a helper did: @consumed), released, counted
+ * for the job as the asynchronous core counts a read, and for the
+ * stream. Always inlined, as is stream_reaped: the compiler made calls
+ * of them once they held the latency's add (hist_add), 437 instructions
+ * a request in loop_async against 392 (io_uring, loop=1, touch=page). */
+static inline __attribute__((always_inline)) void
+stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, bool consumed, uint64_t ns)
+{
+	const bool lat = w->wk->job->latency;
 
 	if (consumed) {
 		stat_add(&w->st->rops, 1);
 		stat_add(&w->st->rbytes, r->len);
+		if (lat)
+			hist_add(&w->st->lat, ns);
 	} else {
-		worker_read_done(w, w->st, rel, r);
+		worker_async_read_done(w, rel, r, lat, ns);
 	}
-	stat_add(&ss->ops, 1);
-	stat_add(&ss->bytes, r->len);
+	stream_count(w, r, s);
 }
 
 /* Next request of stream @s into @r; false when the stream is done. */
@@ -202,24 +216,18 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 }
 
 /* A completion of stream @s reaped at @t (ns; 0 without latency), by
- * a loop *@stopping or not: true when the stream may go on with its next
- * request. */
+ * a loop *@stopping or not (worker_async_completed; a failure sets it):
+ * true when the stream may go on with its next request. */
 static inline __attribute__((always_inline)) bool
 stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, uint64_t t, bool consumed,
 	      bool *stopping)
 {
-	if (*stopping && w->st->failed) {
-		worker_req_drop(w, rel, r);
-		return false;
-	}
-	if (worker_req_ok(w, r)) {
-		stream_done(w, rel, r, s, consumed);
-		if (w->wk->job->latency)
-			hist_add(&w->st->lat, t - r->t_issue);
-	} else if (w->st->failed) {
+	int done = worker_async_completed(w, rel, r, *stopping);
+
+	if (done > 0)
+		stream_done(w, rel, r, s, consumed, t - r->t_issue);
+	else if (done < 0)
 		*stopping = true;
-		return false;
-	}
 	return !*stopping;
 }
 
@@ -270,8 +278,8 @@ static inline bool turns_done(struct worker *w, struct thread_stats *st, worker_
 {
 	const struct turns *T = ctx;
 
-	stream_done(w, rel, r, T->s, false);
-	return req_clock_done(clk, &st->lat);
+	stream_count(w, r, T->s);
+	return worker_sync_read_done(w, st, rel, r, clk);
 }
 
 static const struct worker_sync_policy turns_policy = {
@@ -299,7 +307,7 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t t)
 {
 	const struct engine_ops *ops = w->wk->ops;
-	int ret;
+	int ret, done;
 
 	while (stream_next(w, s, r)) {
 		r->t_issue = t;
@@ -313,16 +321,12 @@ static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t 
 			return 1;
 		/* A push and a reap of one (no asynchronous engine does this
 		 * today, so the depth it counts at is moot). */
-		stats_mark_submit(w->st, 1, 1);
-		stats_mark_complete(w->st, 1);
-		if (!worker_req_ok(w, r)) {
-			if (w->st->failed)
-				return -1;
+		done = worker_async_at_once(w, ops->release, r, 1);
+		if (done < 0)
+			return -1;
+		if (!done)
 			continue;	/* continue_on_error: counted, skipped */
-		}
-		stream_done(w, ops->release, r, s, false);
-		if (w->wk->job->latency)
-			hist_add(&w->st->lat, now_ns() - t);
+		stream_done(w, ops->release, r, s, false, w->wk->job->latency ? now_ns() - t : 0);
 	}
 	return 0;
 }

@@ -515,13 +515,10 @@ acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, ui
 
 	if (__builtin_expect(w->wk->prio_count, 0) && (rd || r->op == IO_WRITE))
 		prio_count(w, r, rd ? JOB_DIR_READ : JOB_DIR_WRITE, a->lat, ns);
-	if (rd) {
-		worker_read_done(w, w->st, a->rel, r);
-		if (a->lat)
-			hist_add(&w->st->lat, ns);
-	} else {
+	if (rd)
+		worker_async_read_done(w, a->rel, r, a->lat, ns);
+	else
 		count_write(w, r, a->lat, ns);
-	}
 	if (__builtin_expect(w->pace.on, 0) && (rd || r->op == IO_WRITE))
 		pace_done_async(&w->pace, ns, now);
 }
@@ -711,15 +708,16 @@ acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writ
 		return -1;
 	}
 	if (ret == ENGINE_DONE) {
-		stats_mark_submit(w->st, 1, a->inflight + 1);
-		stats_mark_complete(w->st, 1);
+		int done;
+
 		a->freeslots[a->nfree++] = r->slot;
-		if (!worker_req_ok(w, r)) {
-			if (!w->st->failed)
-				return 0;	/* continue_on_error */
+		done = worker_async_at_once(w, a->rel, r, a->inflight + 1);
+		if (done < 0) {
 			acore_fail_stop(a);
 			return -1;
 		}
+		if (!done)
+			return 0;	/* continue_on_error */
 		{
 			uint64_t now = a->lat || w->pace.on ? now_ns() : 0;
 
@@ -794,21 +792,17 @@ static inline __attribute__((always_inline)) bool acore_reap(struct worker *w, s
 	a->t = a->lat ? now_ns() : 0;
 	for (int i = 0; i < got; i++) {
 		struct io_req *r = a->done[i];
+		int done;
 
 		a->inflight--;
 		a->freeslots[a->nfree++] = r->slot;
 		if (writes && w->sermap)
 			w->sermap[r->slot] = 0;
-		if (a->stopping && w->st->failed) {
-			worker_req_drop(w, a->rel, r);
-			continue;
-		}
-		if (!worker_req_ok(w, r)) {
-			if (w->st->failed)
-				acore_fail_stop(a);
-			continue;
-		}
-		acore_count(w, a, r, a->t - r->t_issue, a->t, writes);
+		done = worker_async_completed(w, a->rel, r, a->stopping);
+		if (done < 0)
+			acore_fail_stop(a);
+		else if (done)
+			acore_count(w, a, r, a->t - r->t_issue, a->t, writes);
 	}
 	return true;
 }

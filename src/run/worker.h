@@ -366,6 +366,49 @@ static inline void worker_req_drop(struct worker *w, worker_release_fn rel, stru
 		rel(&w->et, r);
 }
 
+/*
+ * The asynchronous loops' (worker.c's core, loop.c's) answer to one
+ * completion, reaped or done inside queue(), by a loop that is
+ * @stopping or not: 1 when it completed as asked, to be counted; 0 when
+ * it is not counted (the loop stops after a failure: dropped, as
+ * worker_req_drop; or continue_on_error counted it as an error);
+ * -1 when it did not complete as asked and the worker failed: the loop
+ * stops.
+ */
+static inline __attribute__((always_inline)) int
+worker_async_completed(struct worker *w, worker_release_fn rel, struct io_req *r, bool stopping)
+{
+	if (stopping && w->st->failed) {
+		worker_req_drop(w, rel, r);
+		return 0;
+	}
+	if (worker_req_ok(w, r))
+		return 1;
+	return w->st->failed ? -1 : 0;
+}
+
+/* A request an engine completed inside queue(), with @inflight in
+ * flight counting it: a push and a reap of one, for the iodepth
+ * counts; then as worker_async_completed, never stopping. */
+static inline __attribute__((always_inline)) int
+worker_async_at_once(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned inflight)
+{
+	stats_mark_submit(w->st, 1, inflight);
+	stats_mark_complete(w->st, 1);
+	return worker_async_completed(w, rel, r, false);
+}
+
+/* An asynchronous loop's completed read, @ns its latency: as
+ * worker_read_done, and the latency counted when the job keeps it
+ * (@lat). */
+static inline __attribute__((always_inline)) void
+worker_async_read_done(struct worker *w, worker_release_fn rel, struct io_req *r, bool lat, uint64_t ns)
+{
+	worker_read_done(w, w->st, rel, r);
+	if (lat)
+		hist_add(&w->st->lat, ns);
+}
+
 /* What a request of @r's kind is called in a failure. */
 static inline const char *worker_req_what(const struct worker *w, const struct io_req *r)
 {
