@@ -19,12 +19,12 @@
  * which is where the page faults are, so the helper also consumes.
  *
  * A request's life is worker.h's, as in the plain loops: loop_turns is
- * the synchronous core with the streams as its source, and the other
- * two answer a completion as the asynchronous core does, with the same
- * functions: whether it counts, is dropped or stops the loop
- * (worker_async_completed, worker_async_at_once), and a read counted
- * with its latency (worker_async_read_done), reaped by worker_reap;
- * what is theirs is the rotation and the streams' own counters.
+ * the synchronous core with the streams as its source, loop_async the
+ * asynchronous core with them as its source (worker_run_async_src),
+ * and loop_offload, whose requests the helpers run, answers a
+ * completion with the core's own functions (worker_async_completed,
+ * worker_async_read_done); what is theirs is the rotation and the
+ * streams' own counters.
  *
  * Hot path rules as in worker.c: no locks, no allocation, counters in
  * the worker's own thread_stats and in its streams' shared counters.
@@ -53,6 +53,7 @@ struct loop_rt {
 	bool helper_consumes;	/* no buffer (mmap, null): the helper's access is the read */
 	bool mapped;		/* mmap: a helper's access may SIGBUS */
 	unsigned *turn;		/* streams waiting for their turn (ring of n) */
+	uint16_t *slot_stream;	/* loop_async: each request slot's stream */
 	unsigned thead, tlen;
 	struct io_req **done;
 	struct helper_priv {
@@ -175,13 +176,10 @@ static inline void stream_count(struct worker *w, const struct io_req *r, unsign
 	stat_add(&ss->bytes, r->len);
 }
 
-/* A completed read of stream @s in loop_async or loop_offload, @ns its
- * latency: consumed (unless a helper did: @consumed), released, counted
- * for the job as the asynchronous core counts a read, and for the
- * stream. Always inlined, as is stream_reaped: the compiler made calls
- * of them once they held the latency's add (hist_add), 437 instructions
- * a request in loop_async against 392 (io_uring, loop=1, touch=page). */
-static inline __attribute__((always_inline)) void
+/* A completed read of stream @s in loop_offload, @ns its latency:
+ * consumed (unless a helper did: @consumed), released, counted for the
+ * job as the asynchronous core counts a read, and for the stream. */
+static inline void
 stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, bool consumed, uint64_t ns)
 {
 	const bool lat = w->wk->job->latency;
@@ -218,7 +216,7 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 /* A completion of stream @s reaped at @t (ns; 0 without latency), by
  * a loop *@stopping or not (worker_async_completed; a failure sets it):
  * true when the stream may go on with its next request. */
-static inline __attribute__((always_inline)) bool
+static inline bool
 stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, uint64_t t, bool consumed,
 	      bool *stopping)
 {
@@ -298,97 +296,30 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 
 /* ---- io_uring, libaio: every stream's requests in flight ------------ */
 
-/*
- * Stream @s's next request into slot @r, issued at @t: 1 when it is in
- * flight, 0 when the stream has no more, -1 on a failure (recorded). An
- * engine that completes a request at once has it counted here and the
- * slot refilled.
- */
-static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t t)
+/* The asynchronous core (worker_run_async_src) with the streams as its
+ * source: slot i's requests are stream rt->slot_stream[i]'s, i % n, so
+ * that the core, which first issues from slot 0, 1, 2, ..., puts one
+ * request of every stream in flight before a second of any; a
+ * completion's slot takes the same stream's next request. */
+static bool async_next(struct worker *w, struct io_req *r, void *ctx)
 {
-	const struct engine_ops *ops = w->wk->ops;
-	int ret, done;
+	const struct loop_rt *rt = ctx;
 
-	while (stream_next(w, s, r)) {
-		r->t_issue = t;
-		worker_note(w->st, r);
-		ret = ops->queue(&w->et, r);
-		if (ret < 0) {
-			worker_fail(w, ret, r->target, r->off, ops->name);
-			return -1;
-		}
-		if (ret != ENGINE_DONE)
-			return 1;
-		/* A push and a reap of one (no asynchronous engine does this
-		 * today, so the depth it counts at is moot). */
-		done = worker_async_at_once(w, ops->release, r, 1);
-		if (done < 0)
-			return -1;
-		if (!done)
-			continue;	/* continue_on_error: counted, skipped */
-		stream_done(w, ops->release, r, s, false, w->wk->job->latency ? now_ns() - t : 0);
-	}
-	return 0;
+	return stream_next(w, rt->slot_stream[r->slot], r);
 }
 
-/* submit_step for the loop: false (and the worker failed) on an error. */
-static inline bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
+static void async_counted(struct worker *w, const struct io_req *r, void *ctx)
 {
-	int ret = worker_submit_step(w, pending, more, inflight);
+	const struct loop_rt *rt = ctx;
 
-	if (ret < 0)
-		worker_fail(w, ret, w->tfirst, 0, "submit");
-	return ret >= 0;
-}
-
-/* Stream @s's next request into @r, which just completed: pushed as
- * the loop's batch allows (@more: other requests follow before the next
- * reap); false when the loop stops. */
-static bool async_refill(struct worker *w, unsigned s, struct io_req *r, uint64_t t, unsigned *pending,
-			 bool more, unsigned *inflight)
-{
-	int ret = async_issue(w, s, r, t);
-
-	if (ret <= 0)
-		return ret == 0;
-	++*inflight;
-	return loop_submit_step(w, pending, more, *inflight);
+	stream_count(w, r, rt->slot_stream[r->slot]);
 }
 
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const worker_release_fn rel = w->wk->ops->release;
-	const unsigned n = rt->L->n, d = w->wk->job->iodepth;
-	const bool lat = w->wk->job->latency;
-	unsigned inflight = 0, pending = 0;
-	bool stopping = false;
-	uint64_t t = lat ? now_ns() : 0;
+	const struct worker_async_src src = { .next = async_next, .counted = async_counted, .ctx = rt };
 
-	/* Slot s*d+k is stream s's k-th; a completion's slot is refilled
-	 * with the same stream's next request. reap() pushes what
-	 * submit_step left queued. */
-	for (unsigned k = 0; k < d && !stopping; k++)
-		for (unsigned s = 0; s < n && !stopping; s++)
-			stopping = !async_refill(w, s, &w->et.reqs[s * d + k], t, &pending,
-						 k + 1 < d || s + 1 < n, &inflight);
-	while (inflight) {
-		int got = worker_reap(w, &pending, inflight, stopping ? inflight : 1, n * d, rt->done);
-
-		/* A failed reap: requests may still be in flight, and the
-		 * worker frees nothing they use before the engine's exit. */
-		if (got < 0)
-			return;
-		t = lat ? now_ns() : 0;
-		stopping = stopping || loop_stop_due(w, t);
-		for (int i = 0; i < got; i++) {
-			struct io_req *r = rt->done[i];
-			unsigned s = r->slot / d;
-
-			inflight--;
-			if (stream_reaped(w, rel, r, s, t, false, &stopping))
-				stopping = !async_refill(w, s, r, t, &pending, i + 1 < got, &inflight);
-		}
-	}
+	worker_run_async_src(w, &src);
 }
 
 /* ---- offload: the helpers run the requests ------------------------- */
@@ -493,7 +424,6 @@ int loop_worker_init(struct worker *w, struct err *e)
 	const struct job_slots *sl = &wk->slots;
 	struct loop_setup *L = wk->loop;
 	struct loop_rt *rt;
-	unsigned total = (wk->ops->flags & ENGINE_F_ASYNC) ? L->n * j->iodepth : L->n;
 	int ret;
 
 	rt = calloc(1, sizeof(*rt));
@@ -503,9 +433,16 @@ int loop_worker_init(struct worker *w, struct err *e)
 	rt->w = w;
 	rt->L = L;
 	rt->turn = calloc(L->n, sizeof(*rt->turn));
-	rt->done = calloc(total, sizeof(*rt->done));
+	rt->done = calloc(L->n, sizeof(*rt->done));
 	if (!rt->turn || !rt->done)
 		return err_set(e, ENOMEM, "loop: out of memory");
+	if (wk->ops->flags & ENGINE_F_ASYNC) {
+		rt->slot_stream = calloc(wk->ej.depth, sizeof(*rt->slot_stream));
+		if (!rt->slot_stream)
+			return err_set(e, ENOMEM, "loop: out of memory");
+		for (unsigned i = 0; i < wk->ej.depth; i++)
+			rt->slot_stream[i] = (uint16_t)(i % L->n);
+	}
 
 	if (j->prefetch != PREFETCH_NONE) {
 		ret = prefetch_start(&w->prefetch, j, wk->ej.targets, w->st, L->n,
@@ -575,6 +512,7 @@ void loop_worker_exit(struct worker *w)
 	}
 	free(rt->hp);
 	free(rt->turn);
+	free(rt->slot_stream);
 	free(rt->done);
 	free(rt);
 	w->loop = NULL;

@@ -173,6 +173,25 @@ void worker_run_async(struct worker *w);
  * of it. They end with end_fsync's flushes, when asked. */
 void worker_run_sync_rw(struct worker *w);
 void worker_run_async_rw(struct worker *w);
+
+/*
+ * The asynchronous core for a read job whose requests come from
+ * elsewhere than the worker's generator, one source per request slot
+ * (loop.c's event loop: a slot's requests are one stream's). next: the
+ * next request of the source of @r's slot into @r (target, off, len):
+ * false when that source has no more, and the slot is then left out.
+ * counted: @r, a read the core has counted for the worker (consumed,
+ * released, its latency), counted for its source too. The core
+ * issues from its free slots in the order slot 0, 1, 2, ...; a
+ * completed request's slot is the one its source's next request goes
+ * into.
+ */
+struct worker_async_src {
+	bool (*next)(struct worker *w, struct io_req *r, void *ctx);
+	void (*counted)(struct worker *w, const struct io_req *r, void *ctx);
+	void *ctx;
+};
+void worker_run_async_src(struct worker *w, const struct worker_async_src *src);
 /* write_iolog's close lines and last write, after the loop; a log that
  * could not be written fails the worker. */
 void worker_iolog_close(struct worker *w);
