@@ -54,6 +54,7 @@ struct loop_rt {
 	bool mapped;		/* mmap: a helper's access may SIGBUS */
 	unsigned *turn;		/* streams waiting for their turn (ring of n) */
 	uint16_t *slot_stream;	/* loop_async: each request slot's stream */
+	struct worker_src *src;	/* loop_async: the streams as the core's sources */
 	unsigned thead, tlen;
 	struct io_req **done;
 	struct helper_priv {
@@ -296,28 +297,14 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 
 /* ---- io_uring, libaio: every stream's requests in flight ------------ */
 
-/* The asynchronous core (worker_run_async_src) with the streams as its
- * source: slot i's requests are stream rt->slot_stream[i]'s, i % n, so
- * that the core, which first issues from slot 0, 1, 2, ..., puts one
- * request of every stream in flight before a second of any; a
- * completion's slot takes the same stream's next request. */
-static bool async_next(struct worker *w, struct io_req *r, void *ctx)
-{
-	const struct loop_rt *rt = ctx;
-
-	return stream_next(w, rt->slot_stream[r->slot], r);
-}
-
-static void async_counted(struct worker *w, const struct io_req *r, void *ctx)
-{
-	const struct loop_rt *rt = ctx;
-
-	stream_count(w, r, rt->slot_stream[r->slot]);
-}
-
+/* The asynchronous core with the streams as its sources
+ * (worker_run_async_src): slot i's requests are stream i % N's
+ * (loop_worker_init), so that the core, which first issues from slot 0,
+ * 1, 2, ..., puts one request of every stream in flight before a
+ * second of any. */
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const struct worker_async_src src = { .next = async_next, .counted = async_counted, .ctx = rt };
+	const struct worker_async_src src = { .slot_src = rt->slot_stream, .src = rt->src };
 
 	worker_run_async_src(w, &src);
 }
@@ -438,10 +425,16 @@ int loop_worker_init(struct worker *w, struct err *e)
 		return err_set(e, ENOMEM, "loop: out of memory");
 	if (wk->ops->flags & ENGINE_F_ASYNC) {
 		rt->slot_stream = calloc(wk->ej.depth, sizeof(*rt->slot_stream));
-		if (!rt->slot_stream)
+		rt->src = calloc(L->n, sizeof(*rt->src));
+		if (!rt->slot_stream || !rt->src)
 			return err_set(e, ENOMEM, "loop: out of memory");
 		for (unsigned i = 0; i < wk->ej.depth; i++)
 			rt->slot_stream[i] = (uint16_t)(i % L->n);
+		for (unsigned s = 0; s < L->n; s++)
+			rt->src[s] = (struct worker_src){ .gen = &L->streams[s].gen,
+							  .target = L->streams[s].target,
+							  .ops = &L->stats[s].ops,
+							  .bytes = &L->stats[s].bytes };
 	}
 
 	if (j->prefetch != PREFETCH_NONE) {
@@ -513,6 +506,7 @@ void loop_worker_exit(struct worker *w)
 	free(rt->hp);
 	free(rt->turn);
 	free(rt->slot_stream);
+	free(rt->src);
 	free(rt->done);
 	free(rt);
 	w->loop = NULL;

@@ -519,8 +519,12 @@ acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, ui
 		prio_count(w, r, rd ? JOB_DIR_READ : JOB_DIR_WRITE, a->lat, ns);
 	if (rd) {
 		worker_async_read_done(w, a->rel, r, a->lat, ns);
-		if (src)
-			src->counted(w, r, src->ctx);
+		if (src) {
+			const struct worker_src *q = &src->src[src->slot_src[r->slot]];
+
+			stat_add(q->ops, 1);
+			stat_add(q->bytes, r->len);
+		}
 	} else {
 		count_write(w, r, a->lat, ns);
 	}
@@ -653,11 +657,20 @@ acore_draw(struct worker *w, struct acore *a, const bool writes, const struct wo
 		if (__builtin_expect(w->pace.on, 0) && !acore_paced(w, a, JOB_DIR_READ))
 			return NULL;
 		do {
+			unsigned s;
+
 			if (!a->nfree)
 				return NULL;
 			r = &w->et.reqs[a->freeslots[--a->nfree]];
-			if (src->next(w, r, src->ctx))
+			s = src->slot_src[r->slot];
+			if (gen_next(src->src[s].gen, &tgt, &off, &len)) {
+				r->target = (uint16_t)src->src[s].target;
+				r->off = off;
+				r->len = len;
+				if (w->prefetch)
+					prefetch_advance(w->prefetch, s, off, len);
 				return acore_drawn(w, a, r, false);
+			}
 		} while (--a->live);
 		a->more = false;
 		return NULL;

@@ -175,21 +175,25 @@ void worker_run_sync_rw(struct worker *w);
 void worker_run_async_rw(struct worker *w);
 
 /*
- * The asynchronous core for a read job whose requests come from
- * elsewhere than the worker's generator, one source per request slot
- * (loop.c's event loop: a slot's requests are one stream's). next: the
- * next request of the source of @r's slot into @r (target, off, len):
- * false when that source has no more, and the slot is then left out.
- * counted: @r, a read the core has counted for the worker (consumed,
- * released, its latency), counted for its source too. The core
- * issues from its free slots in the order slot 0, 1, 2, ...; a
- * completed request's slot is the one its source's next request goes
- * into.
+ * The asynchronous core for a read job whose requests come from several
+ * sources, one per request slot, rather than the worker's generator
+ * (loop.c's event loop: a slot's requests are one stream's). Source s
+ * draws from its own generator (one region), its requests go to its
+ * target, prefetch= follows it under key s, and each read of it that
+ * completes is counted in its counters too. The core issues from its
+ * free slots in the order slot 0, 1, 2, ...; a completed request's slot
+ * takes the same source's next request, and a slot whose source has no
+ * more is left out. Data the core reads, not hooks it calls: the loop
+ * then costs what the plain one does.
  */
+struct worker_src {
+	struct gen *gen;
+	unsigned target;		/* index into the job's targets */
+	uint64_t *ops, *bytes;		/* its reads completed, their bytes */
+};
 struct worker_async_src {
-	bool (*next)(struct worker *w, struct io_req *r, void *ctx);
-	void (*counted)(struct worker *w, const struct io_req *r, void *ctx);
-	void *ctx;
+	const uint16_t *slot_src;	/* each request slot's source */
+	const struct worker_src *src;
 };
 void worker_run_async_src(struct worker *w, const struct worker_async_src *src);
 /* write_iolog's close lines and last write, after the loop; a log that
