@@ -603,8 +603,8 @@ static inline __attribute__((always_inline)) struct io_req *acore_flush_req(stru
 	return r;
 }
 
-/* A request drawn, of direction @wr, into @r: paced, timed from the
- * batch's start, given its priority. */
+/* A request drawn, of direction @wr, into @r: counted by the pace,
+ * timed from the batch's start, given its priority. */
 static inline __attribute__((always_inline)) struct io_req *acore_drawn(struct worker *w, struct acore *a,
 									  struct io_req *r, bool wr)
 {
@@ -619,7 +619,8 @@ static inline __attribute__((always_inline)) struct io_req *acore_drawn(struct w
 /*
  * The next request to issue, or NULL (the loop reaps, or ends): the one
  * serialize_overlap held back once nothing is in flight, a flush queued
- * behind writes, else a new one from the replay or the generator.
+ * behind writes, else a new one from the replay or the generator, or
+ * (worker_run_async_src) from the source of the free slot on top.
  */
 static inline __attribute__((always_inline)) struct io_req *
 acore_draw(struct worker *w, struct acore *a, const bool writes, const struct worker_async_src *const src)
