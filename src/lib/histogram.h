@@ -74,25 +74,21 @@ struct hist_ring {
 
 void hist_init(struct hist *h);
 
-/* The bucket of @v, given e, the index of its highest set bit (e of 0
- * for @v 0): e and the HIST_SUB_BITS bits below it. Below 2^HIST_SUB_BITS
- * that is @v itself, the same formula with no bit shifted out, so no
- * branch tells the two apart: a worker's latencies often lie on both
- * sides of 128 ns (warm mmap hits, one thread: half under 70 ns, a third
- * over 150), where a branch taken either way at random was mispredicted
- * every other request or so. */
-static inline unsigned hist_bucket_exp(uint64_t v, unsigned e)
-{
-	unsigned shift = e > HIST_SUB_BITS ? e - HIST_SUB_BITS : 0;
-
-	if (__builtin_expect(e > HIST_MAX_EXP, 0))
-		return HIST_BUCKETS - 1;
-	return shift * HIST_SUB + (unsigned)(v >> shift);
-}
-
+/* The bucket of @v. The branch on @v < HIST_SUB is kept: a value
+ * below it (every latency of a fast engine, null's 20 ns) then costs no
+ * bsr, which a branch-free form ran on every request: null, one
+ * thread, at 0.92x 7c1d926 against 0.98x with the branch. */
 static inline unsigned hist_bucket(uint64_t v)
 {
-	return hist_bucket_exp(v, 63u - (unsigned)__builtin_clzll(v | 1));
+	unsigned e, shift;
+
+	if (v < HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	if (e > HIST_MAX_EXP)
+		return HIST_BUCKETS - 1;
+	shift = e - HIST_SUB_BITS;
+	return (shift + 1) * HIST_SUB + (unsigned)(v >> shift) - HIST_SUB;
 }
 
 #define HIST_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -131,8 +127,7 @@ static inline __attribute__((always_inline)) void hist_add(struct hist *h, uint6
 
 	if (v < HIST_MIN_NS)
 		v = HIST_MIN_NS;
-	/* @v is not 0 here: its highest bit without hist_bucket's guard */
-	b = hist_bucket_exp(v, 63u - (unsigned)__builtin_clzll(v));
+	b = hist_bucket(v);
 
 	HIST_STORE(&h->count[b], HIST_LOAD(&h->count[b]) + 1);
 	/* After the bucket, before n: a reader that sees a group grow finds
