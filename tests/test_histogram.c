@@ -85,6 +85,36 @@ static void test_bucket_edges(void **state)
 	assert_int_equal(hist_bucket(HIST_TOP + 1), HIST_BUCKETS - 1);
 }
 
+/* hist_add finds a value's bucket its own way (the highest bit of a
+ * value it has floored at HIST_MIN_NS): the bucket hist_bucket names,
+ * and that bucket's group, at every edge. */
+static void test_add_bucket(void **state)
+{
+	struct hist *h = hnew();
+	uint64_t vs[4 * HIST_SUB + 3 * 64 + 1];
+	unsigned n = 0;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 4 * HIST_SUB; v++)
+		vs[n++] = v;
+	for (unsigned k = 1; k < 64; k++) {
+		vs[n++] = (1ull << k) - 1;
+		vs[n++] = 1ull << k;
+		vs[n++] = (1ull << k) + 1;
+	}
+	vs[n++] = UINT64_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned b = hist_bucket(vs[i]);
+
+		hist_init(h);
+		hist_add(h, vs[i]);
+		assert_int_equal(h->count[b], 1);
+		assert_int_equal(h->group[b >> HIST_GROUP_BITS], 1);
+		assert_int_equal(h->n, 1);
+	}
+	free(h);
+}
+
 /* Every bucket's midpoint is within 1 % of every value in it. */
 static void test_bucket_width(void **state)
 {
@@ -637,6 +667,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets_tile),
 		cmocka_unit_test(test_bucket_edges),
+		cmocka_unit_test(test_add_bucket),
 		cmocka_unit_test(test_bucket_width),
 		cmocka_unit_test(test_percentile_error_sweep),
 		cmocka_unit_test(test_percentile_rank),

@@ -109,28 +109,32 @@ static const struct engine_ops fake_engine = {
 	.release = fake_release,
 };
 
-/* One worker of an io_uring job over a scratch file, rw= @rw. */
-static void rig_run(struct rig *g, const char *rw)
+/* One worker of an io_uring job over a scratch file, rw= @rw; with
+ * @loop, an event loop (loop=2, iodepth=4: the same 8 slots) over two
+ * slices of it, whose completions loop.c answers. */
+static void rig_run(struct rig *g, const char *rw, bool loop)
 {
 	char file[300];
 	const char *opts[] = { "name", "reqcore", "filename", file, "size", "1m", "bs", "4k",
 			       "rw", rw, "rwmixread", "100", "ioengine", "io_uring",
-			       "iodepth", "8", "invalidate", "0", NULL };
+			       "iodepth", loop ? "4" : "8", "invalidate", "0",
+			       loop ? "loop" : NULL, "2", NULL };
 
 	snprintf(file, sizeof(file), "%s/f", scratch_dir);
 	jobrig_prepare(g, opts);
 	assert_int_equal(g->jr.crew.wk.ej.depth, DEPTH);
+	assert_int_equal(g->job.loop, loop ? 2 : 0);
 	jobrig_go(g, &fake_engine);
 }
 
 /* A request fails; those completed with it are each released once. */
-static void stop_releases(const char *rw)
+static void stop_releases(const char *rw, bool loop)
 {
 	struct rig g;
 
 	memset(&E, 0, sizeof(E));
 	E.fail_reap = 3;
-	rig_run(&g, rw);
+	rig_run(&g, rw, loop);
 	assert_int_equal(g.arena.ts[0].failed, 1);
 	assert_int_equal(g.arena.ts[0].error.code, EIO);
 	assert_true(E.reaps >= 3);
@@ -142,24 +146,24 @@ static void stop_releases(const char *rw)
 static void test_read_stop_releases(void **state)
 {
 	(void)state;
-	stop_releases("randread");
+	stop_releases("randread", false);
 }
 
 /* rwmixread=100: every request a read, but through the writing loop. */
 static void test_rw_stop_releases(void **state)
 {
 	(void)state;
-	stop_releases("randrw");
+	stop_releases("randrw", false);
 }
 
 /* A failed reap fails the worker, named, and ends its loop. */
-static void reap_fails(const char *rw)
+static void reap_fails(const char *rw, bool loop)
 {
 	struct rig g;
 
 	memset(&E, 0, sizeof(E));
 	E.fail_whole = 3;
-	rig_run(&g, rw);
+	rig_run(&g, rw, loop);
 	assert_int_equal(g.arena.ts[0].failed, 1);
 	assert_int_equal(g.arena.ts[0].error.code, EIO);
 	assert_string_equal(g.arena.ts[0].error.what, "reap");
@@ -171,23 +175,23 @@ static void reap_fails(const char *rw)
 static void test_read_reap_fails(void **state)
 {
 	(void)state;
-	reap_fails("randread");
+	reap_fails("randread", false);
 }
 
 static void test_rw_reap_fails(void **state)
 {
 	(void)state;
-	reap_fails("randrw");
+	reap_fails("randrw", false);
 }
 
 /* queue() fails with requests in flight: they are reaped, released. */
-static void queue_fails(const char *rw)
+static void queue_fails(const char *rw, bool loop)
 {
 	struct rig g;
 
 	memset(&E, 0, sizeof(E));
 	E.fail_queue = 20;
-	rig_run(&g, rw);
+	rig_run(&g, rw, loop);
 	assert_int_equal(g.arena.ts[0].failed, 1);
 	assert_int_equal(g.arena.ts[0].error.code, EIO);
 	assert_string_equal(g.arena.ts[0].error.what, "scripted");
@@ -200,13 +204,33 @@ static void queue_fails(const char *rw)
 static void test_read_queue_fails(void **state)
 {
 	(void)state;
-	queue_fails("randread");
+	queue_fails("randread", false);
 }
 
 static void test_rw_queue_fails(void **state)
 {
 	(void)state;
-	queue_fails("randrw");
+	queue_fails("randrw", false);
+}
+
+/* The same three in the event loop (loop.c's asynchronous loop): its
+ * completions answered as the core answers them. */
+static void test_loop_stop_releases(void **state)
+{
+	(void)state;
+	stop_releases("randread", true);
+}
+
+static void test_loop_reap_fails(void **state)
+{
+	(void)state;
+	reap_fails("randread", true);
+}
+
+static void test_loop_queue_fails(void **state)
+{
+	(void)state;
+	queue_fails("randread", true);
 }
 
 int main(void)
@@ -218,6 +242,9 @@ int main(void)
 		cmocka_unit_test(test_rw_reap_fails),
 		cmocka_unit_test(test_read_queue_fails),
 		cmocka_unit_test(test_rw_queue_fails),
+		cmocka_unit_test(test_loop_stop_releases),
+		cmocka_unit_test(test_loop_reap_fails),
+		cmocka_unit_test(test_loop_queue_fails),
 	};
 
 	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);

@@ -614,13 +614,12 @@ static void check_warnings(const struct job *j, const struct engine_ops *eng,
 		      jobcheck_where(j, line, "iodepth", w, sizeof(w)), eng->name);
 	if ((jobcheck_given(line, "iodepth_batch_complete_min") ||
 	     jobcheck_given(line, "iodepth_batch_complete_max")) &&
-	    (!(eng->flags & ENGINE_F_ASYNC) || j->loop))
-		jobcheck_warnf(warn, "iodepth_batch_complete at %s has no effect with %s%s: %s",
+	    !(eng->flags & ENGINE_F_ASYNC))
+		jobcheck_warnf(warn, "iodepth_batch_complete at %s has no effect with ioengine=%s: "
+		      "a synchronous engine completes each request in its call",
 		      jobcheck_where(j, line, jobcheck_given(line, "iodepth_batch_complete_min")
 				     ? "iodepth_batch_complete_min" : "iodepth_batch_complete_max",
-				     w, sizeof(w)), j->loop ? "loop=" : "ioengine=",
-		      j->loop ? "" : eng->name, j->loop ? "the loop reaps its streams its own way"
-		      : "a synchronous engine completes each request in its call");
+				     w, sizeof(w)), eng->name);
 	if (j->iodepth > 1 && job_trims(j) && (eng->flags & ENGINE_F_ASYNC))
 		jobcheck_warnf(warn, "iodepth=%u at %s: trims run one request at a time (each is a "
 		      "system call from the thread in every engine; trimwrite's write follows it)",

@@ -443,6 +443,23 @@ void hist_clear(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
+void hist_ring_push(struct hist_ring *r, uint64_t v, unsigned b)
+{
+	uint64_t seq = HIST_LOAD(&r->seq);
+
+	if (__builtin_expect(seq - __atomic_load_n(&r->read, __ATOMIC_ACQUIRE) < HIST_RING &&
+			     v <= UINT32_MAX, 1)) {
+		HIST_STORE(&r->v[seq % HIST_RING], (uint32_t)v);
+		/* Release: a reader that sees the count finds the value. */
+		__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	HIST_STORE(&r->spill.count[b], HIST_LOAD(&r->spill.count[b]) + 1);
+	HIST_STORE(&r->spill.group[b >> HIST_GROUP_BITS], HIST_LOAD(&r->spill.group[b >> HIST_GROUP_BITS]) + 1);
+	HIST_STORE(&r->spill.sum, HIST_LOAD(&r->spill.sum) + v);
+	__atomic_store_n(&r->spill.n, HIST_LOAD(&r->spill.n) + 1, __ATOMIC_RELEASE);
+}
+
 void hist_ring_attach(struct hist *h, struct hist_ring *r, bool push)
 {
 	/* Only the spill's header: its buckets stay untouched (zero) pages

@@ -19,10 +19,12 @@
  * which is where the page faults are, so the helper also consumes.
  *
  * A request's life is worker.h's, as in the plain loops: loop_turns is
- * the synchronous core with the streams as its source, and the other
- * two check, consume, release (also when stopping after a failure),
- * count and reap with the same steps (worker_req_ok, worker_read_done,
- * worker_req_drop, worker_reap); what is theirs is the rotation.
+ * the synchronous core with the streams as its source, loop_async the
+ * asynchronous core with them as its source (worker_run_async_src),
+ * and loop_offload, whose requests the helpers run, answers a
+ * completion with the core's own functions (worker_async_completed,
+ * worker_async_read_done); what is theirs is the rotation and the
+ * streams' own counters.
  *
  * Hot path rules as in worker.c: no locks, no allocation, counters in
  * the worker's own thread_stats and in its streams' shared counters.
@@ -51,6 +53,8 @@ struct loop_rt {
 	bool helper_consumes;	/* no buffer (mmap, null): the helper's access is the read */
 	bool mapped;		/* mmap: a helper's access may SIGBUS */
 	unsigned *turn;		/* streams waiting for their turn (ring of n) */
+	uint16_t *slot_stream;	/* loop_async: each request slot's stream */
+	struct worker_src *src;	/* loop_async: the streams as the core's sources */
 	unsigned thead, tlen;
 	struct io_req **done;
 	struct helper_priv {
@@ -163,21 +167,33 @@ void loop_take_base(struct loop_setup *L)
 
 /* ---- shared pieces of the loops ------------------------------------ */
 
-/* A completed read of stream @s: consumed (unless a helper did),
- * released, counted for the job and for the stream. */
-static inline void stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
-			       bool consumed)
+/* A completed read of stream @s counted for the stream (the job's
+ * counters are the caller's). */
+static inline void stream_count(struct worker *w, const struct io_req *r, unsigned s)
 {
 	struct stream_stats *ss = &w->wk->loop->stats[s];
+
+	stat_add(&ss->ops, 1);
+	stat_add(&ss->bytes, r->len);
+}
+
+/* A completed read of stream @s in loop_offload, @ns its latency:
+ * consumed (unless a helper did: @consumed), released, counted for the
+ * job as the asynchronous core counts a read, and for the stream. */
+static inline void
+stream_done(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, bool consumed, uint64_t ns)
+{
+	const bool lat = w->wk->job->latency;
 
 	if (consumed) {
 		stat_add(&w->st->rops, 1);
 		stat_add(&w->st->rbytes, r->len);
+		if (lat)
+			hist_add(&w->st->lat, ns);
 	} else {
-		worker_read_done(w, w->st, rel, r);
+		worker_async_read_done(w, rel, r, lat, ns);
 	}
-	stat_add(&ss->ops, 1);
-	stat_add(&ss->bytes, r->len);
+	stream_count(w, r, s);
 }
 
 /* Next request of stream @s into @r; false when the stream is done. */
@@ -199,23 +215,18 @@ static inline bool stream_next(struct worker *w, unsigned s, struct io_req *r)
 }
 
 /* A completion of stream @s reaped at @t (ns; 0 without latency), by
- * a loop *@stopping or not: true when the stream may go on with its next
- * request. */
-static inline bool stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s,
-				 uint64_t t, bool consumed, bool *stopping)
+ * a loop *@stopping or not (worker_async_completed; a failure sets it):
+ * true when the stream may go on with its next request. */
+static inline bool
+stream_reaped(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned s, uint64_t t, bool consumed,
+	      bool *stopping)
 {
-	if (*stopping && w->st->failed) {
-		worker_req_drop(w, rel, r);
-		return false;
-	}
-	if (worker_req_ok(w, r)) {
-		stream_done(w, rel, r, s, consumed);
-		if (w->wk->job->latency)
-			hist_add(&w->st->lat, t - r->t_issue);
-	} else if (w->st->failed) {
+	int done = worker_async_completed(w, rel, r, *stopping);
+
+	if (done > 0)
+		stream_done(w, rel, r, s, consumed, t - r->t_issue);
+	else if (done < 0)
 		*stopping = true;
-		return false;
-	}
 	return !*stopping;
 }
 
@@ -266,8 +277,8 @@ static inline bool turns_done(struct worker *w, struct thread_stats *st, worker_
 {
 	const struct turns *T = ctx;
 
-	stream_done(w, rel, r, T->s, false);
-	return req_clock_done(clk, &st->lat);
+	stream_count(w, r, T->s);
+	return worker_sync_read_done(w, st, rel, r, clk);
 }
 
 static const struct worker_sync_policy turns_policy = {
@@ -286,101 +297,16 @@ static void loop_turns(struct worker *w, struct loop_rt *rt)
 
 /* ---- io_uring, libaio: every stream's requests in flight ------------ */
 
-/*
- * Stream @s's next request into slot @r, issued at @t: 1 when it is in
- * flight, 0 when the stream has no more, -1 on a failure (recorded). An
- * engine that completes a request at once has it counted here and the
- * slot refilled.
- */
-static int async_issue(struct worker *w, unsigned s, struct io_req *r, uint64_t t)
-{
-	const struct engine_ops *ops = w->wk->ops;
-	int ret;
-
-	while (stream_next(w, s, r)) {
-		r->t_issue = t;
-		worker_note(w->st, r);
-		ret = ops->queue(&w->et, r);
-		if (ret < 0) {
-			worker_fail(w, ret, r->target, r->off, ops->name);
-			return -1;
-		}
-		if (ret != ENGINE_DONE)
-			return 1;
-		/* A push and a reap of one (no asynchronous engine does this
-		 * today, so the depth it counts at is moot). */
-		stats_mark_submit(w->st, 1, 1);
-		stats_mark_complete(w->st, 1);
-		if (!worker_req_ok(w, r)) {
-			if (w->st->failed)
-				return -1;
-			continue;	/* continue_on_error: counted, skipped */
-		}
-		stream_done(w, ops->release, r, s, false);
-		if (w->wk->job->latency)
-			hist_add(&w->st->lat, now_ns() - t);
-	}
-	return 0;
-}
-
-/* submit_step for the loop: false (and the worker failed) on an error. */
-static bool loop_submit_step(struct worker *w, unsigned *pending, bool more, unsigned inflight)
-{
-	int ret = worker_submit_step(w, pending, more, inflight);
-
-	if (ret < 0)
-		worker_fail(w, ret, w->tfirst, 0, "submit");
-	return ret >= 0;
-}
-
-/* Stream @s's next request into @r, which just completed: pushed as
- * the loop's batch allows (@more: other requests follow before the next
- * reap); false when the loop stops. */
-static bool async_refill(struct worker *w, unsigned s, struct io_req *r, uint64_t t, unsigned *pending,
-			 bool more, unsigned *inflight)
-{
-	int ret = async_issue(w, s, r, t);
-
-	if (ret <= 0)
-		return ret == 0;
-	++*inflight;
-	return loop_submit_step(w, pending, more, *inflight);
-}
-
+/* The asynchronous core with the streams as its sources
+ * (worker_run_async_src): slot i's requests are stream i % N's
+ * (loop_worker_init), so that the core, which first issues from slot 0,
+ * 1, 2, ..., puts one request of every stream in flight before a
+ * second of any. */
 static void loop_async(struct worker *w, struct loop_rt *rt)
 {
-	const worker_release_fn rel = w->wk->ops->release;
-	const unsigned n = rt->L->n, d = w->wk->job->iodepth;
-	const bool lat = w->wk->job->latency;
-	unsigned inflight = 0, pending = 0;
-	bool stopping = false;
-	uint64_t t = lat ? now_ns() : 0;
+	const struct worker_async_src src = { .slot_src = rt->slot_stream, .src = rt->src };
 
-	/* Slot s*d+k is stream s's k-th; a completion's slot is refilled
-	 * with the same stream's next request. reap() pushes what
-	 * submit_step left queued. */
-	for (unsigned k = 0; k < d && !stopping; k++)
-		for (unsigned s = 0; s < n && !stopping; s++)
-			stopping = !async_refill(w, s, &w->et.reqs[s * d + k], t, &pending,
-						 k + 1 < d || s + 1 < n, &inflight);
-	while (inflight) {
-		int got = worker_reap(w, &pending, inflight, stopping ? inflight : 1, n * d, rt->done);
-
-		/* A failed reap: requests may still be in flight, and the
-		 * worker frees nothing they use before the engine's exit. */
-		if (got < 0)
-			return;
-		t = lat ? now_ns() : 0;
-		stopping = stopping || loop_stop_due(w, t);
-		for (int i = 0; i < got; i++) {
-			struct io_req *r = rt->done[i];
-			unsigned s = r->slot / d;
-
-			inflight--;
-			if (stream_reaped(w, rel, r, s, t, false, &stopping))
-				stopping = !async_refill(w, s, r, t, &pending, i + 1 < got, &inflight);
-		}
-	}
+	worker_run_async_src(w, &src);
 }
 
 /* ---- offload: the helpers run the requests ------------------------- */
@@ -485,7 +411,6 @@ int loop_worker_init(struct worker *w, struct err *e)
 	const struct job_slots *sl = &wk->slots;
 	struct loop_setup *L = wk->loop;
 	struct loop_rt *rt;
-	unsigned total = (wk->ops->flags & ENGINE_F_ASYNC) ? L->n * j->iodepth : L->n;
 	int ret;
 
 	rt = calloc(1, sizeof(*rt));
@@ -495,9 +420,22 @@ int loop_worker_init(struct worker *w, struct err *e)
 	rt->w = w;
 	rt->L = L;
 	rt->turn = calloc(L->n, sizeof(*rt->turn));
-	rt->done = calloc(total, sizeof(*rt->done));
+	rt->done = calloc(L->n, sizeof(*rt->done));
 	if (!rt->turn || !rt->done)
 		return err_set(e, ENOMEM, "loop: out of memory");
+	if (wk->ops->flags & ENGINE_F_ASYNC) {
+		rt->slot_stream = calloc(wk->ej.depth, sizeof(*rt->slot_stream));
+		rt->src = calloc(L->n, sizeof(*rt->src));
+		if (!rt->slot_stream || !rt->src)
+			return err_set(e, ENOMEM, "loop: out of memory");
+		for (unsigned i = 0; i < wk->ej.depth; i++)
+			rt->slot_stream[i] = (uint16_t)(i % L->n);
+		for (unsigned s = 0; s < L->n; s++)
+			rt->src[s] = (struct worker_src){ .gen = &L->streams[s].gen,
+							  .target = L->streams[s].target,
+							  .ops = &L->stats[s].ops,
+							  .bytes = &L->stats[s].bytes };
+	}
 
 	if (j->prefetch != PREFETCH_NONE) {
 		ret = prefetch_start(&w->prefetch, j, wk->ej.targets, w->st, L->n,
@@ -567,6 +505,8 @@ void loop_worker_exit(struct worker *w)
 	}
 	free(rt->hp);
 	free(rt->turn);
+	free(rt->slot_stream);
+	free(rt->src);
 	free(rt->done);
 	free(rt);
 	w->loop = NULL;

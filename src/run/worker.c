@@ -434,6 +434,7 @@ void worker_run_sync_rw(struct worker *w)
  */
 struct acore {
 	worker_release_fn rel;
+	unsigned live;		/* worker_run_async_src: slots not left out */
 	struct io_req **done;
 	uint16_t *freeslots;
 	unsigned nfree, inflight, pending;
@@ -462,6 +463,7 @@ acore_setup(struct worker *w, struct acore *a, worker_release_fn rel, const bool
 
 	*a = (struct acore){
 		.rel = rel,
+		.live = depth,
 		.lat = w->wk->job->latency,
 		.deadline = w->wk->deadline_ns ? w->wk->deadline_ns : UINT64_MAX,
 		.more = true,
@@ -509,16 +511,20 @@ static inline void acore_fail_stop(struct acore *a)
  * paced). */
 static inline __attribute__((always_inline)) void
 acore_count(struct worker *w, struct acore *a, struct io_req *r, uint64_t ns, uint64_t now,
-	    const bool writes)
+	    const bool writes, const struct worker_async_src *const src)
 {
 	const bool rd = !writes || r->op == IO_READ;
 
 	if (__builtin_expect(w->wk->prio_count, 0) && (rd || r->op == IO_WRITE))
 		prio_count(w, r, rd ? JOB_DIR_READ : JOB_DIR_WRITE, a->lat, ns);
 	if (rd) {
-		worker_read_done(w, w->st, a->rel, r);
-		if (a->lat)
-			hist_add(&w->st->lat, ns);
+		worker_async_read_done(w, a->rel, r, a->lat, ns);
+		if (src) {
+			const struct worker_src *q = &src->src[src->slot_src[r->slot]];
+
+			stat_add(q->ops, 1);
+			stat_add(q->bytes, r->len);
+		}
 	} else {
 		count_write(w, r, a->lat, ns);
 	}
@@ -597,13 +603,27 @@ static inline __attribute__((always_inline)) struct io_req *acore_flush_req(stru
 	return r;
 }
 
+/* A request drawn, of direction @wr, into @r: counted by the pace,
+ * timed from the batch's start, given its priority. */
+static inline __attribute__((always_inline)) struct io_req *acore_drawn(struct worker *w, struct acore *a,
+									  struct io_req *r, bool wr)
+{
+	if (__builtin_expect(w->pace.on, 0))
+		pace_issued(&w->pace, wr, r->len);
+	r->t_issue = a->t;
+	if (__builtin_expect(w->wk->prio.on, 0))
+		prio_req(w, r, wr);
+	return r;
+}
+
 /*
  * The next request to issue, or NULL (the loop reaps, or ends): the one
  * serialize_overlap held back once nothing is in flight, a flush queued
- * behind writes, else a new one from the replay or the generator.
+ * behind writes, else a new one from the replay or the generator, or
+ * (worker_run_async_src) from the source of the free slot on top.
  */
 static inline __attribute__((always_inline)) struct io_req *
-acore_draw(struct worker *w, struct acore *a, const bool writes)
+acore_draw(struct worker *w, struct acore *a, const bool writes, const struct worker_async_src *const src)
 {
 	struct io_req *r;
 	unsigned tgt;
@@ -632,6 +652,30 @@ acore_draw(struct worker *w, struct acore *a, const bool writes)
 	 * verify_backlog check due) */
 	if (writes && !acore_may_draw(w, a, writes))
 		return NULL;
+	if (!writes && src) {
+		/* The source of the slot on top: a slot whose source has no
+		 * more is left out, and the next one tried. */
+		if (__builtin_expect(w->pace.on, 0) && !acore_paced(w, a, JOB_DIR_READ))
+			return NULL;
+		do {
+			unsigned s;
+
+			if (!a->nfree)
+				return NULL;
+			r = &w->et.reqs[a->freeslots[--a->nfree]];
+			s = src->slot_src[r->slot];
+			if (gen_next(src->src[s].gen, &tgt, &off, &len)) {
+				r->target = (uint16_t)src->src[s].target;
+				r->off = off;
+				r->len = len;
+				if (w->prefetch)
+					prefetch_advance(w->prefetch, s, off, len);
+				return acore_drawn(w, a, r, false);
+			}
+		} while (--a->live);
+		a->more = false;
+		return NULL;
+	}
 	if (__builtin_expect(w->rec.rp != NULL, 0)) {
 		/* A replay: what the log says, in its order. */
 		unsigned op;
@@ -671,18 +715,14 @@ acore_draw(struct worker *w, struct acore *a, const bool writes)
 			return NULL;
 		}
 	}
-	if (__builtin_expect(w->pace.on, 0))
-		pace_issued(&w->pace, wr, len);
 	r = &w->et.reqs[a->freeslots[--a->nfree]];
 	r->target = (uint16_t)(w->tfirst + tgt);
 	r->len = len;
-	r->t_issue = a->t;
 	if (writes)
 		prep_req(w, r, wr, tgt, off);
 	else
 		r->off = off;
-	if (__builtin_expect(w->wk->prio.on, 0))
-		prio_req(w, r, wr);
+	acore_drawn(w, a, r, wr);
 	if (writes && __builtin_expect(w->sermap != NULL, 0) && a->inflight && worker_overlaps(w, r)) {
 		a->ser_r = r;
 		return NULL;
@@ -696,7 +736,8 @@ acore_draw(struct worker *w, struct acore *a, const bool writes)
  * is counted as a push and a reap of one.
  */
 static inline __attribute__((always_inline)) int
-acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writes)
+acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writes,
+	    const struct worker_async_src *const src)
 {
 	const struct engine_ops *ops = w->wk->ops;
 	int ret;
@@ -711,19 +752,20 @@ acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writ
 		return -1;
 	}
 	if (ret == ENGINE_DONE) {
-		stats_mark_submit(w->st, 1, a->inflight + 1);
-		stats_mark_complete(w->st, 1);
+		int done;
+
 		a->freeslots[a->nfree++] = r->slot;
-		if (!worker_req_ok(w, r)) {
-			if (!w->st->failed)
-				return 0;	/* continue_on_error */
+		done = worker_async_at_once(w, a->rel, r, a->inflight + 1);
+		if (done < 0) {
 			acore_fail_stop(a);
 			return -1;
 		}
+		if (!done)
+			return 0;	/* continue_on_error */
 		{
 			uint64_t now = a->lat || w->pace.on ? now_ns() : 0;
 
-			acore_count(w, a, r, now - a->t, now, writes);
+			acore_count(w, a, r, now - a->t, now, writes, src);
 		}
 	} else {
 		a->inflight++;
@@ -754,8 +796,8 @@ acore_issue(struct worker *w, struct acore *a, struct io_req *r, const bool writ
 /* Issue while there are free slots and something to issue. Flushes
  * already decided are queued even when stopping: they belong to writes
  * already issued. */
-static inline __attribute__((always_inline)) void acore_fill(struct worker *w, struct acore *a,
-							     const bool writes)
+static inline __attribute__((always_inline)) void
+acore_fill(struct worker *w, struct acore *a, const bool writes, const struct worker_async_src *const src)
 {
 	if (!a->nfree && !(writes && a->ser_r))
 		return;
@@ -763,9 +805,9 @@ static inline __attribute__((always_inline)) void acore_fill(struct worker *w, s
 		return;
 	a->t = a->lat ? now_ns() : 0;
 	while (a->nfree || (writes && a->ser_r)) {
-		struct io_req *r = acore_draw(w, a, writes);
+		struct io_req *r = acore_draw(w, a, writes, src);
 
-		if (!r || acore_issue(w, a, r, writes) < 0)
+		if (!r || acore_issue(w, a, r, writes, src) < 0)
 			break;
 	}
 }
@@ -782,8 +824,8 @@ static inline __attribute__((always_inline)) unsigned acore_reap_min(struct work
 }
 
 /* One reap and its completions; false when the reap failed. */
-static inline __attribute__((always_inline)) bool acore_reap(struct worker *w, struct acore *a,
-							     const bool writes)
+static inline __attribute__((always_inline)) bool
+acore_reap(struct worker *w, struct acore *a, const bool writes, const struct worker_async_src *const src)
 {
 	int got = worker_reap(w, &a->pending, a->inflight, acore_reap_min(w, a, writes),
 			      w->wk->reap_max, a->done);
@@ -794,21 +836,17 @@ static inline __attribute__((always_inline)) bool acore_reap(struct worker *w, s
 	a->t = a->lat ? now_ns() : 0;
 	for (int i = 0; i < got; i++) {
 		struct io_req *r = a->done[i];
+		int done;
 
 		a->inflight--;
 		a->freeslots[a->nfree++] = r->slot;
 		if (writes && w->sermap)
 			w->sermap[r->slot] = 0;
-		if (a->stopping && w->st->failed) {
-			worker_req_drop(w, a->rel, r);
-			continue;
-		}
-		if (!worker_req_ok(w, r)) {
-			if (w->st->failed)
-				acore_fail_stop(a);
-			continue;
-		}
-		acore_count(w, a, r, a->t - r->t_issue, a->t, writes);
+		done = worker_async_completed(w, a->rel, r, a->stopping);
+		if (done < 0)
+			acore_fail_stop(a);
+		else if (done)
+			acore_count(w, a, r, a->t - r->t_issue, a->t, writes, src);
 	}
 	return true;
 }
@@ -820,7 +858,7 @@ static inline __attribute__((always_inline)) bool acore_reap(struct worker *w, s
  * flight.
  */
 static inline __attribute__((always_inline)) void
-acore_run(struct worker *w, const worker_release_fn rel, const bool writes)
+acore_run(struct worker *w, const worker_release_fn rel, const bool writes, const struct worker_async_src *src)
 {
 	struct acore a;
 
@@ -831,7 +869,7 @@ acore_run(struct worker *w, const worker_release_fn rel, const bool writes)
 			a.stopping = true;
 		if (writes)
 			acore_quiet(w, &a);
-		acore_fill(w, &a, writes);
+		acore_fill(w, &a, writes, src);
 		if (!a.inflight) {
 			if (writes && (a.drain || w->bl_due) && !w->st->failed)
 				continue;
@@ -839,7 +877,7 @@ acore_run(struct worker *w, const worker_release_fn rel, const bool writes)
 				break;
 			continue;
 		}
-		if (!acore_reap(w, &a, writes))
+		if (!acore_reap(w, &a, writes, src))
 			goto out;
 	}
 	if (writes && !w->st->failed)
@@ -850,12 +888,17 @@ out:
 
 void worker_run_async(struct worker *w)
 {
-	acore_run(w, w->wk->ops->release, false);
+	acore_run(w, w->wk->ops->release, false, NULL);
 }
 
 void worker_run_async_rw(struct worker *w)
 {
-	acore_run(w, w->wk->ops->release, true);
+	acore_run(w, w->wk->ops->release, true, NULL);
+}
+
+void worker_run_async_src(struct worker *w, const struct worker_async_src *src)
+{
+	acore_run(w, w->wk->ops->release, false, src);
 }
 
 /* ---- the end of a loop ------------------------------------------------ */

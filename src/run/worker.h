@@ -181,6 +181,29 @@ void worker_run_async(struct worker *w);
  * of it. They end with end_fsync's flushes, when asked. */
 void worker_run_sync_rw(struct worker *w);
 void worker_run_async_rw(struct worker *w);
+
+/*
+ * The asynchronous core for a read job whose requests come from several
+ * sources, one per request slot, rather than the worker's generator
+ * (loop.c's event loop: a slot's requests are one stream's). Source s
+ * draws from its own generator (one region), its requests go to its
+ * target, prefetch= follows it under key s, and each read of it that
+ * completes is counted in its counters too. The core issues from its
+ * free slots in the order slot 0, 1, 2, ...; a completed request's slot
+ * takes the same source's next request, and a slot whose source has no
+ * more is left out. Data the core reads, not hooks it calls: the loop
+ * then costs what the plain one does.
+ */
+struct worker_src {
+	struct gen *gen;
+	unsigned target;		/* index into the job's targets */
+	uint64_t *ops, *bytes;		/* its reads completed, their bytes */
+};
+struct worker_async_src {
+	const uint16_t *slot_src;	/* each request slot's source */
+	const struct worker_src *src;
+};
+void worker_run_async_src(struct worker *w, const struct worker_async_src *src);
 /* write_iolog's close lines and last write, after the loop; a log that
  * could not be written fails the worker. */
 void worker_iolog_close(struct worker *w);
@@ -355,9 +378,11 @@ static inline void worker_read_done(struct worker *w, struct thread_stats *st, w
 }
 
 /* A synchronous loop's completed read: as worker_read_done, and its
- * latency counted (@clk); true when the loop's deadline passed. */
-static inline bool worker_sync_read_done(struct worker *w, struct thread_stats *st,
-					 worker_release_fn rel, struct io_req *r, struct req_clock *clk)
+ * latency counted (@clk); true when the loop's deadline passed. Always
+ * inlined, for the reason req_clock_done is. */
+static inline __attribute__((always_inline)) bool
+worker_sync_read_done(struct worker *w, struct thread_stats *st, worker_release_fn rel, struct io_req *r,
+		      struct req_clock *clk)
 {
 	worker_read_done(w, st, rel, r);
 	return req_clock_done(clk, &st->lat);
@@ -370,6 +395,49 @@ static inline void worker_req_drop(struct worker *w, worker_release_fn rel, stru
 {
 	if (rel && r->res == (int64_t)r->len)
 		rel(&w->et, r);
+}
+
+/*
+ * The asynchronous loops' (worker.c's core, loop.c's) answer to one
+ * completion, reaped or done inside queue(), by a loop that is
+ * @stopping or not: 1 when it completed as asked, to be counted; 0 when
+ * it is not counted (the loop stops after a failure: dropped, as
+ * worker_req_drop; or continue_on_error counted it as an error);
+ * -1 when it did not complete as asked and the worker failed: the loop
+ * stops.
+ */
+static inline __attribute__((always_inline)) int
+worker_async_completed(struct worker *w, worker_release_fn rel, struct io_req *r, bool stopping)
+{
+	if (stopping && w->st->failed) {
+		worker_req_drop(w, rel, r);
+		return 0;
+	}
+	if (worker_req_ok(w, r))
+		return 1;
+	return w->st->failed ? -1 : 0;
+}
+
+/* A request an engine completed inside queue(), with @inflight in
+ * flight counting it: a push and a reap of one, for the iodepth
+ * counts; then as worker_async_completed, never stopping. */
+static inline __attribute__((always_inline)) int
+worker_async_at_once(struct worker *w, worker_release_fn rel, struct io_req *r, unsigned inflight)
+{
+	stats_mark_submit(w->st, 1, inflight);
+	stats_mark_complete(w->st, 1);
+	return worker_async_completed(w, rel, r, false);
+}
+
+/* An asynchronous loop's completed read, @ns its latency: as
+ * worker_read_done, and the latency counted when the job keeps it
+ * (@lat). */
+static inline __attribute__((always_inline)) void
+worker_async_read_done(struct worker *w, worker_release_fn rel, struct io_req *r, bool lat, uint64_t ns)
+{
+	worker_read_done(w, w->st, rel, r);
+	if (lat)
+		hist_add(&w->st->lat, ns);
 }
 
 /* What a request of @r's kind is called in a failure. */
