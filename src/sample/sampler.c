@@ -224,6 +224,65 @@ static int threads_alloc(struct sampler *s)
 	return s->th_all && s->spill_all ? 0 : -ENOMEM;
 }
 
+/* Job @j's state, its threads' from @k on in the run's arrays: the
+ * task files' buffers, the histogram stages the counters' pass fills,
+ * its devices, explain's rows (@rows) and the devices' readings, all
+ * made now so that no sample allocates. 0 or -ENOMEM. */
+static int job_setup(struct sampler *s, unsigned j, unsigned k, size_t rows)
+{
+	const struct sampler_config *cfg = &s->cfg;
+	struct job_samp *js = &s->jobs[j];
+
+	js->nthreads = cfg->jobs[j].slots.total;
+	js->lat = cfg->jobs[j].job->latency;
+	js->log_prio = cfg->jobs[j].job->log_prio;
+	js->delayacct = cfg->jobs[j].job->delayacct;
+	js->verifies = job_verifies(cfg->jobs[j].job);
+	js->stats = cfg->jobs[j].stats;
+	js->nworkers = cfg->jobs[j].nworkers;
+	js->pool = cfg->jobs[j].pool;
+	js->pool_batches = cfg->jobs[j].pool_batches;
+	js->th = s->th_all + k;
+	for (unsigned i = 0; i < js->nthreads; i++)
+		js->th[i].prev_spill = &s->spill_all[k + i];
+	for (unsigned i = 0; i < js->nthreads; i++)
+		if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
+		    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
+			return -ENOMEM;
+	/* The stages the pass over the counters fills, whole and
+	 * touched now: growing one in that pass took the heap's lock
+	 * behind a preempted worker and held a pass up 0.9 s. */
+	for (unsigned i = 0; cfg->jobs[j].job->latency && i < cfg->jobs[j].nworkers; i++)
+		if (hist_stage_reserve(&js->th[i].stage, HIST_BUCKETS) < 0)
+			return -ENOMEM;
+	/* Only a write job's workers have write histograms to follow. */
+	for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
+		js->th[i].prev_w = calloc(2, sizeof(struct hist));
+		if (!js->th[i].prev_w)
+			return -ENOMEM;
+		for (unsigned d = 0; cfg->jobs[j].job->latency && d < 2; d++)
+			if (hist_stage_reserve(&js->th[i].wstage[d], HIST_BUCKETS) < 0)
+				return -ENOMEM;
+	}
+	sampler_resolve_job_devices(s, j);
+	if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
+			     cfg->jobs[j].ntargets, &s->regions) < 0 ||
+	    explain_job_reserve(&js->x, rows) < 0)
+		return -ENOMEM;
+	explain_warn(stderr, js->x.why);
+	explain_note(stderr, js->x.note);
+	js->dev_last = sampler_calloc_lines(RESULT_MAX_DEVS, sizeof(*js->dev_last));
+	js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
+	js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
+	if (!js->dev_last || !js->dev_base || !js->dev_end)
+		return -ENOMEM;
+	js->faults_ok = true;
+	js->share = calloc(cfg->jobs[j].nworkers ? cfg->jobs[j].nworkers : 1, sizeof(*js->share));
+	if (!js->share)
+		return -ENOMEM;
+	return 0;
+}
+
 int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct err *e)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -315,60 +374,9 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	hist_init(&s->sinterval);
 	if (threads_alloc(s) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	for (unsigned j = 0, k = 0; j < cfg->njobs; j++) {
-		struct job_samp *js = &s->jobs[j];
-
-		js->nthreads = cfg->jobs[j].slots.total;
-		js->lat = cfg->jobs[j].job->latency;
-		js->log_prio = cfg->jobs[j].job->log_prio;
-		js->delayacct = cfg->jobs[j].job->delayacct;
-		js->verifies = job_verifies(cfg->jobs[j].job);
-		js->stats = cfg->jobs[j].stats;
-		js->nworkers = cfg->jobs[j].nworkers;
-		js->pool = cfg->jobs[j].pool;
-		js->pool_batches = cfg->jobs[j].pool_batches;
-		js->th = s->th_all + k;
-		for (unsigned i = 0; i < js->nthreads; i++)
-			js->th[i].prev_spill = &s->spill_all[k + i];
-		k += js->nthreads;
-		for (unsigned i = 0; i < js->nthreads; i++)
-			if (procfs_src_prealloc(&js->th[i].task, SAMPLER_TASK_BUF) < 0 ||
-			    procfs_src_prealloc(&js->th[i].sched, SAMPLER_SCHED_BUF) < 0)
-				return err_set(e, ENOMEM, "out of memory");
-		/* The stages the pass over the counters fills, whole and
-		 * touched now: growing one in that pass took the heap's lock
-		 * behind a preempted worker and held a pass up 0.9 s. */
-		for (unsigned i = 0; cfg->jobs[j].job->latency && i < cfg->jobs[j].nworkers; i++)
-			if (hist_stage_reserve(&js->th[i].stage, HIST_BUCKETS) < 0)
-				return err_set(e, ENOMEM, "out of memory");
-		/* Only a write job's workers have write histograms to follow. */
-		for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
-			js->th[i].prev_w = calloc(2, sizeof(struct hist));
-			if (!js->th[i].prev_w)
-				return err_set(e, ENOMEM, "out of memory");
-			for (unsigned k = 0; cfg->jobs[j].job->latency && k < 2; k++)
-				if (hist_stage_reserve(&js->th[i].wstage[k], HIST_BUCKETS) < 0)
-					return err_set(e, ENOMEM, "out of memory");
-		}
-		sampler_resolve_job_devices(s, j);
-		if (explain_job_init(&js->x, cfg->jobs[j].job, cfg->jobs[j].targets,
-				     cfg->jobs[j].ntargets, &s->regions) < 0 ||
-		    explain_job_reserve(&js->x, rows) < 0)
+	for (unsigned j = 0, k = 0; j < cfg->njobs; k += cfg->jobs[j].slots.total, j++)
+		if (job_setup(s, j, k, rows) < 0)
 			return err_set(e, ENOMEM, "out of memory");
-		explain_warn(stderr, js->x.why);
-		explain_note(stderr, js->x.note);
-		js->dev_last = sampler_calloc_lines(RESULT_MAX_DEVS, sizeof(*js->dev_last));
-		js->dev_base = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_base));
-		js->dev_end = calloc(RESULT_MAX_DEVS, sizeof(*js->dev_end));
-		if (!js->dev_last || !js->dev_base || !js->dev_end)
-			return err_set(e, ENOMEM, "out of memory");
-		js->faults_ok = true;
-		js->share = calloc(cfg->jobs[j].nworkers ? cfg->jobs[j].nworkers : 1, sizeof(*js->share));
-		if (!js->share)
-			return err_set(e, ENOMEM, "out of memory");
-		/* Estimated length for the status line: stonewall groups run
-		 * one after another, jobs of a group together. */
-	}
 	wb_setup(s);
 	for (unsigned j = 0; j < cfg->njobs; j++)
 		sampler_job_cells(s, j);
