@@ -322,13 +322,15 @@ int sampler_create(struct sampler **sp, const struct sampler_config *cfg, struct
 	}
 	sampler_open_sys(s);
 	residency_set_init(&s->regions);
-	/* A target region a sample reads whole: 16 pages per ms of the
-	 * interval (6.25 MiB at 100 ms, 62.5 MiB at 1 s), at the 30 to 200
-	 * ns a page cachestat took on the loaded 2-vCPU guest, 0.05 to 0.3
-	 * ms at 100 ms (64 pages a ms were 0.2 ms with 500 busy threads, a
-	 * tenth of a sample of 2000 jobs). A larger one is read a part per
-	 * interval. */
-	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 16;
+	/* A target region a sample reads whole: 64 pages per ms of the
+	 * interval (25 MiB at 100 ms, 250 MiB at 1 s), at the 30 to 200 ns
+	 * a page cachestat took on the loaded 2-vCPU guest: 0.2-0.26 ms of a
+	 * 100 ms sample with 500 busy threads, 2-3 ms of a 1 s one. A quarter
+	 * of that was tried for the 2000-job sample and did not lower its
+	 * median (tests/bench/README.md), while a 64 MiB file at the default
+	 * 1 s lost its residency every other row. A larger region is read a
+	 * part per interval. */
+	s->regions.pages_per_sample = cfg->interval_ns / 1000000ull * 64;
 	if (!s->regions.pages_per_sample)
 		s->regions.pages_per_sample = 1;
 	sampler_test_hooks(s);
