@@ -207,7 +207,7 @@ FUZZ_LIBS_iolog_parse              = -lz
 FUZZ_SRCS_perfev_decode_group      = src/telemetry/perfev.c src/telemetry/tracefmt.c src/telemetry/procfs.c src/lib/readfile.c src/lib/err.c
 FUZZ_LIBS_perfev_decode_group      = $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 FUZZ_SRCS_jobfile_parse_text       = src/job/jobfile.c src/job/jobcheck.c src/job/options.c src/job/optset.c src/job/optval.c src/job/suggest.c \
-				     src/job/optshape.c src/job/optrun.c src/job/optio.c src/workload/gen.c src/workload/zipf.c \
+				     src/job/optshape.c src/job/optrun.c src/job/optio.c src/job/workloadcfg.c src/workload/gen.c src/workload/zipf.c \
 				     src/workload/checksum.c src/workload/pattern.c \
 				     src/workload/iolog.c \
 				     src/job/fio_options.c src/engines/engines.c $(wildcard src/engines/engine_*.c) \
