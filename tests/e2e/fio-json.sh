@@ -41,8 +41,13 @@ for unit in ("latency_ns", "latency_us", "latency_ms"):
         num(v, unit + "/" + k)
 dirs = {"read": rw in ("randread", "read", "randrw", "rw"),
         "write": rw in ("randwrite", "write", "randrw", "rw")}
+# a mixed run starved to a handful of requests may miss a direction by
+# chance (compare_fio, below, says more)
+few = rw in ("randrw", "rw") and j["read"]["total_ios"] + j["write"]["total_ios"] < 20
 for name, active in dirs.items():
     r = j[name]
+    if few and r["total_ios"] == 0:
+        active = False
     for k in ("io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios",
               "iops_min", "iops_max", "iops_mean", "iops_stddev", "iops_samples",
               "bw_min", "bw_max", "bw_mean", "bw_dev", "bw_agg", "bw_samples"):
@@ -101,6 +106,7 @@ assert (j["iodepth_level"]["1"] == 100) != deep, j["iodepth_level"]
 check_logs='
 import csv, glob, json, sys
 pre, csvpath, iv, nthreads, rw = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+j = json.load(open(sys.argv[6]))["jobs"][0]
 def read(kind):
     files = sorted(glob.glob("%s_%s.*.log" % (pre, kind)))
     assert [f.rsplit(".", 2)[1] for f in files] == [str(i + 1) for i in range(nthreads)], files
@@ -119,6 +125,9 @@ for kind in ("slat",):
         assert open(f).read() == "", f
 dirs = [d for d, on in ((0, rw in ("randread", "read", "randrw", "rw")),
                         (1, rw in ("randwrite", "write", "randrw", "rw"))) if on]
+# a mixed run starved to a handful of requests (check_fields says more)
+if rw in ("randrw", "rw") and j["read"]["total_ios"] + j["write"]["total_ios"] < 20:
+    dirs = [d for d in dirs if j[("read", "write")[d]]["total_ios"] > 0]
 for d in (0, 1):
     assert bool(bw[d]) == (d in dirs), (d, dirs, sorted(bw[d]))
 allrows = [r for r in csv.DictReader(open(csvpath)) if r["ramp"] == "0"]
@@ -192,6 +201,12 @@ fj, lj = fio["jobs"][0], fl["jobs"][0]
 # of the tools: their sync objects are compared only where both had the
 # writes to flush after.
 starved = lj["write"]["total_ios"] < 8 and lj["sync"]["total_ios"] == 0
+# A mixed job draws each request'"'"'s direction at 50 %: a run the host
+# starved to a handful of requests (3 in a second, seen in the ASan lane
+# at nice 19 beside the other lanes) can miss one direction by chance.
+# With 20 or more, that chance is 2^-19; below, the directions in use
+# are not compared, as for the flushes above.
+few = sys.argv[3] in ("randrw", "rw") and lj["read"]["total_ios"] + lj["write"]["total_ios"] < 20
 missing = sorted(k for k in keys(fj) - keys(lj)
                  if not (starved and k.startswith("/sync/lat_ns/")))
 missing += sorted(set(fio) - set(fl))
@@ -199,10 +214,14 @@ assert not missing, missing
 # what the job file set, listed as fio lists it, and nothing else
 assert fj.get("job options") == lj.get("job options"), (fj.get("job options"), lj.get("job options"))
 assert fio.get("global options") == fl.get("global options"), (fio.get("global options"), fl.get("global options"))
-for d in ("read", "write", "trim") + (() if starved else ("sync",)):
+for d in (("trim",) if few else ("read", "write", "trim")) + (() if starved else ("sync",)):
     assert (fj[d]["total_ios"] > 0) == (lj[d]["total_ios"] > 0), (d, fj[d]["total_ios"], lj[d]["total_ios"])
     assert (fj[d]["lat_ns"]["N"] > 0) == (lj[d]["lat_ns"]["N"] > 0), (d, fj[d]["lat_ns"], lj[d]["lat_ns"])
-for d in ("read", "write", "trim"):
+if few:
+    assert lj["read"]["total_ios"] + lj["write"]["total_ios"] > 0, "no request at all"
+    print("note: %d requests only: the directions in use not compared" %
+          (lj["read"]["total_ios"] + lj["write"]["total_ios"]), file=sys.stderr)
+for d in ("trim",) if few else ("read", "write", "trim"):
     assert (fj[d]["runtime"] > 0) == (lj[d]["runtime"] > 0), (d, fj[d]["runtime"], lj[d]["runtime"])
     # a direction in use has samples; fio'"'"'s own count is not compared:
     # on a loaded host fio took none in a run that read (0 against 4)
@@ -242,7 +261,7 @@ for rw in randread randrw; do
 		pycheck "$n: every fio field is there and a number; bins add up to total_ios" \
 			"$check_fields" "$E2E_TMP/$n.json" "$e" $rw "$E2E_TMP/$n.csv" "$iv_ms"
 		pycheck "$n: fio logs parse and agree with the CSV rows" \
-			"$check_logs" "$E2E_TMP/$n" "$E2E_TMP/$n.csv" "$iv_ms" 2 $rw
+			"$check_logs" "$E2E_TMP/$n" "$E2E_TMP/$n.csv" "$iv_ms" 2 $rw "$E2E_TMP/$n.json"
 
 		if ! command -v fio >/dev/null; then
 			echo "skip - fio not installed: no comparison with fio's own JSON"
