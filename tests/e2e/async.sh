@@ -204,7 +204,11 @@ assert f["reader_cpu_ns"] + f["reader_blocked_ns"] <= win * 1.01, (f["reader_cpu
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["ramp"] == "0"]
 ios = sum(float(r["iops"]) * float(r["dt_s"]) for r in rows)
 tot = j["read"]["total_ios"]
-assert abs(ios - tot) <= 0.01 * tot, ("csv", ios, "json", tot)
+# 1 %, or the cells'"'"' own rounding where that is more (iops to 0.1,
+# dt_s to 0.001): a loaded host once left the job 1 request, which
+# its row held as 1.0186
+err = sum(0.05 * float(r["dt_s"]) + float(r["iops"]) * 0.0005 for r in rows)
+assert abs(ios - tot) <= max(0.01 * tot, err), ("csv", ios, "json", tot, "rounding", err)
 ' "$E2E_TMP/win$t.json" "$E2E_TMP/win$t.csv"
 done
 
