@@ -109,7 +109,8 @@ static void test_add_bucket(void **state)
 		hist_init(h);
 		hist_add(h, vs[i]);
 		assert_int_equal(h->count[b], 1);
-		assert_int_equal(h->group[b >> HIST_GROUP_BITS], 1);
+		/* A worker's histogram keeps no group sums (histogram.h). */
+		assert_int_equal(h->group[b >> HIST_GROUP_BITS], 0);
 		assert_int_equal(h->n, 1);
 	}
 	free(h);
@@ -227,6 +228,28 @@ static void test_percentile_known(void **state)
 	free(h);
 }
 
+/* Every group's sum is the sum of its buckets' counts. */
+static void assert_groups(const struct hist *h)
+{
+	for (unsigned g = 0; g < HIST_GROUPS; g++) {
+		uint64_t n = 0;
+
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++)
+			n += h->count[b];
+		assert_int_equal(h->group[g], n);
+	}
+}
+
+/* The same values: header and buckets (the group sums aside). */
+static void assert_same_counts(const struct hist *a, const struct hist *b)
+{
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->sum, b->sum);
+	assert_int_equal(a->min, b->min);
+	assert_int_equal(a->max, b->max);
+	assert_memory_equal(a->count, b->count, sizeof(a->count));
+}
+
 static void test_merge(void **state)
 {
 	struct hist *a = hnew(), *b = hnew(), *all = hnew();
@@ -239,12 +262,15 @@ static void test_merge(void **state)
 		hist_add(all, v);
 	}
 	hist_merge(a, b);
-	assert_memory_equal(a, all, sizeof(*a));
+	assert_same_counts(a, all);
+	/* the merge's group sums are its buckets', though neither had any */
+	assert_groups(a);
 
 	/* merging an empty one changes nothing */
 	hist_init(b);
 	hist_merge(a, b);
-	assert_memory_equal(a, all, sizeof(*a));
+	assert_same_counts(a, all);
+	assert_groups(a);
 	free(a);
 	free(b);
 	free(all);
@@ -258,7 +284,8 @@ static void test_snapshot(void **state)
 	for (unsigned i = 0; i < 1000; i++)
 		hist_add(h, rnd() >> 40);
 	hist_snapshot(s, h);
-	assert_memory_equal(s, h, sizeof(*h));
+	assert_same_counts(s, h);
+	assert_groups(s);
 	free(h);
 	free(s);
 }
@@ -490,16 +517,12 @@ static void test_advance(void **state)
 	free(empty);
 }
 
-/* Every group's sum is the sum of its buckets' counts. */
-static void assert_groups(const struct hist *h)
-{
-	for (unsigned g = 0; g < HIST_GROUPS; g++) {
-		uint64_t n = 0;
 
-		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++)
-			n += h->count[b];
-		assert_int_equal(h->group[g], n);
-	}
+/* A histogram hist_add filled: counts, and no group sums. */
+static void assert_no_groups(const struct hist *h)
+{
+	for (unsigned g = 0; g < HIST_GROUPS; g++)
+		assert_int_equal(h->group[g], 0);
 }
 
 /* The bucket of rank @rank, walking every bucket from the first. */
@@ -535,7 +558,7 @@ static void test_groups(void **state)
 
 		for (int k = 0; k < 300; k++)
 			hist_add(w, 1000 + rnd() % (3000u << round));
-		assert_groups(w);
+		assert_no_groups(w);
 		hist_clear(acc);
 		hist_snapshot(snap, w);
 		assert_groups(snap);
@@ -558,10 +581,26 @@ static void test_groups(void **state)
 			rank = rank < 1 ? 1 : rank > acc->n ? acc->n : rank;
 			assert_true(v >= hist_bucket_low(rank_walk(acc, rank)) &&
 				    v <= hist_bucket_high(rank_walk(acc, rank)));
+			/* The worker's own, without group sums: the same. */
+			rank = (uint64_t)(p * (double)w->n / 100.0 + 0.999999);
+			rank = rank < 1 ? 1 : rank > w->n ? w->n : rank;
+			v = hist_percentile(w, p);
+			assert_true(v >= hist_bucket_low(rank_walk(w, rank)) &&
+				    v <= hist_bucket_high(rank_walk(w, rank)));
 		}
 	}
 	hist_clear(acc);
 	assert_groups(acc);
+	/* A merge of the worker's sums its groups from its buckets; a clear
+	 * of it leaves no count behind. */
+	hist_init(m);
+	hist_merge(m, w);
+	assert_groups(m);
+	assert_memory_equal(m->count, w->count, sizeof(w->count));
+	hist_clear(w);
+	hist_init(m);
+	assert_memory_equal(w->count, m->count, sizeof(w->count));
+	assert_int_equal(w->n, 0);
 	free(buf);
 	free(w);
 	free(prev);

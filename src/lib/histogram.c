@@ -69,10 +69,17 @@ void hist_snapshot(struct hist *dst, const struct hist *src)
 
 void hist_merge(struct hist *dst, const struct hist *src)
 {
-	for (unsigned b = 0; b < HIST_BUCKETS; b++)
-		dst->count[b] += src->count[b];
-	for (unsigned g = 0; g < HIST_GROUPS; g++)
-		dst->group[g] += src->group[g];
+	/* The groups summed again from the buckets: either may be a
+	 * worker's, which has none (HIST_GROUP_BITS). */
+	for (unsigned g = 0; g < HIST_GROUPS; g++) {
+		uint64_t n = 0;
+
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++) {
+			dst->count[b] += src->count[b];
+			n += dst->count[b];
+		}
+		dst->group[g] = n;
+	}
 	dst->n += src->n;
 	dst->sum += src->sum;
 	if (src->min < dst->min)
@@ -125,16 +132,36 @@ void hist_diff(struct hist *out, const struct hist *cur, const struct hist *prev
 		out->max = cur->max;
 }
 
+/* The bucket holding the sample of rank @rank walking the buckets from
+ * @b, for a histogram without group sums (a worker's). */
+static unsigned rank_walk(const struct hist *h, unsigned b, uint64_t rank)
+{
+	uint64_t seen = 0;
+	unsigned last = 0;
+
+	for (; b < HIST_BUCKETS; b++) {
+		if (!h->count[b])
+			continue;
+		seen += h->count[b];
+		last = b;
+		if (seen >= rank)
+			return b;
+	}
+	return last;
+}
+
 /* The bucket holding the sample of rank @rank: whole groups skipped by
  * their sums, from the group of the lowest value (none below it). */
 static unsigned rank_bucket(const struct hist *h, uint64_t rank)
 {
 	unsigned g = h->min != UINT64_MAX ? hist_bucket(h->min) >> HIST_GROUP_BITS : 0, last = 0;
 	uint64_t seen = 0;
+	bool any = false;
 
 	for (; g < HIST_GROUPS; g++) {
 		if (!h->group[g])
 			continue;
+		any = true;
 		if (seen + h->group[g] < rank) {
 			seen += h->group[g];
 			last = g;
@@ -147,6 +174,8 @@ static unsigned rank_bucket(const struct hist *h, uint64_t rank)
 		}
 		last = g;
 	}
+	if (!any)
+		return rank_walk(h, h->min != UINT64_MAX ? hist_bucket(h->min) : 0, rank);
 	/* n larger than the buckets hold: the highest non-empty bucket. */
 	for (unsigned b = (last + 1) << HIST_GROUP_BITS; b-- > last << HIST_GROUP_BITS;)
 		if (h->count[b])
@@ -298,9 +327,30 @@ static int stage_grow(struct hist_stage *sg)
 	return stage_resize(sg, sg->cap ? 2 * sg->cap : 32);
 }
 
-int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src)
+/* Bucket @b of @src into @sg when it grew since @prev; *@got counts. */
+static int take_bucket(struct hist_stage *sg, const struct hist *prev, const struct hist *src,
+		       unsigned b, uint64_t *got)
 {
-	/* n first: the writer stores it after the bucket and the group. */
+	uint64_t c = HIST_LOAD(&src->count[b]);
+
+	if (c <= prev->count[b])
+		return 0;
+	*got += c - prev->count[b];
+	if (sg->n == sg->cap && stage_grow(sg) < 0) {
+		sg->n = 0;
+		return -ENOMEM;
+	}
+	sg->bucket[sg->n] = b;
+	sg->count[sg->n++] = c;
+	return 0;
+}
+
+/* hist_take, for @src with group sums (@grouped: a ring's spill, which
+ * hist_ring_push keeps them for) or without (a worker's histogram,
+ * walked bucket by bucket between its extremes). */
+static int take(struct hist_stage *sg, const struct hist *prev, const struct hist *src, bool grouped)
+{
+	/* n first: the writer stores it after the bucket (and the group). */
 	uint64_t n = HIST_LOAD(&src->n), min = HIST_LOAD(&src->min), max = HIST_LOAD(&src->max);
 	uint64_t want = n > prev->n ? n - prev->n : 0, got = 0;
 
@@ -310,27 +360,22 @@ int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist 
 		return 0;		/* nothing recorded yet */
 	for (unsigned g = hist_bucket(min) >> HIST_GROUP_BITS, g1 = hist_bucket(max) >> HIST_GROUP_BITS;
 	     g <= g1 && (!want || got < want); g++) {
-		if (HIST_LOAD(&src->group[g]) <= prev->group[g])
+		if (grouped && HIST_LOAD(&src->group[g]) <= prev->group[g])
 			continue;
-		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++) {
-			uint64_t c = HIST_LOAD(&src->count[b]);
-
-			if (c <= prev->count[b])
-				continue;
-			got += c - prev->count[b];
-			if (sg->n == sg->cap && stage_grow(sg) < 0) {
-				sg->n = 0;
+		for (unsigned b = g << HIST_GROUP_BITS; b < (g + 1) << HIST_GROUP_BITS; b++)
+			if (take_bucket(sg, prev, src, b, &got) < 0)
 				return -ENOMEM;
-			}
-			sg->bucket[sg->n] = b;
-			sg->count[sg->n++] = c;
-		}
 	}
 	sg->sum = HIST_LOAD(&src->sum);
 	sg->min = min;
 	sg->max = max;
 	sg->taken = true;
 	return 0;
+}
+
+int hist_take(struct hist_stage *sg, const struct hist *prev, const struct hist *src)
+{
+	return take(sg, prev, src, false);
 }
 
 uint64_t hist_commit(struct hist *acc, struct hist *prev, struct hist_stage *sg, uint64_t *sum)
@@ -429,12 +474,18 @@ void hist_clear(struct hist *h)
 
 		/* Only the groups that hold counts: one outlier would
 		 * otherwise make every row clear thousands of buckets. */
+		bool any = false;
+
 		for (unsigned g = b0 >> HIST_GROUP_BITS; g <= b1 >> HIST_GROUP_BITS; g++) {
 			if (!h->group[g])
 				continue;
 			memset(&h->count[g << HIST_GROUP_BITS], 0, sizeof(h->count[0]) << HIST_GROUP_BITS);
 			h->group[g] = 0;
+			any = true;
 		}
+		/* A worker's: counts without group sums. */
+		if (!any)
+			memset(&h->count[b0], 0, sizeof(h->count[0]) * (b1 - b0 + 1));
 	} else if (h->n) {
 		memset(h->count, 0, sizeof(h->count));
 		memset(h->group, 0, sizeof(h->group));
@@ -479,7 +530,7 @@ int hist_ring_take(struct hist_stage *sg, const struct hist *prev_spill, const s
 	sg->seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
 	sg->seq_taken = true;
 	if (__atomic_load_n(&r->diff->n, __ATOMIC_ACQUIRE) != sg->spill_n)
-		return hist_take(sg, prev_spill, r->diff);
+		return take(sg, prev_spill, r->diff, r->diff == &r->spill);
 	sg->n = 0;
 	sg->taken = false;
 	return 0;
