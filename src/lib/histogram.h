@@ -122,16 +122,19 @@ static inline unsigned hist_bucket(uint64_t v)
  * unread values, or @v too large for it, the spill's bucket, group, sum
  * and count instead (its extremes are not kept: a reader takes a
  * spilled value's bucket bounds). A call: only the workers of a run of
- * STATS_RING_THREADS threads or more have rings (stats.h), and every
+ * ARENA_RING_THREADS threads or more have rings (run/arena.h), and every
  * loop that inlines hist_add would otherwise carry this too. */
 void hist_ring_push(struct hist_ring *r, uint64_t v, unsigned b);
 
 /* Single-writer add: load + store, no read-modify-write instruction.
  * @v below HIST_MIN_NS is recorded as HIST_MIN_NS. A histogram with a
- * ring appends @v to it too. Always inlined: it runs once a request in
- * every loop, and once the group sums made it larger than the compiler
- * inlines by itself, it became a call (ten instructions a request more
- * on a warm mmap hit, 264 against 254). */
+ * ring appends @v to it too. It keeps no group sums, so a histogram it
+ * fills is filled by it alone: one also merged or committed into would
+ * hold sums of part of its counts, and its percentiles would trust
+ * them. Always inlined: it runs once a request in every loop, and when
+ * it grew past what the compiler inlines by itself, it became a call
+ * (ten instructions a request more on a warm mmap hit, 264 against
+ * 254). */
 static inline __attribute__((always_inline)) void hist_add(struct hist *h, uint64_t v)
 {
 	unsigned b;
