@@ -248,9 +248,14 @@ CHECK_FRONT  = check-modules unit e2e-front plot-tests
 CHECK_ASAN   = check-asan
 CHECK_TSAN   = tsan check-fuzz check-tsan e2e-beside check-asan-late
 CHECK_NOBODY = e2e-unprivileged
+# On a failure, tests/check-summary ends the output with what failed, as
+# CI shows a log's tail.
 check: check-deps
 	$(MAKE) $(BIN) $(TESTS)
-	@$(LOAD_BESIDE) $(MAKE) --no-print-directory check-lanes LOAD=0 FAULTLINE_E2E_LOAD=
+	@{ $(LOAD_BESIDE) $(MAKE) --no-print-directory check-lanes LOAD=0 FAULTLINE_E2E_LOAD= 2>&1; \
+		echo $$? >build-check.rc; } | tee build-check.log; \
+	rc=$$(cat build-check.rc 2>/dev/null || echo 2); [ "$$rc" = 0 ] || tests/check-summary build-check.log; \
+	rm -f build-check.rc build-check.log; exit $$rc
 
 # The lanes of make check (above), once the binary and tests are built.
 # A lane beside runs its steps at nice 19, but the root suites: they are
