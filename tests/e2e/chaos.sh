@@ -178,7 +178,7 @@ if [ -n "$cgdir" ]; then
 	if [ -z "$stale" ]; then
 		pass "no cgroup of the killed runs left after the next run's start ($(cat "$E2E_TMP"/run*.err "$E2E_TMP/next.err" | grep -c 'removed the stale cgroup') reaped by later runs)"
 	else
-		fail "cgroups left" "$stale"
+		fail "cgroups left" "$stale" "the next run said: $(grep -h cgroup "$E2E_TMP/next.err" | head -n 5)"
 	fi
 else
 	echo "skip - cgroups: no memory cgroup can be made here (not root, or no controller)"
