@@ -59,10 +59,9 @@ for name, active in dirs.items():
         # fio: all-zero form of a direction the job does not issue
         assert r["total_ios"] == r["runtime"] == r["iops_samples"] == r["lat_ns"]["N"] == 0, (name, r)
         continue
-    assert r["total_ios"] > 0 and r["iops_samples"] >= 1, (name, r)
+    assert r["total_ios"] > 0, (name, r)
     assert r["iops_min"] <= r["iops_mean"] <= r["iops_max"], (name, r)
     assert r["bw_min"] <= r["bw_mean"] <= r["bw_max"], (name, r)
-    assert 0 < r["bw_agg"] <= 100, (name, r["bw_agg"])
     # The samples are the CSV'"'"'s measured intervals in which the direction
     # did any I/O (as fio'"'"'s add_stat_sample), the last one only if it is
     # whole (at least 9/10 of the interval): their count, and their mean,
@@ -73,9 +72,19 @@ for name, active in dirs.items():
         rows = rows[:-1]
     rates = [float(x[col]) for x in rows if float(x[col]) > 0]
     assert r["iops_samples"] == len(rates), (name, r["iops_samples"], len(rates))
-    slack = 1 + max(rates) * 0.001 / iv
-    assert abs(r["iops_mean"] - sum(rates) / len(rates)) <= slack, (name, r["iops_mean"], rates)
-    assert abs(r["iops_min"] - min(rates)) <= slack and abs(r["iops_max"] - max(rates)) <= slack, (name, r, rates)
+    # A run the host starved (two reads of 1.3 s each, both ended in the
+    # last interval, seen in the ASan lane under LOAD=1) has no whole
+    # interval with I/O: no sample, and fio'"'"'s zeros for the rates.
+    if not rates:
+        assert r["bw_samples"] == 0 and r["iops_max"] == r["bw_max"] == r["bw_agg"] == 0, (name, r)
+        print("note: %s: %d requests, none in a whole interval: no rate sample" % (name, r["total_ios"]),
+              file=sys.stderr)
+    else:
+        assert 0 < r["bw_agg"] <= 100, (name, r["bw_agg"])
+    slack = 1 + max(rates, default=0) * 0.001 / iv
+    if rates:
+        assert abs(r["iops_mean"] - sum(rates) / len(rates)) <= slack, (name, r["iops_mean"], rates)
+        assert abs(r["iops_min"] - min(rates)) <= slack and abs(r["iops_max"] - max(rates)) <= slack, (name, r, rates)
     assert r["slat_ns"]["N"] == 0 and r["clat_ns"]["N"] == r["lat_ns"]["N"] == r["total_ios"], (name, r)
     # json+: bins keyed by ns, counts adding up to total_ios
     for o in ("clat_ns", "lat_ns"):
@@ -128,12 +137,15 @@ dirs = [d for d, on in ((0, rw in ("randread", "read", "randrw", "rw")),
 # a mixed run starved to a handful of requests (check_fields says more)
 if rw in ("randrw", "rw") and j["read"]["total_ios"] + j["write"]["total_ios"] < 20:
     dirs = [d for d in dirs if j[("read", "write")[d]]["total_ios"] > 0]
-for d in (0, 1):
-    assert bool(bw[d]) == (d in dirs), (d, dirs, sorted(bw[d]))
 allrows = [r for r in csv.DictReader(open(csvpath)) if r["ramp"] == "0"]
 # the job'"'"'s last interval, cut short when it ended, has no rate entry
 if float(allrows[-1]["dt_s"]) * 1000 < 0.9 * iv:
     allrows.pop()
+# a direction in use has entries where a whole interval had its I/O: a
+# run the host starved may have had it all in the last (check_fields)
+dirs = [d for d in dirs if any(float(r[("iops", "w_iops")[d]]) > 0 for r in allrows)]
+for d in (0, 1):
+    assert bool(bw[d]) == (d in dirs), (d, dirs, sorted(bw[d]))
 for d in dirs:
     col_iops, col_mib = ("iops", "mib_s") if d == 0 else ("w_iops", "w_mib_s")
     assert sorted(bw[d]) == sorted(iops[d]), (d, sorted(bw[d]), sorted(iops[d]))
