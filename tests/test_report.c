@@ -317,7 +317,8 @@ static void test_json_read_figures(void **state)
 	assert_true(num_at(doc, "jobs/0/read/io_bytes") == (double)a->rbytes);
 	assert_true(num_at(doc, "jobs/0/read/io_kbytes") == (double)(a->rbytes / 1024));
 	assert_true(num_at(doc, "jobs/0/read/total_ios") == (double)a->rops);
-	assert_int_equal(num_at(doc, "jobs/0/read/runtime"), 10000);
+	/* 10 s and 123456 ns, rounded up to the millisecond as fio does */
+	assert_int_equal(num_at(doc, "jobs/0/read/runtime"), 10001);
 	assert_int_equal(num_at(doc, "jobs/0/read/bw"),
 			 (uint64_t)((double)a->rbytes * 1e9 / (double)a->runtime_ns) / 1024);
 	assert_int_equal(num_at(doc, "jobs/0/read/short_ios"), 0);
@@ -510,7 +511,7 @@ static void test_json_write_job(void **state)
 	assert_true(num_at(doc, "jobs/0/write/io_bytes") == (double)wr_a.bytes);
 	assert_true(num_at(doc, "jobs/0/write/total_ios") == (double)wr_a.ops);
 	assert_close(num_at(doc, "jobs/0/write/iops"), (double)wr_a.ops * 1e9 / (double)a->runtime_ns);
-	assert_int_equal(num_at(doc, "jobs/0/write/runtime"), 10000);
+	assert_int_equal(num_at(doc, "jobs/0/write/runtime"), 10001);
 	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/N"), 3000);
 	assert_int_equal(num_at(doc, "jobs/0/write/clat_ns/min"), 300000);
 	assert_int_equal(num_at(doc, "jobs/0/write/lat_ns/percentile/50.000000"),

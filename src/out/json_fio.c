@@ -67,6 +67,13 @@ static uint64_t ns_to_ms(uint64_t ns)
 	return (ns + 500000) / 1000000;
 }
 
+/* A direction's runtime, rounded up as fio rounds it: a direction that
+ * moved data in under half a millisecond still has a time to divide by. */
+static uint64_t ns_to_ms_up(uint64_t ns)
+{
+	return (ns + 999999) / 1000000;
+}
+
 /* ------------------------------------------------------------------ */
 /* options */
 
@@ -290,7 +297,7 @@ static json_t *direction_object(const struct dir_view *d, double group_bytes_s, 
 	put(o, "bw_bytes", ju64(bwb));
 	put(o, "bw", ju64(bwb / 1024));
 	put(o, "iops", jdbl(d->runtime_ns ? (double)d->ops * 1e9 / (double)d->runtime_ns : 0.0));
-	put(o, "runtime", ju64(ns_to_ms(d->runtime_ns)));
+	put(o, "runtime", ju64(ns_to_ms_up(d->runtime_ns)));
 	put(o, "total_ios", ju64(d->ops));
 	put(o, "short_ios", json_integer(0));
 	put(o, "drop_ios", json_integer(0));
