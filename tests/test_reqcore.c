@@ -13,6 +13,12 @@
  * worker and ends the loop (under ASan, without leaking what the loop
  * allocated); a failed queue() fails the worker, named for the engine,
  * and what was in flight then is reaped and released.
+ *
+ * And a time-bounded job whose worker first runs after its runtime has
+ * ended (its clock started in the past, as on a starved host): every
+ * loop, synchronous (the scripted engine completing each request inside
+ * queue()) or asynchronous, still issues its first request(s), reaps
+ * and counts them, and ends with nothing in flight.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,6 +32,7 @@
 #include <cmocka.h>
 
 #include "engines/engine.h"
+#include "lib/latclock.h"
 #include "lib/stats.h"
 #include "run/jobrun.h"
 #include "run/worker.h"
@@ -109,21 +116,50 @@ static const struct engine_ops fake_engine = {
 	.release = fake_release,
 };
 
+/* The synchronous one: each request completes inside queue(), a read
+ * pinned until release() as the asynchronous one's. */
+static int fake_sync_queue(struct engine_thread *et, struct io_req *r)
+{
+	(void)et;
+	E.queues++;
+	r->res = r->op == IO_FLUSH ? 0 : (int64_t)r->len;
+	r->data = r->op == IO_READ ? r->buf : NULL;
+	if (r->op == IO_READ) {
+		E.held[r->slot] = true;
+		E.pins++;
+	}
+	return ENGINE_DONE;
+}
+
+static const struct engine_ops fake_sync_engine = {
+	.name = "scripted",
+	.flags = ENGINE_F_BUFFERS,
+	.ops = ENGINE_OP(IO_READ) | ENGINE_OP(IO_WRITE) | ENGINE_OP(IO_FLUSH),
+	.queue = fake_sync_queue,
+	.release = fake_release,
+};
+
 /* One worker of an io_uring job over a scratch file, rw= @rw; with
  * @loop, an event loop (loop=2, iodepth=4: the same 8 slots) over two
  * slices of it, whose completions loop.c answers. */
-static void rig_run(struct rig *g, const char *rw, bool loop)
+static void rig_prepare(struct rig *g, const char *rw, bool loop, const char *runtime)
 {
 	char file[300];
 	const char *opts[] = { "name", "reqcore", "filename", file, "size", "1m", "bs", "4k",
 			       "rw", rw, "rwmixread", "100", "ioengine", "io_uring",
 			       "iodepth", loop ? "4" : "8", "invalidate", "0",
+			       "runtime", runtime ? runtime : "0",
 			       loop ? "loop" : NULL, "2", NULL };
 
 	snprintf(file, sizeof(file), "%s/f", scratch_dir);
 	jobrig_prepare(g, opts);
 	assert_int_equal(g->jr.crew.wk.ej.depth, DEPTH);
 	assert_int_equal(g->job.loop, loop ? 2 : 0);
+}
+
+static void rig_run(struct rig *g, const char *rw, bool loop)
+{
+	rig_prepare(g, rw, loop, NULL);
 	jobrig_go(g, &fake_engine);
 }
 
@@ -233,6 +269,85 @@ static void test_loop_queue_fails(void **state)
 	queue_fails("randread", true);
 }
 
+/* A 100 ms job whose clock started a second ago: its worker first runs
+ * after its runtime has ended, and still completes its first
+ * request(s), each counted and released, nothing left in flight. */
+static void late_start(const char *rw, bool loop, const struct engine_ops *ops)
+{
+	struct rig g;
+	const uint64_t now = now_ns();
+	const struct thread_stats *st;
+
+	memset(&E, 0, sizeof(E));
+	rig_prepare(&g, rw, loop, "100ms");
+	assert_int_equal(g.job.runtime_ns, 100000000ull);
+	jobrig_go_at(&g, ops, now > 1000000000ull ? now - 1000000000ull : 0);
+	st = &g.arena.ts[0];
+	assert_int_equal(st->failed, 0);
+	assert_true(E.queues >= 1);
+	assert_true(st->rops >= 1);
+	assert_int_equal(st->rops, E.released);
+	assert_int_equal(E.nq, 0);
+	assert_int_equal(E.bad_release, 0);
+	assert_int_equal(E.pins, 0);
+	jobrig_free(&g);
+}
+
+static void test_read_late_start(void **state)
+{
+	(void)state;
+	late_start("randread", false, &fake_engine);
+}
+
+static void test_rw_late_start(void **state)
+{
+	(void)state;
+	late_start("randrw", false, &fake_engine);
+}
+
+static void test_loop_late_start(void **state)
+{
+	(void)state;
+	late_start("randread", true, &fake_engine);
+}
+
+/* The synchronous loops, which issue before they look at the clock:
+ * the same rule. */
+static void test_sync_late_start(void **state)
+{
+	(void)state;
+	late_start("randread", false, &fake_sync_engine);
+	late_start("randrw", false, &fake_sync_engine);
+	late_start("randread", true, &fake_sync_engine);
+}
+
+/* A stop asked before the worker ran (a signal, exitall) is honoured at
+ * once, deadline or not: no request at all, in every loop. */
+static void stopped_first(const char *rw, bool loop, const struct engine_ops *ops)
+{
+	struct rig g;
+
+	memset(&E, 0, sizeof(E));
+	rig_prepare(&g, rw, loop, "100ms");
+	g.stop = 1;
+	jobrig_go_at(&g, ops, now_ns());
+	assert_int_equal(g.arena.ts[0].failed, 0);
+	assert_int_equal(E.queues, 0);
+	assert_int_equal(g.arena.ts[0].rops, 0);
+	jobrig_free(&g);
+}
+
+static void test_stop_before_first(void **state)
+{
+	(void)state;
+	stopped_first("randread", false, &fake_engine);
+	stopped_first("randrw", false, &fake_engine);
+	stopped_first("randread", true, &fake_engine);
+	stopped_first("randread", false, &fake_sync_engine);
+	stopped_first("randrw", false, &fake_sync_engine);
+	stopped_first("randread", true, &fake_sync_engine);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +360,11 @@ int main(void)
 		cmocka_unit_test(test_loop_stop_releases),
 		cmocka_unit_test(test_loop_reap_fails),
 		cmocka_unit_test(test_loop_queue_fails),
+		cmocka_unit_test(test_read_late_start),
+		cmocka_unit_test(test_rw_late_start),
+		cmocka_unit_test(test_loop_late_start),
+		cmocka_unit_test(test_sync_late_start),
+		cmocka_unit_test(test_stop_before_first),
 	};
 
 	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);

@@ -856,20 +856,29 @@ acore_reap(struct worker *w, struct acore *a, const bool writes, const struct wo
  * batch issued and per batch reaped. Keep the queue full while there is
  * work; drain at the end, so no buffer is freed under a request in
  * flight.
+ *
+ * The deadline is looked at only once the first batch is issued: a
+ * thread that first runs after its job's runtime has ended (a starved
+ * host) still issues its first batch, and reaps and counts it, as the
+ * synchronous core issues its first request and as fio, whose clock
+ * starts with the thread, does. A stop (a signal, exitall, a failure)
+ * is honoured at once, before any request.
  */
 static inline __attribute__((always_inline)) void
 acore_run(struct worker *w, const worker_release_fn rel, const bool writes, const struct worker_async_src *src)
 {
 	struct acore a;
+	bool filled = false;
 
 	if (acore_setup(w, &a, rel, writes) < 0)
 		goto out;
 	for (;;) {
-		if (!a.stopping && (worker_should_stop(w) || now_ns() >= a.deadline))
+		if (!a.stopping && (worker_should_stop(w) || (filled && now_ns() >= a.deadline)))
 			a.stopping = true;
 		if (writes)
 			acore_quiet(w, &a);
 		acore_fill(w, &a, writes, src);
+		filled = true;
 		if (!a.inflight) {
 			if (writes && (a.drain || w->bl_due) && !w->st->failed)
 				continue;
