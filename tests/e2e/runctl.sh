@@ -40,6 +40,10 @@ time_based'
 
 # ---- exitall, exit_what ------------------------------------------------
 
+# That a stopped job ran is what its JSON says (ran), not its count: a
+# stop is honoured before a thread's first request, and on a starved host
+# long's thread may first get the CPU after short's 300 ms, with 0 done.
+
 run exitall "$null
 exitall=1
 [long]
@@ -50,7 +54,7 @@ runtime=300ms" &&
 assert secs("long") < 20, secs("long")
 assert F["long"]["stopped_by"] == "exitall" and F["long"]["stopped_by_job"] == "short", F["long"]
 assert F["short"]["stopped_by"] is None and F["short"]["ran"]
-assert F["long"]["ops"] > 0 and J["long"]["error"] == 0'
+assert F["long"]["ran"] and J["long"]["error"] == 0, (F["long"], J["long"]["error"])'
 
 # exit_what=group: new_group starts another group, which goes on.
 run group "$null
