@@ -99,9 +99,21 @@ num(s["total_ios"], "sync/total_ios")
 for k in ("min", "max", "mean", "stddev", "N"):
     num(s["lat_ns"][k], "sync/lat_ns/" + k)
 if dirs["write"]:
-    assert 0 <= j["write"]["total_ios"] // 8 - s["total_ios"] <= 1, (s["total_ios"], j["write"]["total_ios"])
-    assert s["lat_ns"]["N"] == s["total_ios"] > 0, s
-    assert sum(s["lat_ns"]["bins"].values()) == s["total_ios"], s["lat_ns"]["bins"]
+    w, nthreads = j["write"]["total_ios"], int(sys.argv[6])
+    assert 0 <= w // 8 - s["total_ios"] <= 1, (s["total_ios"], w)
+    assert s["lat_ns"]["N"] == s["total_ios"], s
+    # A thread flushes after its 8th write (each thread its own count, and
+    # that flush is issued however late): with more than 7 writes per
+    # thread in all, one of them did 8 and flushed. A second the host
+    # starved (3 requests, seen under LOAD=1) may leave every thread
+    # short of 8: no flush is then the job'"'"'s, not a miss.
+    if w > 7 * nthreads:
+        assert s["total_ios"] > 0, (s, w)
+    elif s["total_ios"] == 0:
+        print("note: %d writes over %d threads, none need have flushed: no flush" % (w, nthreads),
+              file=sys.stderr)
+    if s["total_ios"]:
+        assert sum(s["lat_ns"]["bins"].values()) == s["total_ios"], s["lat_ns"]["bins"]
 else:
     assert s["total_ios"] == s["lat_ns"]["N"] == 0, s
 # a synchronous engine runs at depth 1, an asynchronous one deeper
@@ -256,7 +268,7 @@ for rw in randread randrw; do
 			--interval=${iv_ms}ms --output-format=json+ --output="$E2E_TMP/$n.json" \
 			--csv="$E2E_TMP/$n.csv" "$E2E_TMP/$n.fio"
 		pycheck "$n: every fio field is there and a number; bins add up to total_ios" \
-			"$check_fields" "$E2E_TMP/$n.json" "$e" $rw "$E2E_TMP/$n.csv" "$iv_ms"
+			"$check_fields" "$E2E_TMP/$n.json" "$e" $rw "$E2E_TMP/$n.csv" "$iv_ms" 2
 		pycheck "$n: fio logs parse and agree with the CSV rows" \
 			"$check_logs" "$E2E_TMP/$n" "$E2E_TMP/$n.csv" "$iv_ms" 2 $rw "$E2E_TMP/$n.json"
 
@@ -313,10 +325,14 @@ for path, depth in zip(sys.argv[1:], (1, 4, 16)):
 
 # per_job_logs=0 and a bare key: one file named after the job (in the
 # current directory, as fio), both threads in it; log_offset=1 adds the
-# offset column.
+# offset column. Each entry time has a line of each thread only where both
+# completed a read in every window: from the page cache (read first,
+# invalidate=0), as a loaded host's disk can stall a cold read past a
+# 200 ms window (what is checked is the logs', not the disk's).
+cat "$f" >/dev/null
 expect_exit 0 "per_job_logs=0, bare write_iops_log, log_offset=1" env -C "$E2E_TMP" "$FAULTLINE" \
 	--quiet --interval=${iv_ms}ms --name=shared --filename="$f" --rw=randread --numjobs=2 \
-	--runtime=600ms --time_based --write_iops_log --per_job_logs=0 --log_offset=1 \
+	--invalidate=0 --runtime=600ms --time_based --write_iops_log --per_job_logs=0 --log_offset=1 \
 	--output=/dev/null
 pycheck "one file for both threads, six columns" '
 import glob, sys
