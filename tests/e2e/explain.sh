@@ -16,11 +16,18 @@ mkdata "$small" 8
 sync "$f" "$small"
 
 # --- columns by name, filled where this host has the source ----------
+# A count of reads, not 3 s: a loaded host's disk can stall a read for
+# over a second, and a 3 s run then left too few pages for the last
+# residency cell (0.1 MiB). 2500 random 4 KiB reads leave about 9 MiB of
+# the file cached, and the 1 ms think time after each makes the run last
+# at least 2.5 s by its own schedule, so that it spans three rows however
+# fast the device is; runtime only bounds a run that hangs.
 cat >"$E2E_TMP/c.job" <<JOB
 [global]
 filename=$f
-runtime=3s
-time_based
+number_ios=2500
+thinktime=1ms
+runtime=120s
 [ps]
 ioengine=psync
 rw=randread
@@ -152,21 +159,35 @@ assert rows and all(r["target_evicted_mib"] == "" and r["target_cached_mib"] != 
 # --- the cache-full moment under mem_limit -----------------------------
 if "$FAULTLINE" --check-system --output-format=json 2>/dev/null | "$PY" -c '
 import json, sys; sys.exit(0 if json.load(sys.stdin)["memory_cgroup"]["can_create_child"] else 1)'; then
+	# [fills] ends by volume, not after 6 s: a loaded host's disk can
+	# stall a read for over a second, and what is checked is the job's
+	# moment, not the host's speed. 2 x 64 MiB of one-page faults
+	# (madvise=random: a fault reads its page alone, whatever the host's
+	# read_ahead_kb, 8 MiB here) over the 48 MiB file fill the 32 MiB
+	# limit after about 12,000 of their 32,768; the 200 us think time
+	# after each fault then keeps the job going for at least 2 s more by
+	# its own schedule, so the phase after the moment has its rows
+	# however fast the device is. runtime only bounds a run that hangs.
+	# [fits] reads a file that fits: no moment, however long it runs.
 	cat >"$E2E_TMP/full.job" <<JOB
 [global]
 rw=randread
 ioengine=mmap
 touch=page
 numjobs=2
-runtime=6s
-time_based
 [fills]
 filename=$f
 mem_limit=32m
+madvise=random
+io_size=64m
+thinktime=200us
+runtime=120s
 [fits]
 stonewall
 filename=$small
 mem_limit=64m
+runtime=6s
+time_based
 JOB
 	expect_exit 0 "mmap under mem_limit: one job that fills its cgroup, one that fits" \
 		"$FAULTLINE" --quiet --csv="$E2E_TMP/full.csv" --output-format=normal,json \
@@ -178,7 +199,7 @@ d = json.load(open(sys.argv[1]))
 rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["job"] == "fills"]
 ph = d["jobs"][0]["faultline"]["phases"]
 assert ph["cache"] == "cgroup" and ph["rule"] == "limit" and ph["cache_full"], ph
-first = next(r for r in rows if r["cgroup_mib"] and float(r["cgroup_mib"]) >= 0.95 * 16)
+first = next(r for r in rows if r["cgroup_mib"] and float(r["cgroup_mib"]) >= 0.95 * 32)
 assert abs(ph["t_s"] - float(first["t_s"])) < 1e-3, (ph["t_s"], first["t_s"])
 assert ph["interval"] == rows.index(first) + 1
 b, a = ph["before"], ph["after"]
