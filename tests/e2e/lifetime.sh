@@ -24,13 +24,20 @@ child_of() {
 
 if [ "$(id -u)" = 0 ] && "$FAULTLINE" --check-system 2>/dev/null | grep -q "mem_limit (cgroup) *yes"; then
 	"$FAULTLINE" --quiet --name=killed --filename="$f" --size=32m --ioengine=psync --rw=randread \
-		--mem_limit=32m --runtime=30s --time_based --output=/dev/null 2>/dev/null &
+		--mem_limit=32m --runtime=30s --time_based --output=/dev/null --interval=100ms \
+		--csv="$E2E_TMP/killed.csv" 2>/dev/null &
 	parent=$!
 	child=$(child_of $parent)
 	# Until the job's cgroup is there with its worker in it (set-up takes
 	# what the host gives it; the 30 s only keep a failure from hanging).
+	# The cgroup is looked for once the job has a row in its CSV: before
+	# the job, a short-lived process measured what a worker is charged in
+	# a cgroup of the same name, which the run removes before it makes the
+	# job's; a SIGKILL between the two left no cgroup to remove (seen once
+	# in a fresh clone).
 	cgname=""
 	for _ in $(seq 300); do
+		[ "$(wc -l <"$E2E_TMP/killed.csv" 2>/dev/null || echo 0)" -ge 2 ] || { sleep 0.1; continue; }
 		cgname=$(ls /sys/fs/cgroup/memory*/ -R 2>/dev/null | grep -o "faultline-$parent-[0-9]*-0" | head -n1)
 		cgpath=$(find /sys/fs/cgroup/memory* /sys/fs/cgroup -maxdepth 6 -type d -name "${cgname:-none}" 2>/dev/null | head -n1)
 		[ -n "$cgname" ] && [ -n "$(cat "$cgpath/cgroup.procs" 2>/dev/null)" ] && break
