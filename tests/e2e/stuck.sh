@@ -79,8 +79,28 @@ for _ in $(seq 600); do
 	[ "$(echo $workers | wc -w)" = 2 ] && break
 	sleep 0.05
 done
+# The worker to stop is in its loop once the job has a row with I/O in
+# its CSV and the worker's own read calls still go up: then it has a last
+# request to name. (Not a fixed wait: on a loaded host a worker process
+# may not have read at all in half a second.)
+reading() { # worker pid
+	local a b
+	for _ in $(seq 600); do
+		if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["job"] == "frozen" && $c["iops"] > 0 { f = 1 } END { exit !f }' \
+			"$E2E_TMP/stop.csv" 2>/dev/null; then
+			a=$(awk '/^syscr/ { print $2 }' "/proc/$1/io" 2>/dev/null)
+			sleep 0.05
+			b=$(awk '/^syscr/ { print $2 }' "/proc/$1/io" 2>/dev/null)
+			[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && return 0
+		else
+			sleep 0.05
+		fi
+	done
+	return 1
+}
 if [ "$(echo $workers | wc -w)" = 2 ]; then
-	sleep 0.5
+	reading ${workers%% *} || echo "# worker ${workers%% *} not seen reading in 30 s"
 	kill -STOP ${workers%% *}
 	t0=$(date +%s%N)
 	kill -TERM $fl
