@@ -203,7 +203,9 @@ for i in range(100):
 time.sleep(0.3)
 os.close(fd)
 EOF
-"$FAULTLINE" --capture_method="$m" --capture="$T/cm" --comm=flcapturetest --runtime=3s >"$T/cm.out" 2>&1 &
+# 10 s: the task must start, name itself, read and close inside the
+# capture's runtime, and a loaded host can take seconds to start Python.
+"$FAULTLINE" --capture_method="$m" --capture="$T/cm" --comm=flcapturetest --runtime=10s >"$T/cm.out" 2>&1 &
 capture_pid=$!
 for _ in $(seq 100); do grep -q "^capture: recording" "$T/cm.out" && break; sleep 0.1; done
 "$PY" "$T/named.py" "$data"
