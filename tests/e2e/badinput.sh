@@ -86,12 +86,12 @@ expect_exit 0 "numjobs times nrfiles at 65536: accepted" "$FAULTLINE" --parse-on
 	--directory="$E2E_TMP" --numjobs=2 --nrfiles=32768 --filesize=4k --rw=write
 
 # A block device: offset+size past its end (loop device over a 4 MiB file).
-if [ "$(id -u)" = 0 ] && loop=$(losetup -f --show "$f" 2>/dev/null); then
+if [ "$(id -u)" = 0 ] && loop_attach loop "$f"; then
 	expect_exit 2 "offset+size past a block device's end" "$FAULTLINE" --name=x --filename="$loop" \
 		--offset=2m --size=4m
 	expect_err_has "$loop" "names the device"
 	expect_exit 0 "block device read" "$FAULTLINE" --quiet --name=x --filename="$loop" --rw=read --bs=64k
-	losetup -d "$loop"
+	loop_detach "$loop"
 fi
 
 e2e_done

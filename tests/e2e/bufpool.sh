@@ -268,10 +268,10 @@ expect_err_has "pool_size at" "pool_size with mmap: the warning names it"
 # pool_page below the logical block size: a loop device of 4 KiB sectors.
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
 	echo "skip - pool_page below the logical block size: needs root and losetup for a 4 KiB-sector loop device"
-elif loop=$(losetup -f --show -b 4096 "$f" 2>/dev/null); then
+elif loop_attach loop "$f" -b 4096; then
 	bad "pool_page below the logical block size" "logical block size 4096" --filename="$loop" \
 		--size=8m --pool_size=8m --pool_page=2k --bs=2k
-	losetup -d "$loop"
+	loop_detach "$loop"
 else
 	echo "skip - pool_page below the logical block size: losetup -b 4096 refused here"
 fi

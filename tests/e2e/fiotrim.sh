@@ -101,10 +101,10 @@ if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null; then
 	echo "skip - block-device trims: need root and losetup"
 else
 	head -c $((8 << 20)) /dev/urandom >dev.img
-	loop=$(losetup -f --show dev.img 2>/dev/null) || { echo "skip - losetup failed"; loop=; }
+	loop_attach loop dev.img || { echo "skip - losetup failed"; loop=; }
 fi
 if [ -n "$loop" ]; then
-	trap '[ "$BASHPID" = "$E2E_MAIN" ] && { losetup -d "$loop" 2>/dev/null; rm -rf "$E2E_TMP"; }' EXIT
+	trap '[ "$BASHPID" = "$E2E_MAIN" ] && { loop_detach "$loop"; rm -rf "$E2E_TMP"; }' EXIT
 	b0=$(blocks dev.img)
 	expect_exit 0 "loop device: rw=trim (BLKDISCARD) runs" run --name=d --filename="$loop" \
 		--size=4m --bs=1m --rw=trim
@@ -118,7 +118,7 @@ if [ -n "$loop" ]; then
 		expect_exit 0 "loop device with ext4: allow_destructive=1 trims" run --name=d \
 			--filename="$loop" --size=1m --bs=64k --rw=trim --allow_destructive=1
 	fi
-	losetup -d "$loop"
+	loop_detach "$loop"
 fi
 
 e2e_done

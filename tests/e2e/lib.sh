@@ -93,6 +93,31 @@ mkdata() { # path size_mib
 	head -c "$(( $2 * 1024 * 1024 ))" /dev/urandom >"$1"
 }
 
+# Loop devices. make check runs suites side by side, and the kernel
+# gives a detached device's name to the next suite that asks for one. A
+# second `losetup -d` of a name, or one after the device went away by
+# itself (autoclear on its last close), detaches another suite's device
+# (fc58: fiotrim.sh's device went to 0 bytes under it). So a suite
+# attaches with loop_attach and detaches only with loop_detach, which
+# detaches a device only while its own file still backs it; twice is
+# harmless.
+declare -A E2E_LOOP_FILE=()
+loop_attach() { # var file [losetup options...]: var names the device
+	local dev
+	dev=$(losetup -f --show "${@:3}" "$2" 2>/dev/null) && [ -n "$dev" ] || return 1
+	E2E_LOOP_FILE[$dev]=$(realpath "$2")
+	printf -v "$1" %s "$dev"
+}
+loop_ours() { # device: still backed by the file loop_attach gave it
+	[ -n "$1" ] && [ -n "${E2E_LOOP_FILE[$1]:-}" ] &&
+		losetup -n -O NAME -j "${E2E_LOOP_FILE[$1]}" 2>/dev/null | grep -qxF "$1"
+}
+loop_detach() { # device: given up, even where the kernel detaches it later
+	loop_ours "$1" && losetup -d "$1"
+	[ -z "$1" ] || unset "E2E_LOOP_FILE[$1]"
+	return 0
+}
+
 # SPEC 8's one window per figure, over every JSON and CSV the suite left
 # in its scratch directory (tests/check-outputs says what it looks for).
 e2e_check_outputs() {

@@ -122,15 +122,15 @@ if [ "$(id -u)" != 0 ]; then
 	echo "# loop device: skipped (needs root to attach one)"
 else
 	mkdata "$E2E_TMP/dev.img" 32
-	loop=$(losetup -f --show "$E2E_TMP/dev.img" 2>/dev/null) ||
+	loop_attach loop "$E2E_TMP/dev.img" ||
 		{ echo "# loop device: skipped (losetup failed)"; loop=; }
 fi
 if [ -n "$loop" ]; then
 	# Detached on every way out, the harness's own cleanup kept.
-	trap '[ "$BASHPID" = "$E2E_MAIN" ] && { losetup -d "$loop" 2>/dev/null; rm -rf "$E2E_TMP"; }' EXIT
+	trap '[ "$BASHPID" = "$E2E_MAIN" ] && { loop_detach "$loop"; rm -rf "$E2E_TMP"; }' EXIT
 	img0=$(sha256sum <"$E2E_TMP/dev.img")
 	check_target "$loop" "loop device"
-	losetup -d "$loop"
+	loop_detach "$loop"
 	loop=
 	[ "$(sha256sum <"$E2E_TMP/dev.img")" = "$img0" ] && pass "loop device: backing file unchanged" ||
 		fail "loop device: backing file unchanged"

@@ -107,7 +107,7 @@ rc=$?
 	fail "target deleted mid-run" "exit $rc" "$(cat "$E2E_TMP/del.err")"
 
 # A block device that goes away: a loop device detached under psync O_DIRECT.
-if [ "$(id -u)" = 0 ] && loop=$(losetup -f --show "$b" 2>/dev/null); then
+if [ "$(id -u)" = 0 ] && loop_attach loop "$b"; then
 	# A hang is cut short after 60 s (timeout's SIGINT; a run that went on
 	# does not say the device failed, and fails below).
 	timeout -s INT 60 "$FAULTLINE" --quiet --name=gone --filename="$loop" --rw=randread --direct=1 --runtime=90s \
@@ -115,11 +115,13 @@ if [ "$(id -u)" = 0 ] && loop=$(losetup -f --show "$b" 2>/dev/null); then
 		--output-format=json --output="$E2E_TMP/gone.json" 2>"$E2E_TMP/gone.err" &
 	pid=$!
 	first_row "$E2E_TMP/gone.csv"
-	# A busy loop device is detached lazily (autoclear); force the I/O
-	# to fail by dropping its backing file's size to zero.
-	losetup -d "$loop"
+	# Its backing file's size dropped to zero, and the device's with it,
+	# so that the I/O fails; then detached, lazily while faultline holds
+	# it (autoclear: the kernel detaches it at the last close, and its
+	# name may be another suite's after that).
 	truncate -s 0 "$b"
-	losetup -c "$loop" 2>/dev/null
+	loop_ours "$loop" && losetup -c "$loop" 2>/dev/null
+	loop_detach "$loop"
 	wait $pid
 	rc=$?
 	[ $rc = 1 ] && pass "block device gone: exit 1" || fail "block device gone: exit 1" "exit $rc"
@@ -128,7 +130,6 @@ import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] != 0 and sys.argv[2] in j["faultline"]["errmsg"], j["faultline"]
 ' "$E2E_TMP/gone.json" "$loop"
-	losetup -d "$loop" 2>/dev/null
 fi
 
 # Read jobs never write: hash before and after every engine.

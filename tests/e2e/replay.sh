@@ -292,13 +292,13 @@ if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.e
 else
 	head -c $((16 << 20)) /dev/zero >"$T/fs.img"
 	mkfs.ext4 -q -F "$T/fs.img" >/dev/null 2>&1
-	if loop=$(losetup -f --show "$T/fs.img" 2>/dev/null); then
+	if loop_attach loop "$T/fs.img"; then
 		printf 'fio version 2 iolog\n%s add\n%s open\n%s write 4096 4096\n%s close\n' $loop $loop $loop $loop >"$T/dev.log"
 		sum0=$(md5sum <"$T/fs.img")
 		expect_exit 2 "a writing replay of a device with a filesystem: exit 2" "$FAULTLINE" --name=d \
 			--read_iolog="$T/dev.log" --rw=randrw --replay_no_stall=1
 		expect_err_has "carries an ext4 filesystem" "a writing replay names the filesystem it will not write"
-		losetup -d "$loop"
+		loop_detach "$loop"
 		[ "$(md5sum <"$T/fs.img")" = "$sum0" ] && pass "the device is unchanged, byte for byte" ||
 			fail "the device is unchanged, byte for byte"
 	else

@@ -21,15 +21,15 @@ fi
 img=$E2E_TMP/disk.img
 mnt=$E2E_TMP/mnt
 truncate -s 400M "$img"
-loop=$(losetup -f --show "$img") || { fail "writeback: losetup"; e2e_done; exit; }
+loop_attach loop "$img" || { fail "writeback: losetup"; e2e_done; exit; }
 # No lazy init: ext4lazyinit would write the inode tables meanwhile.
 mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$loop" && mkdir -p "$mnt" && mount "$loop" "$mnt" || {
-	losetup -d "$loop"
+	loop_detach "$loop"
 	fail "writeback: mkfs and mount the loop device"
 	e2e_done
 	exit
 }
-trap '[ "$BASHPID" = "$E2E_MAIN" ] && { umount "$mnt"; losetup -d "$loop"; rm -rf "$E2E_TMP"; }' EXIT
+trap '[ "$BASHPID" = "$E2E_MAIN" ] && { umount "$mnt"; loop_detach "$loop"; rm -rf "$E2E_TMP"; }' EXIT
 dev=$(basename "$loop")
 f=$mnt/data
 mkdata "$f" 256

@@ -305,11 +305,11 @@ else
 	img=$E2E_TMP/ext4.img
 	truncate -s 32m "$img"
 	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
-	loop=$(losetup --find --show "$img" 2>/dev/null)
+	loop_attach loop "$img" || loop=
 	if [ -z "$loop" ]; then
 		echo "skip - ext4 loop device refusal: no loop device available"
 	else
-		trap 'losetup -d "$loop" 2>/dev/null; [ "$BASHPID" = "$E2E_MAIN" ] && rm -rf "$E2E_TMP"' EXIT
+		trap '[ "$BASHPID" = "$E2E_MAIN" ] && { loop_detach "$loop"; rm -rf "$E2E_TMP"; }' EXIT
 		sum0=$(sha256sum <"$loop")
 		expect_exit 2 "write job on a loop device carrying ext4: exit 2" "$FAULTLINE" --name=dev \
 			--filename="$loop" --rw=randwrite --size=4m --io_size=64k
@@ -326,7 +326,7 @@ j = json.load(open(sys.argv[1]))["jobs"][0]
 assert j["error"] == 0 and j["write"]["total_ios"] == 16, j["write"]
 assert j["faultline"]["verify"]["mismatches"] == 0, j["faultline"]["verify"]
 ' "$E2E_TMP/dev.json"
-		losetup -d "$loop"
+		loop_detach "$loop"
 		trap '[ "$BASHPID" = "$E2E_MAIN" ] && rm -rf "$E2E_TMP"' EXIT
 	fi
 fi
