@@ -150,8 +150,14 @@ dirs = [d for d, on in ((0, rw in ("randread", "read", "randrw", "rw")),
 if rw in ("randrw", "rw") and j["read"]["total_ios"] + j["write"]["total_ios"] < 20:
     dirs = [d for d in dirs if j[("read", "write")[d]]["total_ios"] > 0]
 allrows = [r for r in csv.DictReader(open(csvpath)) if r["ramp"] == "0"]
-# the job'"'"'s last interval, cut short when it ended, has no rate entry
-if float(allrows[-1]["dt_s"]) * 1000 < 0.9 * iv:
+# what an assertion shows: the rows (t_s, dt_s, iops, w_iops)
+shown = [(r["t_s"], r["dt_s"], r["iops"], r["w_iops"]) for r in allrows]
+# the job'"'"'s last interval, cut short when it ended, has no rate entry:
+# under 90 % of an interval (fiostat_whole, in ns). dt_s is rounded to
+# the ms, so a last row within half a ms of that line may be either.
+last_ms = float(allrows[-1]["dt_s"]) * 1000
+near = abs(last_ms - 0.9 * iv) <= 0.5
+if last_ms < 0.9 * iv and not near:
     allrows.pop()
 # a direction in use has entries where a whole interval had its I/O: a
 # run the host starved may have had it all in the last (check_fields)
@@ -163,7 +169,9 @@ for d in dirs:
     assert sorted(bw[d]) == sorted(iops[d]), (d, sorted(bw[d]), sorted(iops[d]))
     rows = [r for r in allrows if float(r[col_iops]) > 0]
     times = sorted(bw[d])
-    assert len(times) == len(rows), (d, len(times), len(rows), times)
+    if near and rows and rows[-1] is allrows[-1] and len(times) == len(rows) - 1:
+        rows.pop()
+    assert len(times) == len(rows), (d, len(times), len(rows), times, shown)
     # the first entry ends the first interval of the measured part: not
     # before its boundary, and where the CSV row ends (how late after the
     # boundary is the host'"'"'s: not bounded)
@@ -325,14 +333,16 @@ for path, depth in zip(sys.argv[1:], (1, 4, 16)):
 
 # per_job_logs=0 and a bare key: one file named after the job (in the
 # current directory, as fio), both threads in it; log_offset=1 adds the
-# offset column. Each entry time has a line of each thread only where both
-# completed a read in every window: from the page cache (read first,
-# invalidate=0), as a loaded host's disk can stall a cold read past a
-# 200 ms window (what is checked is the logs', not the disk's).
+# offset column. An entry time has a line of each thread that completed a
+# read in that window, so at most two; and both threads are in the file
+# (some window of the ten has both: reads from the page cache, read first
+# with invalidate=0). Not two in every window: a thread a loaded host
+# did not run for a whole 200 ms window has no line in it (a run beside
+# a CPU hog at nice 19 had one thread alone in two windows of three).
 cat "$f" >/dev/null
 expect_exit 0 "per_job_logs=0, bare write_iops_log, log_offset=1" env -C "$E2E_TMP" "$FAULTLINE" \
 	--quiet --interval=${iv_ms}ms --name=shared --filename="$f" --rw=randread --numjobs=2 \
-	--invalidate=0 --runtime=600ms --time_based --write_iops_log --per_job_logs=0 --log_offset=1 \
+	--invalidate=0 --runtime=2s --time_based --write_iops_log --per_job_logs=0 --log_offset=1 \
 	--output=/dev/null
 pycheck "one file for both threads, six columns" '
 import glob, sys
@@ -341,7 +351,8 @@ assert glob.glob(pre + "_iops.*.log") == [], glob.glob(pre + "_iops.*.log")
 lines = [l.split(", ") for l in open(pre + "_iops.log")]
 assert lines and all(len(c) == 6 and c[2:] == ["0", "0", "0", "0\n"] for c in lines), lines
 times = [int(c[0]) for c in lines]
-assert all(times.count(t) == 2 for t in times), times
+assert all(times.count(t) <= 2 for t in times), times
+assert any(times.count(t) == 2 for t in times), times
 ' "$E2E_TMP/shared"
 
 # log_avg_msec=0 (fio: every I/O) runs, with a warning that says what it gets.
