@@ -4,8 +4,9 @@
  * is in the man page's CSV COLUMNS section, a row has a cell per column
  * and no more, and the host cells kept for a sample's later rows are
  * those a row would make afresh, and made afresh when the host readings
- * differ, and a job's fixed cells copied in runs are those its rows
- * would make.
+ * differ, and a job's plans (its fixed cells copied in runs, for a
+ * row with work and for an idle row) make the rows its rows would make
+ * cell by cell.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,6 +219,34 @@ static void busy_row(struct fixture *f, const struct samplecols_fixed *fx)
 		r->tenths[k] = 10 * k + 3;
 }
 
+/* Row f->r made by plan @jc (the host's cells made, then kept) is the
+ * row made cell by cell; and so with its sources' gates closed one by
+ * one: faults unread, a single kernel counter read, none. */
+static void same_rows(struct fixture *f, const struct samplecols_fixed *fx, const struct samplecols_job *jc,
+		      struct samplecols_cache *hc)
+{
+	char a[2048], b[2048], c[2048], *ea, *eb, *ec;
+
+	for (unsigned v = 0; v < 4; v++) {
+		if (v == 1)
+			f->r.faults_ok = false;
+		/* (a job without counters has none read) */
+		if (v >= 2)
+			for (unsigned k = 0; k < PERFEV_NR; k++)
+				f->r.ev_ok[k] = fx->ev && v == 2 && k == PERFEV_CSW;
+		f->r.jc = NULL;
+		ea = samplecols_write(&f->r, NULL, a, a + sizeof(a));
+		f->r.jc = jc;
+		f->sys.seq += 2;
+		eb = samplecols_write(&f->r, hc, b, b + sizeof(b));
+		ec = samplecols_write(&f->r, hc, c, c + sizeof(c));
+		*ea = *eb = *ec = '\0';
+		assert_string_equal(a, b);
+		assert_string_equal(a, c);
+		assert_int_equal(commas(a, ea), samplecols_n - 1);
+	}
+}
+
 /* A job's cells kept as fixed runs (samplecols_job_cells) are what its
  * rows make afresh: jobs of every kind, the host's cells kept or not. */
 static void test_fixed_cells_are_the_rows(void **state)
@@ -232,7 +261,6 @@ static void test_fixed_cells_are_the_rows(void **state)
 	struct fixture *f = malloc(sizeof(*f));
 	struct samplecols_job *jc = malloc(sizeof(*jc));
 	struct samplecols_cache *hc = samplecols_cache_new();
-	char a[2048], b[2048], c[2048], *ea, *eb, *ec;
 
 	(void)state;
 	for (unsigned k = 0; k <= sizeof(kinds) / sizeof(kinds[0]); k++)
@@ -250,17 +278,101 @@ static void test_fixed_cells_are_the_rows(void **state)
 			f->sj.slots.nprobe = pool == 1;
 			busy_row(f, fx);
 			samplecols_job_cells(jc, &f->sj, fx);
-			assert_true(long_name ? jc->nruns == 0 : jc->nruns > 2);
-			ea = samplecols_write(&f->r, NULL, a, a + sizeof(a));
-			f->r.jc = jc;
-			f->sys.seq += 2;	/* host cells made, then kept */
-			eb = samplecols_write(&f->r, hc, b, b + sizeof(b));
-			ec = samplecols_write(&f->r, hc, c, c + sizeof(c));
-			*ea = *eb = *ec = '\0';
-			assert_string_equal(a, b);
-			assert_string_equal(a, c);
-			assert_int_equal(commas(a, ea), samplecols_n - 1);
+			/* A long name may not fit: then no plan, every cell made. */
+			assert_true(long_name ? jc->plan[0].nseg != 1 : jc->plan[0].nseg > 2);
+			assert_false(samplecols_row_idle(&f->r));
+			same_rows(f, fx, jc, hc);
 		}
+	samplecols_cache_free(hc);
+	free(jc);
+	free(f);
+}
+
+/* How many of a row's cells a plan makes from the row. */
+static unsigned made(const struct samplecols_plan *pl)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < pl->nseg; k++)
+		n += pl->seg[k].kind == SEG_CELL ? pl->seg[k].n : 0;
+	return n;
+}
+
+/* An idle row: the job's workers counted nothing since its last row,
+ * every other source read and moving. */
+static void idle_row(struct fixture *f, const struct samplecols_fixed *fx)
+{
+	struct sample_row *r = &f->r;
+
+	busy_row(f, fx);
+	r->rops = r->rbytes = r->probe = r->wops = r->wbytes = r->syncs = 0;
+	r->hits = r->misses = r->evictions = r->batches = 0;
+	r->lat = false, r->p50 = r->p99 = r->pmax = 0;
+	for (unsigned k = 0; k < 3; k++)
+		hist_clear(&f->lat[k]);
+}
+
+/* An idle row by the idle plan is the row made cell by cell, for jobs
+ * of every kind; and a row in which any one of the workers' figures
+ * moved is not idle, so it takes the other plan and its cell shows. */
+static void test_idle_plan_is_the_rows(void **state)
+{
+	const struct samplecols_fixed kinds[] = {
+		{ .ev = true, .devs = true },
+		{ .writes = true, .devs = true, .wb_traced = true, .ev = true },
+		{ .writes = true, .wb_zero = true, .cgroup = true, .delayacct = true },
+	};
+	/* One figure at a time moved from idle: the row must not be. */
+	static const size_t moved[] = {
+		offsetof(struct sample_row, rops), offsetof(struct sample_row, rbytes),
+		offsetof(struct sample_row, probe), offsetof(struct sample_row, wops),
+		offsetof(struct sample_row, wbytes), offsetof(struct sample_row, syncs),
+		offsetof(struct sample_row, hits), offsetof(struct sample_row, misses),
+		offsetof(struct sample_row, evictions), offsetof(struct sample_row, batches),
+	};
+	struct fixture *f = malloc(sizeof(*f));
+	struct samplecols_job *jc = malloc(sizeof(*jc));
+	struct samplecols_cache *hc = samplecols_cache_new();
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (unsigned pool = 0; pool < 3; pool++)
+			for (size_t m = 0; m <= sizeof(moved) / sizeof(moved[0]) + 1; m++) {
+				const struct samplecols_fixed *fx = &kinds[k];
+
+				fixture(f);
+				f->job.rw = fx->writes ? RW_RANDRW : RW_RANDREAD;
+				f->sj.pool = pool > 0;
+				f->sj.pool_batches = pool > 1;
+				f->sj.slots.nprobe = pool == 1;
+				f->job.latency = true;
+				idle_row(f, fx);
+				samplecols_job_cells(jc, &f->sj, fx);
+				assert_true(jc->plan[1].nseg > 2);
+				assert_true(made(&jc->plan[1]) < made(&jc->plan[0]));
+				if (m < sizeof(moved) / sizeof(moved[0])) {
+					uint64_t one = 4096;
+					size_t at = moved[m];
+
+					/* Only what the job can count: a read job's
+					 * rows never count a write, ... */
+					if (((at == offsetof(struct sample_row, wops) ||
+					      at == offsetof(struct sample_row, wbytes) ||
+					      at == offsetof(struct sample_row, syncs)) && !fx->writes) ||
+					    (at == offsetof(struct sample_row, probe) && !f->sj.slots.nprobe) ||
+					    (at >= offsetof(struct sample_row, hits) &&
+					     at <= offsetof(struct sample_row, evictions) && !f->sj.pool) ||
+					    (at == offsetof(struct sample_row, batches) && !f->sj.pool_batches))
+						continue;
+					memcpy((char *)&f->r + at, &one, sizeof(one));
+				} else if (m == sizeof(moved) / sizeof(moved[0])) {
+					if (!fx->writes)
+						continue;
+					hist_add(&f->lat[1 + pool % 2], 7000);	/* a write's or a flush's latency */
+				}
+				assert_int_equal(samplecols_row_idle(&f->r), m > sizeof(moved) / sizeof(moved[0]));
+				same_rows(f, fx, jc, hc);
+			}
 	samplecols_cache_free(hc);
 	free(jc);
 	free(f);
@@ -275,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_row_has_a_cell_per_column),
 		cmocka_unit_test(test_host_cells_kept_only_for_their_readings),
 		cmocka_unit_test(test_fixed_cells_are_the_rows),
+		cmocka_unit_test(test_idle_plan_is_the_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,7 +101,8 @@ struct fio_series {
 /*
  * A job's sampler state. As struct thread_samp, what every row reads
  * and writes comes first and packed (its flags, times, devices, the
- * reads' fio series, explain's own head, the cells kept), and what a
+ * reads' fio series, explain's own head), then its rows' plans (one of
+ * two read by a row, asked for by the row's prefetch), and what a
  * row reads only when its figure is due or the job asks for it (its
  * kernel counters, explain's messages and cgroup pressure, the write
  * series, the write-back trace, the time breakdown, the host's reading
@@ -148,8 +149,8 @@ struct job_samp {
 	unsigned ndev, nprimary;
 	uint8_t dev[RESULT_MAX_DEVS];	/* sampler.devs has fewer than 256 */
 	struct fio_series fio_r;	/* fio's per-interval figures of its reads */
-	struct samplecols_job cells;	/* its cells the same in every row */
 	struct explain_job x;		/* residency, pressure, cost, phases: its head first */
+	struct samplecols_job cells;	/* its rows' plans, with the cells the same in every row */
 	/* ---- below: read only when due, or asked for ---- */
 	struct fio_series fio_w;	/* ... and of its writes */
 	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */

@@ -506,16 +506,17 @@ static void write_cell(const struct sample_row *r, const struct sample_col *c, c
 		fmt_cell(p, end, ok, v, c->prec);
 }
 
-/* Is column @c's cell the same in every row of job @sj? Each answer is
- * what the column's fill function does with the sources the job's
- * options and set-up leave unread or at zero (a read job's rows never
- * count a write, a job without a pool has no pool figures, ...). */
+/* Is column @c's cell the same in every row of job @sj (@idle: in
+ * every idle row)? Each answer is what the column's fill function does
+ * with the sources the job's options and set-up leave unread or at zero
+ * (a read job's rows never count a write, a job without a pool has no
+ * pool figures, an idle row's workers counted nothing, ...). */
 static bool col_fixed(const struct sample_col *c, const struct sampler_job *sj,
-		      const struct samplecols_fixed *fx)
+		      const struct samplecols_fixed *fx, bool idle)
 {
 	bool w = c->a == ROW_U64(wops) || c->a == ROW_U64(wbytes) || c->a == ROW_U64(syncs);
 
-	if (c->src == SRC_JOB)
+	if (c->src == SRC_JOB || (idle && c->src == SRC_ARENA))
 		return true;
 	if (c->fill == f_hist || ((c->fill == f_rate || c->fill == f_mib_s) && w))
 		return !fx->writes;
@@ -538,38 +539,89 @@ static bool col_fixed(const struct sample_col *c, const struct sampler_job *sj,
 	return false;
 }
 
-void samplecols_job_cells(struct samplecols_job *jc, const struct sampler_job *sj,
-			  const struct samplecols_fixed *fx)
+bool samplecols_row_idle(const struct sample_row *r)
 {
-	static const struct hist none;	/* a row's empty write and flush histograms */
+	return !(r->rops | r->rbytes | r->probe | r->wops | r->wbytes | r->syncs | r->hits | r->misses |
+		 r->evictions | r->batches) &&
+	       !r->lat && !r->rlat->n && !r->wlat->n && !r->slat->n;
+}
+
+/* The source without which column @c's cell is empty, whatever else. */
+static enum samplecols_gate col_gate(const struct sample_col *c)
+{
+	return c->fill == f_flt ? GATE_FAULTS : c->fill == f_ev ? GATE_EV : GATE_NONE;
+}
+
+static bool gate_open(const struct sample_row *r, unsigned gate)
+{
+	if (gate == GATE_FAULTS)
+		return r->faults_ok;
+	if (gate == GATE_EV) {
+		for (unsigned k = 0; k < PERFEV_NR; k++)
+			if (r->ev_ok[k])
+				return true;
+		return false;
+	}
+	return true;
+}
+
+/* Segment @kind of columns [@i, @i + 1) after the plan's last: merged
+ * into it when it is of the same kind and gate and ends at @i. False:
+ * no room. */
+static bool plan_add(struct samplecols_plan *pl, enum samplecols_seg_kind kind, enum samplecols_gate gate, size_t i,
+		     size_t len)
+{
+	struct samplecols_seg *g = pl->nseg ? &pl->seg[pl->nseg - 1] : NULL;
+
+	if (g && g->kind == kind && g->gate == gate && g->first + g->n == i && g->len + len <= 255) {
+		g->n++;
+		g->len = (unsigned char)(g->len + len);
+		return true;
+	}
+	if (pl->nseg == SAMPLECOLS_PLAN_SEGS)
+		return false;
+	pl->seg[pl->nseg++] = (struct samplecols_seg){ (unsigned char)kind, (unsigned char)i, 1, (unsigned char)len,
+						       (unsigned char)gate };
+	return true;
+}
+
+static void job_plan(struct samplecols_plan *pl, const struct sampler_job *sj, const struct samplecols_fixed *fx,
+		     bool idle)
+{
+	static const struct hist none;	/* a row's empty histograms */
 	/* A row of nothing: what the fixed columns' cells are in any row. */
 	const struct sample_row r0 = {
 		.sj = sj, .dt = 1, .wb_zero = fx->wb_zero, .rlat = &none, .wlat = &none, .slat = &none,
 	};
-	char buf[SAMPLECOLS_JOB_TEXT + 64], *p = buf, *end = buf + sizeof(buf);
-	unsigned k = 0;
+	char *p = pl->text, *end = pl->text + sizeof(pl->text);
 
-	jc->nruns = 0;
+	pl->nseg = 0;
 	for (size_t i = 0; i < NCOLS; i++) {
+		const struct sample_col *c = &samplecols[i];
 		char *at = p;
+		bool ok;
 
-		if (!col_fixed(&samplecols[i], sj, fx))
-			continue;
-		if (!k || jc->run[k - 1].first + jc->run[k - 1].n != i) {
-			if (k == SAMPLECOLS_JOB_RUNS)
-				return;		/* not kept: made each row */
-			jc->run[k].first = (unsigned char)i;
-			jc->run[k].n = 0;
-			jc->run[k++].len = 0;
+		if (c->host) {
+			ok = plan_add(pl, SEG_HOST, GATE_NONE, i, 0);
+		} else if (!col_fixed(c, sj, fx, idle)) {
+			ok = plan_add(pl, SEG_CELL, col_gate(c), i, 0);
+		} else {
+			write_cell(&r0, c, &p, end);
+			/* A cell that did not fit is left out: so is the plan. */
+			ok = p > at && end - p > 0 && plan_add(pl, SEG_OWN, GATE_NONE, i, (size_t)(p - at));
 		}
-		write_cell(&r0, &samplecols[i], &p, end);
-		if (p - buf > SAMPLECOLS_JOB_TEXT || jc->run[k - 1].len + (p - at) > 255)
+		if (!ok) {
+			pl->nseg = 0;
 			return;
-		jc->run[k - 1].n++;
-		jc->run[k - 1].len = (unsigned char)(jc->run[k - 1].len + (p - at));
+		}
 	}
-	memcpy(jc->text, buf, (size_t)(p - buf));
-	jc->nruns = (unsigned char)k;
+}
+
+void samplecols_job_cells(struct samplecols_job *jc, const struct sampler_job *sj,
+			  const struct samplecols_fixed *fx)
+{
+	job_plan(&jc->plan[0], sj, fx, false);
+	job_plan(&jc->plan[1], sj, fx, true);
 }
 
 /* A host cell made afresh, kept for the rows that share it. */
@@ -590,11 +642,54 @@ static void host_cell(const struct sample_row *r, struct samplecols_cache *hc, s
 	hc->end[i] = (unsigned short)hc->used;
 }
 
+/* Host columns [@i, @i + @n): copied as one run when kept for the
+ * sample (@keep), else made and kept. */
+static void host_run(const struct sample_row *r, struct samplecols_cache *hc, bool keep, size_t i, size_t n,
+		     char **p, char *end)
+{
+	if (keep) {
+		copy_span(p, end, hc->buf + hc->off[i], (size_t)(hc->end[i + n - 1] - hc->off[i]));
+		return;
+	}
+	for (size_t k = i; k < i + n; k++) {
+		if (hc)
+			host_cell(r, hc, k, p, end);
+		else
+			write_cell(r, &samplecols[k], p, end);
+	}
+}
+
+/* Empty cells: at most a segment's. */
+static const char commas[] = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,";
+_Static_assert(sizeof(commas) > NCOLS, "a comma per column");
+
+/* The row by its job's plan: 10-20 segments. */
+static char *write_plan(const struct sample_row *r, const struct samplecols_plan *pl, struct samplecols_cache *hc,
+			bool keep, char *p, char *end)
+{
+	const char *own = pl->text;
+
+	for (unsigned k = 0; k < pl->nseg; k++) {
+		const struct samplecols_seg *g = &pl->seg[k];
+
+		if (g->kind == SEG_OWN) {
+			copy_span(&p, end, own, g->len);
+			own += g->len;
+		} else if (g->kind == SEG_CELL && !gate_open(r, g->gate)) {
+			copy_span(&p, end, commas, g->n);
+		} else if (g->kind == SEG_CELL) {
+			for (unsigned i = g->first; i < (unsigned)g->first + g->n; i++)
+				write_cell(r, &samplecols[i], &p, end);
+		} else {
+			host_run(r, hc, keep, g->first, g->n, &p, end);
+		}
+	}
+	return p;
+}
+
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end)
 {
-	const struct samplecols_job *jc = r->jc && r->jc->nruns ? r->jc : NULL;
-	const char *jt = jc ? jc->text : NULL;
-	unsigned jk = 0;
+	const struct samplecols_plan *pl = r->jc ? &r->jc->plan[samplecols_row_idle(r)] : NULL;
 	char *p = line;
 	bool keep = hc && hc->valid && hc->sys_seq == r->sys->seq && hc->ps_seq == r->ps->seq &&
 		    hc->now == r->now && hc->dt == r->dt;
@@ -607,21 +702,17 @@ char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, 
 		hc->dt = r->dt;
 		hc->used = 0;
 	}
-	for (size_t i = 0; i < NCOLS;) {
-		if (jc && jk < jc->nruns && jc->run[jk].first == i) {
-			copy_span(&p, end, jt, jc->run[jk].len);
-			jt += jc->run[jk].len;
-			i += jc->run[jk++].n;
-		} else if (!samplecols[i].host || !hc) {
-			write_cell(r, &samplecols[i], &p, end);
-			i++;
-		} else if (keep) {
-			size_t n = hc->run[i];
+	if (pl && pl->nseg) {
+		p = write_plan(r, pl, hc, keep, p, end);
+	} else {
+		for (size_t i = 0; i < NCOLS;) {
+			size_t n = samplecols[i].host && hc ? hc->run[i] : 1;
 
-			copy_span(&p, end, hc->buf + hc->off[i], (size_t)(hc->end[i + n - 1] - hc->off[i]));
+			if (samplecols[i].host)
+				host_run(r, hc, keep, i, n, &p, end);
+			else
+				write_cell(r, &samplecols[i], &p, end);
 			i += n;
-		} else {
-			host_cell(r, hc, i++, &p, end);
 		}
 	}
 	/* The first cell has no comma before it. */

@@ -70,24 +70,45 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
  * and serves both cgroup_mib and the cost figures.
  */
 /*
- * A job's cells that are the same in all its rows, made once at set-up
- * (samplecols_job_cells) and copied into each row, each run of them
- * one copy: its SRC_JOB columns (name, engine, rw, threads, lat_from:
- * making them reads the job's options, cold lines at thousands of
- * jobs), and what its options leave fixed (a read job's write and
- * flush cells, a non-pool job's pool cells, the time breakdown's
- * without delayacct=1, ...: struct samplecols_fixed). nruns 0: none
- * kept (too long), every cell made each row.
+ * A job's rows as a plan made once at set-up (samplecols_job_cells):
+ * the columns as segments, each a copy of the job's own cells, a run of
+ * host cells, or cells made from the row. Its own cells are the
+ * same in all its rows: its SRC_JOB columns (name, engine, rw, threads,
+ * lat_from: making them reads the job's options, cold lines at
+ * thousands of jobs), and what its options leave fixed (a read job's
+ * write and flush cells, a non-pool job's pool cells, the time
+ * breakdown's without delayacct=1, ...: struct samplecols_fixed),
+ * neighbours merged into one copy. A job has two plans: one for a row
+ * in which its workers did something, one for an idle row (no request
+ * counted, no latency: samplecols_row_idle), whose workers' cells are
+ * its own too; at thousands of jobs most rows of most jobs are idle. A
+ * walk of 10-20 segments instead of every column, and a row's own cells
+ * read from one place. nseg 0: none kept (too long), every cell made.
  */
-#define SAMPLECOLS_JOB_TEXT 128
-#define SAMPLECOLS_JOB_RUNS 12
+#define SAMPLECOLS_PLAN_SEGS 32
+#define SAMPLECOLS_PLAN_TEXT 160
+enum samplecols_seg_kind {
+	SEG_OWN,		/* @len bytes of the plan's text: columns [first, first + n) */
+	SEG_HOST,		/* host columns [first, first + n), kept per sample */
+	SEG_CELL,		/* columns [first, first + n), each made from the row */
+};
+/* A SEG_CELL's cells are all empty in a row without this source:
+ * written as commas, their fill functions not called. */
+enum samplecols_gate {
+	GATE_NONE,
+	GATE_FAULTS,		/* the threads' faults read at both ends (f_flt) */
+	GATE_EV,		/* some kernel counter of the job's read (f_ev) */
+};
+struct samplecols_seg {
+	unsigned char kind, first, n, len, gate;
+};
+struct samplecols_plan {
+	unsigned char nseg;
+	struct samplecols_seg seg[SAMPLECOLS_PLAN_SEGS];
+	char text[SAMPLECOLS_PLAN_TEXT];	/* SEG_OWN's cells in order, each with its leading comma */
+};
 struct samplecols_job {
-	unsigned char nruns;
-	struct {
-		unsigned char first, n;	/* columns [first, first + n) */
-		unsigned char len;	/* their cells' bytes in text */
-	} run[SAMPLECOLS_JOB_RUNS];
-	char text[SAMPLECOLS_JOB_TEXT];	/* the runs' cells, each with its leading comma */
+	struct samplecols_plan plan[2];		/* a row with work, an idle row */
 };
 
 /* What a job's options and set-up leave fixed in all its rows. */
@@ -183,12 +204,17 @@ const char *samplecols_header(void);
 /* Host cells kept between the rows of one sample (samplecols.c). */
 struct samplecols_cache;
 
+/* Is @r a row in which the job's workers did nothing: no request
+ * counted in any direction, no latency, no pool access? Its workers'
+ * cells are then the same in every such row. */
+bool samplecols_row_idle(const struct sample_row *r);
 /* Row @r's cells into [line, end): the first without a leading comma.
  * Returns the end of what was written. @hc holds the host columns'
- * cells of the rows sharing their key (NULL: none kept). */
+ * cells of the rows sharing their key (NULL: none kept). With r->jc,
+ * by the job's plan for the row (idle or not). */
 char *samplecols_write(const struct sample_row *r, struct samplecols_cache *hc, char *line, char *end);
-/* Job @sj's fixed cells into @jc, given @fx (jc->nruns 0 when they do
- * not fit). */
+/* Job @sj's plans into @jc, given @fx (a plan's nseg 0 when it does not
+ * fit). */
 void samplecols_job_cells(struct samplecols_job *jc, const struct sampler_job *sj,
 			  const struct samplecols_fixed *fx);
 

@@ -721,11 +721,14 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	}
 	nt = js->nthreads < PF_THREADS ? js->nthreads : PF_THREADS;
 	if (stage == 2) {
+		bool busy = false;
+
 		for (unsigned i = 0; !pass && i < nt && i < js->nworkers; i++) {
 			const struct thread_samp *ts = &js->th[i];
 			const struct hist_ring *ring = &js->stats[i].lat_ring;
 			uint64_t from = ts->ring_read, to = ts->stage.seq;
 
+			busy = busy || ts->rops != ts->prev_ops || ts->probe != ts->prev_probe;
 			if (!ts->stage.seq_taken || to <= from)
 				continue;
 			if (to - from > HIST_RING)
@@ -733,6 +736,14 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 			for (uint64_t k = from; k < to; k += 16)
 				PF(&ring->v[k % HIST_RING]);
 			PF(&ring->v[(to - 1) % HIST_RING]);
+		}
+		/* The plan the row will likely take (its first threads'
+		 * reads tell; a miss only costs the row its wait). */
+		if (!pass) {
+			const struct samplecols_plan *pl = &js->cells.plan[!busy];
+
+			for (size_t off = 0; off < sizeof(*pl); off += 64)
+				PF((const char *)pl + off);
 		}
 		return;
 	}
