@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "out/notes.h"
 
@@ -51,3 +52,15 @@ void *sampler_calloc_lines(size_t n, size_t size)
 	return p;
 }
 
+void *sampler_map_zeroed(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sampler_unmap(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes ? bytes : 1);
+}

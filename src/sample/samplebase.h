@@ -218,6 +218,7 @@ struct sampler {
 	struct job_samp *jobs;
 	struct thread_samp *th_all;	/* every job's threads' (job_samp.th) */
 	struct hist *spill_all;		/* ... and their lat spills' (thread_samp.prev_spill) */
+	size_t nspill;			/* spill_all's length (sampler_map_zeroed) */
 	uint64_t t0, epoch0_ms;
 	struct sys_snap begin, last_tick;
 	/* The host's reading of the last samples, each the previous
@@ -294,5 +295,19 @@ void sampler_warn_once(bool *flag, const char *fmt, ...) __attribute__((format(p
 bool sampler_due(const struct sampler *s, unsigned j, uint64_t now, unsigned every);
 /* @n zeroed elements of @size on a cache line's boundary (free()d). */
 void *sampler_calloc_lines(size_t n, size_t size);
+/*
+ * @bytes of zeroed memory for the histograms the sampler reads before it
+ * writes them (a worker's spill as last read, thread_samp.prev_spill and
+ * prev_w: hist_take reads a bucket range, hist_commit writes the buckets
+ * that moved); NULL when none could be had, sampler_unmap()ped. Shared
+ * anonymous memory, whose page first read is a page of its own, mapped
+ * writable. Private memory maps the zero page on that read, and the
+ * write after it faults again and flushes the TLB of every CPU the
+ * process runs on: with 2000 workers running, an interrupt to the other
+ * CPU for each, 40 % of a 2000-job sample's time (tests/bench/README.md).
+ * Pages never touched still cost nothing.
+ */
+void *sampler_map_zeroed(size_t bytes);
+void sampler_unmap(void *p, size_t bytes);
 
 #endif

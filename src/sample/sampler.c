@@ -211,8 +211,9 @@ static void task_budget(struct sampler *s)
 #define SAMPLER_ROWS_RESERVE_MAX 1024
 
 /* Every job's threads' state in one array, walked in order by every
- * sample, and their lat spills' copies in another: zero pages until a
- * worker spills (hist_ring_push). 0 or -ENOMEM. */
+ * sample, and their lat spills' copies in another: no memory until a
+ * worker spills (hist_ring_push), and then the pages it spills into
+ * (sampler_map_zeroed). 0 or -ENOMEM. */
 static int threads_alloc(struct sampler *s)
 {
 	size_t total = 0;
@@ -220,7 +221,8 @@ static int threads_alloc(struct sampler *s)
 	for (unsigned j = 0; j < s->cfg.njobs; j++)
 		total += s->cfg.jobs[j].slots.total;
 	s->th_all = sampler_calloc_lines(total ? total : 1, sizeof(*s->th_all));
-	s->spill_all = calloc(total ? total : 1, sizeof(*s->spill_all));
+	s->nspill = total ? total : 1;
+	s->spill_all = sampler_map_zeroed(s->nspill * sizeof(*s->spill_all));
 	return s->th_all && s->spill_all ? 0 : -ENOMEM;
 }
 
@@ -257,7 +259,7 @@ static int job_setup(struct sampler *s, unsigned j, unsigned k, size_t rows)
 			return -ENOMEM;
 	/* Only a write job's workers have write histograms to follow. */
 	for (unsigned i = 0; job_writes(cfg->jobs[j].job) && i < cfg->jobs[j].nworkers; i++) {
-		js->th[i].prev_w = calloc(2, sizeof(struct hist));
+		js->th[i].prev_w = sampler_map_zeroed(2 * sizeof(struct hist));
 		if (!js->th[i].prev_w)
 			return -ENOMEM;
 		for (unsigned d = 0; cfg->jobs[j].job->latency && d < 2; d++)
@@ -920,7 +922,7 @@ void sampler_destroy(struct sampler *s)
 				procfs_src_close(&js->th[i].sched);
 		}
 		for (unsigned i = 0; js->th && i < js->nthreads; i++) {
-			free(js->th[i].prev_w);
+			sampler_unmap(js->th[i].prev_w, 2 * sizeof(struct hist));
 			hist_stage_free(&js->th[i].stage);
 			for (unsigned k = 0; k < 2; k++)
 				hist_stage_free(&js->th[i].wstage[k]);
@@ -937,7 +939,7 @@ void sampler_destroy(struct sampler *s)
 	free(s->tick_iops);
 	free(s->tick_row);
 	free(s->th_all);
-	free(s->spill_all);
+	sampler_unmap(s->spill_all, s->nspill * sizeof(*s->spill_all));
 	free(s->jobs);
 	if (s->plan)
 		perfev_plan_release(s->plan);
