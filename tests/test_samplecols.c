@@ -294,7 +294,7 @@ static unsigned made(const struct samplecols_plan *pl)
 	unsigned n = 0;
 
 	for (unsigned k = 0; k < pl->nseg; k++)
-		n += pl->seg[k].kind == SEG_CELL ? pl->seg[k].n : 0;
+		n += samplecols_plan_seg(pl)[k].kind == SEG_CELL ? samplecols_plan_seg(pl)[k].n : 0;
 	return n;
 }
 

@@ -117,6 +117,8 @@ struct job_samp {
 	bool verifies;			/* job_verifies: read back after its timed part */
 	bool pool, pool_batches;
 	bool ending;			/* the row being made is the job's last */
+	bool idle_hint;			/* its workers counted nothing at the last pass: the
+					 * plan its row will likely take (cells.plan[1]) */
 	bool faults_ok;			/* every interval's faults were readable */
 	bool flt_read;			/* its threads' faults read at its previous row */
 	bool cpu_read;			/* ... and their CPU time */
@@ -150,7 +152,7 @@ struct job_samp {
 	uint8_t dev[RESULT_MAX_DEVS];	/* sampler.devs has fewer than 256 */
 	struct fio_series fio_r;	/* fio's per-interval figures of its reads */
 	struct explain_job x;		/* residency, pressure, cost, phases: its head first */
-	struct samplecols_job cells;	/* its rows' plans, with the cells the same in every row */
+	struct samplecols_job cells __attribute__((aligned(CACHELINE)));	/* its rows' plans, with its cells the same in every row */
 	/* ---- below: read only when due, or asked for ---- */
 	struct fio_series fio_w;	/* ... and of its writes */
 	struct devinfo_blkstat *dev_base;	/* per dev, at measure start */

@@ -85,8 +85,6 @@ static inline uint64_t pgsteal(const struct sys_snap *x)
  * walk of 10-20 segments instead of every column, and a row's own cells
  * read from one place. nseg 0: none kept (too long), every cell made.
  */
-#define SAMPLECOLS_PLAN_SEGS 32
-#define SAMPLECOLS_PLAN_TEXT 160
 enum samplecols_seg_kind {
 	SEG_OWN,		/* @len bytes of the plan's text: columns [first, first + n) */
 	SEG_HOST,		/* host columns [first, first + n), kept per sample */
@@ -102,11 +100,18 @@ enum samplecols_gate {
 struct samplecols_seg {
 	unsigned char kind, first, n, len, gate;
 };
+/* A plan packed: its segments, then their SEG_OWN cells in order (each
+ * with its leading comma), the lines a row reads one after the other
+ * (two to four of them for a psync job). */
+#define SAMPLECOLS_PLAN_BYTES 319
 struct samplecols_plan {
 	unsigned char nseg;
-	struct samplecols_seg seg[SAMPLECOLS_PLAN_SEGS];
-	char text[SAMPLECOLS_PLAN_TEXT];	/* SEG_OWN's cells in order, each with its leading comma */
+	unsigned char mem[SAMPLECOLS_PLAN_BYTES];
 };
+static inline const struct samplecols_seg *samplecols_plan_seg(const struct samplecols_plan *pl)
+{
+	return (const struct samplecols_seg *)pl->mem;
+}
 struct samplecols_job {
 	struct samplecols_plan plan[2];		/* a row with work, an idle row */
 };

@@ -341,6 +341,7 @@ static void fio_interval(struct sampler *s, unsigned j, uint64_t now, const uint
 void sampler_job_snap(struct sampler *s, unsigned j)
 {
 	struct job_samp *js = &s->jobs[j];
+	bool moved = false;
 
 	for (unsigned i = 0; i < js->nthreads; i++) {
 		struct thread_samp *ts = &js->th[i];
@@ -374,6 +375,8 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 							    STAT_LOAD(&st->syncs) == ts->syncs))))
 				break;
 		}
+		moved = moved || ts->rops != ts->prev_ops || ts->probe != ts->prev_probe ||
+			(ts->prev_w && (ts->wops != ts->prev_wops || ts->syncs != ts->prev_syncs));
 		if (js->log_prio) {
 			const uint64_t *src = &st->prio.ops[0][0];
 			uint64_t *dst = &ts->prio.ops[0][0];
@@ -389,6 +392,7 @@ void sampler_job_snap(struct sampler *s, unsigned j)
 				ts->batches = STAT_LOAD(&st->pool.evict_batches);
 		}
 	}
+	js->idle_hint = !moved;
 }
 
 /* The job's own kernel counters now (when due); none (every ok false)
@@ -695,6 +699,7 @@ static void emit(struct sampler *s, unsigned j, const char *line, size_t len)
 #define PF(p) __builtin_prefetch((const void *)(p), 0, 3)
 #define PFW(p) __builtin_prefetch((const void *)(p), 1, 3)
 #define PF_THREADS 4u		/* a job's first threads; psync jobs have one */
+#define SAMPLER_PLAN_PF 256	/* a plan's lines a psync job's row reads */
 
 static void prefetch_job_state(const struct job_samp *js)
 {
@@ -721,14 +726,11 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	}
 	nt = js->nthreads < PF_THREADS ? js->nthreads : PF_THREADS;
 	if (stage == 2) {
-		bool busy = false;
-
 		for (unsigned i = 0; !pass && i < nt && i < js->nworkers; i++) {
 			const struct thread_samp *ts = &js->th[i];
 			const struct hist_ring *ring = &js->stats[i].lat_ring;
 			uint64_t from = ts->ring_read, to = ts->stage.seq;
 
-			busy = busy || ts->rops != ts->prev_ops || ts->probe != ts->prev_probe;
 			if (!ts->stage.seq_taken || to <= from)
 				continue;
 			if (to - from > HIST_RING)
@@ -736,14 +738,6 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 			for (uint64_t k = from; k < to; k += 16)
 				PF(&ring->v[k % HIST_RING]);
 			PF(&ring->v[(to - 1) % HIST_RING]);
-		}
-		/* The plan the row will likely take (its first threads'
-		 * reads tell; a miss only costs the row its wait). */
-		if (!pass) {
-			const struct samplecols_plan *pl = &js->cells.plan[!busy];
-
-			for (size_t off = 0; off < sizeof(*pl); off += 64)
-				PF((const char *)pl + off);
 		}
 		return;
 	}
@@ -764,7 +758,11 @@ void sampler_row_prefetch(const struct sampler *s, unsigned j, int stage, bool p
 	}
 	if (pass)
 		return;
-	/* Its state's own arrays. */
+	/* The plan its row will likely take (the pass saw whether its
+	 * workers moved; a wrong guess costs the row its wait), and its
+	 * state's own arrays. */
+	for (size_t off = 0; off < SAMPLER_PLAN_PF; off += 64)
+		PF((const char *)&js->cells.plan[js->idle_hint] + off);
 	if (js->x.rows)
 		PFW(&js->x.rows[js->x.nrows]);
 	if (js->x.res)
