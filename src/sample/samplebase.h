@@ -306,7 +306,7 @@ void *sampler_calloc_lines(size_t n, size_t size);
  * writable. Private memory maps the zero page on that read, and the
  * write after it faults again and flushes the TLB of every CPU the
  * process runs on: with 2000 workers running, an interrupt to the other
- * CPU for each, 40 % of a 2000-job sample's time (tests/bench/README.md).
+ * CPU for each, a third of a 2000-job sample's rows (tests/bench/README.md).
  * Pages never touched still cost nothing.
  */
 void *sampler_map_zeroed(size_t bytes);

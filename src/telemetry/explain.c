@@ -27,7 +27,7 @@ static uint64_t mono_ns(void)
 }
 
 /* Asked once: every row of every job used to ask (a sysconf call a row,
- * 1 % of a 2000-job sample). */
+ * 1 % of the rows' time in tests/bench/sample_rows.c at 2000 jobs). */
 static uint64_t page_bytes(void)
 {
 	static uint64_t page;
